@@ -1,0 +1,20 @@
+/** The kpt-variants KRM function SDK. See README.md. */
+export * from './annotations.js'
+export { FieldTypeError, formatFieldPath, KubeObject } from './kube-object.js'
+export type { FieldPath, ObjectOrigin } from './kube-object.js'
+export { parseObjects } from './objects.js'
+export { ResourceList, ResourceListError } from './resource-list.js'
+export { newResult, Results } from './results.js'
+export type { FieldRef, FileRef, ResourceRef, Result, ResultTarget, Severity } from './results.js'
+export { runFunction } from './run.js'
+export type { KrmFunction, RunOutput, Transform, TransformOptions } from './run.js'
+export {
+  compileLabelSelector,
+  dns1123SubdomainErrors,
+  labelValueErrors,
+  matchesLabelSelector,
+  qualifiedNameErrors,
+} from './selectors.js'
+export type { CompiledSelector, LabelSelector, LabelSelectorRequirement } from './selectors.js'
+export { isAmbiguousString } from './yaml.js'
+export { findRootObjects, isKptfile, rootPackagePath } from './package.js'

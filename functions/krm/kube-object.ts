@@ -1,0 +1,328 @@
+/**
+ * KubeObject: a KRM object backed by the YAML nodes it was parsed from, so
+ * every edit happens in place and comments, key order and styles survive
+ * (modelled on the Go SDK's `fn.KubeObject`).
+ */
+import { Document, isMap, isScalar, isSeq, Pair, YAMLMap } from 'yaml'
+import type { Node } from 'yaml'
+import {
+  indexAnnotation,
+  legacyIndexAnnotation,
+  legacyPathAnnotation,
+  localConfigAnnotation,
+  packagePathAnnotation,
+  pathAnnotation,
+  upstreamIdentifierAnnotation,
+} from './annotations.js'
+import type { FileRef } from './results.js'
+import { maxAliasCount, newScalar, reconcileNode, scalarKey, stringifyYamlDocument, toNode } from './yaml.js'
+
+/** A field path: keys for maps, numbers for sequence indexes. */
+export type FieldPath = readonly (string | number)[]
+
+/** Formats a field path the way results report it: `spec.injectors[0].name`. */
+export function formatFieldPath(path: FieldPath): string {
+  let out = ''
+  for (const part of path) {
+    if (typeof part === 'number') out += `[${part}]`
+    else out += out === '' ? part : `.${part}`
+  }
+  return out
+}
+
+/** A field holds a value of another type than the caller asked for. */
+export class FieldTypeError extends Error {
+  constructor(
+    readonly object: KubeObject,
+    readonly field: string,
+    readonly expected: string,
+  ) {
+    super(`${object.describe()}: \`${field}\` must be ${expected}`)
+    this.name = 'FieldTypeError'
+  }
+}
+
+/** Where a read-only source object came from (for results about it). */
+export interface ObjectOrigin {
+  file: string
+  index: number
+}
+
+/** A Kubernetes-style object wrapping a YAML map node. */
+export class KubeObject {
+  /** Set on objects read from `--sources`. */
+  origin?: ObjectOrigin
+
+  constructor(
+    /** The map node; edits through this object change it in place. */
+    readonly node: YAMLMap,
+    /** The document the node lives in (anchors and schema), if any. */
+    readonly doc?: Document,
+  ) {}
+
+  /** Creates a new object from a plain value, with safe quoting and block style. */
+  static fromObject(value: Record<string, unknown>): KubeObject {
+    const node = toNode(value)
+    if (!isMap(node)) throw new TypeError('a KubeObject must be a map')
+    return new KubeObject(node)
+  }
+
+  get apiVersion(): string {
+    return this.stringAt(['apiVersion']) ?? ''
+  }
+
+  get kind(): string {
+    return this.stringAt(['kind']) ?? ''
+  }
+
+  get name(): string {
+    return this.stringAt(['metadata', 'name']) ?? ''
+  }
+
+  get namespace(): string {
+    return this.stringAt(['metadata', 'namespace']) ?? ''
+  }
+
+  /** The API group: `""` for the core group. */
+  get group(): string {
+    const apiVersion = this.apiVersion
+    const slash = apiVersion.indexOf('/')
+    return slash < 0 ? '' : apiVersion.slice(0, slash)
+  }
+
+  /** The API version without group: `v1` for `apps/v1`. */
+  get version(): string {
+    const apiVersion = this.apiVersion
+    return apiVersion.slice(apiVersion.indexOf('/') + 1)
+  }
+
+  /** True for this exact apiVersion and kind. */
+  isGVK(apiVersion: string, kind: string): boolean {
+    return this.kind === kind && this.apiVersion === apiVersion
+  }
+
+  /** True for this group and kind, whatever the version. */
+  isGroupKind(group: string, kind: string): boolean {
+    return this.kind === kind && this.group === group
+  }
+
+  /** True when annotated `config.kubernetes.io/local-config: "true"`. */
+  isLocalConfig(): boolean {
+    return this.getAnnotation(localConfigAnnotation) === 'true'
+  }
+
+  /** `Kind/namespace/name` (or `Kind/name`), for messages. */
+  describe(): string {
+    const ns = this.namespace
+    return ns ? `${this.kind}/${ns}/${this.name}` : `${this.kind}/${this.name}`
+  }
+
+  /** The node at a path, or undefined. */
+  getNode(path: FieldPath): Node | undefined {
+    let node: unknown = this.node
+    for (const part of path) {
+      if (typeof part === 'number') {
+        if (!isSeq(node)) return undefined
+        node = node.items[part]
+      } else {
+        if (!isMap(node)) return undefined
+        node = findPair(node, part)?.value
+      }
+      if (node === undefined || node === null) return undefined
+    }
+    return node as Node
+  }
+
+  /** True when the path exists (even with a null value). */
+  has(path: FieldPath): boolean {
+    if (path.length === 0) return true
+    const parent = this.getNode(path.slice(0, -1))
+    const last = path[path.length - 1]!
+    if (typeof last === 'number') return isSeq(parent) && last < parent.items.length
+    return isMap(parent) && findPair(parent, last) !== undefined
+  }
+
+  /** The plain JS value at a path (maps become objects), or undefined. */
+  get(path: FieldPath = []): unknown {
+    const node = this.getNode(path)
+    if (node === undefined) return undefined
+    if (isScalar(node)) return node.value
+    return node.toJS(this.doc ?? new Document(), { maxAliasCount })
+  }
+
+  /** A string field; throws FieldTypeError when the field holds something else. */
+  getString(path: FieldPath): string | undefined {
+    const node = this.getNode(path)
+    if (node === undefined || (isScalar(node) && node.value === null)) return undefined
+    if (isScalar(node) && typeof node.value === 'string') return node.value
+    throw new FieldTypeError(this, formatFieldPath(path), 'a string')
+  }
+
+  /** A map of strings (labels, data); throws FieldTypeError on other shapes. */
+  getStringMap(path: FieldPath): Record<string, string> | undefined {
+    const node = this.getNode(path)
+    if (node === undefined || (isScalar(node) && node.value === null)) return undefined
+    if (!isMap(node)) throw new FieldTypeError(this, formatFieldPath(path), 'a map of strings')
+    const out: Record<string, string> = {}
+    for (const pair of node.items) {
+      const key = scalarKey(pair.key)
+      const value = pair.value
+      if (key === undefined) throw new FieldTypeError(this, formatFieldPath(path), 'a map of strings')
+      if (isScalar(value) && value.value === null) out[key] = ''
+      else if (isScalar(value) && typeof value.value !== 'object') out[key] = String(value.value)
+      else throw new FieldTypeError(this, formatFieldPath([...path, key]), 'a string')
+    }
+    return out
+  }
+
+  /** A list of strings; throws FieldTypeError on other shapes. */
+  getStringList(path: FieldPath): string[] | undefined {
+    const node = this.getNode(path)
+    if (node === undefined || (isScalar(node) && node.value === null)) return undefined
+    if (!isSeq(node)) throw new FieldTypeError(this, formatFieldPath(path), 'a list of strings')
+    return node.items.map((item, i) => {
+      if (isScalar(item) && item.value !== null && typeof item.value !== 'object') return String(item.value)
+      throw new FieldTypeError(this, formatFieldPath([...path, i]), 'a string')
+    })
+  }
+
+  /**
+   * Sets the value at a path, creating maps on the way. Existing nodes are
+   * reused (see reconcileNode), so an unchanged value changes no byte.
+   */
+  set(path: FieldPath, value: unknown): void {
+    if (path.length === 0) throw new TypeError('set needs a path')
+    if (path[0] === 'metadata' && path[1] === 'annotations' && path[2] === upstreamIdentifierAnnotation) {
+      throw new Error(`${this.describe()}: \`${upstreamIdentifierAnnotation}\` is managed by kpt and must not be changed`)
+    }
+    const parent = this.ensureMap(path.slice(0, -1))
+    const last = path[path.length - 1]!
+    if (typeof last === 'number') throw new TypeError('set cannot address a sequence index')
+    const pair = findPair(parent, last)
+    if (pair) pair.value = reconcileNode(pair.value as Node, value)
+    else parent.items.push(new Pair(newScalar(last), toNode(value)))
+  }
+
+  /** Removes the field at a path; returns true if it existed. */
+  remove(path: FieldPath): boolean {
+    const parent = this.getNode(path.slice(0, -1))
+    const last = path[path.length - 1]
+    if (!isMap(parent) || typeof last !== 'string') return false
+    const index = parent.items.findIndex((p) => scalarKey(p.key) === last)
+    if (index < 0) return false
+    parent.items.splice(index, 1)
+    return true
+  }
+
+  /** The annotations, as a fresh object. */
+  annotations(): Record<string, string> {
+    return this.getStringMap(['metadata', 'annotations']) ?? {}
+  }
+
+  getAnnotation(key: string): string | undefined {
+    const node = this.getNode(['metadata', 'annotations', key])
+    return isScalar(node) && node.value !== null ? String(node.value) : undefined
+  }
+
+  setAnnotation(key: string, value: string): void {
+    this.set(['metadata', 'annotations', key], value)
+  }
+
+  removeAnnotation(key: string): boolean {
+    return this.remove(['metadata', 'annotations', key])
+  }
+
+  /** The labels, as a fresh object. */
+  labels(): Record<string, string> {
+    return this.getStringMap(['metadata', 'labels']) ?? {}
+  }
+
+  getLabel(key: string): string | undefined {
+    const node = this.getNode(['metadata', 'labels', key])
+    return isScalar(node) && node.value !== null ? String(node.value) : undefined
+  }
+
+  setLabel(key: string, value: string): void {
+    this.set(['metadata', 'labels', key], value)
+  }
+
+  /** File path relative to the package (`internal.config.kubernetes.io/path`, else the legacy key). */
+  get path(): string | undefined {
+    return this.getAnnotation(pathAnnotation) ?? this.getAnnotation(legacyPathAnnotation)
+  }
+
+  /** Index within the file (0 when not annotated). */
+  get index(): number {
+    const raw = this.getAnnotation(indexAnnotation) ?? this.getAnnotation(legacyIndexAnnotation)
+    const n = raw === undefined ? 0 : Number.parseInt(raw, 10)
+    return Number.isFinite(n) ? n : 0
+  }
+
+  /** Absolute path of the owning (sub)package under `kpt fn render`. */
+  get packagePath(): string | undefined {
+    return this.getAnnotation(packagePathAnnotation)
+  }
+
+  /** Sets the file path (both forms, as kpt expects of generated objects). */
+  setPath(path: string, index = 0): void {
+    this.setAnnotation(pathAnnotation, path)
+    this.setAnnotation(legacyPathAnnotation, path)
+    this.setAnnotation(indexAnnotation, String(index))
+    this.setAnnotation(legacyIndexAnnotation, String(index))
+  }
+
+  /** The file a result about this object should name. */
+  fileRef(): FileRef | undefined {
+    if (this.origin) return this.origin.index ? { path: this.origin.file, index: this.origin.index } : { path: this.origin.file }
+    const path = this.path
+    if (!path) return undefined
+    const index = this.index
+    return index ? { path, index } : { path }
+  }
+
+  /** A plain JS copy of the whole object. */
+  toJS(): Record<string, unknown> {
+    return (this.get() ?? {}) as Record<string, unknown>
+  }
+
+  /** A deep copy with its own nodes (comments and styles kept). */
+  clone(): KubeObject {
+    const copy = new KubeObject(this.node.clone() as YAMLMap, this.doc)
+    if (this.origin) copy.origin = this.origin
+    return copy
+  }
+
+  /** The object as a standalone YAML document. */
+  toYaml(): string {
+    const doc = new Document()
+    doc.contents = this.node
+    return stringifyYamlDocument(doc)
+  }
+
+  private stringAt(path: FieldPath): string | undefined {
+    const node = this.getNode(path)
+    return isScalar(node) && node.value !== null && typeof node.value !== 'object' ? String(node.value) : undefined
+  }
+
+  private ensureMap(path: FieldPath): YAMLMap {
+    let map: YAMLMap = this.node
+    for (const part of path) {
+      if (typeof part === 'number') throw new TypeError('set cannot address a sequence index')
+      const pair = findPair(map, part)
+      if (pair && isMap(pair.value)) {
+        map = pair.value
+        continue
+      }
+      const child = new YAMLMap()
+      if (pair) pair.value = child
+      else map.items.push(new Pair(newScalar(part), child))
+      map = child
+    }
+    return map
+  }
+}
+
+function findPair(map: YAMLMap, key: string): Pair | undefined {
+  for (const pair of map.items) if (scalarKey(pair.key) === key) return pair as Pair
+  return undefined
+}

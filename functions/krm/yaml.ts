@@ -1,0 +1,305 @@
+/**
+ * YAML plumbing on the `yaml` package's Document API, tuned so that a document
+ * that is read and written without changes comes back byte for byte as kpt
+ * (kyaml / go-yaml) wrote it. See reference/krm-functions-and-kpt.md 3.2-3.4.
+ */
+import {
+  Document,
+  isCollection,
+  isMap,
+  isScalar,
+  isSeq,
+  Pair,
+  parseAllDocuments,
+  parseDocument,
+  parse as parseValue,
+  Scalar,
+  visit,
+  YAMLMap,
+  YAMLSeq,
+} from 'yaml'
+import type { Node, ParsedNode, Tags } from 'yaml'
+
+/** Options that make the `yaml` printer match go-yaml's block style. */
+export const printOptions = {
+  indentSeq: false,
+  lineWidth: 0,
+  flowCollectionPadding: false,
+} as const
+
+/** Alias expansions allowed when converting to JS: stops "billion laughs" documents. */
+export const maxAliasCount = 100
+
+/**
+ * Wraps the schema's tags so an unchanged number prints as its original text
+ * (`0755`, `1e3`, `0xFF`, `.5`) instead of the library's canonical form.
+ */
+function keepNumberSource(tags: Tags): Tags {
+  return tags.map((tag) => {
+    if (typeof tag === 'string' || tag.tag === 'tag:yaml.org,2002:str' || !('stringify' in tag) || !tag.stringify) return tag
+    const stringify = tag.stringify
+    return {
+      ...tag,
+      stringify(item, ctx, onComment, onChompKeep) {
+        const source = (item as Scalar).source
+        if (typeof source === 'string' && typeof item.value === 'number' && sameNumber(source, item.value)) {
+          return source
+        }
+        return stringify.call(this, item, ctx, onComment, onChompKeep)
+      },
+    } as typeof tag
+  })
+}
+
+const numberSources = new Map<string, unknown>()
+
+function sameNumber(source: string, value: number): boolean {
+  let parsed = numberSources.get(source)
+  if (parsed === undefined && !numberSources.has(source)) {
+    try {
+      parsed = parseValue(source)
+    } catch {
+      parsed = null
+    }
+    if (numberSources.size < 10_000) numberSources.set(source, parsed)
+  }
+  return parsed === value || (Number.isNaN(parsed) && Number.isNaN(value))
+}
+
+const parseOptions = {
+  keepSourceTokens: true,
+  uniqueKeys: false,
+  strict: true,
+  customTags: keepNumberSource,
+} as const
+
+/** A YAML syntax problem, with a 1-based line and column when known. */
+export class YamlSyntaxError extends Error {
+  constructor(
+    message: string,
+    readonly line?: number,
+    readonly column?: number,
+  ) {
+    super(message)
+    this.name = 'YamlSyntaxError'
+  }
+}
+
+/** Parses one YAML document for round-tripping; throws YamlSyntaxError on bad input. */
+export function parseYamlDocument(text: string, source = 'input'): Document.Parsed {
+  let doc: Document.Parsed
+  try {
+    doc = parseDocument(text, parseOptions)
+  } catch (err) {
+    // The parser throws (instead of reporting) on pathological input such as very deep nesting.
+    throw new YamlSyntaxError(`${source}: cannot parse YAML: ${(err as Error).message}`)
+  }
+  throwFirstError(doc, source)
+  fixCommentPlacement(doc)
+  return doc
+}
+
+/** Parses a multi-document YAML stream; throws YamlSyntaxError on the first bad document. */
+export function parseYamlDocuments(text: string, source = 'input'): Document.Parsed[] {
+  let docs: Document.Parsed[]
+  try {
+    const parsed = parseAllDocuments(text, parseOptions)
+    docs = Array.isArray(parsed) ? parsed : []
+    if (!Array.isArray(parsed)) throwFirstError(parsed as unknown as Document.Parsed, source)
+  } catch (err) {
+    if (err instanceof YamlSyntaxError) throw err
+    throw new YamlSyntaxError(`${source}: cannot parse YAML: ${(err as Error).message}`)
+  }
+  for (const doc of docs) {
+    throwFirstError(doc, source)
+    fixCommentPlacement(doc)
+  }
+  return docs
+}
+
+function throwFirstError(doc: Document.Parsed, source: string): void {
+  const err = doc.errors[0]
+  if (!err) return
+  const pos = err.linePos?.[0]
+  const where = pos ? `:${pos.line}:${pos.col}` : ''
+  const firstLine = err.message.split('\n')[0]
+  throw new YamlSyntaxError(`${source}${where}: ${firstLine}`, pos?.line, pos?.col)
+}
+
+/** Prints a document in kpt's style. */
+export function stringifyYamlDocument(doc: Document): string {
+  return doc.toString(printOptions)
+}
+
+/**
+ * Moves two comment placements back to where go-yaml keeps them, so that kpt's
+ * comment copy-back does not duplicate them (reference 3.4):
+ * 1. `- # comment` before a map item: the comment belongs to the first key;
+ * 2. `key: # comment` before a block collection: the comment belongs to the key.
+ */
+export function fixCommentPlacement(doc: Document): void {
+  visit(doc, {
+    Seq(_, seq) {
+      const token = seq.srcToken
+      if (token?.type !== 'block-seq') return
+      seq.items.forEach((item, i) => {
+        const itemToken = token.items[i]
+        if (!itemToken || !isMap(item) || !item.commentBefore || item.items.length === 0) return
+        if (!hasCommentAfterDash(itemToken.start)) return
+        const firstKey = item.items[0]!.key as Node
+        firstKey.commentBefore = firstKey.commentBefore
+          ? `${item.commentBefore}\n${firstKey.commentBefore}`
+          : item.commentBefore
+        item.commentBefore = undefined
+      })
+    },
+    Map(_, map) {
+      const token = map.srcToken
+      if (token?.type !== 'block-map') return
+      map.items.forEach((pair, i) => {
+        const value = pair.value
+        const itemToken = token.items[i]
+        if (!itemToken || !isCollection(value) || !value.commentBefore || !isScalar(pair.key)) return
+        const inline = inlineComment(itemToken.sep)
+        if (inline === undefined) return
+        const [first, ...rest] = value.commentBefore.split('\n')
+        if (first !== inline) return
+        pair.key.comment = inline
+        value.commentBefore = rest.length > 0 ? rest.join('\n') : undefined
+      })
+    },
+  })
+}
+
+type SourceToken = { type: string; source?: string }
+
+function hasCommentAfterDash(start: readonly SourceToken[]): boolean {
+  let afterDash = false
+  for (const t of start) {
+    if (t.type === 'seq-item-ind') afterDash = true
+    else if (t.type === 'newline') afterDash = false
+    else if (afterDash && t.type === 'comment') return true
+  }
+  return false
+}
+
+function inlineComment(sep: readonly SourceToken[] | undefined): string | undefined {
+  for (const t of sep ?? []) {
+    if (t.type === 'newline') return undefined
+    if (t.type === 'comment') return t.source!.slice(1)
+  }
+  return undefined
+}
+
+/**
+ * True when YAML 1.1 (go-yaml v2, kubectl) would read this plain string as
+ * something else: `yes`, `on`, `0755`, `2001-12-14`, `1e3`, `~`...
+ */
+export function isAmbiguousString(value: string): boolean {
+  if (value === '' || /^\s|\s$/.test(value)) return true
+  // Fast path: a word starting with a letter is a string unless it is a YAML 1.1 bool/null.
+  if (/^[A-Za-z][A-Za-z0-9_/.-]*$/.test(value)) return yaml11Words.has(value)
+  try {
+    return typeof parseValue(value, { version: '1.1', uniqueKeys: false }) !== 'string'
+  } catch {
+    return true
+  }
+}
+
+const yaml11Words = new Set(
+  'y Y yes Yes YES n N no No NO true True TRUE false False FALSE on On ON off Off OFF null Null NULL'.split(' '),
+)
+
+/** Sets a scalar's value in place, keeping its style where the style can still hold the value. */
+function setScalarValue(node: Scalar, value: string | number | boolean | null): void {
+  const wasBlock = node.type === Scalar.BLOCK_LITERAL || node.type === Scalar.BLOCK_FOLDED
+  const wasPlain = node.type === undefined || node.type === Scalar.PLAIN
+  node.value = value
+  if (typeof value !== 'string') {
+    node.type = undefined
+  } else if (wasPlain || (wasBlock && !value.includes('\n'))) {
+    node.type = isAmbiguousString(value) ? Scalar.QUOTE_DOUBLE : undefined
+  }
+}
+
+/** A new scalar for a value, double-quoted when YAML 1.1 would misread it. */
+export function newScalar(value: string | number | boolean | null): Scalar {
+  const scalar = new Scalar(value)
+  if (typeof value === 'string' && isAmbiguousString(value)) scalar.type = Scalar.QUOTE_DOUBLE
+  return scalar
+}
+
+/** Builds fresh YAML nodes for a plain JS value (block style, safe quoting). */
+export function toNode(value: unknown): Node {
+  if (value === null || value === undefined) return new Scalar(null)
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
+    return newScalar(value)
+  }
+  if (Array.isArray(value)) {
+    const seq = new YAMLSeq()
+    for (const v of value) seq.items.push(toNode(v))
+    return seq
+  }
+  if (typeof value === 'object') {
+    const map = new YAMLMap()
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+      if (v === undefined) continue
+      map.items.push(new Pair(newScalar(k), toNode(v)))
+    }
+    return map
+  }
+  throw new TypeError(`cannot represent a ${typeof value} in YAML`)
+}
+
+/**
+ * Makes `node` hold `value`, reusing existing nodes wherever the shape allows,
+ * so comments, key order and scalar styles survive:
+ * - a scalar keeps its node and style (a plain one is quoted if the new string is ambiguous);
+ * - a map keeps its existing keys in place, drops keys not in `value`, appends new ones;
+ * - a sequence is updated index by index.
+ * Returns the node to store: `node` itself, or a fresh one when the kinds differ.
+ */
+export function reconcileNode(node: Node | null | undefined, value: unknown): Node {
+  if (value === undefined) return toNode(null)
+  if (isScalar(node) && (value === null || typeof value !== 'object')) {
+    if (node.value !== value) setScalarValue(node, value as string | number | boolean | null)
+    return node
+  }
+  if (isMap(node) && isPlainObject(value)) {
+    const wanted = value as Record<string, unknown>
+    const kept: Pair[] = []
+    const seen = new Set<string>()
+    for (const pair of node.items) {
+      const key = scalarKey(pair.key)
+      if (key === undefined || !(key in wanted) || wanted[key] === undefined || seen.has(key)) continue
+      seen.add(key)
+      pair.value = reconcileNode(pair.value as Node, wanted[key])
+      kept.push(pair)
+    }
+    for (const [key, v] of Object.entries(wanted)) {
+      if (seen.has(key) || v === undefined) continue
+      kept.push(new Pair(newScalar(key), toNode(v)))
+    }
+    node.items = kept
+    return node
+  }
+  if (isSeq(node) && Array.isArray(value)) {
+    const items = value.map((v, i) => reconcileNode(node.items[i] as Node, v))
+    node.items = items
+    return node
+  }
+  return toNode(value)
+}
+
+/** The string form of a map key, or undefined for complex keys. */
+export function scalarKey(key: unknown): string | undefined {
+  if (isScalar(key)) return key.value === null ? '' : String(key.value)
+  if (typeof key === 'string') return key
+  return undefined
+}
+
+function isPlainObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+export type { Node, ParsedNode }
