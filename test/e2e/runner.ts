@@ -1,0 +1,153 @@
+/**
+ * The kpt function catalog's e2e convention, run through the real `kpt`:
+ * every `functions/<name>/examples/<case>/` with `.expected/config.yaml` is
+ * copied to a temp dir, committed to a fresh git repo, run (render or eval)
+ * `runCount` times (default 2, to prove idempotency), and its exit code,
+ * stderr, results and `git diff` compared with `.expected/`.
+ * `KPT_E2E_UPDATE_EXPECTED=true` rewrites `diff.patch` and `results.yaml`.
+ */
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { delimiter, join, resolve } from 'node:path'
+import { execa } from 'execa'
+import { parse } from 'yaml'
+
+/** `.expected/config.yaml`, the subset of kpt's e2e fields we support. */
+export interface CaseConfig {
+  testType?: 'render' | 'eval'
+  exitCode?: number
+  /** Substring that stderr of the first run must contain. */
+  stdErr?: string
+  runCount?: number
+  skip?: boolean
+  /** eval: the executable (a name in bin/), plus its own arguments. */
+  execPath?: string
+  /** eval: `--fn-config` file, relative to the package. */
+  fnConfig?: string
+  /** eval: `-- key=value` arguments. */
+  args?: Record<string, string>
+  /** Extra environment, e.g. KPT_VARIANTS_SOURCES (relative paths resolve against the package copy). */
+  env?: Record<string, string>
+}
+
+export interface E2eCase {
+  name: string
+  dir: string
+  config: CaseConfig
+}
+
+export const repoRoot = resolve(new URL('../..', import.meta.url).pathname)
+const binDir = join(repoRoot, 'bin')
+const update = process.env['KPT_E2E_UPDATE_EXPECTED'] === 'true'
+
+/** Finds every example with an `.expected/config.yaml` under functions/. */
+export function findCases(root = join(repoRoot, 'functions')): E2eCase[] {
+  const cases: E2eCase[] = []
+  for (const fn of readdirSync(root).sort()) {
+    const examples = join(root, fn, 'examples')
+    if (!existsSync(examples)) continue
+    for (const example of readdirSync(examples).sort()) {
+      const dir = join(examples, example)
+      const configFile = join(dir, '.expected', 'config.yaml')
+      if (!existsSync(configFile)) continue
+      const config = (parse(readFileSync(configFile, 'utf8')) ?? {}) as CaseConfig
+      cases.push({ name: `${fn}/${example}`, dir, config })
+    }
+  }
+  return cases
+}
+
+/** What a case produced on one run. */
+interface RunResult {
+  exitCode: number
+  stderr: string
+  diff: string
+  results: string | undefined
+}
+
+/** Runs one case; throws an Error describing the first mismatch. */
+export async function runCase(testCase: E2eCase): Promise<void> {
+  const work = mkdtempSync(join(tmpdir(), 'kpt-variants-e2e-'))
+  const pkg = join(work, 'pkg')
+  try {
+    cpSync(testCase.dir, pkg, { recursive: true })
+    await git(pkg, 'init', '-q')
+    await git(pkg, 'add', '-A')
+    await git(pkg, 'commit', '-q', '-m', 'initial')
+    const base = (await git(pkg, 'rev-parse', 'HEAD')).trim()
+    const expectedDir = join(testCase.dir, '.expected')
+    const runs = testCase.config.runCount ?? 2
+    for (let i = 0; i < runs; i++) {
+      const run = await runOnce(testCase.config, pkg, join(work, `results-${i}`), base)
+      const label = `${testCase.name} (run ${i + 1})`
+      const wantExit = testCase.config.exitCode ?? 0
+      if (run.exitCode !== wantExit) {
+        throw new Error(`${label}: exit code ${run.exitCode}, expected ${wantExit}\n${run.stderr}`)
+      }
+      if (i === 0 && testCase.config.stdErr && !run.stderr.includes(testCase.config.stdErr)) {
+        throw new Error(`${label}: stderr does not contain ${JSON.stringify(testCase.config.stdErr)}:\n${run.stderr}`)
+      }
+      compareFile(label, join(expectedDir, 'diff.patch'), run.diff, i === 0)
+      if (i === 0 && (existsSync(join(expectedDir, 'results.yaml')) || (update && run.results))) {
+        compareFile(label, join(expectedDir, 'results.yaml'), run.results ?? '', true)
+      }
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true })
+  }
+}
+
+async function runOnce(config: CaseConfig, pkg: string, resultsDir: string, base: string): Promise<RunResult> {
+  const args =
+    config.testType === 'eval'
+      ? evalArgs(config, resultsDir)
+      : ['fn', 'render', '.', '--allow-exec', '--results-dir', resultsDir]
+  const env = {
+    ...process.env,
+    ...config.env,
+    PATH: `${binDir}${delimiter}${process.env['PATH'] ?? ''}`,
+  }
+  const run = await execa('kpt', args, { cwd: pkg, env, reject: false, stdin: 'ignore' })
+  await git(pkg, 'add', '-A')
+  const diff = await git(pkg, 'diff', '--cached', base)
+  const resultsFile = join(resultsDir, 'results.yaml')
+  return {
+    exitCode: run.exitCode ?? -1,
+    stderr: String(run.stderr),
+    diff,
+    results: existsSync(resultsFile) ? normaliseResults(readFileSync(resultsFile, 'utf8')) : undefined,
+  }
+}
+
+function evalArgs(config: CaseConfig, resultsDir: string): string[] {
+  if (!config.execPath) throw new Error('an eval case needs `execPath` in .expected/config.yaml')
+  const args = ['fn', 'eval', '.', '--exec', config.execPath, '--results-dir', resultsDir]
+  if (config.fnConfig) args.push('--fn-config', config.fnConfig)
+  const kv = Object.entries(config.args ?? {})
+  if (kv.length > 0) args.push('--', ...kv.map(([k, v]) => `${k}=${v}`))
+  return args
+}
+
+/** kpt prints stderr of functions with absolute temp paths; keep results stable. */
+function normaliseResults(text: string): string {
+  return text.replace(/\/tmp\/kpt-variants-e2e-[^/\s]+\/pkg/g, '<pkg>')
+}
+
+function compareFile(label: string, file: string, actual: string, mayUpdate: boolean): void {
+  if (update && mayUpdate) {
+    writeFileSync(file, actual)
+    return
+  }
+  const expected = existsSync(file) ? readFileSync(file, 'utf8') : ''
+  if (expected !== actual) {
+    throw new Error(`${label}: ${file.slice(repoRoot.length + 1)} differs.\n--- expected\n${expected}\n--- actual\n${actual}`)
+  }
+}
+
+async function git(cwd: string, ...args: string[]): Promise<string> {
+  const run = await execa('git', args, {
+    cwd,
+    env: { GIT_AUTHOR_NAME: 'e2e', GIT_AUTHOR_EMAIL: 'e2e@example.com', GIT_COMMITTER_NAME: 'e2e', GIT_COMMITTER_EMAIL: 'e2e@example.com' },
+  })
+  return String(run.stdout) + (String(run.stdout) ? '\n' : '')
+}
