@@ -3,7 +3,13 @@ export default {
   testEnvironment: 'node',
   roots: ['<rootDir>/functions', '<rootDir>/orchestrator', '<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
-  testPathIgnorePatterns: ['/node_modules/', '/dist/', '/examples/'],
+  testPathIgnorePatterns: [
+    '/node_modules/',
+    '/dist/',
+    '/examples/',
+    // `npm run test:unit` skips the tests that drive the real kpt binary.
+    ...(process.env.UNIT_ONLY ? ['\\.e2e\\.test\\.ts$'] : []),
+  ],
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: {

@@ -122,7 +122,7 @@ function throwFirstError(doc: Document.Parsed, source: string): void {
   if (!err) return
   const pos = err.linePos?.[0]
   const where = pos ? `:${pos.line}:${pos.col}` : ''
-  const firstLine = err.message.split('\n')[0]
+  const firstLine = err.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')
   throw new YamlSyntaxError(`${source}${where}: ${firstLine}`, pos?.line, pos?.col)
 }
 
@@ -144,7 +144,7 @@ export function fixCommentPlacement(doc: Document): void {
       if (token?.type !== 'block-seq') return
       seq.items.forEach((item, i) => {
         const itemToken = token.items[i]
-        if (!itemToken || !isMap(item) || !item.commentBefore || item.items.length === 0) return
+        if (!itemToken || !isMap(item) || item.commentBefore == null || item.items.length === 0) return
         if (!hasCommentAfterDash(itemToken.start)) return
         const firstKey = item.items[0]!.key as Node
         firstKey.commentBefore = firstKey.commentBefore
@@ -159,7 +159,7 @@ export function fixCommentPlacement(doc: Document): void {
       map.items.forEach((pair, i) => {
         const value = pair.value
         const itemToken = token.items[i]
-        if (!itemToken || !isCollection(value) || !value.commentBefore || !isScalar(pair.key)) return
+        if (!itemToken || !isCollection(value) || value.commentBefore == null || !isScalar(pair.key)) return
         const inline = inlineComment(itemToken.sep)
         if (inline === undefined) return
         const [first, ...rest] = value.commentBefore.split('\n')
@@ -186,7 +186,8 @@ function hasCommentAfterDash(start: readonly SourceToken[]): boolean {
 function inlineComment(sep: readonly SourceToken[] | undefined): string | undefined {
   for (const t of sep ?? []) {
     if (t.type === 'newline') return undefined
-    if (t.type === 'comment') return t.source!.slice(1)
+    // The library stores an empty `#` comment as ' '.
+    if (t.type === 'comment') return t.source!.slice(1) || ' '
   }
   return undefined
 }
@@ -303,3 +304,11 @@ function isPlainObject(value: unknown): boolean {
 }
 
 export type { Node, ParsedNode }
+
+/** Prints a multi-document stream; documents after the first carry their own `---`. */
+export function stringifyYamlDocuments(docs: readonly Document[]): string {
+  return docs.map((doc, i) => {
+    const text = stringifyYamlDocument(doc)
+    return i === 0 || text.startsWith('---') ? text : `---\n${text}`
+  }).join('')
+}
