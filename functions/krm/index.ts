@@ -18,3 +18,4 @@ export {
 export type { CompiledSelector, LabelSelector, LabelSelectorRequirement } from './selectors.js'
 export { isAmbiguousString } from './yaml.js'
 export { findRootObjects, isKptfile, rootPackagePath } from './package.js'
+export { findKptfile, Kptfile, type KptCondition, type KptfileNotFound, type KptfileProblem, type PipelineList } from './kptfile.js'
