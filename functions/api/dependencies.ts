@@ -1,0 +1,420 @@
+/**
+ * The dependency kinds of `kpt-variants.dev/v1alpha1` (reference/dependencies.md
+ * section 6): PackageManifest, PackageCatalog, InstalledPackage, ClusterAPIs,
+ * DependencyCheck and DependencyCheckResult. Readers return a typed value or
+ * field errors naming the path; constraint syntax is checked by dependency-check.
+ */
+import { isMap, isScalar, isSeq } from 'yaml'
+import { formatFieldPath } from '../krm/index.js'
+import type { FieldPath, KubeObject } from '../krm/index.js'
+import { Decoder } from './decode.js'
+import type { FieldError } from './decode.js'
+
+export const dependenciesGroup = 'kpt-variants.dev'
+export const dependenciesApiVersion = 'kpt-variants.dev/v1alpha1'
+export const packageManifestKind = 'PackageManifest'
+export const packageCatalogKind = 'PackageCatalog'
+export const installedPackageKind = 'InstalledPackage'
+export const clusterAPIsKind = 'ClusterAPIs'
+export const dependencyCheckKind = 'DependencyCheck'
+export const dependencyCheckResultKind = 'DependencyCheckResult'
+
+/** How many installations of a package may exist (Carvel proposal). */
+export type InstallationType = 'OnePerCluster' | 'OnePerNamespace' | 'NoRestrictions'
+export const installationTypes: readonly InstallationType[] = ['OnePerCluster', 'OnePerNamespace', 'NoRestrictions']
+
+/** An API a package serves or needs. */
+export interface GVK {
+  apiVersion: string
+  kind: string
+}
+
+/** Where a dependency was declared, for results. */
+export interface DeclaredAt {
+  object: KubeObject
+  /** Dotted path of the dependency entry, e.g. `spec.dependencies[2]`. */
+  field: string
+}
+
+/** A dependency on a package by name, with a constraint (`""` = any version). */
+export interface PackageDependency {
+  type: 'Package'
+  name: string
+  version: string
+  optional: boolean
+  declaredAt?: DeclaredAt
+}
+
+/** A dependency on an API (group/version/kind). */
+export interface GVKDependency {
+  type: 'GVK'
+  gvk: GVK
+  optional: boolean
+  declaredAt?: DeclaredAt
+}
+
+/** Ordered alternatives: the first fulfilled, else the first resolvable. */
+export interface AnyOfDependency {
+  type: 'AnyOf'
+  anyOf: (PackageDependency | GVKDependency)[]
+  optional: boolean
+  declaredAt?: DeclaredAt
+}
+
+export type Dependency = PackageDependency | GVKDependency | AnyOfDependency
+
+/** One version of a catalog package. */
+export interface CatalogVersion {
+  /** The original string; printed as is in outputs (keeps `v` and `+N`). */
+  version: string
+  provides: GVK[]
+  dependencies: Dependency[]
+  installationType?: InstallationType
+}
+
+/** One package of a catalog. */
+export interface CatalogPackage {
+  name: string
+  latestVersion?: string
+  installationType?: InstallationType
+  versions: CatalogVersion[]
+}
+
+/** `PackageCatalog`: what can be installed. */
+export interface PackageCatalog {
+  object: KubeObject
+  name: string
+  packages: CatalogPackage[]
+}
+
+/** `PackageManifest`: a kpt package declaring itself (local config). */
+export interface PackageManifest {
+  object: KubeObject
+  name: string
+  version?: string
+  namespace: string
+  provides: GVK[]
+  dependencies: Dependency[]
+  installationType?: InstallationType
+}
+
+/** `InstalledPackage`: one installation in the cluster. */
+export interface InstalledPackage {
+  object: KubeObject
+  /** The installation name (`metadata.name`). */
+  name: string
+  package: string
+  version: string
+  namespace: string
+  installedAsDependency: boolean
+  /** The installed version's dependencies; absent = look them up in the catalog. */
+  dependencies?: Dependency[]
+  deleting: boolean
+}
+
+/** `ClusterAPIs`: GVKs present without a managing package. */
+export interface ClusterAPIs {
+  object: KubeObject
+  gvks: GVK[]
+}
+
+/** A package to install or update; `constraint` picks a version when `version` is absent. */
+export interface DependencyTarget {
+  package: string
+  version?: string
+  constraint?: string
+  namespace: string
+}
+
+export type PrereleasePolicy = 'Exclude' | 'Include' | { identifiers: string[] }
+
+/** The resolution policy; each field's default is the first value listed. */
+export interface DependencyPolicy {
+  upgrades: 'Allow' | 'Deny'
+  upgradeTarget: 'Highest' | 'Lowest'
+  downgrades: 'Deny' | 'Allow'
+  prereleases: PrereleasePolicy
+  latest: 'LatestVersionField' | 'HighestStable' | 'Highest'
+  optional: 'Skip' | 'InstallIfResolvable'
+  incompleteVersions: 'Ignore' | 'Coerce'
+}
+
+/** The defaults of section 6.1. */
+export const defaultDependencyPolicy: Readonly<DependencyPolicy> = Object.freeze({
+  upgrades: 'Allow',
+  upgradeTarget: 'Highest',
+  downgrades: 'Deny',
+  prereleases: 'Exclude',
+  latest: 'LatestVersionField',
+  optional: 'Skip',
+  incompleteVersions: 'Ignore',
+})
+
+/** `DependencyCheck`: the functionConfig. */
+export interface DependencyCheck {
+  object?: KubeObject
+  name: string
+  targets: DependencyTarget[]
+  policy: DependencyPolicy
+}
+
+/** A read result: the value or the field errors. */
+export type Read<T> = { ok: true; value: T } | { ok: false; errors: FieldError[] }
+
+/** True for any version of one of the dependency kinds in `kpt-variants.dev`. */
+export function isDependencyKind(object: KubeObject, kind: string): boolean {
+  return object.isGroupKind(dependenciesGroup, kind)
+}
+
+/** True for a `CustomResourceDefinition` (its served versions count as provided GVKs). */
+export function isCustomResourceDefinition(object: KubeObject): boolean {
+  return object.isGroupKind('apiextensions.k8s.io', 'CustomResourceDefinition')
+}
+
+/** Reads a PackageCatalog. */
+export function readPackageCatalog(object: KubeObject): Read<PackageCatalog> {
+  const d = new Decoder(object)
+  const packages: CatalogPackage[] = []
+  const names = new Map<string, number>()
+  each(d, ['spec', 'packages'], (base, i) => {
+    const name = requiredString(d, [...base, 'name'])
+    if (name !== undefined) {
+      const first = names.get(name)
+      if (first !== undefined) d.fail([...base, 'name'], `duplicates \`spec.packages[${first}].name\` ${JSON.stringify(name)}`)
+      else names.set(name, i)
+    }
+    const versions: CatalogVersion[] = []
+    const seen = new Map<string, number>()
+    each(d, [...base, 'versions'], (vbase, j) => {
+      const version = requiredString(d, [...vbase, 'version'])
+      if (version !== undefined) {
+        const dup = seen.get(version)
+        if (dup !== undefined) d.fail([...vbase, 'version'], `duplicates \`${formatFieldPath([...base, 'versions', dup, 'version'])}\` ${JSON.stringify(version)}`)
+        else seen.set(version, j)
+      }
+      const entry: CatalogVersion = {
+        version: version ?? '',
+        provides: readGVKs(d, [...vbase, 'provides']),
+        dependencies: readDependencies(d, [...vbase, 'dependencies']),
+      }
+      const type = readInstallationType(d, [...vbase, 'installationType'])
+      if (type) entry.installationType = type
+      versions.push(entry)
+    })
+    const pkg: CatalogPackage = { name: name ?? '', versions }
+    const latest = d.string([...base, 'latestVersion'])
+    if (latest) pkg.latestVersion = latest
+    const type = readInstallationType(d, [...base, 'installationType'])
+    if (type) pkg.installationType = type
+    packages.push(pkg)
+  })
+  return done(d, { object, name: object.name, packages })
+}
+
+/** Reads a PackageManifest (`metadata.name` is the package name). */
+export function readPackageManifest(object: KubeObject): Read<PackageManifest> {
+  const d = new Decoder(object)
+  if (!object.name) d.fail(['metadata', 'name'], 'must be set to the package name')
+  const manifest: PackageManifest = {
+    object,
+    name: object.name,
+    namespace: d.string(['spec', 'namespace']) ?? '',
+    provides: readGVKs(d, ['spec', 'provides']),
+    dependencies: readDependencies(d, ['spec', 'dependencies']),
+  }
+  const version = d.string(['spec', 'version'])
+  if (version) manifest.version = version
+  const type = readInstallationType(d, ['spec', 'installationType'])
+  if (type) manifest.installationType = type
+  return done(d, manifest)
+}
+
+/** Reads an InstalledPackage; `spec.package` defaults to `metadata.name`. */
+export function readInstalledPackage(object: KubeObject): Read<InstalledPackage> {
+  const d = new Decoder(object)
+  const version = requiredString(d, ['spec', 'version'])
+  const installed: InstalledPackage = {
+    object,
+    name: object.name,
+    package: d.string(['spec', 'package']) || object.name,
+    version: version ?? '',
+    namespace: d.string(['spec', 'namespace']) ?? '',
+    installedAsDependency: readBoolean(d, ['spec', 'installedAsDependency']) ?? false,
+    deleting: readBoolean(d, ['spec', 'deleting']) ?? false,
+  }
+  if (!installed.package) d.fail(['spec', 'package'], 'must be set (or `metadata.name`)')
+  if (d.has(['spec', 'dependencies'])) installed.dependencies = readDependencies(d, ['spec', 'dependencies'])
+  return done(d, installed)
+}
+
+/** Reads a ClusterAPIs object. */
+export function readClusterAPIs(object: KubeObject): Read<ClusterAPIs> {
+  const d = new Decoder(object)
+  return done(d, { object, gvks: readGVKs(d, ['spec', 'gvks']) })
+}
+
+/** The GVKs a CustomResourceDefinition serves (`spec.versions[].served`, default true). */
+export function crdProvides(object: KubeObject): GVK[] {
+  const group = object.get(['spec', 'group'])
+  const kind = object.get(['spec', 'names', 'kind'])
+  const versions = object.get(['spec', 'versions'])
+  if (typeof group !== 'string' || typeof kind !== 'string' || !Array.isArray(versions)) return []
+  const out: GVK[] = []
+  for (const v of versions as unknown[]) {
+    if (typeof v !== 'object' || v === null) continue
+    const entry = v as Record<string, unknown>
+    if (typeof entry['name'] !== 'string' || entry['served'] === false) continue
+    out.push({ apiVersion: `${group}/${entry['name']}`, kind })
+  }
+  return out
+}
+
+const policyEnums: { [K in Exclude<keyof DependencyPolicy, 'prereleases'>]: readonly DependencyPolicy[K][] } = {
+  upgrades: ['Allow', 'Deny'],
+  upgradeTarget: ['Highest', 'Lowest'],
+  downgrades: ['Deny', 'Allow'],
+  latest: ['LatestVersionField', 'HighestStable', 'Highest'],
+  optional: ['Skip', 'InstallIfResolvable'],
+  incompleteVersions: ['Ignore', 'Coerce'],
+}
+
+/** Reads a DependencyCheck functionConfig; omitted policy fields take the defaults. */
+export function readDependencyCheck(object: KubeObject): Read<DependencyCheck> {
+  const d = new Decoder(object)
+  const targets: DependencyTarget[] = []
+  each(d, ['spec', 'targets'], (base) => {
+    const target: DependencyTarget = {
+      package: requiredString(d, [...base, 'package']) ?? '',
+      namespace: d.string([...base, 'namespace']) ?? '',
+    }
+    const version = d.string([...base, 'version'])
+    const constraint = d.string([...base, 'constraint'])
+    if (version) target.version = version
+    if (constraint !== undefined) target.constraint = constraint
+    if (version && constraint !== undefined) d.fail([...base, 'constraint'], 'must not be set together with `version`')
+    targets.push(target)
+  })
+  const policy: DependencyPolicy = { ...defaultDependencyPolicy }
+  if (d.isMapOrAbsent(['spec', 'policy'])) {
+    for (const key of Object.keys(policyEnums) as (keyof typeof policyEnums)[]) {
+      const value = d.string(['spec', 'policy', key])
+      if (value === undefined) continue
+      const allowed = policyEnums[key] as readonly string[]
+      if (allowed.includes(value)) (policy as unknown as Record<string, string>)[key] = value
+      else d.fail(['spec', 'policy', key], `must be one of ${allowed.join(', ')}, got ${JSON.stringify(value)}`)
+    }
+    const pre = object.get(['spec', 'policy', 'prereleases'])
+    if (pre === 'Exclude' || pre === 'Include') policy.prereleases = pre
+    else if (typeof pre === 'object' && pre !== null && !Array.isArray(pre)) {
+      policy.prereleases = { identifiers: d.stringList(['spec', 'policy', 'prereleases', 'identifiers']) ?? [] }
+    } else if (pre !== undefined && pre !== null) {
+      d.fail(['spec', 'policy', 'prereleases'], 'must be Exclude, Include or {identifiers: [...]}')
+    }
+  }
+  return done(d, { object, name: object.name || 'dependency-check', targets, policy })
+}
+
+function readDependencies(d: Decoder, path: FieldPath): Dependency[] {
+  const out: Dependency[] = []
+  each(d, path, (base) => {
+    const dep = readDependency(d, base, true)
+    if (dep) out.push(dep)
+  })
+  return out
+}
+
+function readDependency(d: Decoder, base: FieldPath, allowAnyOf: boolean): Dependency | undefined {
+  const declaredAt: DeclaredAt = { object: d.object, field: formatFieldPath(base) }
+  const optional = readBoolean(d, [...base, 'optional']) ?? false
+  const forms = ['name', 'gvk', 'anyOf'].filter((key) => d.has([...base, key]))
+  if (forms.length !== 1) {
+    d.fail(base, forms.length === 0 ? 'must set one of `name`, `gvk` or `anyOf`' : `must set only one of ${forms.map((f) => `\`${f}\``).join(', ')}`)
+    return undefined
+  }
+  if (forms[0] === 'name') {
+    const name = requiredString(d, [...base, 'name'])
+    if (name === undefined) return undefined
+    return { type: 'Package', name, version: d.string([...base, 'version']) ?? '', optional, declaredAt }
+  }
+  if (forms[0] === 'gvk') {
+    const gvk = readGVK(d, [...base, 'gvk'])
+    if (d.has([...base, 'version'])) d.fail([...base, 'version'], 'is only allowed with `name`')
+    return gvk ? { type: 'GVK', gvk, optional, declaredAt } : undefined
+  }
+  if (!allowAnyOf) {
+    d.fail([...base, 'anyOf'], 'must not be nested in another `anyOf`')
+    return undefined
+  }
+  const anyOf: (PackageDependency | GVKDependency)[] = []
+  each(d, [...base, 'anyOf'], (alt) => {
+    const dep = readDependency(d, alt, false)
+    if (dep && dep.type !== 'AnyOf') anyOf.push(dep)
+  })
+  if (anyOf.length === 0 && d.errors.length === 0) d.fail([...base, 'anyOf'], 'must list at least one alternative')
+  return { type: 'AnyOf', anyOf, optional, declaredAt }
+}
+
+function readGVKs(d: Decoder, path: FieldPath): GVK[] {
+  const out: GVK[] = []
+  each(d, path, (base) => {
+    const gvk = readGVK(d, base)
+    if (gvk) out.push(gvk)
+  })
+  return out
+}
+
+function readGVK(d: Decoder, base: FieldPath): GVK | undefined {
+  if (!isMap(d.object.getNode(base))) {
+    d.fail(base, 'must be an object with `apiVersion` and `kind`')
+    return undefined
+  }
+  const apiVersion = requiredString(d, [...base, 'apiVersion'])
+  const kind = requiredString(d, [...base, 'kind'])
+  return apiVersion !== undefined && kind !== undefined ? { apiVersion, kind } : undefined
+}
+
+function readInstallationType(d: Decoder, path: FieldPath): InstallationType | undefined {
+  const value = d.string(path)
+  if (value === undefined) return undefined
+  if ((installationTypes as readonly string[]).includes(value)) return value as InstallationType
+  d.fail(path, `must be one of ${installationTypes.join(', ')}, got ${JSON.stringify(value)}`)
+  return undefined
+}
+
+function readBoolean(d: Decoder, path: FieldPath): boolean | undefined {
+  const node = d.object.getNode(path)
+  if (node === undefined || (isScalar(node) && node.value === null)) return undefined
+  if (isScalar(node) && typeof node.value === 'boolean') return node.value
+  d.fail(path, 'must be a boolean')
+  return undefined
+}
+
+function requiredString(d: Decoder, path: FieldPath): string | undefined {
+  const before = d.errors.length
+  const value = d.string(path)
+  if (value) return value
+  if (d.errors.length === before) d.fail(path, 'is required')
+  return undefined
+}
+
+/**
+ * Calls `visit` for each map entry of a list field; records errors for other
+ * shapes. Checks node types directly (no `toJS`), so big catalogs read in one pass.
+ */
+function each(d: Decoder, path: FieldPath, visit: (base: FieldPath, index: number) => void): void {
+  const node = d.object.getNode(path)
+  if (node === undefined || (isScalar(node) && node.value === null)) return
+  if (!isSeq(node)) {
+    d.fail(path, 'must be a list')
+    return
+  }
+  node.items.forEach((item, i) => {
+    const base = [...path, i]
+    if (isMap(item)) visit(base, i)
+    else d.fail(base, 'must be an object')
+  })
+}
+
+function done<T>(d: Decoder, value: T): Read<T> {
+  return d.errors.length > 0 ? { ok: false, errors: d.errors } : { ok: true, value }
+}

@@ -1,0 +1,81 @@
+/**
+ * Package versions: parsing (semver, `v` prefix kept in `raw`), the
+ * incomplete-version policy (`v1`, `1.2`), digests, and a total order with a
+ * build-metadata tiebreak (reference/dependencies.md section 4).
+ */
+import semver from 'semver'
+import type { SemVer } from 'semver'
+
+/** A parsed version; `raw` is printed in outputs, so `v` and `+N` survive. */
+export interface Version {
+  raw: string
+  /** Undefined for digests and opaque strings. */
+  semver?: SemVer
+  /** A `sha256:…` (or sha384/sha512) digest, Crossplane style. */
+  digest?: string
+  /** True when `raw` was incomplete (`v1`, `1.2`) and coerced. */
+  coerced: boolean
+}
+
+const digestPattern = /^(sha256:[0-9a-f]{64}|sha384:[0-9a-f]{96}|sha512:[0-9a-f]{128})$/
+const incompletePattern = /^v?\d+(\.\d+)?$/
+
+/** True for an OCI-style content digest. */
+export function isDigest(text: string): boolean {
+  return digestPattern.test(text)
+}
+
+/**
+ * Parses a version. Full semver (optionally `v`-prefixed) always parses;
+ * `v1` / `1.2` parse only with `coerce` (Masterminds `NewVersion` accepts them,
+ * Crossplane drops them when selecting); digests parse as digests.
+ */
+export function parseVersion(raw: string, options: { coerce: boolean }): Version | undefined {
+  const text = raw.trim()
+  if (isDigest(text)) return { raw, digest: text, coerced: false }
+  const parsed = semver.parse(text)
+  if (parsed) return { raw, semver: parsed, coerced: false }
+  if (options.coerce && incompletePattern.test(text)) {
+    const coerced = semver.coerce(text)
+    if (coerced) return { raw, semver: coerced, coerced: true }
+  }
+  return undefined
+}
+
+/** True when the version has a prerelease part. */
+export function isPrerelease(v: Version): boolean {
+  return (v.semver?.prerelease.length ?? 0) > 0
+}
+
+/**
+ * Orders versions: semver precedence, then build metadata (`compareBuild`:
+ * numeric identifiers numerically, `1.0.0 < 1.0.0+1 < 1.0.0+2 < 1.0.0+a`),
+ * then the raw text, so the order is total and independent of input order.
+ * Digests and opaque strings sort before every semver version, by text.
+ */
+export function compareVersions(a: Version, b: Version): number {
+  if (a.semver && b.semver) {
+    const c = a.semver.compareBuild(b.semver)
+    if (c !== 0) return c
+  } else if (a.semver) return 1
+  else if (b.semver) return -1
+  return a.raw < b.raw ? -1 : a.raw > b.raw ? 1 : 0
+}
+
+/** True when the two denote the same release, build metadata included (`v1.2.3` = `1.2.3`). */
+export function sameVersion(a: Version, b: Version): boolean {
+  if (a.semver && b.semver) return a.semver.compareBuild(b.semver) === 0
+  return a.raw.trim() === b.raw.trim()
+}
+
+/** A key equal for versions that `sameVersion` considers equal. */
+export function versionKey(v: Version): string {
+  if (!v.semver) return v.raw.trim()
+  const build = v.semver.build.length > 0 ? `+${v.semver.build.join('.')}` : ''
+  return `${v.semver.version}${build}`
+}
+
+/** Sorts ascending with `compareVersions` (a copy). */
+export function sortVersions<T extends Version>(versions: readonly T[]): T[] {
+  return [...versions].sort(compareVersions)
+}
