@@ -37,8 +37,9 @@ async function time(fn: () => unknown | Promise<unknown>, iterations?: number): 
   await fn() // warm-up
   const samples: number[] = []
   const deadline = performance.now() + 3000
-  const max = iterations ?? 50
-  while (samples.length < max && (samples.length < 3 || (iterations === undefined && performance.now() < deadline))) {
+  const more = () =>
+    iterations !== undefined ? samples.length < iterations : samples.length < 3 || (samples.length < 50 && performance.now() < deadline)
+  while (more()) {
     const start = performance.now()
     await fn()
     samples.push(performance.now() - start)
