@@ -1,0 +1,171 @@
+/**
+ * fan-out: expands a PackageVariantSet into PackageVariants over the
+ * ResourceList, as Porch's PackageVariantSet controller does
+ * (reference/porch-packagevariantset.md): validate, find the upstream,
+ * unroll targets, render every spec, then reconcile the set. Any error before
+ * reconciliation leaves the items untouched.
+ */
+import { combineErrors } from '../api/package-variant.js'
+import { isPackageVariantSet, validatePackageVariantSet } from '../api/package-variant-set.js'
+import type { PackageVariantSet } from '../api/package-variant-set.js'
+import type { KubeObject, ResourceList, TransformOptions } from '../krm/index.js'
+import { CelEngine, defaultCelBudget } from './cel.js'
+import type { CelBudget } from './cel.js'
+import { parseConfig } from './config.js'
+import { nameErrors, packageVariantIdentifier, packageVariantName } from './naming.js'
+import { existingVariants, reconcileVariants } from './reconcile.js'
+import type { DesiredVariant, ReconcileSummary } from './reconcile.js'
+import { projectObject, renderSpec } from './render.js'
+import type { RenderInputs } from './render.js'
+import { setConditions } from './status.js'
+import type { FailureReason } from './status.js'
+import { buildInventory, findUpstreamRevision, unrollTargets } from './targets.js'
+import type { PvContext } from './targets.js'
+
+/** Options of a fan-out run beyond the transform's. */
+export interface FanOutOptions {
+  /** CEL evaluation limits (default `defaultCelBudget`). */
+  celBudget?: CelBudget
+}
+
+/** The transform `bin/fan-out` runs. */
+export function fanOut(rl: ResourceList, options: TransformOptions): void {
+  runFanOut(rl, options)
+}
+
+/** fan-out with explicit options (tests, the orchestrator). */
+export function runFanOut(rl: ResourceList, options: TransformOptions, fanOutOptions: FanOutOptions = {}): ReconcileSummary | undefined {
+  const parsed = parseConfig(rl.functionConfig)
+  if (!parsed.ok) {
+    rl.results.push(...parsed.results)
+    return undefined
+  }
+  const pvs = parsed.config
+  const fc = pvs.object
+  const pvsItem = rl.items.find((o) => isPackageVariantSet(o) && o.name === pvs.name && o.namespace === pvs.namespace)
+  const fail = (reason: FailureReason, message: string, field?: string, tags: Record<string, string> = {}): undefined => {
+    if (pvsItem) setConditions(pvsItem, { ok: false, reason, message })
+    rl.results.error(message, { object: fc, field, tags: { reason, ...tags } })
+    return undefined
+  }
+
+  const validation = validatePackageVariantSet(pvs)
+  if (validation.length > 0) return fail('ValidationError', combineErrors(validation), validation[0]!.field)
+
+  const inventory = buildInventory(pvs.namespace, rl.items, options.sources)
+  const upstream = findUpstreamRevision(pvs, inventory)
+  if (!upstream.ok) return fail('UpstreamNotFound', upstream.message, 'spec.upstream')
+
+  const unrolled = unrollTargets(pvs, inventory)
+  if (!unrolled.ok) return fail('UnexpectedError', unrolled.message, 'spec.targets')
+
+  const rendered = renderAll(pvs, unrolled.contexts, {
+    pvs,
+    upstream: projectObject(upstream.object),
+    repositories: inventory.repositories,
+    engine: new CelEngine(fanOutOptions.celBudget ?? defaultCelBudget),
+    project: cachedProjection(),
+  })
+  if (!rendered.ok) return fail('UnexpectedError', rendered.message, rendered.field, rendered.tags)
+
+  const existing = existingVariants(pvs, rl.items)
+  const problems = checkNewNames(pvs, rendered.desired, existing, rl.items)
+  if (problems.length > 0) {
+    for (const p of problems.slice(1)) rl.results.error(p, { object: fc, field: 'spec.targets', tags: { reason: 'UnexpectedError' } })
+    return fail('UnexpectedError', problems[0]!, 'spec.targets')
+  }
+  for (const warning of rendered.collisions) rl.results.warning(warning, { object: fc, field: 'spec.targets' })
+
+  const summary = reconcileVariants(pvs, rl.items, rendered.desired, directoryOf(pvsItem))
+  if (pvsItem) setConditions(pvsItem, { ok: true })
+  rl.results.info(summaryMessage(pvs, rendered.desired.size, summary), { object: fc })
+  return summary
+}
+
+type Rendered =
+  | { ok: true; desired: Map<string, DesiredVariant>; collisions: string[] }
+  | { ok: false; message: string; field: string | undefined; tags: Record<string, string> }
+
+/** Renders every target before anything changes (Porch's atomicity); the first error stops. */
+function renderAll(pvs: PackageVariantSet, contexts: readonly PvContext[], inputs: RenderInputs): Rendered {
+  const desired = new Map<string, DesiredVariant>()
+  const origin = new Map<string, PvContext>()
+  const collisions: string[] = []
+  for (const ctx of contexts) {
+    const result = renderSpec(ctx, inputs)
+    const target = `spec.targets[${ctx.targetIndex}]`
+    if (!result.ok) {
+      return {
+        ok: false,
+        message: result.error.message,
+        field: result.error.field ? `${target}.${result.error.field}` : `${target}.template.downstream`,
+        tags: { target: describeTarget(ctx) },
+      }
+    }
+    const downstream = result.spec['downstream'] as { repo?: string; package?: string }
+    const id = packageVariantIdentifier(pvs.name, downstream.repo ?? '', downstream.package ?? '')
+    const previous = origin.get(id)
+    if (previous) {
+      collisions.push(
+        `${describeTarget(previous)} of spec.targets[${previous.targetIndex}] and ${describeTarget(ctx)} of ${target} both map to PackageVariant identifier ${JSON.stringify(id)}; the last one wins`,
+      )
+    }
+    origin.set(id, ctx)
+    // A JS Map keeps the first position and takes the last value (Porch's map overwrite).
+    desired.set(id, { id, name: packageVariantName(id), spec: result.spec })
+  }
+  return { ok: true, desired, collisions }
+}
+
+/** Names of PackageVariants to be created must be valid object names and not taken by a PackageVariant outside the set. */
+function checkNewNames(
+  pvs: PackageVariantSet,
+  desired: ReadonlyMap<string, DesiredVariant>,
+  existing: ReadonlyMap<string, KubeObject>,
+  items: readonly KubeObject[],
+): string[] {
+  const problems: string[] = []
+  const owned = new Set(existing.values())
+  for (const [id, want] of desired) {
+    if (existing.has(id)) continue
+    const errors = nameErrors(want.name)
+    if (errors.length > 0) {
+      problems.push(`invalid PackageVariant name ${JSON.stringify(want.name)}: metadata.name: Invalid value: ${JSON.stringify(want.name)}: ${errors.join('; ')}`)
+      continue
+    }
+    const clash = items.find(
+      (o) => o.isGroupKind('config.porch.kpt.dev', 'PackageVariant') && o.name === want.name && (o.namespace === pvs.namespace || o.namespace === '') && !owned.has(o),
+    )
+    if (clash) {
+      problems.push(`packagevariants.config.porch.kpt.dev ${JSON.stringify(want.name)} already exists and does not belong to PackageVariantSet ${JSON.stringify(pvs.name)}`)
+    }
+  }
+  return problems
+}
+
+function cachedProjection(): (object: KubeObject) => Map<string, unknown> {
+  const cache = new WeakMap<KubeObject, Map<string, unknown>>()
+  return (object) => {
+    let projected = cache.get(object)
+    if (!projected) {
+      projected = projectObject(object)
+      cache.set(object, projected)
+    }
+    return projected
+  }
+}
+
+function describeTarget(ctx: PvContext): string {
+  return ctx.object ? `${ctx.object.kind} ${JSON.stringify(ctx.object.name)}` : `repository ${JSON.stringify(ctx.repoDefault)} package ${JSON.stringify(ctx.packageDefault)}`
+}
+
+/** New PackageVariant files go next to the PackageVariantSet's file (the package root when it is not an item). */
+function directoryOf(pvsItem: KubeObject | undefined): string {
+  const path = pvsItem?.path ?? ''
+  const slash = path.lastIndexOf('/')
+  return slash < 0 ? '' : path.slice(0, slash + 1)
+}
+
+function summaryMessage(pvs: PackageVariantSet, total: number, s: ReconcileSummary): string {
+  return `PackageVariantSet ${JSON.stringify(pvs.name)}: ${total} PackageVariant(s): ${s.created.length} created, ${s.updated.length} updated, ${s.unchanged.length} unchanged, ${s.deleted.length} deleted`
+}

@@ -1,0 +1,131 @@
+/**
+ * Set-based reconciliation over the ResourceList (reference section 7,
+ * `ensurePackageVariants`): existing PackageVariants of the set are matched to
+ * the desired ones by identifier, then deleted, updated (spec only) or created.
+ */
+import type { PackageVariantSet } from '../api/package-variant-set.js'
+import { isPackageVariant, packageVariantApiVersion, packageVariantFinalizer, packageVariantKind } from '../api/package-variant.js'
+import { KubeObject, packageVariantSetLabel } from '../krm/index.js'
+import { packageVariantIdentifier } from './naming.js'
+import type { RenderedSpec } from './render.js'
+
+/** One PackageVariant the set should have. */
+export interface DesiredVariant {
+  id: string
+  name: string
+  spec: RenderedSpec
+}
+
+/** What reconciliation did, by PackageVariant name. */
+export interface ReconcileSummary {
+  created: KubeObject[]
+  updated: KubeObject[]
+  unchanged: KubeObject[]
+  deleted: KubeObject[]
+}
+
+/** The label value that ties PackageVariants to this set: its uid, else its name. */
+export function setLabelValue(pvs: PackageVariantSet): string {
+  return pvs.uid || pvs.name
+}
+
+/**
+ * The set's existing PackageVariants by identifier (from their
+ * `spec.downstream`, not their names). On a duplicate identifier the last
+ * one wins, as with Porch's map; the other is left alone.
+ */
+export function existingVariants(pvs: PackageVariantSet, items: readonly KubeObject[]): Map<string, KubeObject> {
+  const label = setLabelValue(pvs)
+  const out = new Map<string, KubeObject>()
+  for (const item of items) {
+    if (!isPackageVariant(item) || item.getLabel(packageVariantSetLabel) !== label) continue
+    if (item.namespace !== pvs.namespace && item.namespace !== '') continue
+    const downstream = item.get(['spec', 'downstream'])
+    const d = typeof downstream === 'object' && downstream !== null ? (downstream as Record<string, unknown>) : {}
+    const repo = typeof d['repo'] === 'string' ? d['repo'] : ''
+    const pkg = typeof d['package'] === 'string' ? d['package'] : ''
+    out.set(packageVariantIdentifier(pvs.name, repo, pkg), item)
+  }
+  return out
+}
+
+/**
+ * Applies the desired set to `items` in place: deletes existing ids that are
+ * not desired, replaces the spec of the others (metadata kept; unchanged
+ * bytes stay unchanged), and appends new PackageVariants in desired order,
+ * each in its own file `<dir>/<name>.yaml`.
+ */
+export function reconcileVariants(
+  pvs: PackageVariantSet,
+  items: KubeObject[],
+  desired: ReadonlyMap<string, DesiredVariant>,
+  dir: string,
+): ReconcileSummary {
+  const existing = existingVariants(pvs, items)
+  const summary: ReconcileSummary = { created: [], updated: [], unchanged: [], deleted: [] }
+  const remove = new Set<KubeObject>()
+  for (const [id, object] of existing) {
+    if (desired.has(id)) continue
+    remove.add(object)
+    summary.deleted.push(object)
+  }
+  if (remove.size > 0) {
+    const kept = items.filter((item) => !remove.has(item))
+    items.length = 0
+    items.push(...kept)
+  }
+  const usedIndexes = new Map<string, number>()
+  for (const item of items) {
+    const path = item.path
+    if (path !== undefined) usedIndexes.set(path, Math.max(usedIndexes.get(path) ?? -1, item.index))
+  }
+  for (const [id, want] of desired) {
+    const current = existing.get(id)
+    if (current) {
+      if (deepEqual(current.get(['spec']), want.spec)) {
+        summary.unchanged.push(current)
+      } else {
+        current.set(['spec'], want.spec)
+        summary.updated.push(current)
+      }
+      continue
+    }
+    const object = newPackageVariant(pvs, want)
+    const path = `${dir}${want.name}.yaml`
+    const index = (usedIndexes.get(path) ?? -1) + 1
+    usedIndexes.set(path, index)
+    object.setPath(path, index)
+    items.push(object)
+    summary.created.push(object)
+  }
+  return summary
+}
+
+/** A new PackageVariant as Porch creates it (reference section 6), plus kpt's path annotations. */
+export function newPackageVariant(pvs: PackageVariantSet, want: DesiredVariant): KubeObject {
+  const metadata: Record<string, unknown> = { name: want.name }
+  if (pvs.namespace) metadata['namespace'] = pvs.namespace
+  metadata['labels'] = { [packageVariantSetLabel]: setLabelValue(pvs) }
+  const owner: Record<string, unknown> = { apiVersion: pvs.apiVersion, kind: pvs.kind, name: pvs.name }
+  if (pvs.uid) owner['uid'] = pvs.uid
+  owner['controller'] = true
+  metadata['ownerReferences'] = [owner]
+  metadata['finalizers'] = [packageVariantFinalizer]
+  return KubeObject.fromObject({ apiVersion: packageVariantApiVersion, kind: packageVariantKind, metadata, spec: want.spec })
+}
+
+/** Structural equality of plain values; map key order does not matter. */
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false
+  if (Array.isArray(a) !== Array.isArray(b)) return false
+  if (Array.isArray(a)) {
+    const bb = b as unknown[]
+    return a.length === bb.length && a.every((v, i) => deepEqual(v, bb[i]))
+  }
+  const ra = a as Record<string, unknown>
+  const rb = b as Record<string, unknown>
+  const ka = Object.keys(ra)
+  if (ka.length !== Object.keys(rb).length) return false
+  return ka.every((k) => Object.prototype.hasOwnProperty.call(rb, k) && deepEqual(ra[k], rb[k]))
+}
