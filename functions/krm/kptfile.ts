@@ -136,13 +136,9 @@ export class Kptfile {
       seq = this.object.getNode(['pipeline', list]) as YAMLSeq
     }
     const target = seq as YAMLSeq
-    const oldFirst = target.items[0]
+    // A comment above the first entry is held by the list and stays in front of
+    // whatever comes first: kpt copies it back onto the first entry anyway.
     const items = functions.map((fn) => fn.node)
-    // A comment above the first entry is held by the list; keep it with that entry when it moves.
-    if (target.commentBefore && isMap(oldFirst) && items[0] !== oldFirst && items.includes(oldFirst)) {
-      oldFirst.commentBefore = oldFirst.commentBefore ? `${target.commentBefore}\n${oldFirst.commentBefore}` : target.commentBefore
-      target.commentBefore = undefined
-    }
     target.items = items
   }
 

@@ -89,7 +89,7 @@ describe('pipeline-prepend', () => {
       `,
     ],
     [
-      'keeps user and other PackageVariants\' entries with comments, after its own',
+      'keeps user and other PackageVariants\' entries with comments after its own (a comment above the list stays first, as kpt would put it back there)',
       header +
         source`
           pipeline:
@@ -109,9 +109,9 @@ describe('pipeline-prepend', () => {
           name: pkg
         pipeline:
           mutators:
+          # user's own
           - name: PackageVariant.my-pv.new.0
             image: new
-          # user's own
           - image: user-fn # stays
           - name: PackageVariant.other.x.0
             image: other
