@@ -55,7 +55,8 @@ export function isPrerelease(v: Version): boolean {
  */
 export function compareVersions(a: Version, b: Version): number {
   if (a.semver && b.semver) {
-    const c = a.semver.compareBuild(b.semver)
+    // SemVer#compareBuild compares build identifiers only; precedence comes first.
+    const c = a.semver.compare(b.semver) || a.semver.compareBuild(b.semver)
     if (c !== 0) return c
   } else if (a.semver) return 1
   else if (b.semver) return -1
@@ -64,7 +65,7 @@ export function compareVersions(a: Version, b: Version): number {
 
 /** True when the two denote the same release, build metadata included (`v1.2.3` = `1.2.3`). */
 export function sameVersion(a: Version, b: Version): boolean {
-  if (a.semver && b.semver) return a.semver.compareBuild(b.semver) === 0
+  if (a.semver && b.semver) return a.semver.compare(b.semver) === 0 && a.semver.compareBuild(b.semver) === 0
   return a.raw.trim() === b.raw.trim()
 }
 

@@ -1,0 +1,300 @@
+import fc from 'fast-check'
+import { defaultDependencyPolicy } from '../api/dependencies.js'
+import type { CatalogPackage, Dependency, DependencyPolicy } from '../api/dependencies.js'
+import type { PlanInput, PlanTarget } from './plan.js'
+import { planDependencies } from './resolve.js'
+
+/** `dep('b', '^1')`; `gvk('x/v1', 'K')`. */
+const dep = (name: string, version = '', optional = false): Dependency => ({ type: 'Package', name, version, optional })
+const gvk = (apiVersion: string, kind: string, optional = false): Dependency => ({ type: 'GVK', gvk: { apiVersion, kind }, optional })
+const anyOf = (...alts: Dependency[]): Dependency => ({ type: 'AnyOf', anyOf: alts as never, optional: false })
+
+/** `pkg('b', {'1.0.0': [dep(...)], '2.0.0': []})` */
+function pkg(name: string, versions: Record<string, Dependency[]>, extra: Partial<CatalogPackage> = {}, provides: Record<string, string[]> = {}): CatalogPackage {
+  return {
+    name,
+    ...extra,
+    versions: Object.entries(versions).map(([version, dependencies]) => ({
+      version,
+      dependencies,
+      provides: (provides[version] ?? []).map((k) => ({ apiVersion: k.split('|')[0]!, kind: k.split('|')[1]! })),
+    })),
+  }
+}
+const installed = (name: string, version: string, extra: { asDependency?: boolean; namespace?: string; deps?: Dependency[] } = {}) => ({
+  name,
+  package: name,
+  version,
+  namespace: extra.namespace ?? '',
+  installedAsDependency: extra.asDependency ?? false,
+  deleting: false,
+  ...(extra.deps ? { dependencies: extra.deps } : {}),
+})
+const target = (name: string, version?: string, deps?: Dependency[]): PlanTarget => ({
+  package: name,
+  namespace: '',
+  ...(version ? { version } : {}),
+  ...(deps ? { manifest: { dependencies: deps, provides: [] } } : {}),
+})
+
+function plan(input: Partial<PlanInput> & { packages?: CatalogPackage[]; policy?: Partial<DependencyPolicy> }) {
+  return planDependencies({
+    targets: input.targets ?? [],
+    catalogs: input.catalogs ?? [{ name: 'main', packages: input.packages ?? [] }],
+    installed: input.installed ?? [],
+    clusterAPIs: input.clusterAPIs ?? [],
+    policy: { ...defaultDependencyPolicy, ...input.policy },
+  })
+}
+
+describe('planDependencies', () => {
+  test('installs transitively, dependencies first', () => {
+    const p = plan({
+      packages: [pkg('b', { '1.0.0': [dep('c', '^2')], '1.1.0': [dep('c', '^2')] }), pkg('c', { '2.0.0': [], '2.3.0': [], '3.0.0': [] })],
+      targets: [target('a', '1.0.0', [dep('b', '^1')])],
+    })
+    expect(p.result).toBe('RESOLVABLE')
+    expect(p.install).toEqual([
+      { package: 'b', version: '1.1.0', namespace: '', requiredBy: ['a@1.0.0'], transitive: false },
+      { package: 'c', version: '2.3.0', namespace: '', requiredBy: ['b@1.1.0'], transitive: true },
+    ])
+    expect(p.order).toEqual(['c', 'b', 'a'])
+    expect(p.packages[0]!.dependencies.map((d) => [d.name, d.state, d.transitive])).toEqual([
+      ['b', 'Install', false],
+      ['c', 'Install', true],
+    ])
+  })
+
+  test('a diamond picks a version every dependant accepts', () => {
+    const p = plan({
+      packages: [
+        pkg('left', { '1.0.0': [dep('d', '>=1.2.0, <2')] }),
+        pkg('right', { '1.0.0': [dep('d', '~1.3')] }),
+        pkg('d', { '1.2.0': [], '1.3.5': [], '1.4.0': [], '2.0.0': [] }),
+      ],
+      targets: [target('app', '1.0.0', [dep('left'), dep('right')])],
+    })
+    expect(p.conflicts).toEqual([])
+    expect(p.install.find((i) => i.package === 'd')).toMatchObject({ version: '1.3.5', requiredBy: ['left@1.0.0', 'right@1.0.0'] })
+  })
+
+  test('a diamond with an installed dependant respects its range', () => {
+    const p = plan({
+      packages: [pkg('d', { '1.0.0': [], '1.5.0': [], '2.0.0': [] })],
+      installed: [installed('other', '1.0.0', { deps: [dep('d', '<1.5.0 || >=2')] })],
+      targets: [target('app', '1.0.0', [dep('d', '^1')])],
+    })
+    expect(p.install).toMatchObject([{ package: 'd', version: '1.0.0' }])
+  })
+
+  test('installed dependency below the range is upgraded (Highest) or planned Lowest', () => {
+    const input = {
+      packages: [pkg('d', { '1.0.0': [], '1.2.0': [], '1.3.0': [], '2.0.0': [] })],
+      installed: [installed('d', '1.0.0', { asDependency: true })],
+      targets: [target('app', '1.0.0', [dep('d', '^1.2')])],
+    }
+    expect(plan(input).upgrade).toEqual([{ package: 'd', namespace: '', from: '1.0.0', to: '1.3.0', requiredBy: ['app@1.0.0'] }])
+    expect(plan({ ...input, policy: { upgradeTarget: 'Lowest' } }).upgrade[0]!.to).toBe('1.2.0')
+    const denied = plan({ ...input, policy: { upgrades: 'Deny' } })
+    expect(denied.result).toBe('CONFLICT')
+    expect(denied.conflicts).toMatchObject([{ package: 'd', reason: 'UpgradeNotAllowed', resolvable: true, resolution: { action: 'Upgrade', version: '1.3.0' }, direction: 'Below' }])
+  })
+
+  test('installed dependency above the range: not resolvable unless downgrades are allowed', () => {
+    const input = {
+      packages: [pkg('cert-manager', { 'v1.16.0': [], 'v2.1.0': [] })],
+      installed: [installed('cert-manager', 'v2.1.0')],
+      targets: [target('keptn', 'v1.2.0', [dep('cert-manager', '>= v1.13.0, < 2')])],
+    }
+    const p = plan(input)
+    expect(p.conflicts).toMatchObject([
+      { package: 'cert-manager', actual: 'v2.1.0', required: '>=1.13.0 <2', direction: 'Above', resolvable: false, reason: 'InstalledTooNew', requiredBy: 'keptn@v1.2.0' },
+    ])
+    expect(p.conflicts[0]!.message).toMatch(/^cert-manager \(required: >=1.13.0 <2, actual: v2.1.0\)/)
+    expect(plan({ ...input, policy: { downgrades: 'Allow' } }).downgrade).toEqual([
+      { package: 'cert-manager', namespace: '', from: 'v2.1.0', to: 'v1.16.0', requiredBy: ['keptn@v1.2.0'] },
+    ])
+  })
+
+  test('upward check: updating a dependency breaks an installed dependant (Glasskube #364, #400)', () => {
+    const packages = [pkg('p', { '1.0.0': [dep('d', '^1')], '2.0.0': [dep('d', '^2')] }), pkg('d', { '1.0.0': [], '2.0.0': [] })]
+    const installedState = [installed('p', '1.0.0'), installed('d', '1.0.0', { asDependency: true })]
+    const alone = plan({ packages, installed: installedState, targets: [target('d', '2.0.0')] })
+    expect(alone.conflicts).toMatchObject([{ package: 'd', requiredBy: 'p@1.0.0', resolvable: true, resolution: { action: 'Upgrade', package: 'p', version: '2.0.0' }, reason: 'InstalledTooNew' }])
+    const together = plan({ packages, installed: installedState, targets: [target('d', '2.0.0'), target('p', '2.0.0')] })
+    expect(together.conflicts).toEqual([])
+    expect(together.order).toEqual(['d', 'p'])
+    const viaP = plan({ packages, installed: installedState, targets: [target('p', '2.0.0')] })
+    expect(viaP.upgrade).toMatchObject([{ package: 'd', from: '1.0.0', to: '2.0.0' }])
+  })
+
+  test('a cycle is reported with Crossplane words', () => {
+    const p = plan({
+      packages: [pkg('b', { '1.0.0': [dep('c')] }), pkg('c', { '1.0.0': [dep('a')] }), pkg('a', { '1.0.0': [] })],
+      targets: [target('a', '1.0.0', [dep('b')])],
+    })
+    expect(p.result).toBe('CONFLICT')
+    expect(p.conflicts).toMatchObject([{ reason: 'Cycle', message: 'detected cycle on: a (a -> b -> c -> a)' }])
+  })
+
+  test('missing and unmatched dependencies', () => {
+    const p = plan({ packages: [pkg('d', { '1.0.0': [], '2.0.0-rc.1': [] })], targets: [target('a', '1.0.0', [dep('nope'), dep('d', '>=2')])] })
+    expect(p.packages[0]!.dependencies.map((d) => d.state)).toEqual(['Missing', 'NoMatchingVersion'])
+    expect(p.conflicts.map((c) => c.message)).toEqual([
+      'dependency (d) does not have a valid version that satisfies all constraints. Constraints: [>=2] (details: all=2 -> after-prereleases-filter=1 -> after-constraints-filter=0)',
+      '"nope" is not available in any repository',
+    ])
+    expect(plan({ packages: [pkg('d', { '1.0.0': [], '2.0.0-rc.1': [] })], targets: [target('a', '1.0.0', [dep('d', '>=2')])], policy: { prereleases: 'Include' } }).install).toMatchObject([{ package: 'd', version: '2.0.0-rc.1' }])
+    expect(plan({ packages: [pkg('d', { '1.0.0': [], '2.0.0-rc.1': [] })], targets: [target('a', '1.0.0', [dep('d', '>=2.0.0-0')])] }).install).toMatchObject([{ version: '2.0.0-rc.1' }])
+  })
+
+  test('latest: latestVersion field, highest stable, build tiebreak', () => {
+    const packages = [pkg('d', { 'v1.1.7': [], 'v1.17.0+2': [], 'v1.17.1+1': [], 'v2.0.0-alpha.1': [] }, { latestVersion: 'v1.17.0+2' })]
+    const targets = [target('a', '1.0.0', [dep('d')])]
+    expect(plan({ packages, targets }).install[0]!.version).toBe('v1.17.0+2')
+    expect(plan({ packages, targets, policy: { latest: 'HighestStable' } }).install[0]!.version).toBe('v1.17.1+1')
+    expect(plan({ packages, targets, policy: { latest: 'Highest', prereleases: 'Include' } }).install[0]!.version).toBe('v2.0.0-alpha.1')
+    const builds = [pkg('d', { '1.1.0+1': [], '1.1.0+2': [], '1.0.0': [] })]
+    expect(plan({ packages: builds, targets: [target('a', '1', [dep('d', '>=1.0.0 <1.1.1')])] }).install[0]!.version).toBe('1.1.0+2')
+  })
+
+  test('GVK dependencies: cluster APIs, installed providers, catalog providers, ambiguity', () => {
+    const packages = [
+      pkg('gw-a', { '1.0.0': [] }, {}, { '1.0.0': ['gateway.networking.k8s.io/v1|Gateway'] }),
+      pkg('gw-b', { '1.0.0': [] }, {}, { '1.0.0': ['gateway.networking.k8s.io/v1|Gateway'] }),
+      pkg('cm', { '1.0.0': [], '1.1.0': [] }, {}, { '1.0.0': ['cert-manager.io/v1|Certificate'], '1.1.0': ['cert-manager.io/v1|Certificate'] }),
+    ]
+    const p = plan({
+      packages,
+      clusterAPIs: [{ apiVersion: 'v1', kind: 'ConfigMap' }],
+      targets: [target('a', '1.0.0', [gvk('v1', 'ConfigMap'), gvk('cert-manager.io/v1', 'Certificate'), gvk('gateway.networking.k8s.io/v1', 'Gateway'), gvk('x/v1', 'Y')])],
+    })
+    expect(p.packages[0]!.dependencies.map((d) => [d.state, d.satisfiedBy])).toEqual([
+      ['Fulfilled', { clusterAPI: true }],
+      ['Install', { package: 'cm', version: '1.1.0' }],
+      ['Ambiguous', { package: 'gw-a', version: '1.0.0' }],
+      ['Missing', undefined],
+    ])
+  })
+
+  test('anyOf: first fulfilled, else first resolvable', () => {
+    const packages = [pkg('nginx', { '4.1.0': [] }), pkg('traefik', { '2.0.0': [] })]
+    const fulfilled = plan({ packages, installed: [installed('traefik', '2.0.0')], targets: [target('a', '1.0.0', [anyOf(dep('nginx', '^4'), dep('traefik'))])] })
+    expect(fulfilled.packages[0]!.dependencies[0]).toMatchObject({ state: 'Fulfilled', satisfiedBy: { package: 'traefik' } })
+    const resolvable = plan({ packages, targets: [target('a', '1.0.0', [anyOf(dep('nginx', '^5'), dep('traefik'))])] })
+    expect(resolvable.install).toMatchObject([{ package: 'traefik' }])
+    const none = plan({ packages, targets: [target('a', '1.0.0', [anyOf(dep('nginx', '^5'), dep('haproxy'))])] })
+    expect(none.conflicts[0]!.message).toMatch(/^no alternative of nginx \(\^5\) \| haproxy can be met: 1\. dependency \(nginx\)/)
+  })
+
+  test('optional dependencies: skipped when absent, checked when installed', () => {
+    const packages = [pkg('prom', { '50.0.0': [], '40.0.0': [] })]
+    const skip = plan({ packages, targets: [target('a', '1.0.0', [dep('prom', '>=50', true)])] })
+    expect(skip.packages[0]!.dependencies[0]!.state).toBe('Skipped')
+    expect(skip.result).toBe('OK')
+    const present = plan({ packages, policy: { upgrades: 'Deny' }, installed: [installed('prom', '40.0.0')], targets: [target('a', '1.0.0', [dep('prom', '>=50', true)])] })
+    expect(present.conflicts).toMatchObject([{ package: 'prom', reason: 'UpgradeNotAllowed' }])
+    const eager = plan({ packages, policy: { optional: 'InstallIfResolvable' }, targets: [target('a', '1.0.0', [dep('prom', '>=50', true)])] })
+    expect(eager.install).toMatchObject([{ package: 'prom', version: '50.0.0' }])
+  })
+
+  test('prunes orphaned dependency installations, never targets or the plan', () => {
+    const p = plan({
+      packages: [pkg('old', { '1.0.0': [dep('lib')] }), pkg('lib', { '1.0.0': [dep('base')] }), pkg('base', { '1.0.0': [] })],
+      installed: [installed('lib', '1.0.0', { asDependency: true }), installed('base', '1.0.0', { asDependency: true }), installed('manual', '1.0.0')],
+      targets: [target('a', '1.0.0', [])],
+    })
+    expect(p.prune).toEqual([
+      { package: 'base', namespace: '', name: 'base' },
+      { package: 'lib', namespace: '', name: 'lib' },
+    ])
+  })
+
+  test('pre-existing violations are warnings, not conflicts (Glasskube isErrNew)', () => {
+    const p = plan({
+      packages: [pkg('d', { '1.0.0': [] })],
+      installed: [installed('x', '1.0.0', { deps: [dep('d', '^2')] }), installed('d', '1.0.0')],
+      targets: [target('a', '1.0.0', [dep('d', '^1')])],
+    })
+    expect(p.result).toBe('OK')
+    expect(p.issues).toMatchObject([{ severity: 'warning', message: expect.stringContaining('pre-existing') }])
+  })
+
+  test('OnePerCluster: a second installation is a violation', () => {
+    const p = plan({
+      packages: [pkg('cm', { '1.0.0': [] }, { installationType: 'OnePerCluster' })],
+      installed: [installed('cm', '1.0.0', { namespace: 'a' })],
+      targets: [{ package: 'cm', namespace: 'b', version: '1.0.0' }],
+    })
+    expect(p.conflicts).toMatchObject([{ reason: 'InstallationTypeViolation', namespace: 'b' }])
+  })
+
+  test('digest pins compare exactly', () => {
+    const digest = `sha256:${'a'.repeat(64)}`
+    const p = plan({ installed: [installed('d', `sha256:${'b'.repeat(64)}`)], targets: [target('a', '1.0.0', [dep('d', digest)])] })
+    expect(p.conflicts).toMatchObject([{ reason: 'DigestMismatch', direction: 'Digest' }])
+  })
+
+  test('improper constraints are conflicts naming the text', () => {
+    const p = plan({ targets: [target('a', '1.0.0', [dep('d', '>=1, garbage')])] })
+    expect(p.conflicts).toMatchObject([{ reason: 'ImproperConstraint', message: 'improper constraint: >=1, garbage' }])
+  })
+})
+
+describe('planner invariants', () => {
+  /** A random DAG over p0..pn: each version depends on some higher-numbered packages. */
+  const catalogArb = fc.integer({ min: 2, max: 12 }).chain((n) =>
+    fc
+      .array(fc.array(fc.tuple(fc.nat(n - 1), fc.constantFrom('', '^1', '>=1.1.0', '<2', '1.x || 2.x')), { maxLength: 3 }), { minLength: n, maxLength: n })
+      .map((depsPer) =>
+        depsPer.map((deps, i) =>
+          pkg(`p${i}`, {
+            '1.0.0': deps.filter(([j]) => j > i).map(([j, r]) => dep(`p${j}`, r)),
+            '1.2.0': deps.filter(([j]) => j > i).map(([j, r]) => dep(`p${j}`, r)),
+            '2.0.0': [],
+          }),
+        ),
+      ),
+  )
+
+  test('plan order puts every dependency before its dependant', () => {
+    fc.assert(
+      fc.property(catalogArb, (packages) => {
+        const p = plan({ packages, targets: [{ package: 'p0', namespace: '', version: '1.0.0' }] })
+        const position = new Map(p.order.map((id, i) => [id, i]))
+        for (const step of p.install) {
+          for (const by of step.requiredBy) {
+            const from = by.split('@')[0]!
+            if (position.has(from)) expect(position.get(step.package)!).toBeLessThan(position.get(from)!)
+          }
+        }
+      }),
+    )
+  })
+
+  test('the plan does not depend on input order', () => {
+    fc.assert(
+      fc.property(catalogArb, fc.integer({ min: 0, max: 1000 }), (packages, seed) => {
+        const shuffled = [...packages].sort((a, b) => ((a.name.length * 31 + seed) % 7) - ((b.name.length * 17 + seed) % 5))
+        const split = Math.floor(shuffled.length / 2)
+        const input = { targets: [{ package: 'p0', namespace: '', version: '1.0.0' }, { package: 'p1', namespace: '', version: '1.2.0' }] }
+        const a = plan({ ...input, packages })
+        const b = plan({ targets: [...input.targets].reverse(), catalogs: [{ name: 'z', packages: shuffled.slice(split) }, { name: 'a', packages: shuffled.slice(0, split) }].reverse().reverse() })
+        const c = plan({ targets: input.targets, catalogs: [{ name: 'a', packages: shuffled.slice(0, split) }, { name: 'z', packages: shuffled.slice(split) }] })
+        expect(c).toEqual(b)
+        expect(a.result).toEqual(b.result)
+        expect(a.install.map((i) => [i.package, i.version])).toEqual(b.install.map((i) => [i.package, i.version]))
+      }),
+    )
+  })
+
+  test('every installed or planned version satisfies every changed dependant when the result is not CONFLICT', () => {
+    fc.assert(
+      fc.property(catalogArb, (packages) => {
+        const p = plan({ packages, targets: [{ package: 'p0', namespace: '', version: '1.0.0' }] })
+        if (p.result === 'CONFLICT') return
+        for (const t of p.packages) for (const d of t.dependencies) expect(['Fulfilled', 'Install', 'Upgrade', 'Skipped']).toContain(d.state)
+      }),
+    )
+  })
+})
