@@ -1,7 +1,9 @@
+import { existsSync } from 'node:fs'
+
 /** Jest runs the TypeScript sources as native ES modules, transpiled by ts-jest. */
 export default {
   testEnvironment: 'node',
-  roots: ['<rootDir>/functions', '<rootDir>/orchestrator', '<rootDir>/test'],
+  roots: ['functions', 'orchestrator', 'test'].filter((dir) => existsSync(dir)).map((dir) => `<rootDir>/${dir}`),
   testMatch: ['**/*.test.ts'],
   testPathIgnorePatterns: [
     '/node_modules/',
