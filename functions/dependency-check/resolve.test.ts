@@ -37,7 +37,7 @@ const target = (name: string, version?: string, deps?: Dependency[]): PlanTarget
   ...(deps ? { manifest: { dependencies: deps, provides: [] } } : {}),
 })
 
-function plan(input: Partial<PlanInput> & { packages?: CatalogPackage[]; policy?: Partial<DependencyPolicy> }) {
+function plan(input: Partial<Omit<PlanInput, "policy">> & { packages?: CatalogPackage[]; policy?: Partial<DependencyPolicy> }) {
   return planDependencies({
     targets: input.targets ?? [],
     catalogs: input.catalogs ?? [{ name: 'main', packages: input.packages ?? [] }],

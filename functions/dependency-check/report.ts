@@ -1,0 +1,120 @@
+/**
+ * Turns a plan into the `DependencyCheckResult` object (section 6.2) and
+ * results: one per dependency of each target (errors for unmet ones, in
+ * Glasskube's `unmet dependency P -> D: …` form), one per remaining conflict,
+ * the input issues, and a summary with Crossplane's `missing dependencies` list.
+ */
+import { dependenciesApiVersion, dependencyCheckResultKind } from '../api/dependencies.js'
+import { KubeObject, localConfigAnnotation, newResult } from '../krm/index.js'
+import type { Result, Severity } from '../krm/index.js'
+import { missingDependencies } from './messages.js'
+import type { Conflict, DependencyReport, DependencyState, Plan } from './plan.js'
+
+/** File the result object is written to under `kpt fn eval` (or a mutator step). */
+export const resultFile = 'dependency-check-result.yaml'
+
+const unmet: readonly DependencyState[] = ['Conflict', 'Missing', 'NoMatchingVersion', 'Cycle']
+
+/** The severity of one dependency's result. */
+export function severityOf(report: DependencyReport): Severity {
+  if (unmet.includes(report.state)) return 'error'
+  if (report.state === 'Ambiguous') return 'warning'
+  return 'info'
+}
+
+/** Results for a plan, in a stable order. */
+export function planResults(plan: Plan): Result[] {
+  const results: Result[] = []
+  const reported = new Set<string>()
+  for (const target of plan.packages) {
+    for (const dep of target.dependencies) {
+      const severity = severityOf(dep)
+      const text = severity === 'error' ? `unmet dependency ${dep.requiredBy} -> ${dep.name}: ${dep.message}` : `dependency ${dep.requiredBy} -> ${dep.name}: ${dep.message}`
+      if (severity === 'error') reported.add(`${dep.requiredBy}\0${dep.message}`)
+      results.push(newResult(severity, text, { ...at(dep.declaredAt), tags: { state: dep.state, dependency: dep.name } }))
+    }
+  }
+  for (const c of plan.conflicts) {
+    if (reported.has(`${c.requiredBy}\0${c.message}`)) continue
+    results.push(newResult('error', conflictText(c), { ...at(c.declaredAt), tags: { reason: c.reason, dependency: c.package } }))
+  }
+  for (const issue of plan.issues) results.push(newResult(issue.severity, issue.message, at(issue.declaredAt)))
+  results.push(newResult(plan.result === 'CONFLICT' ? 'error' : 'info', summary(plan), { tags: { result: plan.result } }))
+  return results
+}
+
+function conflictText(c: Conflict): string {
+  const resolution = c.resolvable && c.resolution ? `; resolvable: ${c.resolution.action.toLowerCase()} ${c.resolution.package ?? c.package} to ${c.resolution.version}` : ''
+  return `dependency conflict: ${c.message} (required by ${c.requiredBy})${resolution}`
+}
+
+function at(declaredAt: DependencyReport['declaredAt']): { object?: KubeObject; field?: string } {
+  return declaredAt ? { object: declaredAt.object, field: declaredAt.field } : {}
+}
+
+/** `dependency check: CONFLICT: 1 conflict(s); missing dependencies: "x"; plan: install 2 (a, b), …`. */
+export function summary(plan: Plan): string {
+  const parts = [`dependency check: ${plan.result}`]
+  if (plan.conflicts.length > 0) parts.push(`${plan.conflicts.length} conflict(s)`)
+  const missing = plan.packages.flatMap((t) => t.dependencies.filter((d) => d.state === 'Missing' && d.type === 'Package').map((d) => ({ name: d.name, constraint: d.required ?? '' })))
+  const unique = [...new Map(missing.map((m) => [`${m.name}\0${m.constraint}`, m])).values()]
+  if (unique.length > 0) parts.push(missingDependencies(unique))
+  const steps: string[] = []
+  if (plan.install.length > 0) steps.push(`install ${plan.install.map((s) => `${s.package}@${s.version}`).join(', ')}`)
+  if (plan.upgrade.length > 0) steps.push(`upgrade ${plan.upgrade.map((s) => `${s.package} ${s.from} -> ${s.to}`).join(', ')}`)
+  if (plan.downgrade.length > 0) steps.push(`downgrade ${plan.downgrade.map((s) => `${s.package} ${s.from} -> ${s.to}`).join(', ')}`)
+  if (plan.prune.length > 0) steps.push(`prune ${plan.prune.map((s) => s.package).join(', ')}`)
+  parts.push(steps.length > 0 ? `plan: ${steps.join('; ')}; order: ${plan.order.join(', ')}` : 'nothing to install, upgrade or prune')
+  return parts.join('; ')
+}
+
+/** The `status` of a DependencyCheckResult: plain data, undefined fields dropped. */
+export function resultStatus(plan: Plan): Record<string, unknown> {
+  const ok = plan.result !== 'CONFLICT'
+  return clean({
+    result: plan.result,
+    conditions: [
+      {
+        type: 'Resolved',
+        status: ok ? 'True' : 'False',
+        reason: ok ? 'DependencyResolutionSucceeded' : 'DependencyConflict',
+        message: summary(plan),
+      },
+    ],
+    packages: plan.packages.map((t) => ({
+      package: t.package,
+      namespace: t.namespace || undefined,
+      version: t.version,
+      dependencies: t.dependencies.map(({ declaredAt: _d, preExisting: _p, ...d }) => d),
+    })),
+    plan: { install: plan.install, upgrade: plan.upgrade, downgrade: plan.downgrade, prune: plan.prune, order: plan.order },
+    conflicts: plan.conflicts.map(({ declaredAt: _d, ...c }) => c),
+  }) as Record<string, unknown>
+}
+
+/** A new DependencyCheckResult object (local config, written to `dependency-check-result.yaml`). */
+export function newResultObject(name: string, plan: Plan): KubeObject {
+  const object = KubeObject.fromObject({
+    apiVersion: dependenciesApiVersion,
+    kind: dependencyCheckResultKind,
+    metadata: { name, annotations: { [localConfigAnnotation]: 'true' } },
+    status: resultStatus(plan),
+  })
+  object.setPath(resultFile)
+  return object
+}
+
+/** Drops undefined values and empty-string namespaces, recursively. */
+function clean(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(clean)
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {}
+    for (const [k, v] of Object.entries(value)) {
+      if (v === undefined) continue
+      if (k === 'namespace' && v === '') continue
+      out[k] = clean(v)
+    }
+    return out
+  }
+  return value
+}
