@@ -1,0 +1,87 @@
+/**
+ * package-variant (context, pipeline prepend, injection) over a 100-resource
+ * list: in-process against a bare YAML round trip, and as a process (what kpt
+ * runs) against an empty Node start-up.
+ */
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { parseDocument } from 'yaml'
+import { parseObjects, runFunction } from '../functions/krm/index.js'
+import { packageVariantFunction } from '../functions/package-variant/index.js'
+import type { Benchmark } from './harness.js'
+import { packageResourceList } from './fixtures.js'
+
+const injectionPoint = `- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: endpoints
+    annotations:
+      kpt.dev/config-injection: required
+      config.kubernetes.io/path: 'endpoints.yaml'
+      internal.config.kubernetes.io/path: 'endpoints.yaml'
+  data:
+    api: https://api.example.com # placeholder
+`
+const input = packageResourceList(
+  99,
+  `functionConfig:
+  apiVersion: config.porch.kpt.dev/v1alpha1
+  kind: PackageVariant
+  metadata:
+    name: blueprint-us-east1
+    namespace: edge
+  spec:
+    upstream: {repo: blueprints, package: blueprint}
+    downstream: {repo: edge, package: blueprint}
+    packageContext:
+      data: {region: us-east1, tier: gold}
+    pipeline:
+      mutators:
+      - {name: set-labels, image: set-labels:v0.2.0, configMap: {region: us-east1}}
+    injectors:
+    - {kind: ConfigMap, name: us-east1-endpoints}`,
+).replace('\nitems:\n', `\nitems:\n${injectionPoint}`)
+
+const cluster = `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: us-east1-endpoints
+  namespace: edge
+data:
+  api: https://api.us-east1.example.com
+`
+const sources = parseObjects(cluster, 'cluster.yaml')
+const sourcesFile = join(mkdtempSync(join(tmpdir(), 'kpt-variants-bench-')), 'cluster.yaml')
+writeFileSync(sourcesFile, cluster)
+const bin = join(resolve(new URL('../..', import.meta.url).pathname), 'bin', 'package-variant')
+
+function spawnOrThrow(command: string, args: string[]): void {
+  const run = spawnSync(command, args, { input, encoding: 'utf8' })
+  if (run.status !== 0) throw new Error(`${command} failed: ${run.stderr}`)
+}
+
+/** Fails the benchmark early if the fixture stops exercising all three mutations. */
+function checkFixture(): void {
+  const out = runFunction(packageVariantFunction, input, { sources })
+  for (const want of ['region: us-east1', 'PackageVariant.blueprint-us-east1.set-labels.0', 'reason: ConfigInjected']) {
+    if (out.exitCode !== 0 || !out.output.includes(want)) throw new Error(`package-variant fixture: output lacks ${want}`)
+  }
+}
+
+export const benchmarks: Benchmark[] = [
+  {
+    name: 'package-variant, 100 resources, in-process',
+    setup: checkFixture,
+    run: () => runFunction(packageVariantFunction, input, { sources }),
+    baseline: { name: 'yaml parseDocument + toString', run: () => parseDocument(input).toString() },
+  },
+  {
+    name: 'bin/package-variant, 100 resources, as a process',
+    goal: { maxMs: 250 },
+    iterations: 15,
+    run: () => spawnOrThrow(bin, ['--sources', sourcesFile]),
+    baseline: { name: 'node -e "" (Node start-up alone)', run: () => spawnOrThrow(process.execPath, ['-e', '']) },
+  },
+]
