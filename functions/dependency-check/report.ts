@@ -44,8 +44,7 @@ export function planResults(plan: Plan): Result[] {
 }
 
 function conflictText(c: Conflict): string {
-  const resolution = c.resolvable && c.resolution ? `; resolvable: ${c.resolution.action.toLowerCase()} ${c.resolution.package ?? c.package} to ${c.resolution.version}` : ''
-  return `dependency conflict: ${c.message} (required by ${c.requiredBy})${resolution}`
+  return `dependency conflict: ${c.message} (required by ${c.requiredBy})`
 }
 
 function at(declaredAt: DependencyReport['declaredAt']): { object?: KubeObject; field?: string } {
@@ -64,7 +63,8 @@ export function summary(plan: Plan): string {
   if (plan.upgrade.length > 0) steps.push(`upgrade ${plan.upgrade.map((s) => `${s.package} ${s.from} -> ${s.to}`).join(', ')}`)
   if (plan.downgrade.length > 0) steps.push(`downgrade ${plan.downgrade.map((s) => `${s.package} ${s.from} -> ${s.to}`).join(', ')}`)
   if (plan.prune.length > 0) steps.push(`prune ${plan.prune.map((s) => s.package).join(', ')}`)
-  parts.push(steps.length > 0 ? `plan: ${steps.join('; ')}; order: ${plan.order.join(', ')}` : 'nothing to install, upgrade or prune')
+  if (steps.length > 0) parts.push(`plan: ${steps.join('; ')}; order: ${plan.order.join(', ')}`)
+  else if (plan.result === 'OK') parts.push('nothing to install, upgrade or prune')
   return parts.join('; ')
 }
 

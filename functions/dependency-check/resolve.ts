@@ -497,8 +497,10 @@ class Planner {
     if (target.action === 'target') {
       const up = node.action === 'keep' ? this.dependantUpgrade(node, target) : undefined
       const reason = dir === 'Above' ? 'InstalledTooNew' : 'InstalledTooOld'
-      if (up) return fail(reason, true, `update ${node.package} to ${up} together with ${target.package}`, { action: 'Upgrade', package: node.package, version: up })
-      return fail(reason, false, dir === 'Above' ? `${nodeLabel(node.package, node.namespace, node.version?.raw)} does not support ${target.package} ${version.raw} yet` : `${target.package} ${version.raw} is a target`)
+      const dependant = nodeLabel(node.package, node.namespace, node.version?.raw)
+      const why = dir === 'Above' ? `${dependant} does not support ${target.package} ${version.raw} yet` : `${dependant} needs a newer ${target.package} than the target's ${version.raw}`
+      if (up) return fail(reason, true, `${why}; update ${node.package} to ${up} together with ${target.package}`, { action: 'Upgrade', package: node.package, version: up })
+      return fail(reason, false, why)
     }
     const entry = this.catalog.packages.get(target.package)
     const constraints = this.rangesOn(target).map((r) => r.constraint)
@@ -725,7 +727,8 @@ class Planner {
     }
 
     // Cycles (rule 9) and dependencies-first order.
-    const ids = this.sortedNodes().map((n) => n.id)
+    // Targets first, so a cycle is reported on the package being checked.
+    const ids = [...targetIds, ...this.sortedNodes().map((n) => n.id).filter((id) => !targetIds.includes(id))]
     const edges = (id: string) => (evaluated.get(id) ?? []).map((e) => e.decision.to).filter((to): to is string => !!to && to !== id && this.nodes.has(to))
     const { cycles, order } = walkGraph(ids, edges)
     for (const cycle of cycles) {

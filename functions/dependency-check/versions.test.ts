@@ -47,7 +47,7 @@ describe('compareVersions', () => {
         const npm = semver.compareBuild(a, b)
         const ours = compareVersions(va, vb)
         if (npm !== 0) expect(Math.sign(ours)).toBe(npm)
-        expect(Math.sign(compareVersions(vb, va))).toBe(-Math.sign(ours))
+        expect(Math.sign(compareVersions(vb, va)) + 0).toBe(-Math.sign(ours) + 0)
         expect(ours === 0).toBe(a === b)
         expect(sameVersion(va, vb)).toBe(npm === 0)
       }),
