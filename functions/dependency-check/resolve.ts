@@ -28,7 +28,7 @@ interface Node {
   id: string
   package: string
   namespace: string
-  installed?: { name: string; version: Version; asDependency: boolean }
+  installed?: { name: string; version: Version; asDependency: boolean; deps: Dependency[]; provides: GVK[] }
   action: Action
   version?: Version
   deps: Dependency[]
@@ -37,6 +37,8 @@ interface Node {
   changes: number
   /** anyOf dependency index → chosen alternative index. */
   choices: Map<number, number>
+  /** Package names this node's ranges are registered under (for a quick unregister). */
+  registered?: string[]
 }
 
 /** A registered range: `from` requires `name` with `constraint`. */
@@ -137,7 +139,7 @@ class Planner {
         id,
         package: inst.package,
         namespace: inst.namespace,
-        installed: { name: inst.name, version, asDependency: inst.installedAsDependency },
+        installed: { name: inst.name, version, asDependency: inst.installedAsDependency, deps, provides: spec?.provides ?? [] },
         action: 'keep',
         version,
         deps,
@@ -257,14 +259,16 @@ class Planner {
       const edge = { from: node, constraint: parsed.constraint, raw: pkgDep.version }
       if (list) list.push(edge)
       else this.ranges.set(pkgDep.name, [edge])
+      ;(node.registered ??= []).push(pkgDep.name)
     })
   }
 
   private unregister(node: Node): void {
-    for (const [name, list] of this.ranges) {
-      const kept = list.filter((r) => r.from !== node)
-      if (kept.length !== list.length) this.ranges.set(name, kept)
+    for (const name of new Set(node.registered ?? [])) {
+      const list = this.ranges.get(name)
+      if (list) this.ranges.set(name, list.filter((r) => r.from !== node))
     }
+    node.registered = []
   }
 
   private chosenPackage(node: Node, dep: Extract<Dependency, { type: 'AnyOf' }>, index: number): PackageDependency | undefined {
@@ -389,10 +393,8 @@ class Planner {
       node.provides = effect.version.spec.provides
     } else if (node.installed) {
       node.version = node.installed.version
-      const spec = findVersion(this.catalog.packages.get(node.package), node.installed.version)?.spec
-      const inst = this.input.installed.find((i) => i.name === node.installed!.name && i.package === node.package && i.namespace === node.namespace)
-      node.deps = inst?.dependencies ?? spec?.dependencies ?? []
-      node.provides = spec?.provides ?? []
+      node.deps = node.installed.deps
+      node.provides = node.installed.provides
     }
     this.register(node)
     next.add(node.id)
@@ -645,18 +647,33 @@ class Planner {
     return target.action === 'target' ? `fulfilled by target ${label}` : `fulfilled by ${label}`
   }
 
-  /** Planned installs nobody requires any more (a dependant was re-chosen) are dropped. */
+  /**
+   * Planned installs nobody requires any more (a dependant was re-chosen) are
+   * dropped, repeatedly, with inbound counts (one pass over the edges).
+   */
   private dropUnrequiredInstalls(): void {
-    for (;;) {
-      const required = new Set<string>()
-      for (const node of this.nodes.values()) for (const to of this.edgesOf(node)) required.add(to)
-      const orphan = this.sortedNodes().find((n) => n.action === 'install' && !required.has(n.id))
-      if (!orphan) return
+    const out = new Map<string, string[]>()
+    const inbound = new Map<string, number>()
+    for (const node of this.nodes.values()) {
+      const edges = this.edgesOf(node)
+      out.set(node.id, edges)
+      for (const to of edges) inbound.set(to, (inbound.get(to) ?? 0) + 1)
+    }
+    const queue = this.sortedNodes().filter((n) => n.action === 'install' && !inbound.get(n.id))
+    while (queue.length > 0) {
+      const orphan = queue.shift()!
       this.unregister(orphan)
       this.providerCache = undefined
       this.nodes.delete(orphan.id)
-      this.byPackage.set(orphan.package, (this.byPackage.get(orphan.package) ?? []).filter((n) => n !== orphan))
-      if (this.byPackage.get(orphan.package)!.length === 0) this.byPackage.delete(orphan.package)
+      const rest = (this.byPackage.get(orphan.package) ?? []).filter((n) => n !== orphan)
+      if (rest.length > 0) this.byPackage.set(orphan.package, rest)
+      else this.byPackage.delete(orphan.package)
+      for (const to of out.get(orphan.id) ?? []) {
+        const left = (inbound.get(to) ?? 1) - 1
+        inbound.set(to, left)
+        const n = this.nodes.get(to)
+        if (left === 0 && n?.action === 'install') queue.push(n)
+      }
     }
   }
 
@@ -813,14 +830,17 @@ class Planner {
   private prune(edges: (id: string) => string[]): PruneStep[] {
     const inbound = new Map<string, number>()
     for (const id of this.nodes.keys()) for (const to of edges(id)) inbound.set(to, (inbound.get(to) ?? 0) + 1)
+    const prunable = (n: Node | undefined) => !!n && n.action === 'keep' && !!n.installed?.asDependency && (inbound.get(n.id) ?? 0) === 0
     const pruned: PruneStep[] = []
-    const gone = new Set<string>()
-    for (;;) {
-      const next = this.sortedNodes().find((n) => !gone.has(n.id) && n.action === 'keep' && n.installed?.asDependency && (inbound.get(n.id) ?? 0) === 0)
-      if (!next) break
-      gone.add(next.id)
+    const queue = this.sortedNodes().filter(prunable)
+    while (queue.length > 0) {
+      const next = queue.shift()!
       pruned.push({ package: next.package, namespace: next.namespace, name: next.installed!.name })
-      for (const to of edges(next.id)) inbound.set(to, (inbound.get(to) ?? 1) - 1)
+      for (const to of edges(next.id)) {
+        inbound.set(to, (inbound.get(to) ?? 1) - 1)
+        const n = this.nodes.get(to)
+        if (prunable(n) && !queue.includes(n!)) queue.push(n!)
+      }
     }
     return pruned.sort((a, b) => byString(a.package, b.package) || byString(a.namespace, b.namespace))
   }

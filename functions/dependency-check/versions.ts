@@ -17,6 +17,9 @@ export interface Version {
   coerced: boolean
 }
 
+/** The options every range test uses (constraints.ts); versions carry the same. */
+export const semverOptions: semver.RangeOptions = { includePrerelease: true }
+
 const digestPattern = /^(sha256:[0-9a-f]{64}|sha384:[0-9a-f]{96}|sha512:[0-9a-f]{128})$/
 const incompletePattern = /^v?\d+(\.\d+)?$/
 
@@ -31,12 +34,25 @@ export function isDigest(text: string): boolean {
  * Crossplane drops them when selecting); digests parse as digests.
  */
 export function parseVersion(raw: string, options: { coerce: boolean }): Version | undefined {
+  const key = `${options.coerce ? 'c' : 's'}${raw}`
+  if (parseCache.has(key)) return parseCache.get(key)
+  const parsed = parseUncached(raw, options)
+  if (parseCache.size > 200_000) parseCache.clear()
+  parseCache.set(key, parsed)
+  return parsed
+}
+
+/** Parsed versions are shared (never mutated): catalogs repeat the same strings. */
+const parseCache = new Map<string, Version | undefined>()
+
+function parseUncached(raw: string, options: { coerce: boolean }): Version | undefined {
   const text = raw.trim()
   if (isDigest(text)) return { raw, digest: text, coerced: false }
-  const parsed = semver.parse(text)
+  // Parsed with the options ranges are tested with, so semver reuses the object instead of re-parsing.
+  const parsed = semver.parse(text, semverOptions)
   if (parsed) return { raw, semver: parsed, coerced: false }
   if (options.coerce && incompletePattern.test(text)) {
-    const coerced = semver.coerce(text)
+    const coerced = semver.coerce(text, semverOptions)
     if (coerced) return { raw, semver: coerced, coerced: true }
   }
   return undefined
