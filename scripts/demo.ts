@@ -1,6 +1,9 @@
 /**
- * `npm run demo`: copies the bundled example package to a temp dir, renders it
- * with kpt and our functions on $PATH, and prints what changed.
+ * `npm run demo`: copies the bundled example package (fetched with `kpt pkg get
+ * --for-deployment`, with a Porch PackageVariant in its pipeline) to a temp dir,
+ * renders it with kpt and our functions on $PATH — package context, pipeline
+ * prepend and config injection from the in-cluster objects in `cluster/` — and
+ * prints what changed.
  */
 import { cpSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -8,12 +11,17 @@ import { delimiter, join, resolve } from 'node:path'
 import { execa } from 'execa'
 
 const root = resolve(new URL('../..', import.meta.url).pathname)
-const example = join(root, 'functions', 'package-context', 'examples', 'render-porch-pv')
+const example = join(root, 'functions', 'package-variant', 'examples', 'render-for-deployment')
 const work = mkdtempSync(join(tmpdir(), 'kpt-variants-demo-'))
-const pkg = join(work, 'edge-nginx')
+const pkg = join(work, 'nginx-us-east1')
 cpSync(example, pkg, { recursive: true, filter: (src) => !src.includes('.expected') })
 
-const env = { ...process.env, PATH: `${join(root, 'bin')}${delimiter}${process.env['PATH'] ?? ''}` }
+const env = {
+  ...process.env,
+  PATH: `${join(root, 'bin')}${delimiter}${process.env['PATH'] ?? ''}`,
+  // The in-cluster objects config-injection reads (kpt ignores cluster/ through .krmignore).
+  KPT_VARIANTS_SOURCES: join(pkg, 'cluster'),
+}
 const git = (...args: string[]) =>
   execa('git', args, { cwd: pkg, env: { ...env, GIT_AUTHOR_NAME: 'demo', GIT_AUTHOR_EMAIL: 'demo@example.com', GIT_COMMITTER_NAME: 'demo', GIT_COMMITTER_EMAIL: 'demo@example.com' } })
 await git('init', '-q')
