@@ -11,6 +11,7 @@ import type { PlanInput } from '../functions/dependency-check/index.js'
 import type { Benchmark } from './harness.js'
 
 const packageCount = 5_000
+const installedCount = 700
 const edgesPerPackage = 4
 const ranges = ['^1', '>= 1.1.0, < 3', '~1.2', '*', '>=1.0.0 <2.0.0 || ^2.1', '!=1.2.1, >=1']
 const versions = ['1.0.0', '1.1.0', '1.2.0', '1.2.1+1', '1.2.1+2', '2.1.0', '3.0.0-rc.1']
@@ -27,8 +28,9 @@ function lcg(seed: number): () => number {
 /**
  * p0 → p1 → … is a chain (so one target reaches every package) plus three
  * more edges per package to random higher-numbered packages: a DAG of 5,000
- * nodes and ~20,000 edges. Every 7th package is installed at 1.0.0, so some
- * ranges force upgrades.
+ * nodes and ~20,000 edges, all reachable from the target. The last 700
+ * packages are installed at 1.0.0 (with their dependencies), so ranges such as
+ * `~1.2` force upgrades that cascade; the rest is installed by the plan.
  */
 function buildInput(): { input: PlanInput; edges: [string, string][] } {
   const random = lcg(42)
@@ -47,7 +49,7 @@ function buildInput(): { input: PlanInput; edges: [string, string][] } {
     packages.push({ name: `p${i}`, versions: versions.map((version) => ({ version, provides: [], dependencies: deps })) })
   }
   const installed = packages
-    .filter((_, i) => i % 7 === 3)
+    .filter((_, i) => i >= packageCount - installedCount)
     .map((p) => ({ name: p.name, package: p.name, version: '1.0.0', namespace: '', installedAsDependency: true, deleting: false }))
   const input: PlanInput = {
     targets: [{ package: 'p0', namespace: '', version: '1.2.0' }],

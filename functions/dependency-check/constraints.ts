@@ -130,9 +130,26 @@ export function satisfies(version: Version, c: Constraint): boolean {
   if (c.kind === 'any') return true
   if (c.kind === 'digest') return version.raw.trim() === c.digest
   if (!version.semver) return false
-  for (const branch of c.branches) if (branch.range.test(version.semver)) return true
-  return false
+  // Parsed constraints and versions are shared objects, so a planner asks the same question often.
+  let memo = satisfiesMemo.get(c)
+  if (!memo) {
+    memo = new WeakMap()
+    satisfiesMemo.set(c, memo)
+  }
+  const hit = memo.get(version)
+  if (hit !== undefined) return hit
+  let ok = false
+  for (const branch of c.branches) {
+    if (branch.range.test(version.semver)) {
+      ok = true
+      break
+    }
+  }
+  memo.set(version, ok)
+  return ok
 }
+
+const satisfiesMemo = new WeakMap<Constraint, WeakMap<Version, boolean>>()
 
 /** True when some branch that satisfies the version names a prerelease itself. */
 export function admitsPrereleaseExplicitly(version: Version, c: Constraint): boolean {

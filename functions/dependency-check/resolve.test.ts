@@ -128,6 +128,20 @@ describe('planDependencies', () => {
     expect(viaP.upgrade).toMatchObject([{ package: 'd', from: '1.0.0', to: '2.0.0' }])
   })
 
+  test('a re-chosen version drops the installs only the old choice needed', () => {
+    const p = plan({
+      packages: [
+        pkg('x', { '1.0.0': [dep('b', '<1.5')] }),
+        pkg('b', { '1.0.0': [dep('c1')], '1.9.0': [dep('c9')] }),
+        pkg('c1', { '1.0.0': [] }),
+        pkg('c9', { '1.0.0': [] }),
+      ],
+      targets: [target('t', '1.0.0', [dep('x'), dep('b')])],
+    })
+    expect(p.conflicts).toEqual([])
+    expect(p.install.map((i) => `${i.package}@${i.version}`)).toEqual(['b@1.0.0', 'c1@1.0.0', 'x@1.0.0'])
+  })
+
   test('a cycle is reported with Crossplane words', () => {
     const p = plan({
       packages: [pkg('b', { '1.0.0': [dep('c')] }), pkg('c', { '1.0.0': [dep('a')] }), pkg('a', { '1.0.0': [] })],

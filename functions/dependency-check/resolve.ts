@@ -39,6 +39,8 @@ interface Node {
   choices: Map<number, number>
   /** Package names this node's ranges are registered under (for a quick unregister). */
   registered?: string[]
+  /** Its dependencies were evaluated (and may have planned installs). */
+  evaluated?: boolean
 }
 
 /** A registered range: `from` requires `name` with `constraint`. */
@@ -92,6 +94,8 @@ class Planner {
   private readonly issues: PlanIssue[] = []
   private readonly targetConflicts: (Conflict & { id: string })[] = []
   private providerCache: Map<string, Node[]> | undefined
+  /** Some evaluated node's dependencies were replaced, so planned installs may be orphaned. */
+  private mayOrphan = false
 
   constructor(private readonly input: PlanInput) {
     this.catalog = indexCatalogs(input.catalogs)
@@ -343,9 +347,11 @@ class Planner {
       for (const id of [...dirty].sort(byString)) {
         const node = this.nodes.get(id)
         if (!node) continue
+        node.evaluated = true
         node.deps.forEach((dep, i) => {
           const decision = this.decide(node, dep, i)
           if (decision.choice !== undefined && node.choices.get(i) !== decision.choice) {
+            if (node.choices.has(i)) this.mayOrphan = true
             this.unregister(node)
             node.choices.set(i, decision.choice)
             this.register(node)
@@ -383,6 +389,7 @@ class Planner {
     const { node } = effect
     if (node.changes >= maxChanges) return
     node.changes++
+    if (node.evaluated) this.mayOrphan = true
     this.providerCache = undefined
     this.unregister(node)
     node.action = effect.action
@@ -652,6 +659,7 @@ class Planner {
    * dropped, repeatedly, with inbound counts (one pass over the edges).
    */
   private dropUnrequiredInstalls(): void {
+    if (!this.mayOrphan) return
     const out = new Map<string, string[]>()
     const inbound = new Map<string, number>()
     for (const node of this.nodes.values()) {
