@@ -3,7 +3,7 @@
  * every edit happens in place and comments, key order and styles survive
  * (modelled on the Go SDK's `fn.KubeObject`).
  */
-import { Document, isMap, isScalar, isSeq, Pair, YAMLMap } from 'yaml'
+import { Document, isMap, isScalar, isSeq, Pair, YAMLMap, YAMLSeq } from 'yaml'
 import type { Node } from 'yaml'
 import {
   indexAnnotation,
@@ -14,8 +14,10 @@ import {
   pathAnnotation,
   upstreamIdentifierAnnotation,
 } from './annotations.js'
+import { scanHeader } from './lazy-items.js'
+import type { ItemHeader } from './lazy-items.js'
 import type { FileRef } from './results.js'
-import { maxAliasCount, newScalar, reconcileNode, scalarKey, stringifyYamlDocument, toNode } from './yaml.js'
+import { maxAliasCount, newScalar, parseYamlDocument, reconcileNode, scalarKey, stringifyYamlDocument, toNode, YamlSyntaxError } from './yaml.js'
 
 /** A field path: keys for maps, numbers for sequence indexes. */
 export type FieldPath = readonly (string | number)[]
@@ -53,12 +55,84 @@ export class KubeObject {
   /** Set on objects read from `--sources`. */
   origin?: ObjectOrigin
 
-  constructor(
-    /** The map node; edits through this object change it in place. */
-    readonly node: YAMLMap,
-    /** The document the node lives in (anchors and schema), if any. */
-    readonly doc?: Document,
-  ) {}
+  #node: YAMLMap | undefined
+  #doc: Document | undefined
+  /** For a lazily parsed ResourceList item: its source text (a `- ` entry) and position. */
+  #source: { text: string; index: number; header?: ItemHeader | null; itemDoc?: Document } | undefined
+
+  constructor(node: YAMLMap, doc?: Document) {
+    this.#node = node
+    this.#doc = doc
+  }
+
+  /**
+   * An item of a ResourceList kept as its source text (see lazy-items.ts): it
+   * is parsed the first time anything beyond its identity is read, and printed
+   * back verbatim if it never is.
+   */
+  static fromItemSource(text: string, index: number): KubeObject {
+    // No node yet: `#load` parses the text on first use.
+    const object = new KubeObject(undefined as unknown as YAMLMap)
+    object.#source = { text, index }
+    return object
+  }
+
+  /** The map node; edits through this object change it in place. */
+  get node(): YAMLMap {
+    if (this.#node === undefined) this.#load()
+    return this.#node!
+  }
+
+  /** The document the node lives in (anchors and schema), if any. */
+  get doc(): Document | undefined {
+    if (this.#node === undefined) this.#load()
+    return this.#doc
+  }
+
+  /** The item's exact source text while it has not been parsed; undefined once it has. */
+  get unparsedText(): string | undefined {
+    return this.#node === undefined ? this.#source?.text : undefined
+  }
+
+  /**
+   * The object as an entry of a block sequence (`- apiVersion: ...`), as
+   * ResourceList items are printed: its source text if it was never parsed.
+   */
+  toItemText(): string {
+    const unparsed = this.unparsedText
+    if (unparsed !== undefined) return unparsed
+    const itemDoc = this.#source?.itemDoc
+    if (itemDoc) return stringifyYamlDocument(itemDoc)
+    const doc = new Document()
+    const seq = new YAMLSeq()
+    seq.items.push(this.node)
+    doc.contents = seq
+    return stringifyYamlDocument(doc)
+  }
+
+  #load(): void {
+    const source = this.#source!
+    const doc = parseYamlDocument(source.text, `ResourceList items[${source.index}]`)
+    const seq = doc.contents
+    if (!isSeq(seq) || seq.items.length !== 1 || !isMap(seq.items[0])) {
+      throw new YamlSyntaxError(`ResourceList \`items[${source.index}]\` is not an object`)
+    }
+    this.#node = seq.items[0]
+    this.#doc = doc
+    source.itemDoc = doc
+  }
+
+  /** The scanned identity of a lazy item that has not been parsed (undefined otherwise). */
+  #header(): ItemHeader | undefined {
+    const source = this.#source
+    if (source === undefined || this.#node !== undefined) return undefined
+    if (source.header === undefined) source.header = scanHeader(source.text) ?? null
+    if (source.header === null) {
+      this.#load()
+      return undefined
+    }
+    return source.header
+  }
 
   /** Creates a new object from a plain value, with safe quoting and block style. */
   static fromObject(value: Record<string, unknown>): KubeObject {
@@ -68,19 +142,23 @@ export class KubeObject {
   }
 
   get apiVersion(): string {
-    return this.stringAt(['apiVersion']) ?? ''
+    const header = this.#header()
+    return (header ? header.apiVersion : this.stringAt(['apiVersion'])) ?? ''
   }
 
   get kind(): string {
-    return this.stringAt(['kind']) ?? ''
+    const header = this.#header()
+    return (header ? header.kind : this.stringAt(['kind'])) ?? ''
   }
 
   get name(): string {
-    return this.stringAt(['metadata', 'name']) ?? ''
+    const header = this.#header()
+    return (header ? header.name : this.stringAt(['metadata', 'name'])) ?? ''
   }
 
   get namespace(): string {
-    return this.stringAt(['metadata', 'namespace']) ?? ''
+    const header = this.#header()
+    return (header ? header.namespace : this.stringAt(['metadata', 'namespace'])) ?? ''
   }
 
   /** The API group: `""` for the core group. */
@@ -216,10 +294,14 @@ export class KubeObject {
 
   /** The annotations, as a fresh object. */
   annotations(): Record<string, string> {
+    const header = this.#header()
+    if (header) return { ...header.annotations }
     return this.getStringMap(['metadata', 'annotations']) ?? {}
   }
 
   getAnnotation(key: string): string | undefined {
+    const header = this.#header()
+    if (header) return header.annotations?.[key]
     const node = this.getNode(['metadata', 'annotations', key])
     return isScalar(node) && node.value !== null ? String(node.value) : undefined
   }
@@ -234,10 +316,14 @@ export class KubeObject {
 
   /** The labels, as a fresh object. */
   labels(): Record<string, string> {
+    const header = this.#header()
+    if (header) return { ...header.labels }
     return this.getStringMap(['metadata', 'labels']) ?? {}
   }
 
   getLabel(key: string): string | undefined {
+    const header = this.#header()
+    if (header) return header.labels?.[key]
     const node = this.getNode(['metadata', 'labels', key])
     return isScalar(node) && node.value !== null ? String(node.value) : undefined
   }

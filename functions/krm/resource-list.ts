@@ -1,6 +1,7 @@
 /** ResourceList: the wire format between kpt and a KRM function. */
 import { Document, isMap, isScalar, isSeq, YAMLSeq } from 'yaml'
 import { KubeObject } from './kube-object.js'
+import { itemsPlaceholder, splitItems } from './lazy-items.js'
 import { Results } from './results.js'
 import type { Result } from './results.js'
 import { parseYamlDocument, stringifyYamlDocument, toNode, YamlSyntaxError } from './yaml.js'
@@ -33,17 +34,24 @@ export class ResourceList {
     items: KubeObject[],
     functionConfig: KubeObject | undefined,
     private readonly inputResults: unknown[],
+    /** True when `doc` is the shell of a lazily split list (its items print from their own text). */
+    private readonly lazy = false,
   ) {
     this.items = items
     this.functionConfig = functionConfig
   }
 
-  /** Parses a ResourceList; throws ResourceListError with a one-line reason. */
-  static parse(text: string): ResourceList {
+  /**
+   * Parses a ResourceList; throws ResourceListError with a one-line reason.
+   * Items of a list in kpt's layout are parsed lazily (see lazy-items.ts)
+   * unless `lazy` is false.
+   */
+  static parse(text: string, options: { lazy?: boolean } = {}): ResourceList {
     if (text.trim() === '') throw new ResourceListError('input is empty: expected a ResourceList on stdin')
+    const split = options.lazy === false ? undefined : splitItems(text)
     let doc: Document.Parsed
     try {
-      doc = parseYamlDocument(text, 'ResourceList')
+      doc = parseYamlDocument(split ? split.shell : text, 'ResourceList')
     } catch (err) {
       if (err instanceof YamlSyntaxError) throw new ResourceListError(`malformed YAML in ${err.message}`)
       throw err
@@ -61,7 +69,9 @@ export class ResourceList {
       throw new ResourceListError('ResourceList `items` must be a list of objects')
     }
     const items: KubeObject[] = []
-    if (isSeq(itemsNode)) {
+    if (split) {
+      split.chunks.forEach((chunk, i) => items.push(KubeObject.fromItemSource(chunk, i)))
+    } else if (isSeq(itemsNode)) {
       itemsNode.items.forEach((node, i) => {
         if (!isMap(node)) throw new ResourceListError(`ResourceList \`items[${i}]\` is not an object`)
         items.push(new KubeObject(node, doc))
@@ -75,7 +85,7 @@ export class ResourceList {
     }
     const resultsNode = root.get('results', true)
     const inputResults = isSeq(resultsNode) ? resultsNode.items : []
-    return new ResourceList(doc, items, functionConfig, inputResults)
+    return new ResourceList(doc, items, functionConfig, inputResults, split !== undefined)
   }
 
   /** A new, empty ResourceList (for errors before any input could be read). */
@@ -93,13 +103,19 @@ export class ResourceList {
       itemsNode = new YAMLSeq()
       root.set('items', itemsNode)
     }
-    ;(itemsNode as YAMLSeq).items = this.items.map((o) => o.node)
+    if (!this.lazy) (itemsNode as YAMLSeq).items = this.items.map((o) => o.node)
     if (this.inputResults.length > 0 || this.results.length > 0) {
       const resultsNode = new YAMLSeq()
       resultsNode.items = [...(this.inputResults as YAMLSeq['items']), ...this.results.items.map(resultNode)]
       root.set('results', resultsNode)
     }
-    return stringifyYamlDocument(this.doc)
+    const text = stringifyYamlDocument(this.doc)
+    if (!this.lazy || this.items.length === 0) return text
+    // The shell printed `items: []` at column 0; put the items there, untouched ones verbatim.
+    const at = text.search(new RegExp(`^${itemsPlaceholder.replace(/[[\]]/g, '\\$&')}$`, 'm'))
+    if (at < 0) throw new Error('ResourceList shell lost its items placeholder')
+    const items = this.items.map((item) => item.toItemText()).join('')
+    return `${text.slice(0, at)}items:\n${items}${text.slice(at + itemsPlaceholder.length + 1)}`
   }
 }
 

@@ -7,6 +7,7 @@ import type { KubeObject } from './kube-object.js'
 import { ResourceList, ResourceListError } from './resource-list.js'
 import type { Result } from './results.js'
 import { newResult } from './results.js'
+import { YamlSyntaxError } from './yaml.js'
 
 /** What a transform gets besides the ResourceList. */
 export interface TransformOptions {
@@ -61,10 +62,13 @@ export function runFunction(
   try {
     fn.transform(rl, { sources: options.sources ?? [] })
   } catch (err) {
+    // Items are parsed when first read, so malformed YAML inside one surfaces here.
     const result =
       err instanceof FieldTypeError
         ? newResult('error', err.message, { object: err.object, field: err.field })
-        : newResult('error', `${fn.name}: internal error: ${(err as Error).message}`)
+        : err instanceof YamlSyntaxError
+          ? newResult('error', `malformed YAML in ${err.message}`)
+          : newResult('error', `${fn.name}: internal error: ${(err as Error).message}`)
     return failure(ResourceList.parse(input), [...rl.results.items, result], result.message)
   }
   if (!rl.results.hasErrors()) return { output: rl.toString(), exitCode: 0, stderr: [] }
