@@ -5,7 +5,7 @@
  * unroll targets, render every spec, then reconcile the set. Any error before
  * reconciliation leaves the items untouched.
  */
-import { combineErrors } from '../api/package-variant.js'
+import { combineErrors, isPackageVariant } from '../api/package-variant.js'
 import { isPackageVariantSet, validatePackageVariantSet } from '../api/package-variant-set.js'
 import type { PackageVariantSet } from '../api/package-variant-set.js'
 import type { KubeObject, ResourceList, TransformOptions } from '../krm/index.js'
@@ -126,17 +126,16 @@ function checkNewNames(
 ): string[] {
   const problems: string[] = []
   const owned = new Set(existing.values())
+  const foreign = new Set<string>()
+  for (const o of items) {
+    if (isPackageVariant(o) && (o.namespace === pvs.namespace || o.namespace === '') && !owned.has(o)) foreign.add(o.name)
+  }
   for (const [id, want] of desired) {
     if (existing.has(id)) continue
     const errors = nameErrors(want.name)
     if (errors.length > 0) {
       problems.push(`invalid PackageVariant name ${JSON.stringify(want.name)}: metadata.name: Invalid value: ${JSON.stringify(want.name)}: ${errors.join('; ')}`)
-      continue
-    }
-    const clash = items.find(
-      (o) => o.isGroupKind('config.porch.kpt.dev', 'PackageVariant') && o.name === want.name && (o.namespace === pvs.namespace || o.namespace === '') && !owned.has(o),
-    )
-    if (clash) {
+    } else if (foreign.has(want.name)) {
       problems.push(`packagevariants.config.porch.kpt.dev ${JSON.stringify(want.name)} already exists and does not belong to PackageVariantSet ${JSON.stringify(pvs.name)}`)
     }
   }
