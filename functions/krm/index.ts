@@ -16,6 +16,7 @@ export {
   qualifiedNameErrors,
 } from './selectors.js'
 export type { CompiledSelector, LabelSelector, LabelSelectorRequirement } from './selectors.js'
+export { renderFieldText, renderItemText } from './emit.js'
 export { isAmbiguousString } from './yaml.js'
 export { findRootObjects, isKptfile, rootPackagePath } from './package.js'
 export { findKptfile, Kptfile, type KptCondition, type KptfileNotFound, type KptfileProblem, type PipelineList } from './kptfile.js'

@@ -3,7 +3,7 @@
  * every edit happens in place and comments, key order and styles survive
  * (modelled on the Go SDK's `fn.KubeObject`).
  */
-import { Document, isMap, isScalar, isSeq, Pair, YAMLMap, YAMLSeq } from 'yaml'
+import { Document, isMap, isScalar, isSeq, Pair, visit, YAMLMap, YAMLSeq } from 'yaml'
 import type { Node } from 'yaml'
 import {
   indexAnnotation,
@@ -14,7 +14,8 @@ import {
   pathAnnotation,
   upstreamIdentifierAnnotation,
 } from './annotations.js'
-import { scanHeader } from './lazy-items.js'
+import { renderFieldText, renderItemText } from './emit.js'
+import { scanHeader, topLevelFieldText } from './lazy-items.js'
 import type { ItemHeader } from './lazy-items.js'
 import type { FileRef } from './results.js'
 import { maxAliasCount, newScalar, parseYamlDocument, reconcileNode, scalarKey, stringifyYamlDocument, toNode, YamlSyntaxError } from './yaml.js'
@@ -58,7 +59,7 @@ export class KubeObject {
   #node: YAMLMap | undefined
   #doc: Document | undefined
   /** For a lazily parsed ResourceList item: its source text (a `- ` entry) and position. */
-  #source: { text: string; index: number; header?: ItemHeader | null; itemDoc?: Document } | undefined
+  #source: { text: string; index: number; generated?: boolean; header?: ItemHeader | null; itemDoc?: Document } | undefined
 
   constructor(node: YAMLMap, doc?: Document) {
     this.#node = node
@@ -110,12 +111,38 @@ export class KubeObject {
     return stringifyYamlDocument(doc)
   }
 
+  /**
+   * True when this item has not been parsed and its top-level `key` is written
+   * exactly as `value` renders (see emit.ts), which proves them equal without
+   * parsing. False only means "not known": compare the parsed value then.
+   */
+  fieldTextEquals(key: string, value: unknown): boolean {
+    const text = this.unparsedText
+    if (text === undefined) return false
+    const field = topLevelFieldText(text, key)
+    return field !== undefined && field === renderFieldText(key, value)
+  }
+
+  /** The source text of an unparsed item's top-level field (see `fieldTextEquals`). */
+  unparsedFieldText(key: string): string | undefined {
+    const text = this.unparsedText
+    return text === undefined ? undefined : topLevelFieldText(text, key)
+  }
+
   #load(): void {
     const source = this.#source!
     const doc = parseYamlDocument(source.text, `ResourceList items[${source.index}]`)
     const seq = doc.contents
     if (!isSeq(seq) || seq.items.length !== 1 || !isMap(seq.items[0])) {
       throw new YamlSyntaxError(`ResourceList \`items[${source.index}]\` is not an object`)
+    }
+    // Empty collections print as `{}` / `[]` either way, but a parsed one is flow
+    // style and would stay so when filled; a generated object is block style throughout.
+    if (source.generated) {
+      visit(doc, {
+        Map: (_, map) => void (map.items.length === 0 && (map.flow = undefined)),
+        Seq: (_, seq) => void (seq.items.length === 0 && (seq.flow = undefined)),
+      })
     }
     this.#node = seq.items[0]
     this.#doc = doc
@@ -134,9 +161,20 @@ export class KubeObject {
     return source.header
   }
 
-  /** Creates a new object from a plain value, with safe quoting and block style. */
-  static fromObject(value: Record<string, unknown>): KubeObject {
-    const node = toNode(value)
+  /**
+   * Creates a new object from a plain value, with safe quoting and block style.
+   * With `placement`, the path annotations are set as `setPath` would. Simple
+   * values are rendered straight to text (see emit.ts) and parsed only if read.
+   */
+  static fromObject(value: Record<string, unknown>, placement?: { path: string; index?: number }): KubeObject {
+    const placed = placement ? withPathAnnotations(value, placement.path, placement.index ?? 0) : value
+    const text = renderItemText(placed)
+    if (text !== undefined) {
+      const object = KubeObject.fromItemSource(text, -1)
+      object.#source!.generated = true
+      return object
+    }
+    const node = toNode(placed)
     if (!isMap(node)) throw new TypeError('a KubeObject must be a map')
     return new KubeObject(node)
   }
@@ -405,6 +443,25 @@ export class KubeObject {
       map = child
     }
     return map
+  }
+}
+
+/** `value` with the four path annotations set (existing keys keep their place), as `setPath` does. */
+function withPathAnnotations(value: Record<string, unknown>, path: string, index: number): Record<string, unknown> {
+  const metadata = (typeof value['metadata'] === 'object' && value['metadata'] !== null ? value['metadata'] : {}) as Record<string, unknown>
+  const annotations = (typeof metadata['annotations'] === 'object' && metadata['annotations'] !== null ? metadata['annotations'] : {}) as Record<string, unknown>
+  return {
+    ...value,
+    metadata: {
+      ...metadata,
+      annotations: {
+        ...annotations,
+        [pathAnnotation]: path,
+        [legacyPathAnnotation]: path,
+        [indexAnnotation]: String(index),
+        [legacyIndexAnnotation]: String(index),
+      },
+    },
   }
 }
 

@@ -217,3 +217,24 @@ function readQuoted(text: string): { value: string; length: number } | undefined
   }
   return undefined
 }
+
+/**
+ * The source lines of a top-level field of an item (`  key: ...` and the lines
+ * under it, trailing blank lines excluded), or undefined when the item has no
+ * such line. The first line of an item (`- key: ...`) is read as `  key: ...`.
+ */
+export function topLevelFieldText(chunk: string, key: string): string | undefined {
+  const lines = chunk.split('\n')
+  if (lines[0]?.startsWith('- ')) lines[0] = `  ${lines[0].slice(2)}`
+  const start = lines.findIndex((line) => line === `  ${key}:` || line.startsWith(`  ${key}: `))
+  if (start < 0) return undefined
+  let end = start + 1
+  while (end < lines.length) {
+    const line = lines[end]!
+    const atTop = line.startsWith('  ') && line[2] !== ' ' && line[2] !== '-' && line.trim() !== ''
+    if (atTop || (line !== '' && !line.startsWith('  '))) break
+    end++
+  }
+  while (end > start + 1 && lines[end - 1]!.trim() === '') end--
+  return `${lines.slice(start, end).join('\n')}\n`
+}

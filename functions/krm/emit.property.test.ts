@@ -1,0 +1,90 @@
+/** Property: the fast emitter prints exactly what the yaml library prints for the same value. */
+import fc from 'fast-check'
+import { Document, YAMLSeq } from 'yaml'
+import { renderItemText } from './emit.js'
+import { KubeObject } from './kube-object.js'
+import { stringifyYamlDocument, toNode } from './yaml.js'
+
+function libraryText(value: Record<string, unknown>): string {
+  const doc = new Document()
+  const seq = new YAMLSeq()
+  seq.items.push(toNode(value))
+  doc.contents = seq
+  return stringifyYamlDocument(doc)
+}
+
+const key = fc.oneof(
+  fc.stringMatching(/^[a-zA-Z][a-zA-Z0-9./-]{0,12}$/),
+  fc.constantFrom('on', 'yes', 'y', '1', 'null', 'true', 'a b', 'config.porch.kpt.dev/packagevariantset', 'k: v', '#x', ''),
+)
+const text = fc.oneof(
+  fc.stringMatching(/^[a-z0-9 ./:@+=()<>$~^,_-]{0,12}$/),
+  fc.string({ maxLength: 8 }),
+  fc.constantFrom('us-east1', 'https://api.example.com', 'nginx:1.25', 'yes', 'on', '0755', '1e3', '', ' x', 'x ', 'a: b', 'a #b', 'é', 'multi\nline', '"q"', "it's", '-x', '- x', '?x', '[a]', '{a}', '*a', '&a', '!a', '%a', '@a', '`a', '|', '>', 'a,b', 'a b c'),
+)
+const scalar = fc.oneof(text, fc.integer(), fc.double(), fc.boolean(), fc.constant(null))
+const value = fc.letrec<{ node: unknown; map: Record<string, unknown>; seq: unknown[] }>((tie) => ({
+  node: fc.oneof({ depthSize: 'small' }, scalar, tie('map'), tie('seq')),
+  map: fc.dictionary(key, tie('node'), { maxKeys: 4 }),
+  seq: fc.array(tie('node'), { maxLength: 3 }),
+}))
+
+describe('renderItemText (property)', () => {
+  test('prints the same bytes as the yaml library, or defers to it', () => {
+    let rendered = 0
+    fc.assert(
+      fc.property(value.map, (v) => {
+        const fast = renderItemText(v)
+        if (fast !== undefined) {
+          rendered++
+          expect(fast).toBe(libraryText(v))
+        }
+      }),
+      { numRuns: 3000 },
+    )
+    expect(rendered).toBeGreaterThan(300)
+  })
+
+  test('a generated PackageVariant takes the fast path', () => {
+    const pv = {
+      apiVersion: 'config.porch.kpt.dev/v1alpha1',
+      kind: 'PackageVariant',
+      metadata: {
+        name: 'nginx-edge-c1-nginx',
+        namespace: 'default',
+        labels: { 'config.porch.kpt.dev/packagevariantset': 'nginx' },
+        ownerReferences: [{ apiVersion: 'config.porch.kpt.dev/v1alpha2', kind: 'PackageVariantSet', name: 'nginx', controller: true }],
+        finalizers: ['config.porch.kpt.dev/packagevariants'],
+        annotations: { 'internal.config.kubernetes.io/path': 'nginx-edge-c1-nginx.yaml', 'internal.config.kubernetes.io/index': '0' },
+      },
+      spec: {
+        upstream: { repo: 'blueprints', package: 'nginx', revision: 1 },
+        downstream: { repo: 'edge-c1', package: 'nginx' },
+        packageContext: { data: { region: 'us-east1', enabled: 'yes' } },
+        injectors: [{ kind: 'ConfigMap', name: 'us-east1-endpoints' }],
+        pipeline: { mutators: [{ image: 'set-namespace:v0.4.1', configMap: { namespace: 'edge' } }] },
+      },
+    }
+    expect(renderItemText(pv)).toBe(libraryText(pv))
+  })
+})
+
+describe('KubeObject.fromObject with a placement', () => {
+  test('prints as fromObject followed by setPath, and reads the same', () => {
+    const metadata = fc.record(
+      { name: fc.stringMatching(/^[a-z][a-z0-9-]{0,8}$/), annotations: fc.dictionary(fc.constantFrom('a', 'example.com/b', 'kpt.dev/config-injection'), text, { maxKeys: 2 }) },
+      { requiredKeys: [] },
+    )
+    fc.assert(
+      fc.property(metadata, fc.option(value.map, { nil: undefined }), fc.stringMatching(/^[a-z]{1,5}\.yaml$/), fc.nat(3), (meta, spec, path, index) => {
+        const object = { apiVersion: 'v1', kind: 'ConfigMap', metadata: meta, ...(spec ? { spec } : {}) }
+        const placed = KubeObject.fromObject(object, { path, index })
+        const slow = KubeObject.fromObject(object)
+        slow.setPath(path, index)
+        expect(placed.toItemText()).toBe(slow.toItemText())
+        expect([placed.path, placed.index, placed.name]).toEqual([path, index, slow.name])
+      }),
+      { numRuns: 500 },
+    )
+  })
+})

@@ -1,0 +1,118 @@
+/**
+ * Fast rendering of new objects: a plain value printed straight to text, byte
+ * for byte as the `yaml` library prints the nodes `toNode` builds, so a
+ * function that generates thousands of objects (fan-out) does not build and
+ * print thousands of node trees. Anything outside the simple cases (multi-line
+ * or unusual strings, non-integer numbers, nested sequences) returns undefined
+ * and the caller uses the library. A property test holds the two to the same
+ * bytes (`emit.property.test.ts`).
+ */
+import { isAmbiguousString } from './yaml.js'
+
+/** Thrown internally when a value needs the library's judgement. */
+class NotSimple extends Error {}
+
+/**
+ * The value as one entry of a block sequence (`- apiVersion: ...\n  kind: ...\n`),
+ * or undefined when it needs the yaml library.
+ */
+export function renderItemText(value: Record<string, unknown>): string | undefined {
+  try {
+    const lines: string[] = []
+    if (Object.keys(value).every((k) => value[k] === undefined)) return undefined
+    renderMap(value, 2, lines, '- ')
+    return `${lines.join('\n')}\n`
+  } catch (err) {
+    if (err instanceof NotSimple) return undefined
+    throw err
+  }
+}
+
+function renderMap(map: Record<string, unknown>, indent: number, lines: string[], firstPrefix?: string): void {
+  const pad = ' '.repeat(indent)
+  let first = true
+  for (const key of Object.keys(map)) {
+    const value = map[key]
+    if (value === undefined) continue
+    const lead = first && firstPrefix !== undefined ? `${' '.repeat(indent - 2)}${firstPrefix}` : pad
+    first = false
+    const k = scalarText(key)
+    if (Array.isArray(value)) {
+      if (value.length === 0) lines.push(`${lead}${k}: []`)
+      else {
+        lines.push(`${lead}${k}:`)
+        renderSeq(value, indent, lines)
+      }
+    } else if (isObject(value)) {
+      if (isEmpty(value)) lines.push(`${lead}${k}: {}`)
+      else {
+        lines.push(`${lead}${k}:`)
+        renderMap(value, indent + 2, lines)
+      }
+    } else {
+      lines.push(`${lead}${k}: ${scalarText(value)}`)
+    }
+  }
+}
+
+function renderSeq(seq: readonly unknown[], indent: number, lines: string[]): void {
+  const pad = ' '.repeat(indent)
+  for (const item of seq) {
+    if (Array.isArray(item)) throw new NotSimple()
+    if (isObject(item)) {
+      if (isEmpty(item)) lines.push(`${pad}- {}`)
+      else renderMap(item, indent + 2, lines, '- ')
+    } else {
+      lines.push(`${pad}- ${scalarText(item)}`)
+    }
+  }
+}
+
+/** Strings the library prints plain when they are not ambiguous (checked by the property test). */
+const plainSafe = /^[A-Za-z0-9_/(][A-Za-z0-9_./:@+=()<>$~^ ,-]*$/
+/** Strings the library double-quotes without escapes. */
+const quoteSafe = /^[\x20-\x7e]*$/
+
+function scalarText(value: unknown): string {
+  if (value === null) return 'null'
+  if (typeof value === 'boolean') return value ? 'true' : 'false'
+  if (typeof value === 'number') {
+    if (Number.isSafeInteger(value) && !Object.is(value, -0)) return String(value)
+    throw new NotSimple()
+  }
+  if (typeof value !== 'string') throw new NotSimple()
+  if (isAmbiguousString(value)) {
+    if (!quoteSafe.test(value) || value.includes('"') || value.includes('\\')) throw new NotSimple()
+    return `"${value}"`
+  }
+  if (!plainSafe.test(value) || value.endsWith(':') || value.endsWith(' ') || value.includes(': ') || value.includes(' #')) {
+    throw new NotSimple()
+  }
+  return value
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function isEmpty(map: Record<string, unknown>): boolean {
+  for (const key in map) if (map[key] !== undefined) return false
+  return true
+}
+
+/**
+ * A top-level field of an item (`  key: ...` and the lines under it, at the
+ * indentation of a block-sequence entry), or undefined when it needs the
+ * yaml library.
+ */
+export function renderFieldText(key: string, value: unknown): string | undefined {
+  if (value === undefined) return undefined
+  try {
+    const lines: string[] = []
+    renderMap({ [key]: value }, 2, lines)
+    return `${lines.join('\n')}\n`
+  } catch (err) {
+    if (err instanceof NotSimple) return undefined
+    throw err
+  }
+}
