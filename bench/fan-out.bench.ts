@@ -111,6 +111,20 @@ export const benchmarks: Benchmark[] = [
     baseline: { name: 'parse + print the same list (no fan-out)', run: (input) => ResourceList.parse(input as string).toString() },
     iterations: 3,
   },
+  {
+    name: `fan-out re-run over the ${targets} PackageVariants it wrote (nothing changes), as the bin`,
+    setup: () => {
+      const first = runFunction(fanOutFunction, fleet(siteTemplate()))
+      if (first.exitCode !== 0) throw new Error(first.stderr.join('\n'))
+      return first.output.replace(/\nresults:\n[\s\S]*$/, '\n')
+    },
+    run: (input) => {
+      const out = runFunction(fanOutFunction, input as string)
+      if (out.exitCode !== 0 || !out.output.includes(`0 created, 0 updated, ${targets} unchanged`)) throw new Error('re-run changed the fleet')
+    },
+    baseline: { name: 'parse + print the same list (no fan-out)', run: (input) => ResourceList.parse(input as string).toString() },
+    iterations: 3,
+  },
 ]
 
 /** Four expressions per target (standard CEL only): downstream repo and package, one data value, one injector name. */

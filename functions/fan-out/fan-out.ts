@@ -68,7 +68,7 @@ export function runFanOut(rl: ResourceList, options: TransformOptions, fanOutOpt
   })
   if (!rendered.ok) return fail('UnexpectedError', rendered.message, rendered.field, rendered.tags)
 
-  const existing = existingVariants(pvs, rl.items)
+  const existing = existingVariants(pvs, rl.items, rendered.desired)
   const problems = checkNewNames(pvs, rendered.desired, existing, rl.items)
   if (problems.length > 0) {
     for (const p of problems.slice(1)) rl.results.error(p, { object: fc, field: 'spec.targets', tags: { reason: 'UnexpectedError' } })
@@ -76,7 +76,7 @@ export function runFanOut(rl: ResourceList, options: TransformOptions, fanOutOpt
   }
   for (const warning of rendered.collisions) rl.results.warning(warning, { object: fc, field: 'spec.targets' })
 
-  const summary = reconcileVariants(pvs, rl.items, rendered.desired, directoryOf(pvsItem))
+  const summary = reconcileVariants(pvs, rl.items, existing, rendered.desired, directoryOf(pvsItem))
   if (pvsItem) setConditions(pvsItem, { ok: true })
   rl.results.info(summaryMessage(pvs, rendered.desired.size, summary), { object: fc })
   return summary

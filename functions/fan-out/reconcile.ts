@@ -5,7 +5,7 @@
  */
 import type { PackageVariantSet } from '../api/package-variant-set.js'
 import { isPackageVariant, packageVariantApiVersion, packageVariantFinalizer, packageVariantKind } from '../api/package-variant.js'
-import { KubeObject, packageVariantSetLabel } from '../krm/index.js'
+import { KubeObject, packageVariantSetLabel, renderFieldText } from '../krm/index.js'
 import { packageVariantIdentifier } from './naming.js'
 import type { RenderedSpec } from './render.js'
 
@@ -34,12 +34,30 @@ export function setLabelValue(pvs: PackageVariantSet): string {
  * `spec.downstream`, not their names). On a duplicate identifier the last
  * one wins, as with Porch's map; the other is left alone.
  */
-export function existingVariants(pvs: PackageVariantSet, items: readonly KubeObject[]): Map<string, KubeObject> {
+export function existingVariants(
+  pvs: PackageVariantSet,
+  items: readonly KubeObject[],
+  desired?: ReadonlyMap<string, DesiredVariant>,
+): Map<string, KubeObject> {
   const label = setLabelValue(pvs)
   const out = new Map<string, KubeObject>()
+  // Unchanged PackageVariants (the usual case on a re-run) are recognised by the
+  // text of their spec, so they need not be parsed: equal text means equal spec,
+  // and so equal downstream and identifier.
+  const idBySpecText = new Map<string, string>()
+  for (const [id, want] of desired ?? []) {
+    const text = renderFieldText('spec', want.spec)
+    if (text !== undefined) idBySpecText.set(text, id)
+  }
   for (const item of items) {
     if (!isPackageVariant(item) || item.getLabel(packageVariantSetLabel) !== label) continue
     if (item.namespace !== pvs.namespace && item.namespace !== '') continue
+    const specText = item.unparsedFieldText('spec')
+    const knownId = specText === undefined ? undefined : idBySpecText.get(specText)
+    if (knownId !== undefined) {
+      out.set(knownId, item)
+      continue
+    }
     const downstream = item.get(['spec', 'downstream'])
     const d = typeof downstream === 'object' && downstream !== null ? (downstream as Record<string, unknown>) : {}
     const repo = typeof d['repo'] === 'string' ? d['repo'] : ''
@@ -53,15 +71,15 @@ export function existingVariants(pvs: PackageVariantSet, items: readonly KubeObj
  * Applies the desired set to `items` in place: deletes existing ids that are
  * not desired, replaces the spec of the others (metadata kept; unchanged
  * bytes stay unchanged), and appends new PackageVariants in desired order,
- * each in its own file `<dir>/<name>.yaml`.
+ * each in its own file `<dir>/<name>.yaml`. `existing` is `existingVariants`.
  */
 export function reconcileVariants(
   pvs: PackageVariantSet,
   items: KubeObject[],
+  existing: ReadonlyMap<string, KubeObject>,
   desired: ReadonlyMap<string, DesiredVariant>,
   dir: string,
 ): ReconcileSummary {
-  const existing = existingVariants(pvs, items)
   const summary: ReconcileSummary = { created: [], updated: [], unchanged: [], deleted: [] }
   const remove = new Set<KubeObject>()
   for (const [id, object] of existing) {
@@ -82,7 +100,7 @@ export function reconcileVariants(
   for (const [id, want] of desired) {
     const current = existing.get(id)
     if (current) {
-      if (deepEqual(current.get(['spec']), want.spec)) {
+      if (current.fieldTextEquals('spec', want.spec) || deepEqual(current.get(['spec']), want.spec)) {
         summary.unchanged.push(current)
       } else {
         current.set(['spec'], want.spec)
@@ -90,11 +108,10 @@ export function reconcileVariants(
       }
       continue
     }
-    const object = newPackageVariant(pvs, want)
     const path = `${dir}${want.name}.yaml`
     const index = (usedIndexes.get(path) ?? -1) + 1
     usedIndexes.set(path, index)
-    object.setPath(path, index)
+    const object = newPackageVariant(pvs, want, { path, index })
     items.push(object)
     summary.created.push(object)
   }
@@ -102,7 +119,7 @@ export function reconcileVariants(
 }
 
 /** A new PackageVariant as Porch creates it (reference section 6), plus kpt's path annotations. */
-export function newPackageVariant(pvs: PackageVariantSet, want: DesiredVariant): KubeObject {
+export function newPackageVariant(pvs: PackageVariantSet, want: DesiredVariant, placement?: { path: string; index: number }): KubeObject {
   const metadata: Record<string, unknown> = { name: want.name }
   if (pvs.namespace) metadata['namespace'] = pvs.namespace
   metadata['labels'] = { [packageVariantSetLabel]: setLabelValue(pvs) }
@@ -111,7 +128,7 @@ export function newPackageVariant(pvs: PackageVariantSet, want: DesiredVariant):
   owner['controller'] = true
   metadata['ownerReferences'] = [owner]
   metadata['finalizers'] = [packageVariantFinalizer]
-  return KubeObject.fromObject({ apiVersion: packageVariantApiVersion, kind: packageVariantKind, metadata, spec: want.spec })
+  return KubeObject.fromObject({ apiVersion: packageVariantApiVersion, kind: packageVariantKind, metadata, spec: want.spec }, placement)
 }
 
 /** Structural equality of plain values; map key order does not matter. */
