@@ -26,17 +26,22 @@ export function severityOf(report: DependencyReport): Severity {
 export function planResults(plan: Plan): Result[] {
   const results: Result[] = []
   const reported = new Set<string>()
+  // Every error result carries the same tags: `state`, `dependency` and, for a conflict, its `reason`.
+  const reasons = new Map(plan.conflicts.map((c) => [`${c.requiredBy}\0${c.message}`, c.reason]))
   for (const target of plan.packages) {
     for (const dep of target.dependencies) {
       const severity = severityOf(dep)
+      const key = `${dep.requiredBy}\0${dep.message}`
       const text = severity === 'error' ? `unmet dependency ${dep.requiredBy} -> ${dep.name}: ${dep.message}` : `dependency ${dep.requiredBy} -> ${dep.name}: ${dep.message}`
-      if (severity === 'error') reported.add(`${dep.requiredBy}\0${dep.message}`)
-      results.push(newResult(severity, text, { ...at(dep.declaredAt), tags: { state: dep.state, dependency: dep.name } }))
+      if (severity === 'error') reported.add(key)
+      const reason = severity === 'error' ? reasons.get(key) : undefined
+      const tags: Record<string, string> = { state: dep.state, dependency: dep.name, ...(reason ? { reason } : {}) }
+      results.push(newResult(severity, text, { ...at(dep.declaredAt), tags }))
     }
   }
   for (const c of plan.conflicts) {
     if (reported.has(`${c.requiredBy}\0${c.message}`)) continue
-    results.push(newResult('error', conflictText(c), { ...at(c.declaredAt), tags: { reason: c.reason, dependency: c.package } }))
+    results.push(newResult('error', conflictText(c), { ...at(c.declaredAt), tags: { state: 'Conflict', dependency: c.package, reason: c.reason } }))
   }
   for (const issue of plan.issues) results.push(newResult(issue.severity, issue.message, at(issue.declaredAt)))
   results.push(newResult(plan.result === 'CONFLICT' ? 'error' : 'info', summary(plan), { tags: { result: plan.result } }))

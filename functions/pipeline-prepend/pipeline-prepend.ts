@@ -45,7 +45,11 @@ export function isPackageVariantFunction(name: string | undefined, pvName: strin
 
 /** How many entries of each list were written and dropped. */
 export interface PrependCounts {
+  /** Entries prepended, new or replacing an earlier entry of the same name. */
   added: Record<PipelineList, number>
+  /** Of those, the ones that replaced this PackageVariant's earlier entry. */
+  replaced: Record<PipelineList, number>
+  /** Earlier entries of this PackageVariant no longer in its spec. */
   removed: Record<PipelineList, number>
 }
 
@@ -61,7 +65,11 @@ export function prependFunctions(
   pvName: string,
   functions: Record<PipelineList, readonly Record<string, unknown>[]>,
 ): PrependCounts {
-  const counts: PrependCounts = { added: { mutators: 0, validators: 0 }, removed: { mutators: 0, validators: 0 } }
+  const counts: PrependCounts = {
+    added: { mutators: 0, validators: 0 },
+    replaced: { mutators: 0, validators: 0 },
+    removed: { mutators: 0, validators: 0 },
+  }
   for (const list of ['mutators', 'validators'] as const) {
     const earlier = new Map<string, KubeObject>()
     const kept: KubeObject[] = []
@@ -73,14 +81,17 @@ export function prependFunctions(
         kept.push(entry)
       }
     }
+    const replacedIndexes = new Set<number>()
     const generated = functions[list].map((fn, i) => {
       const value = generatedEntry(fn, generateFunctionName(pvName, typeof fn['name'] === 'string' ? fn['name'] : '', i))
       const previous = earlier.get(value['name'] as string)
       if (!previous) return KubeObject.fromObject(value)
       earlier.delete(value['name'] as string)
+      replacedIndexes.add(i)
       return overwrite(previous, value)
     })
     counts.added[list] = generated.length
+    counts.replaced[list] = replacedIndexes.size
     counts.removed[list] = earlier.size
     kptfile.setFunctions(list, [...generated, ...kept])
   }
@@ -114,6 +125,9 @@ function summary(pvName: string, counts: PrependCounts, changed: boolean): strin
   if (!changed) return `pipeline of PackageVariant \`${pvName}\` already up to date`
   const parts = (['mutators', 'validators'] as const)
     .filter((list) => counts.added[list] > 0 || counts.removed[list] > 0)
-    .map((list) => `${list}: ${counts.added[list]} prepended, ${counts.removed[list]} earlier removed`)
+    .map(
+      (list) =>
+        `${list}: ${counts.added[list]} prepended (${counts.added[list] - counts.replaced[list]} new, ${counts.replaced[list]} replaced), ${counts.removed[list]} earlier removed`,
+    )
   return `pipeline of PackageVariant \`${pvName}\`: ${parts.join('; ') || 'reordered'}`
 }
