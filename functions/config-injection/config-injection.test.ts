@@ -1,24 +1,7 @@
 import { parse } from 'yaml'
 import { findKptfile, parseObjects, ResourceList, runFunction } from '../krm/index.js'
 import { configInjectionFunction } from './index.js'
-
-/** Dedents an inline YAML block (first line empty, common indentation removed). */
-function source(strings: TemplateStringsArray, ...values: unknown[]): string {
-  const text = String.raw({ raw: strings }, ...values).replace(/^\n/, '')
-  const indent = Math.min(...text.split('\n').filter((l) => l.trim()).map((l) => l.match(/^ */)![0].length))
-  return text
-    .split('\n')
-    .map((l) => l.slice(indent))
-    .join('\n')
-    .replace(/[ \t]+$/, '')
-}
-
-const indent = (text: string, by: string) =>
-  text
-    .trimEnd()
-    .split('\n')
-    .map((l, i) => (i === 0 ? l : `${by}${l}`))
-    .join('\n')
+import { indent, source } from '../../test/support/source.js'
 
 const kptfile = source`
   apiVersion: kpt.dev/v1

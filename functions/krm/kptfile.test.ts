@@ -1,16 +1,6 @@
 import { findKptfile, Kptfile } from './kptfile.js'
 import { ResourceList } from './resource-list.js'
-
-/** Dedents an inline YAML block (first line empty, common indentation removed). */
-function source(strings: TemplateStringsArray, ...values: unknown[]): string {
-  const text = String.raw({ raw: strings }, ...values).replace(/^\n/, '')
-  const indent = Math.min(...text.split('\n').filter((l) => l.trim()).map((l) => l.match(/^ */)![0].length))
-  return text
-    .split('\n')
-    .map((l) => l.slice(indent))
-    .join('\n')
-    .replace(/[ \t]+$/, '')
-}
+import { source } from '../../test/support/source.js'
 
 function items(yaml: string) {
   const body = yaml

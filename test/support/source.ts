@@ -5,3 +5,12 @@ export function source(strings: TemplateStringsArray, ...values: unknown[]): str
   const indent = Math.min(...lines.filter((l) => l.trim() !== '').map((l) => l.match(/^ */)![0].length))
   return lines.map((l) => l.slice(indent)).join('\n')
 }
+
+/** Indents every line but the first by `by` (to embed a block under a key). */
+export function indent(text: string, by: string): string {
+  return text
+    .trimEnd()
+    .split('\n')
+    .map((line, i) => (i === 0 ? line : `${by}${line}`))
+    .join('\n')
+}
