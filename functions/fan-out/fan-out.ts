@@ -8,6 +8,7 @@
 import { combineErrors, isPackageVariant } from '../api/package-variant.js'
 import { isPackageVariantSet, validatePackageVariantSet } from '../api/package-variant-set.js'
 import type { PackageVariantSet } from '../api/package-variant-set.js'
+import { rootPackagePath } from '../krm/index.js'
 import type { KubeObject, ResourceList, TransformOptions } from '../krm/index.js'
 import { CelEngine, defaultCelBudget } from './cel.js'
 import type { CelBudget } from './cel.js'
@@ -42,7 +43,7 @@ export function runFanOut(rl: ResourceList, options: TransformOptions, fanOutOpt
   }
   const pvs = parsed.config
   const fc = pvs.object
-  const pvsItem = rl.items.find((o) => isPackageVariantSet(o) && o.name === pvs.name && o.namespace === pvs.namespace)
+  const pvsItem = findSetItem(rl.items, fc, pvs)
   const fail = (reason: FailureReason, message: string, field?: string, tags: Record<string, string> = {}): undefined => {
     if (pvsItem) setConditions(pvsItem, { ok: false, reason, message })
     rl.results.error(message, { object: fc, field, tags: { reason, ...tags } })
@@ -71,8 +72,11 @@ export function runFanOut(rl: ResourceList, options: TransformOptions, fanOutOpt
   const existing = existingVariants(pvs, rl.items, rendered.desired)
   const problems = checkNewNames(pvs, rendered.desired, existing, rl.items)
   if (problems.length > 0) {
-    for (const p of problems.slice(1)) rl.results.error(p, { object: fc, field: 'spec.targets', tags: { reason: 'UnexpectedError' } })
-    return fail('UnexpectedError', problems[0]!, 'spec.targets')
+    // One result per name, in target order; the conditions carry the first, as
+    // Porch stops at its first failed create.
+    if (pvsItem) setConditions(pvsItem, { ok: false, reason: 'UnexpectedError', message: problems[0]!.message })
+    for (const p of problems) rl.results.error(p.message, { object: fc, field: p.field, tags: { reason: 'UnexpectedError', target: p.target } })
+    return undefined
   }
   for (const warning of rendered.collisions) rl.results.warning(warning, { object: fc, field: 'spec.targets' })
 
@@ -112,19 +116,30 @@ function renderAll(pvs: PackageVariantSet, contexts: readonly PvContext[], input
     }
     origin.set(id, ctx)
     // A JS Map keeps the first position and takes the last value (Porch's map overwrite).
-    desired.set(id, { id, name: packageVariantName(id), spec: result.spec })
+    desired.set(id, { id, name: packageVariantName(id), spec: result.spec, targetIndex: ctx.targetIndex, target: describeTarget(ctx) })
   }
   return { ok: true, desired, collisions }
 }
 
-/** Names of PackageVariants to be created must be valid object names and not taken by a PackageVariant outside the set. */
+/** A PackageVariant that cannot be created, and the target it comes from. */
+interface NameProblem {
+  message: string
+  field: string
+  target: string
+}
+
+/**
+ * Names of PackageVariants to be created must be valid object names and not
+ * taken by a PackageVariant outside the set. Names are not sanitised (Porch
+ * does not), so a nested package path (`network/upf`) gives a name with `/`.
+ */
 function checkNewNames(
   pvs: PackageVariantSet,
   desired: ReadonlyMap<string, DesiredVariant>,
   existing: ReadonlyMap<string, KubeObject>,
   items: readonly KubeObject[],
-): string[] {
-  const problems: string[] = []
+): NameProblem[] {
+  const problems: NameProblem[] = []
   const owned = new Set(existing.values())
   const foreign = new Set<string>()
   for (const o of items) {
@@ -133,10 +148,17 @@ function checkNewNames(
   for (const [id, want] of desired) {
     if (existing.has(id)) continue
     const errors = nameErrors(want.name)
+    const at = { field: `spec.targets[${want.targetIndex}]`, target: want.target }
     if (errors.length > 0) {
-      problems.push(`invalid PackageVariant name ${JSON.stringify(want.name)}: metadata.name: Invalid value: ${JSON.stringify(want.name)}: ${errors.join('; ')}`)
+      problems.push({
+        message: `invalid PackageVariant name ${JSON.stringify(want.name)}: metadata.name: Invalid value: ${JSON.stringify(want.name)}: ${errors.join('; ')}`,
+        ...at,
+      })
     } else if (foreign.has(want.name)) {
-      problems.push(`packagevariants.config.porch.kpt.dev ${JSON.stringify(want.name)} already exists and does not belong to PackageVariantSet ${JSON.stringify(pvs.name)}`)
+      problems.push({
+        message: `packagevariants.config.porch.kpt.dev ${JSON.stringify(want.name)} already exists and does not belong to PackageVariantSet ${JSON.stringify(pvs.name)}`,
+        ...at,
+      })
     }
   }
   return problems
@@ -156,6 +178,25 @@ function cachedProjection(): (object: KubeObject) => Map<string, unknown> {
 
 function describeTarget(ctx: PvContext): string {
   return ctx.object ? `${ctx.object.kind} ${JSON.stringify(ctx.object.name)}` : `repository ${JSON.stringify(ctx.repoDefault)} package ${JSON.stringify(ctx.packageDefault)}`
+}
+
+/**
+ * The item that is the set's file. Under `kpt fn render` a pipeline also sees
+ * its subpackages' items, whose paths are relative to their own package; only
+ * an item of the package whose pipeline runs (the shortest `package-path`) can
+ * be the set's file, since new PackageVariants are written relative to that
+ * package (an item without one, e.g. made by an earlier mutator, belongs to
+ * it too). With `configPath`, the functionConfig carries its own path, which
+ * picks the file when several match. Under `kpt fn eval` no item has a
+ * `package-path` and all count.
+ */
+function findSetItem(items: readonly KubeObject[], fc: KubeObject, pvs: PackageVariantSet): KubeObject | undefined {
+  const root = rootPackagePath(items)
+  const candidates = items.filter(
+    (o) => isPackageVariantSet(o) && o.name === pvs.name && o.namespace === pvs.namespace && (o.packagePath ?? root) === root,
+  )
+  const fcPath = fc.path
+  return (fcPath === undefined ? undefined : candidates.find((o) => o.path === fcPath)) ?? candidates[0]
 }
 
 /** New PackageVariant files go next to the PackageVariantSet's file (the package root when it is not an item). */

@@ -5,7 +5,7 @@
  */
 import type { PackageVariantSet } from '../api/package-variant-set.js'
 import { isPackageVariant, packageVariantApiVersion, packageVariantFinalizer, packageVariantKind } from '../api/package-variant.js'
-import { KubeObject, packageVariantSetLabel, renderFieldText } from '../krm/index.js'
+import { KubeObject, packageVariantSetLabel, renderFieldText, rootPackagePath } from '../krm/index.js'
 import { packageVariantIdentifier } from './naming.js'
 import type { RenderedSpec } from './render.js'
 
@@ -14,6 +14,10 @@ export interface DesiredVariant {
   id: string
   name: string
   spec: RenderedSpec
+  /** Index in `spec.targets` of the target that produced it (the last one on a collision). */
+  targetIndex: number
+  /** That target, for messages: `repository "r" package "p"` or `Kind "name"`. */
+  target: string
 }
 
 /** What reconciliation did, by PackageVariant name. */
@@ -72,6 +76,11 @@ export function existingVariants(
  * not desired, replaces the spec of the others (metadata kept; unchanged
  * bytes stay unchanged), and appends new PackageVariants in desired order,
  * each in its own file `<dir>/<name>.yaml`. `existing` is `existingVariants`.
+ *
+ * Existing PackageVariants may live anywhere, subpackages included (under
+ * `kpt fn render` they keep their own `package-path` and so their file). New
+ * ones get no `package-path`, which kpt reads as the package whose pipeline
+ * runs (the root package), so `dir` must be relative to that package.
  */
 export function reconcileVariants(
   pvs: PackageVariantSet,
@@ -92,10 +101,18 @@ export function reconcileVariants(
     items.length = 0
     items.push(...kept)
   }
+  // Paths are relative to each item's own package under `kpt fn render`, so a
+  // file is identified by its package and path (`a.yaml` of a subpackage is
+  // another file than the root's `a.yaml`). An item without `package-path`
+  // belongs to the package whose pipeline runs, as kpt assigns it.
+  const root = rootPackagePath(items) ?? ''
+  const fileKey = (packagePath: string | undefined, path: string) => `${packagePath ?? root}\n${path}`
   const usedIndexes = new Map<string, number>()
   for (const item of items) {
     const path = item.path
-    if (path !== undefined) usedIndexes.set(path, Math.max(usedIndexes.get(path) ?? -1, item.index))
+    if (path === undefined) continue
+    const key = fileKey(item.packagePath, path)
+    usedIndexes.set(key, Math.max(usedIndexes.get(key) ?? -1, item.index))
   }
   for (const [id, want] of desired) {
     const current = existing.get(id)
@@ -109,8 +126,9 @@ export function reconcileVariants(
       continue
     }
     const path = `${dir}${want.name}.yaml`
-    const index = (usedIndexes.get(path) ?? -1) + 1
-    usedIndexes.set(path, index)
+    const key = fileKey(root, path)
+    const index = (usedIndexes.get(key) ?? -1) + 1
+    usedIndexes.set(key, index)
     const object = newPackageVariant(pvs, want, { path, index })
     items.push(object)
     summary.created.push(object)

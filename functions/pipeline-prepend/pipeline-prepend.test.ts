@@ -142,6 +142,40 @@ describe('pipeline-prepend', () => {
       pv('my', 'mutators:\n- image: mine\n'),
       header + 'pipeline:\n  mutators:\n  - name: PackageVariant.my..0\n    image: mine\n  - name: PackageVariant.my.pv.fn.0\n    image: fn\n',
     ],
+    [
+      'copies an entry as written: nested keys in spec order, nested empty values and unknown fields kept; only top-level empties dropped',
+      header,
+      pv(
+        'my-pv',
+        source`
+          mutators:
+          - selectors: [{kind: Deployment, apiVersion: apps/v1, labels: {}}]
+            exclude: [{annotations: {b: "2", a: "1"}}]
+            image: fn
+            configMap: {}
+            fooBar: {z: 1, q: 2}
+            name: fn
+        `,
+      ),
+      header +
+        source`
+          pipeline:
+            mutators:
+            - name: PackageVariant.my-pv.fn.0
+              image: fn
+              exclude:
+              - annotations:
+                  b: "2"
+                  a: "1"
+              fooBar:
+                z: 1
+                q: 2
+              selectors:
+              - kind: Deployment
+                apiVersion: apps/v1
+                labels: {}
+        `,
+    ],
   ])('%s', (_, kptfile, config, want) => {
     const first = run(kptfile, config)
     expect(first.exitCode).toBe(0)
