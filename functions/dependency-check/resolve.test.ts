@@ -243,6 +243,113 @@ describe('planDependencies', () => {
     expect(p.conflicts).toMatchObject([{ reason: 'InstallationTypeViolation', namespace: 'b' }])
   })
 
+  describe('installationType (rule 7)', () => {
+    const d = (installationType?: 'OnePerCluster' | 'OnePerNamespace') => pkg('d', { '1.0.0': [], '1.4.0': [], '2.0.0': [] }, installationType ? { installationType } : {})
+    const at = (name: string, namespace: string, deps: Dependency[]): PlanTarget => ({ package: name, namespace, version: '1.0.0', manifest: { dependencies: deps, provides: [] } })
+    const inst = (name: string, version: string, namespace: string, extra: { deps?: Dependency[]; installation?: string } = {}) => ({ ...installed(name, version, { namespace, ...(extra.deps ? { deps: extra.deps } : {}) }), name: extra.installation ?? name })
+    test.each([
+      ['OnePerNamespace: two versions at once in one namespace', { packages: [d('OnePerNamespace')], targets: [at('a', 'ns', [dep('d', '^1')]), at('b', 'ns', [dep('d', '^2')])] }, ['ns/a@1.0.0 InstallationTypeViolation', 'ns/b@1.0.0 InstallationTypeViolation'], 'CONFLICT', ''],
+      ['OnePerNamespace: one version per namespace is fine', { packages: [d('OnePerNamespace')], targets: [at('a', 'ns1', [dep('d', '^1')]), at('b', 'ns2', [dep('d', '^2')])] }, [], 'RESOLVABLE', 'install ns1/d@1.4.0, ns2/d@2.0.0'],
+      ['OnePerNamespace: an installed dependant in the namespace holds the installed version', { packages: [d('OnePerNamespace')], installed: [inst('d', '1.0.0', 'ns'), inst('x', '1.0.0', 'ns', { deps: [dep('d', '^1')] })], targets: [at('a', 'ns', [dep('d', '^2')])] }, ['ns/a@1.0.0 InstallationTypeViolation'], 'CONFLICT', ''],
+      ['OnePerNamespace: a dependant in another namespace does not count', { packages: [d('OnePerNamespace')], installed: [inst('d', '1.0.0', 'ns'), inst('d', '1.0.0', 'other'), inst('x', '1.0.0', 'other', { deps: [dep('d', '^1')] })], targets: [at('a', 'ns', [dep('d', '^2')])] }, [], 'RESOLVABLE', 'upgrade ns/d 1.0.0 -> 2.0.0'],
+      ['NoRestrictions: the same ranges have no common version (not an installationType matter)', { packages: [d()], targets: [at('a', 'ns', [dep('d', '^1')]), at('b', 'ns', [dep('d', '^2')])] }, ['ns/a@1.0.0 NoMatchingVersion', 'ns/b@1.0.0 NoMatchingVersion'], 'CONFLICT', ''],
+      ['OnePerCluster: two versions at once across namespaces', { packages: [d('OnePerCluster')], targets: [at('a', 'ns1', [dep('d', '^1')]), at('b', 'ns2', [dep('d', '^2')])] }, ['ns1/a@1.0.0 InstallationTypeViolation', 'ns2/b@1.0.0 InstallationTypeViolation'], 'CONFLICT', ''],
+      ['OnePerNamespace: updating one of two installations in a namespace', { packages: [d('OnePerNamespace')], installed: [inst('d', '1.0.0', 'ns'), inst('d', '1.0.0', 'ns', { installation: 'd-copy' })], targets: [{ package: 'd', namespace: 'ns', version: '2.0.0' }] }, ['ns/d@2.0.0 InstallationTypeViolation'], 'CONFLICT', ''],
+      ['OnePerNamespace: a second installation in another namespace is fine', { packages: [d('OnePerNamespace')], installed: [inst('d', '1.0.0', 'ns')], targets: [at('a', 'other', [dep('d', '^2')])] }, [], 'RESOLVABLE', 'install other/d@2.0.0'],
+    ] as [string, Parameters<typeof plan>[0], string[], string, string][])('%s', (_name, input, conflicts, result, steps) => {
+      const p = plan(input)
+      expect(p.conflicts.map((c) => `${c.requiredBy} ${c.reason}`)).toEqual(conflicts)
+      expect(p.conflicts.every((c) => !c.resolvable)).toBe(true)
+      expect(p.result).toBe(result)
+      const ns = (s: { namespace: string; package: string }) => `${s.namespace ? s.namespace + '/' : ''}${s.package}`
+      const planned = [...(p.install.length ? [`install ${p.install.map((i) => `${ns(i)}@${i.version}`).join(', ')}`] : []), ...p.upgrade.map((u) => `upgrade ${ns(u)} ${u.from} -> ${u.to}`)]
+      expect(planned.join('; ')).toBe(steps)
+    })
+
+    test('the conflict names both ranges and the namespace', () => {
+      const p = plan({ packages: [d('OnePerNamespace')], installed: [inst('d', '1.0.0', 'ns'), inst('x', '1.0.0', 'ns', { deps: [dep('d', '^1')] })], targets: [at('a', 'ns', [dep('d', '^2')])] })
+      expect(p.conflicts[0]!.message).toBe('d (required: ^2, actual: 1.0.0): d is OnePerNamespace and ns/a@1.0.0 needs ^2, ns/x@1.0.0 needs ^1: two different versions at once in namespace ns, where only one installation is allowed')
+      expect(p.packages[0]!.dependencies[0]).toMatchObject({ state: 'Conflict', resolvable: false })
+    })
+
+    test('duplicate installations: the plan touching one is a violation, untouched ones a warning', () => {
+      const installedState = [inst('d', '1.0.0', 'ns'), inst('d', '1.0.0', 'ns', { installation: 'd-copy' })]
+      const update = plan({ packages: [d('OnePerNamespace')], installed: installedState, targets: [{ package: 'd', namespace: 'ns', version: '2.0.0' }] })
+      expect(update.conflicts[0]!.message).toBe('d is OnePerNamespace and ns has another installation, installation d-copy (ns/d@1.0.0); the plan would update installation d to ns/d@2.0.0, leaving two installations (two versions at once) where only one is allowed')
+      for (const targets of [[at('a', 'ns', [dep('d', '^1')])], [{ package: 'd', namespace: 'ns', version: '1.0.0' }]]) {
+        const untouched = plan({ packages: [d('OnePerNamespace')], installed: installedState, targets })
+        expect(untouched.conflicts).toEqual([])
+        expect(untouched.issues.map((i) => i.message)).toContain('d is OnePerNamespace but installed 2 times in ns (pre-existing)')
+      }
+    })
+  })
+
+  describe('GVK dependency on an installed package at a version that does not provide it', () => {
+    const C = 'cert-manager.io/v1|Certificate'
+    const cm = pkg('cm', { '0.9.0': [], '1.0.0': [], '1.5.0': [], '2.0.0': [] }, {}, { '1.0.0': [C], '1.5.0': [C], '2.0.0': [C] })
+    const needsC = [target('a', '1.0.0', [gvk('cert-manager.io/v1', 'Certificate')])]
+    const holder = (range: string) => installed('x', '1.0.0', { deps: [dep('cm', range)] })
+    test.each([
+      ['Highest', {}, [], 'Upgrade', '0.9.0 -> 2.0.0', undefined],
+      ['Lowest', { upgradeTarget: 'Lowest' }, [], 'Upgrade', '0.9.0 -> 1.0.0', undefined],
+      ['Highest within every range on it', {}, [holder('<2')], 'Upgrade', '0.9.0 -> 1.5.0', undefined],
+      ['upgrades denied: resolvable, nothing planned', { upgrades: 'Deny' }, [holder('<2')], 'Conflict', '', { reason: 'UpgradeNotAllowed', resolvable: true, resolution: { action: 'Upgrade', version: '1.5.0' }, direction: 'Below' }],
+      ['no providing version satisfies the ranges', {}, [holder('<1')], 'Conflict', '', { reason: 'NoVersionSatisfiesAll', resolvable: false }],
+    ] as [string, Partial<DependencyPolicy>, ReturnType<typeof installed>[], string, string, Record<string, unknown> | undefined][])('%s', (_name, policy, others, state, upgrade, conflict) => {
+      const p = plan({ packages: [cm], installed: [installed('cm', '0.9.0', { asDependency: true }), ...others], targets: needsC, policy })
+      expect(p.packages[0]!.dependencies[0]!.state).toBe(state)
+      expect(p.upgrade.map((u) => `${u.from} -> ${u.to}`)).toEqual(upgrade ? [upgrade] : [])
+      expect(p.conflicts).toEqual(conflict ? [expect.objectContaining({ package: 'cm', actual: '0.9.0', required: 'cert-manager.io/v1/Certificate', requiredBy: 'a@1.0.0', ...conflict })] : [])
+      expect(p.result).toBe(conflict ? 'CONFLICT' : 'RESOLVABLE')
+      expect(p.prune).toEqual([])
+    })
+
+    test('upgrade messages and the unresolvable text', () => {
+      const up = plan({ packages: [cm], installed: [installed('cm', '0.9.0')], targets: needsC })
+      expect(up.packages[0]!.dependencies[0]).toMatchObject({ satisfiedBy: { package: 'cm', version: '2.0.0' }, message: 'upgrade cm from 0.9.0 to 2.0.0, which provides cert-manager.io/v1/Certificate' })
+      expect(up.order).toEqual(['cm', 'a'])
+      const none = plan({ packages: [cm], installed: [installed('cm', '0.9.0'), holder('<1')], targets: needsC })
+      expect(none.conflicts[0]!.message).toBe('cm@0.9.0 does not provide cert-manager.io/v1/Certificate: no version of cm both provides it and satisfies [<1] (versions that provide it: 1.0.0, 1.5.0, 2.0.0)')
+      expect(none.conflicts[0]!.constraints).toEqual([{ from: 'x@1.0.0', range: '<1' }])
+    })
+
+    test('an installed version newer than every provider: downgrade only when allowed', () => {
+      const old = pkg('cm', { '1.0.0': [], '3.0.0': [] }, {}, { '1.0.0': [C] })
+      const input = { packages: [old], installed: [installed('cm', '3.0.0')], targets: needsC }
+      expect(plan(input).conflicts).toMatchObject([{ reason: 'InstalledTooNew', resolvable: false, direction: 'Above' }])
+      expect(plan({ ...input, policy: { downgrades: 'Allow' } }).downgrade).toMatchObject([{ package: 'cm', from: '3.0.0', to: '1.0.0' }])
+    })
+
+    test('the installed provider is upgraded rather than a second provider installed', () => {
+      const other = pkg('other-cm', { '1.0.0': [] }, {}, { '1.0.0': [C] })
+      const p = plan({ packages: [other, cm], installed: [installed('cm', '0.9.0')], targets: needsC })
+      expect(p.install).toEqual([])
+      expect(p.upgrade).toMatchObject([{ package: 'cm', to: '2.0.0' }])
+      const stuck = plan({ packages: [other, cm], installed: [installed('cm', '0.9.0'), holder('<1')], targets: needsC })
+      expect(stuck.install).toMatchObject([{ package: 'other-cm' }])
+      expect(stuck.conflicts).toEqual([])
+    })
+
+    test('a range registered later still gets a providing version', () => {
+      const t = pkg('t', { '1.0.0': [dep('cm', '<1.5')] })
+      const p = plan({ packages: [cm, t], installed: [installed('cm', '0.9.0')], targets: [target('a', '1.0.0', [gvk('cert-manager.io/v1', 'Certificate'), dep('t')])] })
+      expect(p.conflicts).toEqual([])
+      expect(p.upgrade).toMatchObject([{ package: 'cm', from: '0.9.0', to: '1.0.0' }])
+    })
+
+    test('an untouched installation: pre-existing when never served, a conflict when the targets remove it', () => {
+      const never = plan({ packages: [cm], installed: [installed('x', '1.0.0', { deps: [gvk('cert-manager.io/v1', 'Certificate')] })], targets: [target('a', '1.0.0', [])] })
+      expect(never.result).toBe('OK')
+      expect(never.issues).toMatchObject([{ severity: 'warning', message: 'x@1.0.0: cert-manager.io/v1/Certificate is not served' }])
+      const removed = plan({
+        packages: [cm],
+        installed: [installed('cm', '1.0.0'), installed('x', '1.0.0', { deps: [gvk('cert-manager.io/v1', 'Certificate')] })],
+        targets: [{ package: 'cm', namespace: '', version: '0.9.0' }],
+      })
+      expect(removed.conflicts).toMatchObject([{ reason: 'Missing', requiredBy: 'x@1.0.0', message: 'cert-manager.io/v1/Certificate would no longer be served (provided before by cm@1.0.0)' }])
+    })
+  })
+
   test('digest pins compare exactly', () => {
     const digest = `sha256:${'a'.repeat(64)}`
     const p = plan({ installed: [installed('d', `sha256:${'b'.repeat(64)}`)], targets: [target('a', '1.0.0', [dep('d', digest)])] })

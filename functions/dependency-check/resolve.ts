@@ -94,6 +94,11 @@ class Planner {
   private readonly issues: PlanIssue[] = []
   private readonly targetConflicts: (Conflict & { id: string })[] = []
   private providerCache: Map<string, Node[]> | undefined
+  /** Node id → the installations of the same package and namespace that were ignored (duplicates). */
+  private readonly duplicates = new Map<string, { name: string; version: string }[]>()
+  /** Package → ids of nodes whose GVK / anyOf dependency resolved to it (re-evaluated when it changes). */
+  private readonly apiDependants = new Map<string, Set<string>>()
+  private installedProvides: Map<string, string[]> | undefined
   /** Some evaluated node's dependencies were replaced, so planned installs may be orphaned. */
   private mayOrphan = false
 
@@ -126,6 +131,9 @@ class Planner {
       const existing = this.nodes.get(id)
       if (existing) {
         this.issues.push({ severity: 'warning', package: inst.package, message: `installation ${inst.name} duplicates ${existing.installed!.name} (${inst.package} in ${inst.namespace || 'the cluster scope'}); ignored` })
+        const list = this.duplicates.get(id)
+        if (list) list.push({ name: inst.name, version: inst.version })
+        else this.duplicates.set(id, [{ name: inst.name, version: inst.version }])
         continue
       }
       const version = parseVersion(inst.version, { coerce: true }) ?? { raw: inst.version, coerced: false }
@@ -356,6 +364,14 @@ class Planner {
             node.choices.set(i, decision.choice)
             this.register(node)
           }
+          if (decision.to && dep.type !== 'Package') {
+            const pkg = this.nodes.get(decision.to)?.package ?? (decision.effect?.kind === 'install' ? decision.effect.package : undefined)
+            if (pkg) {
+              const set = this.apiDependants.get(pkg)
+              if (set) set.add(node.id)
+              else this.apiDependants.set(pkg, new Set([node.id]))
+            }
+          }
           if (decision.effect) this.apply(decision.effect, next, fresh)
         })
       }
@@ -406,6 +422,7 @@ class Planner {
     this.register(node)
     next.add(node.id)
     for (const r of this.ranges.get(node.package) ?? []) next.add(r.from.id)
+    for (const id of this.apiDependants.get(node.package) ?? []) next.add(id)
   }
 
   /** Decides one dependency of `node` (no side effects; `effect` says what to apply). */
@@ -462,6 +479,14 @@ class Planner {
     const chosen = this.pick(entry, this.candidates(entry, constraints), constraints)
     if (!chosen) {
       if (dep.optional) return { report: { ...base, required, state: 'Skipped', message: `optional dependency ${dep.name} has no installable version; skipped` } }
+      const namespace = this.installNamespace(dep.name, node.namespace)
+      const clash = this.twoVersionsAtOnce(entry, entry.installationType ?? 'NoRestrictions', id, namespace, node, c)
+      if (clash) {
+        return {
+          report: { ...base, required, state: 'Conflict', resolvable: false, message: clash },
+          conflict: { id, package: dep.name, namespace, required, resolvable: false, reason: 'InstallationTypeViolation', message: clash },
+        }
+      }
       const message = noVersionMessage(dep.name, constraints, this.funnel(entry, constraints))
       return {
         report: { ...base, required, state: 'NoMatchingVersion', resolvable: false, message },
@@ -481,6 +506,26 @@ class Planner {
     const list = this.rangesOn({ package: pkg, id }).map((r) => r.constraint)
     if (!(this.ranges.get(pkg) ?? []).some((r) => r.from === from && r.constraint === own)) list.push(own)
     return list
+  }
+
+  /**
+   * Rule 7: the ranges one installation of a `OnePerCluster` / `OnePerNamespace`
+   * package must meet (every range on it; for `OnePerNamespace`, those from its
+   * own namespace) each admit some version, but no version admits them all: the
+   * plan needs two versions at once where only one installation is allowed.
+   * Returns the explanation, or undefined when that is not the cause.
+   */
+  private twoVersionsAtOnce(entry: IndexedPackage, type: InstallationType, id: string, namespace: string, from: Node, own: Constraint): string | undefined {
+    if (type === 'NoRestrictions') return undefined
+    const edges = this.rangesOn({ package: entry.name, id })
+    if (!edges.some((r) => r.from === from && r.constraint === own)) edges.push({ from, constraint: own, raw: own.display })
+    const group = type === 'OnePerCluster' ? edges : edges.filter((r) => r.from.namespace === namespace)
+    if (group.length < 2) return undefined
+    const constraints = group.map((r) => r.constraint)
+    if (this.candidates(entry, constraints).length > 0 || !constraints.every((c) => this.candidates(entry, [c]).length > 0)) return undefined
+    const list = group.map((r) => `${nodeLabel(r.from.package, r.from.namespace, r.from.version?.raw)} needs ${r.constraint.display || '*'}`).sort(byString)
+    const where = type === 'OnePerCluster' ? 'in the cluster' : namespace ? `in namespace ${namespace}` : 'in the cluster scope'
+    return `${entry.name} is ${type} and ${list.join(', ')}: two different versions at once ${where}, where only one installation is allowed`
   }
 
   private installNamespace(pkg: string, namespace: string): string {
@@ -515,7 +560,11 @@ class Planner {
     const constraints = this.rangesOn(target).map((r) => r.constraint)
     if (!constraints.includes(c)) constraints.push(c)
     const candidates = entry ? this.candidates(entry, constraints) : []
-    if (candidates.length === 0) return fail('NoVersionSatisfiesAll', false, `no version satisfies ${describeConstraints(constraints)}`)
+    if (candidates.length === 0) {
+      const clash = entry && this.twoVersionsAtOnce(entry, target.installationType, target.id, target.namespace, node, c)
+      if (clash) return fail('InstallationTypeViolation', false, clash)
+      return fail('NoVersionSatisfiesAll', false, `no version satisfies ${describeConstraints(constraints)}`)
+    }
     if (target.action === 'install') {
       const chosen = this.pick(entry!, candidates, constraints)!
       return { effect: { kind: 'change', node: target, version: chosen, action: 'install' }, report: { ...base, state: 'Install', satisfiedBy: { package: target.package, version: chosen.version.raw }, message: `install ${target.package}@${chosen.version.raw}` } }
@@ -571,23 +620,42 @@ class Planner {
         ? `${key} is provided by ${catalogProviders.join(', ')}; picked ${label} (catalog order)`
         : provider.action === 'install'
           ? `install ${label}, which provides ${key}`
-          : `${key} is provided by ${label}`
+          : provider.action === 'upgrade' || provider.action === 'downgrade'
+            ? `${provider.action} ${provider.package} from ${provider.installed?.version.raw} to ${provider.version?.raw}, which provides ${key}`
+            : `${key} is provided by ${label}`
       const decision: Decision = { report: { ...base, state, satisfiedBy: this.by(provider), message } }
       if (provider !== node) decision.to = provider.id
       return decision
     }
     if (dep.optional && this.policy.optional === 'Skip') return { report: { ...base, state: 'Skipped', message: `optional dependency ${key} is not served; skipped` } }
-    const names = (this.catalog.providers.get(key) ?? []).filter((name) => !this.byPackage.has(name))
+    if (node.action === 'keep') {
+      // An untouched installation's API: the targets are to blame only if an installed version served it before.
+      const before = this.servedBefore().get(key) ?? []
+      if (before.length === 0) return { report: { ...base, state: 'Missing', resolvable: false, preExisting: true, message: `${key} is not served` } }
+      const message = `${key} would no longer be served (provided before by ${before.join(', ')})`
+      return { report: { ...base, state: 'Missing', resolvable: false, message }, conflict: { id: key, package: key, namespace: node.namespace, required: key, resolvable: false, reason: 'Missing', message } }
+    }
+    const names = this.catalog.providers.get(key) ?? []
+    // An installation of a providing package, at a version that does not provide it: change its version (rule 2 for APIs).
+    let failed: Decision | undefined
     for (const name of names) {
+      const present = this.nodes.get(this.scope(name, node.namespace))
+      if (!present) continue
+      const decision = this.providerChange(present, key, base)
+      if (!decision.conflict || decision.conflict.resolvable) return decision
+      failed ??= decision
+    }
+    const absent = names.filter((name) => !this.byPackage.has(name))
+    for (const name of absent) {
       const entry = this.catalog.packages.get(name)!
       const namespace = this.installNamespace(name, node.namespace)
       const constraints = this.rangesOn({ package: name, id: nodeId(name, namespace) }).map((r) => r.constraint)
       const providing = this.candidates(entry, constraints).filter((v) => v.spec.provides.some((g) => gvkKey(g) === key))
       const chosen = providing[providing.length - 1]
       if (!chosen) continue
-      const ambiguous = names.length > 1
+      const ambiguous = absent.length > 1
       const message = ambiguous
-        ? `${key} is provided by ${names.join(', ')}; picked ${name}@${chosen.version.raw} (catalog order)`
+        ? `${key} is provided by ${absent.join(', ')}; picked ${name}@${chosen.version.raw} (catalog order)`
         : `install ${name}@${chosen.version.raw}, which provides ${key}`
       return {
         to: nodeId(name, namespace),
@@ -595,12 +663,71 @@ class Planner {
         report: { ...base, state: ambiguous ? 'Ambiguous' : 'Install', satisfiedBy: { package: name, version: chosen.version.raw }, message },
       }
     }
+    if (failed) return failed
     if (dep.optional) return { report: { ...base, state: 'Skipped', message: `optional dependency ${key} is not served and no package provides it; skipped` } }
     const message = `no installed package, cluster API or catalog package provides ${key}`
     return {
       report: { ...base, state: 'Missing', resolvable: false, message },
       conflict: { id: key, package: key, namespace: node.namespace, required: key, resolvable: false, reason: 'Missing', message },
     }
+  }
+
+  /**
+   * A GVK dependency on `key` whose providing package is present at a version
+   * that does not provide it: the version of that package that provides it and
+   * satisfies every range on it, per the upgrade / downgrade policies (as rule 2
+   * does for a package dependency). A target's version is fixed.
+   */
+  private providerChange(present: Node, key: string, base: Omit<DependencyReport, 'requiredBy' | 'transitive' | 'state' | 'message'>): Decision {
+    const entry = this.catalog.packages.get(present.package)!
+    const current = present.version
+    const label = nodeLabel(present.package, present.namespace, current?.raw)
+    const actual = present.installed?.version.raw ?? current?.raw
+    const to = present.id
+    const fail = (reason: Conflict['reason'], resolvable: boolean, text: string, extra: { direction?: Conflict['direction']; resolution?: Conflict['resolution'] } = {}): Decision => {
+      const message = `${label} does not provide ${key}: ${text}`
+      return {
+        to,
+        report: { ...base, state: 'Conflict', resolvable, ...(present.installed ? { installed: present.installed.version.raw } : {}), message },
+        conflict: { id: present.id, package: present.package, namespace: present.namespace, ...(actual ? { actual } : {}), required: key, resolvable, reason, message, ...extra },
+      }
+    }
+    if (present.action === 'target' || !current) return fail('Missing', false, `${present.package} is a target, so its version is fixed`)
+    const constraints = this.rangesOn(present).map((r) => r.constraint)
+    const providing = this.candidates(entry, constraints).filter((v) => v.spec.provides.some((g) => gvkKey(g) === key))
+    if (providing.length === 0) {
+      const all = entry.versions.filter((v) => v.spec.provides.some((g) => gvkKey(g) === key)).map((v) => v.version.raw)
+      const text = constraints.length > 0
+        ? `no version of ${present.package} both provides it and satisfies ${describeConstraints(constraints)}`
+        : `no version of ${present.package} that provides it is admitted by \`policy.prereleases\` / \`policy.incompleteVersions\``
+      return fail('NoVersionSatisfiesAll', false, `${text} (versions that provide it: ${all.join(', ')})`)
+    }
+    const report = (state: 'Install' | 'Upgrade' | 'Downgrade' | 'Fulfilled', v: IndexedVersion, message: string, effect: Effect): Decision => ({
+      to,
+      effect,
+      report: { ...base, state, ...(present.installed ? { installed: present.installed.version.raw } : {}), satisfiedBy: { package: present.package, version: v.version.raw, ...(present.namespace ? { namespace: present.namespace } : {}) }, message },
+    })
+    if (present.action === 'install') {
+      const chosen = providing[providing.length - 1]!
+      return report('Install', chosen, `install ${present.package}@${chosen.version.raw}, which provides ${key}`, { kind: 'change', node: present, version: chosen, action: 'install' })
+    }
+    const original = present.installed!.version
+    const kept = providing.find((v) => compareVersions(v.version, original) === 0)
+    if (kept) return report('Fulfilled', kept, `${present.package}@${original.raw} kept; it provides ${key}`, { kind: 'change', node: present, version: undefined, action: 'keep' })
+    const up = providing.filter((v) => compareVersions(v.version, original) > 0)
+    const down = providing.filter((v) => compareVersions(v.version, original) < 0)
+    if (up.length > 0) {
+      const chosen = this.policy.upgradeTarget === 'Lowest' ? up[0]! : up[up.length - 1]!
+      if (this.policy.upgrades === 'Allow') {
+        return report('Upgrade', chosen, `upgrade ${present.package} from ${original.raw} to ${chosen.version.raw}, which provides ${key}`, { kind: 'change', node: present, version: chosen, action: 'upgrade' })
+      }
+      return fail('UpgradeNotAllowed', true, `upgrading to ${chosen.version.raw} resolves it (\`policy.upgrades\` is Deny)`, { direction: 'Below', resolution: { action: 'Upgrade', version: chosen.version.raw } })
+    }
+    const chosen = down[down.length - 1]!
+    if (this.policy.downgrades === 'Allow') {
+      return report('Downgrade', chosen, `downgrade ${present.package} from ${original.raw} to ${chosen.version.raw}, which provides ${key}`, { kind: 'change', node: present, version: chosen, action: 'downgrade' })
+    }
+    return fail('InstalledTooNew', false, `only a downgrade to ${chosen.version.raw} would provide it (\`policy.downgrades\` is Deny)`, { direction: 'Above' })
   }
 
   private decideAnyOf(node: Node, dep: Extract<Dependency, { type: 'AnyOf' }>, index: number): Decision {
@@ -640,6 +767,23 @@ class Planner {
       }
     }
     return this.providerCache.get(key) ?? []
+  }
+
+  /** GVK key → the installations whose installed version provides it (labels, in id order); computed once. */
+  private servedBefore(): Map<string, string[]> {
+    if (!this.installedProvides) {
+      this.installedProvides = new Map()
+      for (const n of this.sortedNodes()) {
+        if (!n.installed) continue
+        for (const key of new Set(n.installed.provides.map(gvkKey))) {
+          const label = nodeLabel(n.package, n.namespace, n.installed.version.raw)
+          const list = this.installedProvides.get(key)
+          if (list) list.push(label)
+          else this.installedProvides.set(key, [label])
+        }
+      }
+    }
+    return this.installedProvides
   }
 
   private by(n: Node): SatisfiedBy {
@@ -785,18 +929,35 @@ class Planner {
       })
     }
 
-    // installationType (rule 7): a second installation of a OnePerCluster package.
+    // installationType (rule 7): a second installation of a OnePerCluster package anywhere, or of a
+    // OnePerNamespace package in one namespace (duplicate InstalledPackages count as installations).
     for (const [pkg, list] of [...this.byPackage].sort((a, b) => byString(a[0], b[0]))) {
       const present = list.filter((n) => this.nodes.has(n.id))
-      if (present.length < 2 || !present.some((n) => n.installationType === 'OnePerCluster')) continue
-      const extra = present.filter(changed)
-      if (extra.length === 0) {
-        issues.push({ severity: 'warning', package: pkg, message: `${pkg} is OnePerCluster but installed in ${present.map((n) => n.namespace || 'the cluster scope').join(', ')} (pre-existing)` })
-        continue
-      }
-      for (const n of extra) {
-        const others = present.filter((o) => o !== n).map((o) => nodeLabel(o.package, o.namespace, o.version?.raw))
-        addConflict({ package: pkg, namespace: n.namespace, ...(n.version ? { actual: n.version.raw } : {}), required: 'OnePerCluster', requiredBy: nodeLabel(n.package, n.namespace, n.version?.raw), constraints: [], resolvable: false, reason: 'InstallationTypeViolation', message: `${pkg} is OnePerCluster and already installed as ${others.join(', ')}; a second installation in ${n.namespace || 'the cluster scope'} is not allowed` })
+      const type = present.some((n) => n.installationType === 'OnePerCluster') ? 'OnePerCluster' : present.some((n) => n.installationType === 'OnePerNamespace') ? 'OnePerNamespace' : undefined
+      if (!type) continue
+      const groups = type === 'OnePerCluster' ? [present] : present.map((n) => [n])
+      for (const group of groups) {
+        const duplicates = group.flatMap((n) => (this.duplicates.get(n.id) ?? []).map((d) => ({ node: n, label: `${d.name} (${nodeLabel(pkg, n.namespace, d.version)})` })))
+        if (group.length + duplicates.length < 2) continue
+        const scopeOf = (n: Node) => n.namespace || 'the cluster scope'
+        // A target at the version already installed creates nothing new.
+        const extra = group.filter((n) => changed(n) && !(n.action === 'target' && n.installed && n.version && compareVersions(n.version, n.installed.version) === 0))
+        if (extra.length === 0) {
+          const places = [...group, ...duplicates.map((d) => d.node)].map(scopeOf).sort(byString)
+          const text = type === 'OnePerNamespace' ? `${places.length} times in ${places[0]}` : `in ${places.join(', ')}`
+          issues.push({ severity: 'warning', package: pkg, message: `${pkg} is ${type} but installed ${text} (pre-existing)` })
+          continue
+        }
+        for (const n of extra) {
+          const others = [...group.filter((o) => o !== n).map((o) => nodeLabel(o.package, o.namespace, o.version?.raw)), ...duplicates.map((d) => `installation ${d.label}`)]
+          const sameScope = duplicates.filter((d) => d.node === n).map((d) => `installation ${d.label}`)
+          const verb = n.action === 'target' ? (n.installed ? 'update' : 'install') : n.action
+          const message =
+            sameScope.length > 0
+              ? `${pkg} is ${type} and ${scopeOf(n)} has another installation, ${sameScope.join(', ')}; the plan would ${verb} ${n.installed ? `installation ${n.installed.name} to ` : ''}${nodeLabel(n.package, n.namespace, n.version?.raw)}, leaving two installations (two versions at once) where only one is allowed`
+              : `${pkg} is ${type} and already installed as ${others.join(', ')}; a second installation in ${scopeOf(n)} is not allowed`
+          addConflict({ package: pkg, namespace: n.namespace, ...(n.version ? { actual: n.version.raw } : {}), required: type, requiredBy: nodeLabel(n.package, n.namespace, n.version?.raw), constraints: [], resolvable: false, reason: 'InstallationTypeViolation', message })
+        }
       }
     }
 
