@@ -143,7 +143,7 @@ describe('pipeline-prepend', () => {
       header + 'pipeline:\n  mutators:\n  - name: PackageVariant.my..0\n    image: mine\n  - name: PackageVariant.my.pv.fn.0\n    image: fn\n',
     ],
     [
-      'copies an entry as written: nested keys in spec order, nested empty values and unknown fields kept; only top-level empties dropped',
+      'copies an entry as written: nested keys in spec order, nested empty values kept; only top-level empties dropped',
       header,
       pv(
         'my-pv',
@@ -153,7 +153,6 @@ describe('pipeline-prepend', () => {
             exclude: [{annotations: {b: "2", a: "1"}}]
             image: fn
             configMap: {}
-            fooBar: {z: 1, q: 2}
             name: fn
         `,
       ),
@@ -167,9 +166,6 @@ describe('pipeline-prepend', () => {
               - annotations:
                   b: "2"
                   a: "1"
-              fooBar:
-                z: 1
-                q: 2
               selectors:
               - kind: Deployment
                 apiVersion: apps/v1
@@ -185,6 +181,13 @@ describe('pipeline-prepend', () => {
 
   test.each([
     ['a function name with a dot', header, pv('p', 'mutators:\n- image: x\n  name: a.b\n'), "spec.pipeline.mutators[0].name must not contain '.'", 'spec.pipeline.mutators[0].name'],
+    [
+      'a field kpt functions do not have',
+      header,
+      pv('p', 'validators:\n- image: x\n  fooBar: 1\n'),
+      'spec.pipeline.validators[0].fooBar: unknown field: a kpt function has image, exec, configPath, configMap, name, tag, selectors, exclude',
+      'spec.pipeline.validators[0].fooBar',
+    ],
     ['a function name that is not a string', header, pv('p', 'validators:\n- image: x\n  name: [a]\n'), '`spec.pipeline.validators[0].name` must be a string', 'spec.pipeline.validators[0].name'],
     ['mutators that are not a list', header, pv('p', 'mutators: {image: x}\n'), '`spec.pipeline.mutators` must be a list', 'spec.pipeline.mutators'],
     ['a Kptfile whose pipeline is not a map', header + 'pipeline: x\n', pv('p', ''), 'malformed Kptfile: `pipeline` must be a map', 'pipeline'],
