@@ -3,8 +3,8 @@
  * reading and the validation rules the function depends on, as error results
  * on the functionConfig object.
  */
-import { newResult } from '../krm/index.js'
-import type { KubeObject, Result } from '../krm/index.js'
+import { findKptfile, newResult } from '../krm/index.js'
+import type { Kptfile, KubeObject, ResourceList, Result } from '../krm/index.js'
 import { describeKind } from './function-config.js'
 import { isPackageVariant, readPackageVariant, validatePackageVariant } from './package-variant.js'
 import type { PackageVariant, PackageVariantRule } from './package-variant.js'
@@ -30,4 +30,25 @@ export function readPackageVariantConfig(
     return { ok: false, results: errors.map((e) => newResult('error', e.message, { object: fc, field: e.field })) }
   }
   return { ok: true, pv: read.value }
+}
+
+/**
+ * The common start of a Kptfile mutation: the parsed functionConfig and the
+ * root Kptfile, or undefined after recording why either is unusable on `rl`.
+ */
+export function configAndKptfile<C>(
+  rl: ResourceList,
+  parse: (fc: KubeObject | undefined) => { ok: true; config: C } | { ok: false; results: Result[] },
+): { config: C; kptfile: Kptfile } | undefined {
+  const parsed = parse(rl.functionConfig)
+  if (!parsed.ok) {
+    rl.results.push(...parsed.results)
+    return undefined
+  }
+  const found = findKptfile(rl.items)
+  if (!found.ok) {
+    rl.results.error(found.message, { object: found.object, field: found.field })
+    return undefined
+  }
+  return { config: parsed.config, kptfile: found.kptfile }
 }

@@ -4,9 +4,9 @@
  * `ensureConfigInjection` does (reference/porch-packagevariant.md section 4).
  */
 import type { InjectionSelector } from '../api/package-variant.js'
+import { configAndKptfile } from '../api/package-variant-config.js'
 import {
   configInjectionAnnotation,
-  findKptfile,
   injectedResourceAnnotation,
   injectedResourceNameAnnotation,
   rootPackagePath,
@@ -43,25 +43,17 @@ const annotationField = `metadata.annotations.${configInjectionAnnotation}`
 
 /** Injects in-cluster objects (`options.sources`) into the package's injection points. */
 export function configInjection(rl: ResourceList, options: TransformOptions): void {
-  const parsed = parseConfig(rl.functionConfig)
-  if (!parsed.ok) {
-    rl.results.push(...parsed.results)
-    return
-  }
-  const found = findKptfile(rl.items)
-  if (!found.ok) {
-    rl.results.error(found.message, { object: found.object, field: found.field })
-    return
-  }
+  const prepared = configAndKptfile(rl, parseConfig)
+  if (!prepared) return
+  const { config, kptfile } = prepared
   const { points, errors } = findInjectionPoints(rl.items)
   if (errors.length > 0) {
     for (const e of errors) rl.results.error(`errors in injection points: ${e.message}`, { object: e.object, field: annotationField })
     return
   }
-  const { namespace, injectors } = parsed.config
+  const { namespace, injectors } = config
   const candidates = options.sources.filter((s) => (s.namespace || 'default') === namespace)
   const outcomes = points.map((point) => injectPoint(point, injectors, candidates))
-  const kptfile = found.kptfile
   kptfile.setConditions(outcomes.map(condition))
   kptfile.addReadinessGates(points.filter((p) => p.required).map((p) => p.conditionType))
   for (const outcome of outcomes) {

@@ -50,7 +50,7 @@ describe('satisfies', () => {
     ['1.5.0', '>=1.0.0, !=1.5.0, <2.0.0', false],
     ['1.5.1', '>=1.0.0, !=1.5.0, <2.0.0', true],
     ['v1.2.4+3', '^1.2.3', true],
-    ['1.0.0+2', '>= 1.0.0+3', true], // build metadata is ignored (Glasskube TODO #405)
+    ['1.0.0+2', '>= 1.0.0+3', true], // build metadata is ignored (Glasskube issue #405)
     ['2.0.0-rc.1', '<2.0.0', true], // ranges admit prereleases; the candidate filter decides
     ['2.0.0-rc.1', '^1', false],
     ['0.16.0-feat.0', '>=v0.14.36', true], // Crossplane #6769 does not bite an installed version

@@ -4,27 +4,20 @@
  * (reference/porch-packagevariant.md section 3), with an exact-prefix match
  * for this PackageVariant's earlier entries (DESIGN.md).
  */
-import { findKptfile, KubeObject } from '../krm/index.js'
+import { configAndKptfile } from '../api/package-variant-config.js'
+import { KubeObject } from '../krm/index.js'
 import type { Kptfile, PipelineList, ResourceList } from '../krm/index.js'
 import { parseConfig } from './config.js'
 
 /** Prepends the configured functions to the root Kptfile's pipeline. */
 export function pipelinePrepend(rl: ResourceList): void {
-  const parsed = parseConfig(rl.functionConfig)
-  if (!parsed.ok) {
-    rl.results.push(...parsed.results)
-    return
-  }
-  const found = findKptfile(rl.items)
-  if (!found.ok) {
-    rl.results.error(found.message, { object: found.object, field: found.field })
-    return
-  }
-  const { pvName, functions } = parsed.config
-  const before = found.kptfile.object.toYaml()
-  const counts = prependFunctions(found.kptfile, pvName, functions)
-  const changed = found.kptfile.object.toYaml() !== before
-  rl.results.info(summary(pvName, counts, changed), { object: found.kptfile.object, field: 'pipeline' })
+  const prepared = configAndKptfile(rl, parseConfig)
+  if (!prepared) return
+  const { config, kptfile } = prepared
+  const before = kptfile.object.toYaml()
+  const counts = prependFunctions(kptfile, config.pvName, config.functions)
+  const changed = kptfile.object.toYaml() !== before
+  rl.results.info(summary(config.pvName, counts, changed), { object: kptfile.object, field: 'pipeline' })
 }
 
 /** The name Porch gives the function at `index` of a PackageVariant's list: `PackageVariant.<pv>.<fn>.<index>`. */
