@@ -209,11 +209,8 @@ export const injectorsRule: PackageVariantRule = ({ spec }, errors) => {
 export const kptFunctionFields = ['image', 'exec', 'configPath', 'configMap', 'name', 'tag', 'selectors', 'exclude'] as const
 
 /**
- * Pipeline functions (improvements over Porch, which accepts both and fails
- * later): a name must not contain `.`, since Porch then duplicates the
- * function on every reconcile; a field kpt's `Function` lacks is an error here,
- * where Porch's API server would drop it silently and kpt would refuse to
- * render the Kptfile.
+ * Pipeline function names must not contain `.` (an improvement over Porch,
+ * which accepts them and then duplicates the functions on every reconcile).
  */
 export const pipelineRule: PackageVariantRule = ({ spec }, errors) => {
   for (const list of ['validators', 'mutators'] as const) {
@@ -223,13 +220,6 @@ export const pipelineRule: PackageVariantRule = ({ spec }, errors) => {
         errors.push({
           field: `spec.pipeline.${list}[${i}].name`,
           message: `spec.pipeline.${list}[${i}].name must not contain '.'`,
-        })
-      }
-      for (const key of Object.keys(fn)) {
-        if ((kptFunctionFields as readonly string[]).includes(key)) continue
-        errors.push({
-          field: `spec.pipeline.${list}[${i}].${key}`,
-          message: `spec.pipeline.${list}[${i}].${key}: unknown field: a kpt function has ${kptFunctionFields.join(', ')}`,
         })
       }
     })

@@ -1,6 +1,6 @@
 /** The pipeline-prepend functionConfig: a PackageVariant (`metadata.name`, `spec.pipeline`). */
 import { readPackageVariantConfig } from '../api/package-variant-config.js'
-import { pipelineRule } from '../api/package-variant.js'
+import { kptFunctionFields, pipelineRule } from '../api/package-variant.js'
 import { newResult } from '../krm/index.js'
 import type { KubeObject, PipelineList, Result } from '../krm/index.js'
 
@@ -12,6 +12,8 @@ export interface PipelinePrependConfig {
   functions: Record<PipelineList, Record<string, unknown>[]>
   /** The functionConfig object, for results. */
   object: KubeObject
+  /** Fields kpt's `Function` lacks, dropped from the functions as Porch's API server prunes them. */
+  dropped: string[]
 }
 
 /** Reads the functionConfig into a config, or error results naming the field. */
@@ -32,5 +34,16 @@ export function parseConfig(
     })
   }
   if (results.length > 0) return { ok: false, results }
-  return { ok: true, config: { pvName: pv.name, functions, object: pv.object } }
+  const dropped: string[] = []
+  for (const list of ['mutators', 'validators'] as const) {
+    functions[list] = functions[list].map((fn, i) => {
+      const known: Record<string, unknown> = {}
+      for (const [key, value] of Object.entries(fn)) {
+        if ((kptFunctionFields as readonly string[]).includes(key)) known[key] = value
+        else dropped.push(`spec.pipeline.${list}[${i}].${key}`)
+      }
+      return known
+    })
+  }
+  return { ok: true, config: { pvName: pv.name, functions, object: pv.object, dropped } }
 }

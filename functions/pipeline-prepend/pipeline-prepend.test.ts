@@ -181,13 +181,6 @@ describe('pipeline-prepend', () => {
 
   test.each([
     ['a function name with a dot', header, pv('p', 'mutators:\n- image: x\n  name: a.b\n'), "spec.pipeline.mutators[0].name must not contain '.'", 'spec.pipeline.mutators[0].name'],
-    [
-      'a field kpt functions do not have',
-      header,
-      pv('p', 'validators:\n- image: x\n  fooBar: 1\n'),
-      'spec.pipeline.validators[0].fooBar: unknown field: a kpt function has image, exec, configPath, configMap, name, tag, selectors, exclude',
-      'spec.pipeline.validators[0].fooBar',
-    ],
     ['a function name that is not a string', header, pv('p', 'validators:\n- image: x\n  name: [a]\n'), '`spec.pipeline.validators[0].name` must be a string', 'spec.pipeline.validators[0].name'],
     ['mutators that are not a list', header, pv('p', 'mutators: {image: x}\n'), '`spec.pipeline.mutators` must be a list', 'spec.pipeline.mutators'],
     ['a Kptfile whose pipeline is not a map', header + 'pipeline: x\n', pv('p', ''), 'malformed Kptfile: `pipeline` must be a map', 'pipeline'],
@@ -197,6 +190,19 @@ describe('pipeline-prepend', () => {
     expect(out.exitCode).toBe(1)
     expect(parse(out.output).results).toMatchObject([{ severity: 'error', message, field: { path: field } }])
     expect(ResourceList.parse(out.output).items[0]!.toYaml()).toBe(kptfile)
+  })
+
+  test('drops fields kpt functions do not have, with a warning naming each (as Porch prunes them)', () => {
+    const out = runFunction(pipelinePrependFunction, resourceList(header, pv('p', 'validators:\n- image: x\n  fooBar: 1\n  configmap: {a: b}\n')))
+    expect(out.exitCode).toBe(0)
+    expect(ResourceList.parse(out.output).items[0]!.toYaml()).toBe(
+      header + 'pipeline:\n  validators:\n  - name: PackageVariant.p..0\n    image: x\n',
+    )
+    const results = parse(out.output).results as { severity: string; field?: { path: string }; message: string }[]
+    expect(results.filter((r) => r.severity === 'warning')).toMatchObject([
+      { field: { path: 'spec.pipeline.validators[0].fooBar' }, message: expect.stringContaining('is not a field of a kpt function and is dropped') },
+      { field: { path: 'spec.pipeline.validators[0].configmap' } },
+    ])
   })
 
   test('reports a missing Kptfile', () => {

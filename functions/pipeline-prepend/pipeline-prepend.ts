@@ -4,6 +4,7 @@
  * (reference/porch-packagevariant.md section 3), with an exact-prefix match
  * for this PackageVariant's earlier entries (DESIGN.md).
  */
+import { kptFunctionFields } from '../api/package-variant.js'
 import { configAndKptfile } from '../api/package-variant-config.js'
 import { KubeObject } from '../krm/index.js'
 import type { Kptfile, PipelineList, ResourceList } from '../krm/index.js'
@@ -14,6 +15,12 @@ export function pipelinePrepend(rl: ResourceList): void {
   const prepared = configAndKptfile(rl, parseConfig)
   if (!prepared) return
   const { config, kptfile } = prepared
+  for (const field of config.dropped) {
+    rl.results.warning(
+      `\`${field}\` is not a field of a kpt function and is dropped, as Porch's API server does (a function has ${kptFunctionFields.join(', ')})`,
+      { object: config.object, field },
+    )
+  }
   const before = kptfile.object.toYaml()
   const counts = prependFunctions(kptfile, config.pvName, config.functions)
   const changed = kptfile.object.toYaml() !== before
