@@ -4,27 +4,17 @@
  * gives the same files as applying package-context, pipeline-prepend and
  * config-injection one by one with `kpt fn eval`.
  */
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { cpSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { delimiter, join, relative } from 'node:path'
+import { delimiter, join } from 'node:path'
 import { execa } from 'execa'
 import { repoRoot } from './e2e/runner.js'
+import { readTree } from './support/files.js'
 
 const example = join(repoRoot, 'functions', 'package-variant', 'examples', 'render-for-deployment')
 const env = { ...process.env, KPT_VARIANTS_SOURCES: 'cluster', PATH: `${join(repoRoot, 'bin')}${delimiter}${process.env['PATH'] ?? ''}` }
 
 /** Every file under `dir` (dot-entries skipped), by relative path. */
-function readTree(dir: string, root = dir): Record<string, string> {
-  const out: Record<string, string> = {}
-  for (const name of readdirSync(dir).sort()) {
-    if (name.startsWith('.')) continue
-    const full = join(dir, name)
-    if (statSync(full).isDirectory()) Object.assign(out, readTree(full, root))
-    else out[relative(root, full)] = readFileSync(full, 'utf8')
-  }
-  return out
-}
-
 async function kpt(cwd: string, ...args: string[]): Promise<void> {
   const run = await execa('kpt', args, { cwd, env, reject: false, stdin: 'ignore' })
   if (run.exitCode !== 0) throw new Error(`kpt ${args.join(' ')} exited ${run.exitCode}:\n${String(run.stderr)}`)
@@ -52,9 +42,9 @@ describe('package-variant in a Kptfile pipeline', () => {
     const after = readTree(rendered)
     expect(after).toEqual(readTree(stepwise))
     // Each of the three mutations did change something.
-    expect(after['package-context.yaml']).not.toBe(before['package-context.yaml'])
-    expect(after['Kptfile']).toContain('- name: PackageVariant.nginx-us-east1.region.0')
-    expect(after['Kptfile']).toContain('reason: ConfigInjected')
-    expect(after['endpoints.yaml']).toContain('api: https://api.us-east1.example.com')
+    expect(after.get('package-context.yaml')).not.toBe(before.get('package-context.yaml'))
+    expect(after.get('Kptfile')).toContain('- name: PackageVariant.nginx-us-east1.region.0')
+    expect(after.get('Kptfile')).toContain('reason: ConfigInjected')
+    expect(after.get('endpoints.yaml')).toContain('api: https://api.us-east1.example.com')
   }, 60_000)
 })

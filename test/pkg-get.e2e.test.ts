@@ -4,13 +4,13 @@
  * its Kptfile pipeline, and `kpt fn render --allow-exec` sets the configured keys
  * while every other byte of every file stays as it was, run after run.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, relative } from 'node:path'
+import { join } from 'node:path'
 import { execa } from 'execa'
-import { repoRoot } from './e2e/runner.js'
+import { gitIdentity, repoRoot } from './e2e/runner.js'
+import { readTree } from './support/files.js'
 
-const gitEnv = { GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' }
 
 const blueprint: Record<string, string> = {
   'Kptfile': 'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: blueprint\n  annotations:\n    config.kubernetes.io/local-config: "true"\ninfo:\n  description: nginx blueprint\n',
@@ -43,19 +43,6 @@ spec:
   'sub/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: sub-cm\ndata:\n  key: value\n',
 }
 
-function snapshot(dir: string): Map<string, string> {
-  const files = new Map<string, string>()
-  const walk = (d: string) => {
-    for (const entry of readdirSync(d).sort()) {
-      const full = join(d, entry)
-      if (statSync(full).isDirectory()) walk(full)
-      else files.set(relative(dir, full), readFileSync(full, 'utf8'))
-    }
-  }
-  walk(dir)
-  return files
-}
-
 describe('kpt pkg get --for-deployment, then kpt fn render with bin/package-context', () => {
   let work: string
   beforeAll(() => {
@@ -69,7 +56,7 @@ describe('kpt pkg get --for-deployment, then kpt fn render with bin/package-cont
       mkdirSync(join(upstream, 'blueprint', path, '..'), { recursive: true })
       writeFileSync(join(upstream, 'blueprint', path), text)
     }
-    const git = (cwd: string, ...args: string[]) => execa('git', args, { cwd, env: gitEnv })
+    const git = (cwd: string, ...args: string[]) => execa('git', args, { cwd, env: gitIdentity })
     await git(upstream, 'init', '-q', '-b', 'main')
     await git(upstream, 'add', '-A')
     await git(upstream, 'commit', '-q', '-m', 'blueprint')
@@ -82,7 +69,7 @@ describe('kpt pkg get --for-deployment, then kpt fn render with bin/package-cont
       kptfilePath,
       `${readFileSync(kptfilePath, 'utf8')}pipeline:\n  mutators:\n  - exec: ${join(repoRoot, 'bin', 'package-context')}\n    configMap:\n      region: us-east1\n      enabled: "yes"\n`,
     )
-    const before = snapshot(deploy)
+    const before = readTree(deploy)
     expect(before.get('package-context.yaml')).toContain('  name: edge-web\n')
     expect(before.get('sub/package-context.yaml')).toBeDefined()
 
@@ -90,7 +77,7 @@ describe('kpt pkg get --for-deployment, then kpt fn render with bin/package-cont
     for (let i = 0; i < 2; i++) {
       const render = await execa('kpt', ['fn', 'render', deploy, '--allow-exec'], { cwd: work, reject: false })
       expect(render.exitCode).toBe(0)
-      runs.push(snapshot(deploy))
+      runs.push(readTree(deploy))
     }
     const [first, second] = runs as [Map<string, string>, Map<string, string>]
     expect([...second]).toEqual([...first])

@@ -37,6 +37,8 @@ export interface E2eCase {
 }
 
 export const repoRoot = resolve(new URL('../..', import.meta.url).pathname)
+/** A fixed git identity, so commits work on machines without git config. */
+export const gitIdentity = { GIT_AUTHOR_NAME: 'e2e', GIT_AUTHOR_EMAIL: 'e2e@example.com', GIT_COMMITTER_NAME: 'e2e', GIT_COMMITTER_EMAIL: 'e2e@example.com' }
 const binDir = join(repoRoot, 'bin')
 const update = process.env['KPT_E2E_UPDATE_EXPECTED'] === 'true'
 
@@ -147,7 +149,7 @@ function compareFile(label: string, file: string, actual: string, mayUpdate: boo
 async function git(cwd: string, ...args: string[]): Promise<string> {
   const run = await execa('git', args, {
     cwd,
-    env: { GIT_AUTHOR_NAME: 'e2e', GIT_AUTHOR_EMAIL: 'e2e@example.com', GIT_COMMITTER_NAME: 'e2e', GIT_COMMITTER_EMAIL: 'e2e@example.com' },
+    env: gitIdentity,
   })
   return String(run.stdout) + (String(run.stdout) ? '\n' : '')
 }

@@ -1,0 +1,17 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { join, relative } from 'node:path'
+
+/** Every file below `dir` (dot-entries skipped), by relative path, in sorted order. */
+export function readTree(dir: string): Map<string, string> {
+  const files = new Map<string, string>()
+  const walk = (current: string) => {
+    for (const name of readdirSync(current).sort()) {
+      if (name.startsWith('.')) continue
+      const full = join(current, name)
+      if (statSync(full).isDirectory()) walk(full)
+      else files.set(relative(dir, full), readFileSync(full, 'utf8'))
+    }
+  }
+  walk(dir)
+  return files
+}
