@@ -389,10 +389,7 @@ export class KubeObject {
 
   /** Sets the file path (both forms, as kpt expects of generated objects). */
   setPath(path: string, index = 0): void {
-    this.setAnnotation(pathAnnotation, path)
-    this.setAnnotation(legacyPathAnnotation, path)
-    this.setAnnotation(indexAnnotation, String(index))
-    this.setAnnotation(legacyIndexAnnotation, String(index))
+    for (const [key, value] of Object.entries(pathAnnotations(path, index))) this.setAnnotation(key, value)
   }
 
   /** The file a result about this object should name. */
@@ -446,6 +443,16 @@ export class KubeObject {
   }
 }
 
+/** The path annotations kpt expects on a generated object, internal and legacy forms, in kpt's order. */
+function pathAnnotations(path: string, index: number): Record<string, string> {
+  return {
+    [pathAnnotation]: path,
+    [legacyPathAnnotation]: path,
+    [indexAnnotation]: String(index),
+    [legacyIndexAnnotation]: String(index),
+  }
+}
+
 /** `value` with the four path annotations set (existing keys keep their place), as `setPath` does. */
 function withPathAnnotations(value: Record<string, unknown>, path: string, index: number): Record<string, unknown> {
   const metadata = (typeof value['metadata'] === 'object' && value['metadata'] !== null ? value['metadata'] : {}) as Record<string, unknown>
@@ -454,13 +461,7 @@ function withPathAnnotations(value: Record<string, unknown>, path: string, index
     ...value,
     metadata: {
       ...metadata,
-      annotations: {
-        ...annotations,
-        [pathAnnotation]: path,
-        [legacyPathAnnotation]: path,
-        [indexAnnotation]: String(index),
-        [legacyIndexAnnotation]: String(index),
-      },
+      annotations: { ...annotations, ...pathAnnotations(path, index) },
     },
   }
 }
