@@ -36,6 +36,15 @@ export class Decoder {
     return this.guard(() => this.object.getStringList(path))
   }
 
+  /** A boolean field (YAML bool). */
+  boolean(path: FieldPath): boolean | undefined {
+    const value = this.object.get(path)
+    if (value === undefined || value === null) return undefined
+    if (typeof value === 'boolean') return value
+    this.fail(path, 'must be a boolean')
+    return undefined
+  }
+
   /** An integer field (YAML int). */
   integer(path: FieldPath): number | undefined {
     const value = this.object.get(path)

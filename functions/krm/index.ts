@@ -10,6 +10,7 @@ export { runFunction } from './run.js'
 export type { KrmFunction, RunOutput, Transform, TransformOptions } from './run.js'
 export {
   compileLabelSelector,
+  dns1123LabelErrors,
   dns1123SubdomainErrors,
   labelValueErrors,
   matchesLabelSelector,
@@ -17,6 +18,6 @@ export {
 } from './selectors.js'
 export type { CompiledSelector, LabelSelector, LabelSelectorRequirement } from './selectors.js'
 export { renderFieldText, renderItemText } from './emit.js'
-export { isAmbiguousString } from './yaml.js'
+export { fixCommentPlacement, isAmbiguousString, parseYamlDocument, parseYamlDocuments, stringifyYamlDocument, YamlSyntaxError } from './yaml.js'
 export { findRootObjects, isKptfile, rootPackagePath } from './package.js'
 export { findKptfile, Kptfile, type KptCondition, type KptfileNotFound, type KptfileProblem, type PipelineList } from './kptfile.js'

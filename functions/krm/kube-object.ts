@@ -413,11 +413,11 @@ export class KubeObject {
     return copy
   }
 
-  /** The object as a standalone YAML document. */
-  toYaml(): string {
+  /** The object as a standalone YAML document (`wide`: sequences indented under their key). */
+  toYaml(options: { wide?: boolean } = {}): string {
     const doc = new Document()
     doc.contents = this.node
-    return stringifyYamlDocument(doc)
+    return stringifyYamlDocument(doc, options)
   }
 
   private stringAt(path: FieldPath): string | undefined {

@@ -117,7 +117,8 @@ export function loadSources(paths: readonly string[]): { objects: KubeObject[]; 
   return { objects, results }
 }
 
-function listYamlFiles(dir: string, root = dir): string[] {
+/** The `*.yaml`, `*.yml` and `*.json` files below `dir`, relative to `root`, in sorted order; dot-entries skipped. */
+export function listYamlFiles(dir: string, root = dir): string[] {
   const out: string[] = []
   for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
     if (entry.name.startsWith('.')) continue

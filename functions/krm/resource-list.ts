@@ -90,8 +90,17 @@ export class ResourceList {
 
   /** A new, empty ResourceList (for errors before any input could be read). */
   static empty(): ResourceList {
+    return ResourceList.of([])
+  }
+
+  /**
+   * A ResourceList over objects already in memory, for running transforms
+   * in-process (the orchestrator): the items are used as they are, not copied,
+   * and `toString()` prints them and the results (not the functionConfig).
+   */
+  static of(items: KubeObject[], functionConfig?: KubeObject): ResourceList {
     const doc = new Document({ apiVersion: defaultApiVersion, kind: 'ResourceList', items: [] })
-    return new ResourceList(doc, [], undefined, [])
+    return new ResourceList(doc, items, functionConfig, [])
   }
 
   /** Prints the list; `items:` is always present, `results:` only when there are any. */

@@ -87,6 +87,10 @@ const labelValueFmt = '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?'
 const labelValue = new RegExp(`^${labelValueFmt}$`)
 const labelValueMsg =
   "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"
+const dns1123LabelFmt = '[a-z0-9]([-a-z0-9]*[a-z0-9])?'
+const dns1123Label = new RegExp(`^${dns1123LabelFmt}$`)
+const dns1123LabelMsg =
+  "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character"
 const dns1123SubdomainFmt = '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'
 const dns1123Subdomain = new RegExp(`^${dns1123SubdomainFmt}$`)
 const dns1123SubdomainMsg =
@@ -126,6 +130,14 @@ export function dns1123SubdomainErrors(value: string): string[] {
   const errors: string[] = []
   if (value.length > 253) errors.push('must be no more than 253 characters')
   if (!dns1123Subdomain.test(value)) errors.push(regexError(dns1123SubdomainMsg, dns1123SubdomainFmt, 'example.com'))
+  return errors
+}
+
+/** apimachinery `IsDNS1123Label`: Repository names and package path segments. */
+export function dns1123LabelErrors(value: string): string[] {
+  const errors: string[] = []
+  if (value.length > 63) errors.push('must be no more than 63 characters')
+  if (!dns1123Label.test(value)) errors.push(regexError(dns1123LabelMsg, dns1123LabelFmt, 'my-name', '123-abc'))
   return errors
 }
 

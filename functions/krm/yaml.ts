@@ -126,9 +126,12 @@ function throwFirstError(doc: Document.Parsed, source: string): void {
   throw new YamlSyntaxError(`${source}${where}: ${firstLine}`, pos?.line, pos?.col)
 }
 
-/** Prints a document in kpt's style. */
-export function stringifyYamlDocument(doc: Document): string {
-  return doc.toString(printOptions)
+/**
+ * Prints a document in kpt's style. `wide` indents sequences under their key
+ * (kpt's `seqindent: wide`); the default is kpt's compact style.
+ */
+export function stringifyYamlDocument(doc: Document, options: { wide?: boolean } = {}): string {
+  return doc.toString(options.wide ? { ...printOptions, indentSeq: true } : printOptions)
 }
 
 /**
