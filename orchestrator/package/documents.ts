@@ -1,0 +1,50 @@
+/**
+ * Splitting a YAML file into its documents without parsing, so that a file
+ * whose documents did not change is written back byte for byte, and a file
+ * where one document changed keeps the exact text of the others.
+ */
+
+/** One document of a file and the separator line(s) before it (`---\n`, or `""` for the first). */
+export interface DocumentText {
+  separator: string
+  text: string
+}
+
+/**
+ * Splits at `---` lines (a `---` at column 0 always starts a document). Returns
+ * undefined when a separator line carries content (`--- |`, `--- !tag`), which
+ * only the parser can split.
+ */
+export function splitDocuments(text: string): DocumentText[] | undefined {
+  const docs: DocumentText[] = []
+  let separator = ''
+  let start = 0
+  let at = 0
+  while (at <= text.length) {
+    const eol = text.indexOf('\n', at)
+    const end = eol < 0 ? text.length : eol + 1
+    const line = text.slice(at, eol < 0 ? text.length : eol)
+    if (line.startsWith('---') && (line.length === 3 || line[3] === ' ' || line[3] === '\t' || line[3] === '\r')) {
+      if (!/^---[ \t]*(#.*)?\r?$/.test(line)) return undefined
+      if (at > start || docs.length > 0 || separator !== '') docs.push({ separator, text: text.slice(start, at) })
+      separator = text.slice(at, end)
+      start = end
+    }
+    if (eol < 0) break
+    at = end
+  }
+  docs.push({ separator, text: text.slice(start) })
+  return docs
+}
+
+/** The file text from its documents. */
+export function joinDocuments(docs: readonly DocumentText[]): string {
+  let out = ''
+  for (const doc of docs) out += doc.separator + doc.text
+  return out
+}
+
+/** True when a document holds nothing but blank lines and comments (kpt drops such documents). */
+export function isEmptyDocument(text: string): boolean {
+  return text.split('\n').every((line) => /^\s*(#.*)?$/.test(line) || /^\.\.\.\s*$/.test(line))
+}

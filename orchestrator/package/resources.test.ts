@@ -1,0 +1,117 @@
+import { source } from '../../test/support/source.js'
+import { fileText, textFile } from './files.js'
+import type { PackageFiles } from './files.js'
+import { ResourceCodec } from './resources.js'
+
+const kptfile = source`
+  apiVersion: kpt.dev/v1
+  kind: Kptfile
+  metadata:
+    name: pkg
+`
+const deployment = source`
+  # The web tier.
+  apiVersion: apps/v1
+  kind: Deployment
+  metadata:
+    name: web # the name
+  spec:
+    template:
+      spec:
+        containers:
+          - name: nginx
+            image: nginx:1.25
+`
+const multi = source`
+  apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: a
+  data:
+    k: v # keep
+  ---
+  apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: b
+`
+
+function pkg(entries: Record<string, string>): PackageFiles {
+  return new Map(Object.entries(entries).map(([path, text]) => [path, textFile(text)]))
+}
+
+function texts(files: PackageFiles): Record<string, string> {
+  return Object.fromEntries([...files].map(([path, file]) => [path, fileText(file)]))
+}
+
+describe('ResourceCodec', () => {
+  const files = pkg({ 'Kptfile': kptfile, 'deploy.yaml': deployment, 'cms.yaml': multi, 'README.md': '# hi\n' })
+
+  test('reads every KRM document as an item with kpt path and index annotations', () => {
+    const resources = new ResourceCodec().read(files)
+    expect(resources.items.map((i) => [i.kind, i.name, i.path, i.index])).toEqual([
+      ['Kptfile', 'pkg', 'Kptfile', 0],
+      ['ConfigMap', 'a', 'cms.yaml', 0],
+      ['ConfigMap', 'b', 'cms.yaml', 1],
+      ['Deployment', 'web', 'deploy.yaml', 0],
+    ])
+  })
+
+  test('writes untouched items back as the very same files', () => {
+    const codec = new ResourceCodec()
+    const resources = codec.read(files)
+    resources.items.forEach((item) => item.get(['spec'])) // parsed, not changed
+    expect(texts(codec.write(resources, resources.items, files))).toEqual(texts(files))
+  })
+
+  test('rewrites only the changed document of a file, keeping comments and sequence indentation', () => {
+    const codec = new ResourceCodec()
+    const resources = codec.read(files)
+    const [, a, , web] = resources.items
+    a!.set(['data', 'k'], 'w')
+    web!.setLabel('tier', 'front')
+    const out = texts(codec.write(resources, resources.items, files))
+    expect(out['cms.yaml']).toBe(multi.replace('k: v # keep', 'k: w # keep'))
+    expect(out['deploy.yaml']).toBe(deployment.replace('  name: web # the name\n', '  name: web # the name\n  labels:\n    tier: front\n'))
+    expect(out['Kptfile']).toBe(kptfile)
+  })
+
+  test('drops removed items and writes new ones to the file their path names', () => {
+    const codec = new ResourceCodec()
+    const resources = codec.read(files)
+    const items = resources.items.filter((i) => i.name !== 'a')
+    items.push(KubeObjectFrom({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'new' } }, 'gen/new.yaml'))
+    const out = texts(codec.write(resources, items, files))
+    expect(out['cms.yaml']).toBe(multi.slice(multi.indexOf('---\n') + 4))
+    expect(out['gen/new.yaml']).toBe('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: new\n')
+  })
+
+  test('gives subpackage items paths relative to their package and a package-path in render style', () => {
+    const nested = pkg({ 'Kptfile': kptfile, 'sub/Kptfile': kptfile.replace('pkg', 'sub'), 'sub/cm.yaml': multi })
+    const codec = new ResourceCodec()
+    const resources = codec.read(nested, { style: 'render', root: '/fleet/pkg' })
+    expect(resources.items.map((i) => [i.path, i.packagePath])).toEqual([
+      ['Kptfile', '/fleet/pkg'],
+      ['Kptfile', '/fleet/pkg/sub'],
+      ['cm.yaml', '/fleet/pkg/sub'],
+      ['cm.yaml', '/fleet/pkg/sub'],
+    ])
+    resources.items[2]!.setLabel('x', 'z')
+    const out = texts(codec.write(resources, resources.items, nested))
+    expect(Object.keys(out)).toEqual(['Kptfile', 'sub/Kptfile', 'sub/cm.yaml'])
+    expect(out['sub/cm.yaml']).toContain('  labels:\n    x: z\n')
+    expect(out['sub/cm.yaml']).not.toContain('internal.config.kubernetes.io')
+  })
+
+  test('skips files the package .krmignore lists and reports documents that are not KRM', () => {
+    const withIgnore = pkg({ 'Kptfile': kptfile, '.krmignore': 'cluster/\n', 'cluster/cm.yaml': multi, 'values.yaml': 'foo: bar\n' })
+    const resources = new ResourceCodec().read(withIgnore)
+    expect(resources.items.map((i) => i.path)).toEqual(['Kptfile'])
+    expect(resources.notKrm).toEqual([{ path: 'values.yaml', message: 'values.yaml: resource must have `apiVersion`' }])
+  })
+})
+
+import { KubeObject } from '../../functions/krm/index.js'
+function KubeObjectFrom(value: Record<string, unknown>, path: string): KubeObject {
+  return KubeObject.fromObject(value, { path })
+}

@@ -1,0 +1,251 @@
+/**
+ * A package's files as ResourceList items and back, as kpt's package reader
+ * and writer do around a function: every KRM document of a `*.yaml`, `*.yml`,
+ * `*.json` or `Kptfile` becomes an item annotated with its path and index;
+ * afterwards each item goes back to its file. Documents a function left alone
+ * are written back as their exact original text, so only what changed moves.
+ *
+ * Turning a document into an item (parse, annotate, print) is the costly part
+ * and the same document recurs in every variant of a blueprint, so the item
+ * text of each distinct document is cached: a fleet parses each once.
+ */
+import { isMap, isScalar } from 'yaml'
+import type { YAMLMap } from 'yaml'
+import {
+  indexAnnotation,
+  KubeObject,
+  legacyIndexAnnotation,
+  legacyPathAnnotation,
+  packagePathAnnotation,
+  parseYamlDocument,
+  pathAnnotation,
+} from '../../functions/krm/index.js'
+import { isEmptyDocument, joinDocuments, splitDocuments } from './documents.js'
+import type { DocumentText } from './documents.js'
+import { fileText, owningPackage, packageDirectories, textFile } from './files.js'
+import type { PackageFiles } from './files.js'
+import { krmIgnoreFilter } from './krmignore.js'
+
+/** How item paths are given: relative to the root package (`kpt fn eval`), or to each (sub)package with `package-path` (`kpt fn render`). */
+export type PathStyle = { style: 'eval' } | { style: 'render'; root: string }
+
+/** A document that is not a KRM object, which kpt refuses to render. */
+export interface NotKrm {
+  path: string
+  message: string
+}
+
+/** The items of a package and what is needed to write them back. */
+export interface PackageResources {
+  items: KubeObject[]
+  /** Documents that are not KRM objects (kpt fn render would refuse the package). */
+  notKrm: NotKrm[]
+  /** Internal: where each item came from. */
+  readonly origins: Map<KubeObject, ItemOrigin>
+  /** Internal: the split text of each resource file. */
+  readonly layouts: Map<string, FileLayout>
+  readonly pathStyle: PathStyle
+}
+
+interface ItemOrigin {
+  file: string
+  /** Position among the file's documents. */
+  slot: number
+  chunk: string
+  prepared: Prepared & { ok: true }
+}
+
+interface FileLayout {
+  docs: DocumentText[]
+}
+
+type Prepared = { ok: true; chunk: string; wide: boolean } | { ok: false; message: string }
+
+const resourceFile = /(^|\/)(Kptfile|[^/]*\.(ya?ml|json))$/
+
+/** True for the files kpt reads as resources: `*.yaml`, `*.yml`, `*.json` and `Kptfile`. */
+export function isResourceFile(path: string): boolean {
+  return resourceFile.test(path)
+}
+
+/** Reads packages into items and writes items back; one per run, so its cache serves every variant. */
+export class ResourceCodec {
+  readonly #cache = new Map<string, Prepared>()
+
+  constructor(private readonly cacheLimit = 20_000) {}
+
+  /** The items of a package, in file order (sorted paths), then document order. `.krmignore` is honoured per package. */
+  read(files: PackageFiles, pathStyle: PathStyle = { style: 'eval' }): PackageResources {
+    const packages = packageDirectories(files)
+    const ignored = krmIgnoreFilter(files, packages)
+    const resources: PackageResources = { items: [], notKrm: [], origins: new Map(), layouts: new Map(), pathStyle }
+    for (const [path, file] of [...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      if (!isResourceFile(path) || ignored(path)) continue
+      const text = fileText(file)
+      const docs = splitDocuments(text) ?? [{ separator: '', text }]
+      resources.layouts.set(path, { docs })
+      const pkg = owningPackage(path, packages)
+      const itemPath = pathStyle.style === 'render' && pkg !== '' ? path.slice(pkg.length + 1) : path
+      const packagePath = pathStyle.style === 'render' ? (pkg === '' ? pathStyle.root : `${pathStyle.root}/${pkg}`) : undefined
+      let index = 0
+      docs.forEach((doc, slot) => {
+        if (isEmptyDocument(doc.text)) return
+        const prepared = this.#prepare(doc.text, itemPath, index, packagePath)
+        if (!prepared.ok) {
+          resources.notKrm.push({ path, message: prepared.message })
+          return
+        }
+        const item = KubeObject.fromItemSource(prepared.chunk, resources.items.length)
+        resources.items.push(item)
+        resources.origins.set(item, { file: path, slot, chunk: prepared.chunk, prepared })
+        index++
+      })
+    }
+    return resources
+  }
+
+  /**
+   * The files after a function: `files` with every resource file rebuilt from
+   * `items` (an item's path and index annotations say where it goes; a file
+   * left without items is deleted; new paths become new files).
+   */
+  write(resources: PackageResources, items: readonly KubeObject[], files: PackageFiles): PackageFiles {
+    const placed = new Map<string, { index: number; order: number; text: string; slot?: number }[]>()
+    items.forEach((item, order) => {
+      const origin = resources.origins.get(item)
+      const path = fullPath(item, resources.pathStyle)
+      const index = item.index
+      const unchanged = origin !== undefined && (item.unparsedText === origin.chunk || item.toItemText() === origin.chunk)
+      const text = unchanged ? resources.layouts.get(origin.file)!.docs[origin.slot]!.text : printDocument(item, origin?.prepared.wide ?? false)
+      const entry: { index: number; order: number; text: string; slot?: number } = { index, order, text }
+      if (origin && origin.file === path) entry.slot = origin.slot
+      let list = placed.get(path)
+      if (!list) placed.set(path, (list = []))
+      list.push(entry)
+    })
+    const out: PackageFiles = new Map(files)
+    for (const [path, layout] of resources.layouts) {
+      const entries = placed.get(path)
+      placed.delete(path)
+      if (!entries) {
+        // Every item of the file is gone; a file that held no KRM object at all stays.
+        if (layout.docs.some((d) => !isEmptyDocument(d.text))) out.delete(path)
+        continue
+      }
+      const text = rebuildFile(layout, entries)
+      if (text !== joinDocuments(layout.docs)) out.set(path, { ...files.get(path)!, content: Buffer.from(text, 'utf8') })
+    }
+    for (const [path, entries] of placed) {
+      const existing = files.get(path)
+      const text = joinDocuments(sortEntries(entries).map((e, i) => ({ separator: i === 0 ? '' : '---\n', text: e.text })))
+      out.set(path, existing ? { ...existing, content: Buffer.from(text, 'utf8') } : textFile(text))
+    }
+    return new Map([...out].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+  }
+
+  #prepare(text: string, path: string, index: number, packagePath: string | undefined): Prepared {
+    const key = `${path}\0${index}\0${packagePath ?? ''}\0${text}`
+    let prepared = this.#cache.get(key)
+    if (!prepared) {
+      prepared = prepareItem(text, path, index, packagePath)
+      if (this.#cache.size >= this.cacheLimit) this.#cache.delete(this.#cache.keys().next().value!)
+      this.#cache.set(key, prepared)
+    }
+    return prepared
+  }
+}
+
+/** Parses one document and prints it as an annotated item (`- apiVersion: ...`). */
+function prepareItem(text: string, path: string, index: number, packagePath: string | undefined): Prepared {
+  let doc
+  try {
+    doc = parseYamlDocument(text, `${path}[${index}]`)
+  } catch (err) {
+    return { ok: false, message: (err as Error).message }
+  }
+  const root = doc.contents
+  if (!isMap(root)) return { ok: false, message: `${path}: resource must be a map` }
+  for (const field of ['apiVersion', 'kind'] as const) {
+    const value = root.get(field, true)
+    if (!isScalar(value) || typeof value.value !== 'string' || value.value === '') {
+      return { ok: false, message: `${path}: resource must have \`${field}\`` }
+    }
+  }
+  // A comment at the top of the document travels with the object.
+  if (doc.commentBefore) {
+    root.commentBefore = root.commentBefore ? `${doc.commentBefore}\n${root.commentBefore}` : doc.commentBefore
+    doc.commentBefore = null
+  }
+  const object = new KubeObject(root, doc)
+  object.setPath(path, index)
+  if (packagePath !== undefined) object.setAnnotation(packagePathAnnotation, packagePath)
+  return { ok: true, chunk: object.toItemText(), wide: isWide(text) }
+}
+
+/** kpt's `seqindent`: wide when the first block sequence entry is indented under its key. */
+function isWide(text: string): boolean {
+  const lines = text.split('\n')
+  for (let i = 1; i < lines.length; i++) {
+    const match = /^( *)- /.exec(lines[i]!) ?? /^( *)-$/.exec(lines[i]!)
+    if (!match) continue
+    const prev = lines
+      .slice(0, i)
+      .reverse()
+      .find((l) => l.trim() !== '' && !l.trimStart().startsWith('#'))
+    if (!prev || !/:\s*(#.*)?$/.test(prev)) continue
+    const keyIndent = prev.length - prev.trimStart().length
+    return match[1]!.length > keyIndent
+  }
+  return false
+}
+
+/** The item as a standalone document without the annotations the reader added. */
+function printDocument(item: KubeObject, wide: boolean): string {
+  const copy = item.clone()
+  for (const key of [pathAnnotation, legacyPathAnnotation, indexAnnotation, legacyIndexAnnotation, packagePathAnnotation]) copy.removeAnnotation(key)
+  const annotations = copy.getNode(['metadata', 'annotations'])
+  if (isMap(annotations) && (annotations as YAMLMap).items.length === 0) copy.remove(['metadata', 'annotations'])
+  return copy.toYaml({ wide })
+}
+
+function fullPath(item: KubeObject, pathStyle: PathStyle): string {
+  const path = item.path ?? ''
+  if (pathStyle.style === 'eval') return path
+  const pkg = item.packagePath
+  if (pkg === undefined || pkg === pathStyle.root) return path
+  return `${pkg.slice(pathStyle.root.length + 1)}/${path}`
+}
+
+function sortEntries<T extends { index: number; order: number }>(entries: T[]): T[] {
+  return [...entries].sort((a, b) => a.index - b.index || a.order - b.order)
+}
+
+/** The file's documents with each original slot replaced by its item's text, removed items dropped and new items appended. */
+function rebuildFile(layout: FileLayout, entries: { index: number; order: number; text: string; slot?: number }[]): string {
+  const bySlot = new Map<number, string>()
+  const extra: { index: number; order: number; text: string }[] = []
+  for (const e of entries) {
+    if (e.slot !== undefined && !bySlot.has(e.slot)) bySlot.set(e.slot, e.text)
+    else extra.push(e)
+  }
+  const docs: DocumentText[] = []
+  layout.docs.forEach((doc, slot) => {
+    if (isEmptyDocument(doc.text)) docs.push(doc)
+    else if (bySlot.has(slot)) docs.push({ separator: doc.separator, text: bySlot.get(slot)! })
+  })
+  for (const e of sortEntries(extra)) docs.push({ separator: '---\n', text: e.text })
+  if (docs.length > 0 && docs[0]!.separator === '---\n' && layout.docs[0]!.separator === '') docs[0] = { ...docs[0]!, separator: '' }
+  return ensureSeparated(docs)
+}
+
+/** Every document but the first starts after a separator, and every separator follows a newline. */
+function ensureSeparated(docs: DocumentText[]): string {
+  let out = ''
+  docs.forEach((doc, i) => {
+    let separator = doc.separator
+    if (i > 0 && separator === '') separator = '---\n'
+    if (separator !== '' && out !== '' && !out.endsWith('\n')) out += '\n'
+    out += separator + doc.text
+  })
+  return out
+}
