@@ -412,6 +412,29 @@ describe('fan-out', () => {
     expect(variants(items).map((p) => p['spec']['downstream']['repo'])).toEqual(['edge-y'])
   })
 
+  test('isolateTargets: a target that cannot render or be named fails alone; the others are reconciled', () => {
+    const targets = source`
+      - objectSelector: {apiVersion: infra.nephio.org/v1alpha1, kind: WorkloadCluster}
+        template:
+          downstream: {repoExpr: "'edge-' + target.name"}
+          packageContext: {data: {tier: base}, dataExprs: [{key: zone, valueExpr: target.labels.zone}]}
+    `
+    const zoned = (name: string) => cluster(name, 'us-east1').replace('labels: {region: us-east1}', 'labels: {region: us-east1, zone: a}')
+    const input = resourceList(pvsWith(targets), repo('blueprints'), repo('edge-c1'), repo('edge-c2'), repo('edge-C4'), upstream, zoned('c1'), cluster('c2', 'eu-west1'), zoned('C4'))
+    const strict = ResourceList.parse(input)
+    runFanOut(strict, { sources: [] })
+    expect(strict.items.filter((i) => i.kind === 'PackageVariant')).toHaveLength(0)
+
+    const rl = ResourceList.parse(input)
+    runFanOut(rl, { sources: [] }, { isolateTargets: true })
+    expect(rl.items.filter((i) => i.kind === 'PackageVariant').map((i) => i.name)).toEqual(['nginx-edge-c1-nginx'])
+    expect(rl.results.items.filter((r) => r.severity === 'error')).toEqual([
+      expect.objectContaining({ field: { path: 'spec.targets[0].template.packageContext.dataExprs[0].valueExpr' }, tags: expect.objectContaining({ target: 'WorkloadCluster "c2"' }) }),
+      expect.objectContaining({ field: { path: 'spec.targets[0]' }, tags: expect.objectContaining({ target: 'WorkloadCluster "C4"' }) }),
+    ])
+    expect(rl.results.items.find((r) => r.tags?.['target'] === 'WorkloadCluster "C4"')!.message).toContain('invalid PackageVariant name "nginx-edge-C4-nginx"')
+  })
+
   test('wrong functionConfig kind', () => {
     const out = runFunction(fanOutFunction, 'apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\nfunctionConfig: {apiVersion: v1, kind: ConfigMap, metadata: {name: x}}\n')
     expect(out.exitCode).toBe(1)

@@ -27,6 +27,14 @@ import type { PvContext } from './targets.js'
 export interface FanOutOptions {
   /** CEL evaluation limits (default `defaultCelBudget`). */
   celBudget?: CelBudget
+  /**
+   * When true, a target whose template cannot be rendered or whose
+   * PackageVariant name is invalid or taken gets its error result (tagged
+   * `target`) and is left out, and the other targets are still reconciled.
+   * Porch's behaviour, the default, stops the whole set at the first one;
+   * the orchestrator isolates them so one bad cluster fails alone.
+   */
+  isolateTargets?: boolean
 }
 
 /** The transform `bin/fan-out` runs. */
@@ -60,51 +68,61 @@ export function runFanOut(rl: ResourceList, options: TransformOptions, fanOutOpt
   const unrolled = unrollTargets(pvs, inventory)
   if (!unrolled.ok) return fail('UnexpectedError', unrolled.message, 'spec.targets')
 
+  const isolate = fanOutOptions.isolateTargets === true
   const rendered = renderAll(pvs, unrolled.contexts, {
     pvs,
     upstream: projectObject(upstream.object),
     repositories: inventory.repositories,
     engine: new CelEngine(fanOutOptions.celBudget ?? defaultCelBudget),
     project: cachedProjection(),
-  })
+  }, isolate)
   if (!rendered.ok) return fail('UnexpectedError', rendered.message, rendered.field, rendered.tags)
 
   const existing = existingVariants(pvs, rl.items, rendered.desired)
-  const problems = checkNewNames(pvs, rendered.desired, existing, rl.items)
+  const problems = [...rendered.skipped, ...checkNewNames(pvs, rendered.desired, existing, rl.items)]
   if (problems.length > 0) {
-    // One result per name, in target order; the conditions carry the first, as
+    // One result per target (render failures, then names, each in target order); the conditions carry the first, as
     // Porch stops at its first failed create.
     if (pvsItem) setConditions(pvsItem, { ok: false, reason: 'UnexpectedError', message: problems[0]!.message })
     for (const p of problems) rl.results.error(p.message, { object: fc, field: p.field, tags: { reason: 'UnexpectedError', target: p.target } })
-    return undefined
+    if (!isolate) return undefined
+    for (const p of problems) if (p.id !== undefined) rendered.desired.delete(p.id)
   }
   for (const warning of rendered.collisions) rl.results.warning(warning, { object: fc, field: 'spec.targets' })
 
   const summary = reconcileVariants(pvs, rl.items, existing, rendered.desired, directoryOf(pvsItem))
-  if (pvsItem) setConditions(pvsItem, { ok: true })
+  if (pvsItem && problems.length === 0) setConditions(pvsItem, { ok: true })
   rl.results.info(summaryMessage(pvs, rendered.desired.size, summary), { object: fc })
   return summary
 }
 
 type Rendered =
-  | { ok: true; desired: Map<string, DesiredVariant>; collisions: string[] }
+  | { ok: true; desired: Map<string, DesiredVariant>; collisions: string[]; skipped: NameProblem[] }
   | { ok: false; message: string; field: string | undefined; tags: Record<string, string> }
 
-/** Renders every target before anything changes (Porch's atomicity); the first error stops. */
-function renderAll(pvs: PackageVariantSet, contexts: readonly PvContext[], inputs: RenderInputs): Rendered {
+/**
+ * Renders every target before anything changes (Porch's atomicity): the
+ * first error stops, unless `isolate`, where each failing target is skipped.
+ */
+function renderAll(pvs: PackageVariantSet, contexts: readonly PvContext[], inputs: RenderInputs, isolate: boolean): Rendered {
   const desired = new Map<string, DesiredVariant>()
   const origin = new Map<string, PvContext>()
   const collisions: string[] = []
+  const skipped: NameProblem[] = []
   for (const ctx of contexts) {
     const result = renderSpec(ctx, inputs)
     const target = `spec.targets[${ctx.targetIndex}]`
     if (!result.ok) {
-      return {
-        ok: false,
+      const failure = {
         message: result.error.message,
         field: result.error.field ? `${target}.${result.error.field}` : `${target}.template.downstream`,
-        tags: { target: describeTarget(ctx) },
+        target: describeTarget(ctx),
       }
+      if (isolate) {
+        skipped.push(failure)
+        continue
+      }
+      return { ok: false, message: failure.message, field: failure.field, tags: { target: failure.target } }
     }
     const downstream = result.spec['downstream'] as { repo?: string; package?: string }
     const id = packageVariantIdentifier(pvs.name, downstream.repo ?? '', downstream.package ?? '')
@@ -118,14 +136,15 @@ function renderAll(pvs: PackageVariantSet, contexts: readonly PvContext[], input
     // A JS Map keeps the first position and takes the last value (Porch's map overwrite).
     desired.set(id, { id, name: packageVariantName(id), spec: result.spec, targetIndex: ctx.targetIndex, target: describeTarget(ctx) })
   }
-  return { ok: true, desired, collisions }
+  return { ok: true, desired, collisions, skipped }
 }
 
-/** A PackageVariant that cannot be created, and the target it comes from. */
+/** A target whose PackageVariant cannot be rendered or created, and its identifier when it has one. */
 interface NameProblem {
   message: string
   field: string
   target: string
+  id?: string
 }
 
 /**
@@ -148,7 +167,7 @@ function checkNewNames(
   for (const [id, want] of desired) {
     if (existing.has(id)) continue
     const errors = nameErrors(want.name)
-    const at = { field: `spec.targets[${want.targetIndex}]`, target: want.target }
+    const at = { field: `spec.targets[${want.targetIndex}]`, target: want.target, id }
     if (errors.length > 0) {
       problems.push({
         message: `invalid PackageVariant name ${JSON.stringify(want.name)}: metadata.name: Invalid value: ${JSON.stringify(want.name)}: ${errors.join('; ')}`,
