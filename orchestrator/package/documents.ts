@@ -48,3 +48,26 @@ export function joinDocuments(docs: readonly DocumentText[]): string {
 export function isEmptyDocument(text: string): boolean {
   return text.split('\n').every((line) => /^\s*(#.*)?$/.test(line) || /^\.\.\.\s*$/.test(line))
 }
+
+/**
+ * kyaml's `DeriveSeqIndentStyle`: the first `- ` line whose key line (the
+ * previous line that is not a comment) is `key:` decides: at the key's
+ * indentation `compact`, two deeper `wide`; otherwise the scan goes on.
+ * Default `compact`.
+ */
+export function sequenceStyle(text: string): 'compact' | 'wide' {
+  const lines = text.split('\n')
+  for (let i = 1; i < lines.length; i++) {
+    const dash = /^( *)- /.exec(lines[i]!) ?? /^( *)-$/.exec(lines[i]!)
+    if (!dash) continue
+    let j = i - 1
+    while (j >= 0 && /^\s*#/.test(lines[j]!)) j--
+    if (j < 0) continue
+    const keyLine = lines[j]!.replace(/#.*$/, '').trimEnd()
+    if (!/^ *[^:]+:$/.test(keyLine)) continue
+    const keyIndent = keyLine.length - keyLine.trimStart().length
+    if (dash[1]!.length === keyIndent) return 'compact'
+    if (dash[1]!.length === keyIndent + 2) return 'wide'
+  }
+  return 'compact'
+}

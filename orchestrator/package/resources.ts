@@ -20,7 +20,7 @@ import {
   parseYamlDocument,
   pathAnnotation,
 } from '../../functions/krm/index.js'
-import { isEmptyDocument, joinDocuments, splitDocuments } from './documents.js'
+import { isEmptyDocument, joinDocuments, sequenceStyle, splitDocuments } from './documents.js'
 import type { DocumentText } from './documents.js'
 import { fileText, owningPackage, packageDirectories, textFile } from './files.js'
 import type { PackageFiles } from './files.js'
@@ -179,24 +179,7 @@ function prepareItem(text: string, path: string, index: number, packagePath: str
   const object = new KubeObject(root, doc)
   object.setPath(path, index)
   if (packagePath !== undefined) object.setAnnotation(packagePathAnnotation, packagePath)
-  return { ok: true, chunk: object.toItemText(), wide: isWide(text) }
-}
-
-/** kpt's `seqindent`: wide when the first block sequence entry is indented under its key. */
-function isWide(text: string): boolean {
-  const lines = text.split('\n')
-  for (let i = 1; i < lines.length; i++) {
-    const match = /^( *)- /.exec(lines[i]!) ?? /^( *)-$/.exec(lines[i]!)
-    if (!match) continue
-    const prev = lines
-      .slice(0, i)
-      .reverse()
-      .find((l) => l.trim() !== '' && !l.trimStart().startsWith('#'))
-    if (!prev || !/:\s*(#.*)?$/.test(prev)) continue
-    const keyIndent = prev.length - prev.trimStart().length
-    return match[1]!.length > keyIndent
-  }
-  return false
+  return { ok: true, chunk: object.toItemText(), wide: sequenceStyle(text) === 'wide' }
 }
 
 /** The item as a standalone document without the annotations the reader added. */

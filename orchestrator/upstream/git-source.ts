@@ -1,0 +1,143 @@
+/**
+ * A git repository the orchestrator reads packages from. Local repositories
+ * (a path or a `file://` URL, bare or not) are read in place with plumbing
+ * commands, so they are never changed; anything else git can clone is cloned
+ * bare into the run's cache directory once.
+ */
+import { createHash } from 'node:crypto'
+import { existsSync } from 'node:fs'
+import { isAbsolute, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { catFileBatch, git, GitError, listTree } from '../git/git.js'
+
+/** A file of a package as git stores it. */
+export interface GitFile {
+  /** `100644`, `100755` or `120000` (a symbolic link, whose content is its target). */
+  mode: string
+  content: Buffer
+}
+
+/** Where a repository URL points: a local git directory, or a URL to clone. */
+export function locateRepository(url: string, base: string): { local: string } | { remote: string } {
+  if (url.startsWith('file://')) return { local: fileURLToPath(url) }
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url) || /^[^/]+@[^/]+:/.test(url)) return { remote: url }
+  return { local: isAbsolute(url) ? url : resolve(base, url) }
+}
+
+/** A repository opened for reading; every answer is cached for the run. */
+export class GitSource {
+  readonly #tags = new Map<string, string>()
+  #tagsRead = false
+  readonly #packages = new Map<string, Promise<Map<string, GitFile>>>()
+
+  private constructor(
+    /** The URL as the Repository object or Kptfile gives it. */
+    readonly url: string,
+    /** The git directory (or work tree) commands run in. */
+    readonly dir: string,
+  ) {}
+
+  /**
+   * Opens `url`: a local path (relative paths are resolved against `base`) or
+   * `file://` URL in place, any other URL by a bare clone into `cacheDir`.
+   */
+  static async open(url: string, base: string, cacheDir: string): Promise<GitSource> {
+    const where = locateRepository(url, base)
+    if ('local' in where) {
+      // `repo` also finds the bare repository `repo.git`, as git does, and `repo.git` finds `repo`,
+      // as kpt does (it records and clones URLs without `.git`).
+      if (!existsSync(where.local) && existsSync(`${where.local}.git`)) where.local = `${where.local}.git`
+      else if (!existsSync(where.local) && where.local.endsWith('.git') && existsSync(where.local.slice(0, -4))) where.local = where.local.slice(0, -4)
+      if (!existsSync(where.local)) throw new Error(`repository ${url}: ${where.local} does not exist`)
+      try {
+        await git(['rev-parse', '--git-dir'], { cwd: where.local })
+      } catch (err) {
+        if (err instanceof GitError) throw new Error(`repository ${url}: ${where.local} is not a git repository`)
+        throw err
+      }
+      return new GitSource(url, where.local)
+    }
+    const clone = join(cacheDir, createHash('sha1').update(where.remote).digest('hex').slice(0, 16))
+    if (!existsSync(clone)) await git(['clone', '--bare', '--quiet', where.remote, clone], { cwd: cacheDir })
+    return new GitSource(url, clone)
+  }
+
+  /** Every tag, by name, with the commit it points at (annotated tags are peeled). */
+  async tags(): Promise<ReadonlyMap<string, string>> {
+    if (!this.#tagsRead) {
+      const out = await git(['for-each-ref', '--format=%(refname:strip=2) %(objectname) %(*objectname)', 'refs/tags'], { cwd: this.dir })
+      for (const line of out.split('\n').filter(Boolean)) {
+        const [name, object, peeled] = line.split(' ') as [string, string, string | undefined]
+        this.#tags.set(name, peeled || object)
+      }
+      this.#tagsRead = true
+    }
+    return this.#tags
+  }
+
+  /** The commit a branch points at, or undefined when there is no such branch. */
+  async branchHead(branch: string): Promise<string | undefined> {
+    try {
+      return await git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`], { cwd: this.dir })
+    } catch (err) {
+      if (err instanceof GitError) return undefined
+      throw err
+    }
+  }
+
+  /** Resolves any revision (commit, tag, branch) to a commit id, or undefined. */
+  async resolveCommit(revision: string): Promise<string | undefined> {
+    try {
+      return await git(['rev-parse', '--verify', '--quiet', `${revision}^{commit}`], { cwd: this.dir })
+    } catch (err) {
+      if (err instanceof GitError) return undefined
+      throw err
+    }
+  }
+
+  /** For each `commit:path` expression, whether it names an existing file. */
+  async exists(expressions: readonly string[]): Promise<boolean[]> {
+    const objects = await catFileBatch(this.dir, expressions)
+    return objects.map((o) => o.type !== 'missing')
+  }
+
+  /** The messages of commits, in order. */
+  async commitMessages(commits: readonly string[]): Promise<string[]> {
+    const objects = await catFileBatch(this.dir, commits)
+    return objects.map((o) => {
+      if (o.type !== 'commit') return ''
+      const text = o.content.toString('utf8')
+      const body = text.indexOf('\n\n')
+      return body < 0 ? '' : text.slice(body + 2)
+    })
+  }
+
+  /**
+   * The files below directory `dir` at `commit`, by path relative to `dir`,
+   * in git's (byte) order. Read once per commit and directory.
+   */
+  readDirectory(commit: string, dir: string): Promise<Map<string, GitFile>> {
+    const key = `${commit}:${dir}`
+    let files = this.#packages.get(key)
+    if (!files) {
+      files = this.#readDirectory(commit, dir)
+      this.#packages.set(key, files)
+    }
+    return files
+  }
+
+  async #readDirectory(commit: string, dir: string): Promise<Map<string, GitFile>> {
+    const entries = (await listTree(this.dir, commit, dir)).filter((e) => e.type === 'blob')
+    const objects = await catFileBatch(
+      this.dir,
+      entries.map((e) => e.oid),
+    )
+    const files = new Map<string, GitFile>()
+    entries.forEach((entry, i) => {
+      const object = objects[i]!
+      if (!('content' in object)) throw new Error(`repository ${this.url}: object ${entry.oid} of ${entry.path} is missing`)
+      files.set(dir === '' ? entry.path : entry.path.slice(dir.length + 1), { mode: entry.mode, content: object.content })
+    })
+    return files
+  }
+}
