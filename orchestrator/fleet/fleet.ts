@@ -1,0 +1,66 @@
+/**
+ * A fleet: the objects of a fleet directory, sorted into what the
+ * orchestrator acts on (Repositories, PackageVariantSets, PackageVariants)
+ * and the rest, which functions read as sources (targets, injected objects,
+ * catalogs). An object without a namespace belongs to every namespace, as
+ * fan-out reads a directory of YAML.
+ */
+import { isPackageVariant } from '../../functions/api/package-variant.js'
+import { isPackageVariantSet } from '../../functions/api/package-variant-set.js'
+import { isRepository, readRepository } from '../../functions/api/repository.js'
+import type { Repository } from '../../functions/api/repository.js'
+import type { KubeObject } from '../../functions/krm/index.js'
+import type { LoadedFleet } from './load.js'
+
+/** Something in the fleet that could not be used, with the file it is in. */
+export interface FleetProblem {
+  file: string
+  message: string
+}
+
+/** The fleet, sorted. */
+export interface Fleet {
+  /** The fleet directory. */
+  root: string
+  /** Every object, in file order: what functions see as sources. */
+  objects: readonly KubeObject[]
+  repositories: readonly Repository[]
+  sets: readonly KubeObject[]
+  variants: readonly KubeObject[]
+  /** Files that could not be read and objects that could not be understood. */
+  problems: readonly FleetProblem[]
+}
+
+/** Sorts loaded objects into a Fleet; an invalid Repository is a problem naming its file and field. */
+export function buildFleet(loaded: LoadedFleet): Fleet {
+  const problems: FleetProblem[] = loaded.problems.map((p) => ({ file: p.file, message: p.message }))
+  const repositories: Repository[] = []
+  for (const object of loaded.objects) {
+    if (!isRepository(object)) continue
+    const read = readRepository(object)
+    if (read.ok) repositories.push(read.value)
+    else for (const e of read.errors) problems.push({ file: object.origin?.file ?? '', message: `${object.describe()}: ${e.message}` })
+  }
+  return {
+    root: loaded.root,
+    objects: loaded.objects,
+    repositories,
+    sets: loaded.objects.filter(isPackageVariantSet),
+    variants: loaded.objects.filter(isPackageVariant),
+    problems,
+  }
+}
+
+/**
+ * The Repository `name` visible from `namespace`: one in that namespace, else
+ * one without a namespace (or any, when `namespace` is empty).
+ */
+export function findRepository(fleet: Pick<Fleet, 'repositories'>, namespace: string, name: string): Repository | undefined {
+  let fallback: Repository | undefined
+  for (const repo of fleet.repositories) {
+    if (repo.name !== name) continue
+    if (repo.namespace === namespace) return repo
+    if ((repo.namespace === '' || namespace === '') && !fallback) fallback = repo
+  }
+  return fallback
+}

@@ -1,0 +1,115 @@
+/**
+ * Porch's published package revisions, read from git: revision N of package P
+ * is the tag `<directory>/<P>/vN` (Porch's `createFinalTagNameInLocal`), its
+ * workspace name comes from the `kpt:` annotation Porch writes into the commit
+ * message (else `vN`), and only a directory with a Kptfile is a package.
+ */
+import type { Repository } from '../../functions/api/repository.js'
+import { KubeObject } from '../../functions/krm/index.js'
+
+export const packageRevisionApiVersion = 'porch.kpt.dev/v1alpha1'
+export const packageRevisionKind = 'PackageRevision'
+
+/** One published revision of a package in a repository. */
+export interface PackageRevision {
+  /** The Repository object's name. */
+  repository: string
+  namespace: string
+  /** The package path relative to the repository's directory, e.g. `nginx` or `network/upf`. */
+  packageName: string
+  revision: number
+  workspaceName: string
+  /** The git ref the revision is read from (a tag name). */
+  ref: string
+  commit: string
+  /** The package's directory in git, from the repository root. */
+  directory: string
+}
+
+/** A tag that may name a package revision: `<package dir>/v<N>`. */
+export interface RevisionTag {
+  tag: string
+  directory: string
+  revision: number
+}
+
+/**
+ * Parses the tags of a repository whose packages live under `directory`;
+ * release tags and tags outside the directory are not package revisions.
+ */
+export function parseRevisionTags(tags: Iterable<string>, directory: string): RevisionTag[] {
+  const out: RevisionTag[] = []
+  for (const tag of tags) {
+    const match = /^(.+)\/v([1-9][0-9]*)$/.exec(tag)
+    if (!match) continue
+    const dir = match[1]!
+    if (directory !== '' && !dir.startsWith(`${directory}/`)) continue
+    out.push({ tag, directory: dir, revision: Number(match[2]) })
+  }
+  return out.sort((a, b) => (a.directory === b.directory ? a.revision - b.revision : a.directory < b.directory ? -1 : 1))
+}
+
+/** The workspace name Porch recorded for `packageDir` in a commit message (`kpt:{"package":…,"workspaceName":…}`). */
+export function workspaceFromMessage(message: string, packageDir: string): string | undefined {
+  for (const line of message.split('\n')) {
+    const trimmed = line.trim()
+    if (!trimmed.startsWith('kpt:')) continue
+    try {
+      const annotation = JSON.parse(trimmed.slice(4)) as { package?: unknown; workspaceName?: unknown }
+      if (annotation.package === packageDir && typeof annotation.workspaceName === 'string' && annotation.workspaceName !== '') {
+        return annotation.workspaceName
+      }
+    } catch {
+      // Porch skips annotations it cannot parse.
+    }
+  }
+  return undefined
+}
+
+/** Porch's `ComposePkgRevObjName`: `<repo>.<dotted package path>.<workspace>`. */
+export function packageRevisionName(repository: string, packageName: string, workspaceName: string): string {
+  return `${repository}.${packageName.split('/').filter(Boolean).join('.')}.${workspaceName}`
+}
+
+/** The PackageRevision object fan-out and the other functions see, as Porch would list it. */
+export function packageRevisionObject(pr: PackageRevision): KubeObject {
+  const metadata: Record<string, unknown> = { name: packageRevisionName(pr.repository, pr.packageName, pr.workspaceName) }
+  if (pr.namespace) metadata['namespace'] = pr.namespace
+  return KubeObject.fromObject({
+    apiVersion: packageRevisionApiVersion,
+    kind: packageRevisionKind,
+    metadata,
+    spec: {
+      packageName: pr.packageName,
+      repository: pr.repository,
+      revision: pr.revision,
+      workspaceName: pr.workspaceName,
+      lifecycle: 'Published',
+    },
+  })
+}
+
+/** The revisions of a repository, given its tags, whether each tagged package has a Kptfile, and commit messages. */
+export function revisionsOf(
+  repo: Pick<Repository, 'name' | 'namespace' | 'directory'>,
+  tags: readonly RevisionTag[],
+  commits: ReadonlyMap<string, string>,
+  hasKptfile: readonly boolean[],
+  messages: readonly string[],
+): PackageRevision[] {
+  const out: PackageRevision[] = []
+  tags.forEach((t, i) => {
+    if (!hasKptfile[i]) return
+    out.push({
+      repository: repo.name,
+      namespace: repo.namespace,
+      packageName: repo.directory === '' ? t.directory : t.directory.slice(repo.directory.length + 1),
+      revision: t.revision,
+      workspaceName: workspaceFromMessage(messages[i] ?? '', t.directory) ?? `v${t.revision}`,
+      ref: t.tag,
+      commit: commits.get(t.tag)!,
+      directory: t.directory,
+    })
+  })
+  return out
+}

@@ -1,0 +1,88 @@
+/**
+ * The upstream side of a run: opens each repository the fleet names as an
+ * upstream once, lists its published package revisions, and reads each
+ * package revision's files once, however many variants use it.
+ */
+import type { Repository } from '../../functions/api/repository.js'
+import type { KubeObject } from '../../functions/krm/index.js'
+import { findRepository } from '../fleet/fleet.js'
+import type { Fleet } from '../fleet/fleet.js'
+import { revisionKey } from '../plan.js'
+import { GitSource } from './git-source.js'
+import type { GitFile } from './git-source.js'
+import { packageRevisionObject, parseRevisionTags, revisionsOf } from './revisions.js'
+import type { PackageRevision } from './revisions.js'
+
+/** The published revisions of the fleet's upstream repositories. */
+export interface UpstreamIndex {
+  revisions: Map<string, PackageRevision[]>
+  /** The same revisions as PackageRevision objects, for fan-out. */
+  objects: KubeObject[]
+  /** Repositories that could not be read: `namespace|name` → reason. */
+  problems: Map<string, string>
+}
+
+/** Opens repositories by URL, once per run. */
+export class GitSources {
+  readonly #open = new Map<string, Promise<GitSource>>()
+
+  constructor(
+    /** Relative local repository paths are resolved against this directory (the fleet). */
+    private readonly base: string,
+    /** Where remote repositories are cloned. */
+    private readonly cacheDir: string,
+  ) {}
+
+  open(url: string): Promise<GitSource> {
+    let source = this.#open.get(url)
+    if (!source) {
+      source = GitSource.open(url, this.base, this.cacheDir)
+      this.#open.set(url, source)
+    }
+    return source
+  }
+
+  /** The files of a package directory at a commit of a repository. */
+  async readPackage(url: string, commit: string, directory: string): Promise<Map<string, GitFile>> {
+    return (await this.open(url)).readDirectory(commit, directory)
+  }
+}
+
+/** Lists the revisions of every repository named as an upstream by a set or a PackageVariant of the fleet. */
+export async function indexUpstreams(fleet: Fleet, sources: GitSources): Promise<UpstreamIndex> {
+  const wanted = new Map<string, Repository>()
+  for (const object of [...fleet.sets, ...fleet.variants]) {
+    const name = object.get(['spec', 'upstream', 'repo'])
+    if (typeof name !== 'string' || name === '') continue
+    const repo = findRepository(fleet, object.namespace, name)
+    if (repo) wanted.set(`${repo.namespace}|${repo.name}`, repo)
+  }
+  const index: UpstreamIndex = { revisions: new Map(), objects: [], problems: new Map() }
+  for (const [key, repo] of wanted) {
+    let revisions: PackageRevision[]
+    try {
+      revisions = await listRevisions(repo, await sources.open(repo.url))
+    } catch (err) {
+      index.problems.set(key, (err as Error).message)
+      continue
+    }
+    for (const revision of revisions) {
+      const k = revisionKey(repo, revision.packageName)
+      let list = index.revisions.get(k)
+      if (!list) index.revisions.set(k, (list = []))
+      list.push(revision)
+      index.objects.push(packageRevisionObject(revision))
+    }
+  }
+  return index
+}
+
+/** The published revisions of one repository: its `<package>/v<N>` tags whose directory holds a Kptfile. */
+export async function listRevisions(repo: Repository, source: GitSource): Promise<PackageRevision[]> {
+  const tags = await source.tags()
+  const parsed = parseRevisionTags(tags.keys(), repo.directory)
+  const commits = parsed.map((t) => tags.get(t.tag)!)
+  const hasKptfile = await source.exists(parsed.map((t, i) => `${commits[i]}:${t.directory}/Kptfile`))
+  const messages = await source.commitMessages(commits)
+  return revisionsOf(repo, parsed, tags, hasKptfile, messages)
+}
