@@ -6,7 +6,7 @@ export { parseObjects } from './objects.js'
 export { ResourceList, ResourceListError } from './resource-list.js'
 export { newResult, Results } from './results.js'
 export type { FieldRef, FileRef, ResourceRef, Result, ResultTarget, Severity } from './results.js'
-export { runFunction } from './run.js'
+export { applyTransform, runFunction } from './run.js'
 export type { KrmFunction, RunOutput, Transform, TransformOptions } from './run.js'
 export {
   compileLabelSelector,

@@ -59,22 +59,34 @@ export function runFunction(
     return failure(rl, sourceResults, `${fn.name}: cannot read --sources`)
   }
   rl.results.push(...sourceResults)
+  const thrown = applyTransform(fn, rl, { sources: options.sources ?? [] })
+  if (thrown) return failure(ResourceList.parse(input), rl.results.items, thrown.message)
+  if (!rl.results.hasErrors()) return { output: rl.toString(), exitCode: 0, stderr: [] }
+  const errors = rl.results.items.filter((r) => r.severity === 'error')
+  const summary = `${fn.name}: ${errors.length} error(s); the package was not changed`
+  return failure(ResourceList.parse(input), rl.results.items, summary)
+}
+
+/**
+ * Runs a function's transform on a list in memory (the orchestrator's
+ * in-process path). A throw becomes one error result on the list, which is
+ * also returned: a field of the wrong type names the object and field,
+ * malformed YAML met while reading an item names the item.
+ */
+export function applyTransform(fn: Pick<KrmFunction, 'name' | 'transform'>, rl: ResourceList, options: TransformOptions): Result | undefined {
   try {
-    fn.transform(rl, { sources: options.sources ?? [] })
+    fn.transform(rl, options)
+    return undefined
   } catch (err) {
-    // Items are parsed when first read, so malformed YAML inside one surfaces here.
     const result =
       err instanceof FieldTypeError
         ? newResult('error', err.message, { object: err.object, field: err.field })
         : err instanceof YamlSyntaxError
           ? newResult('error', `malformed YAML in ${err.message}`)
           : newResult('error', `${fn.name}: internal error: ${(err as Error).message}`)
-    return failure(ResourceList.parse(input), [...rl.results.items, result], result.message)
+    rl.results.push(result)
+    return result
   }
-  if (!rl.results.hasErrors()) return { output: rl.toString(), exitCode: 0, stderr: [] }
-  const errors = rl.results.items.filter((r) => r.severity === 'error')
-  const summary = `${fn.name}: ${errors.length} error(s); the package was not changed`
-  return failure(ResourceList.parse(input), rl.results.items, summary)
 }
 
 function failure(rl: ResourceList, results: readonly Result[], line: string): RunOutput {

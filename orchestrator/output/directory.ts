@@ -1,0 +1,182 @@
+/**
+ * Downstream packages on disk (`--out DIR`): reading a package as files, and
+ * replacing or removing one as a whole. A package is written into a staging
+ * directory inside DIR and renamed into place, so a reader (or a crash) sees
+ * the old package or the new one, never a mix; nothing is written outside DIR.
+ */
+import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { dirname, join, relative, resolve, sep } from 'node:path'
+import { sortedFiles } from '../package/files.js'
+import type { PackageFile, PackageFiles } from '../package/files.js'
+
+/** Name prefix of the staging directories inside DIR (never a package: it starts with a dot). */
+export const stagingPrefix = '.kpt-variants-staging-'
+
+/** Reads every file below a package directory (`.git` skipped); undefined when the directory does not exist. */
+export function readPackageDirectory(dir: string): PackageFiles | undefined {
+  let stat
+  try {
+    stat = statSync(dir)
+  } catch {
+    return undefined
+  }
+  if (!stat.isDirectory()) throw new Error(`${dir} exists and is not a directory`)
+  const files: [string, PackageFile][] = []
+  const walk = (current: string) => {
+    for (const entry of readdirSync(current, { withFileTypes: true })) {
+      if (entry.name === '.git') continue
+      const full = join(current, entry.name)
+      if (entry.isDirectory()) walk(full)
+      else if (entry.isFile()) {
+        const executable = (lstatSync(full).mode & 0o111) !== 0
+        const file: PackageFile = { content: readFileSync(full) }
+        if (executable) file.executable = true
+        files.push([relative(dir, full).split(sep).join('/'), file])
+      }
+    }
+  }
+  walk(dir)
+  return sortedFiles(files)
+}
+
+/** Writes packages below one output directory, each as a whole. */
+export class DirectoryWriter {
+  #staging: string | undefined
+  #count = 0
+
+  constructor(readonly outDir: string) {}
+
+  /** The absolute directory of a package path (`repo/package`); throws if it would leave the output directory. */
+  packageDir(path: string): string {
+    const dir = resolve(this.outDir, path)
+    if (!dir.startsWith(resolve(this.outDir) + sep)) throw new Error(`${JSON.stringify(path)} is outside the output directory`)
+    return dir
+  }
+
+  /** Writes `files` as the package at `path`, replacing whatever was there in one rename. */
+  writePackage(path: string, files: PackageFiles): void {
+    this.commit(path, this.stage(files))
+  }
+
+  /** Writes a package into the staging directory; `commit` moves it into place, `discard` drops it. */
+  stage(files: PackageFiles): string {
+    const staged = join(this.#stagingDir(), String(this.#count++))
+    mkdirSync(staged, { recursive: true })
+    for (const [file, content] of files) {
+      const full = join(staged, ...file.split('/'))
+      mkdirSync(dirname(full), { recursive: true })
+      writeFileSync(full, content.content, { mode: content.executable ? 0o755 : 0o644 })
+    }
+    return staged
+  }
+
+  /** Replaces the package at `path` by a staged one, in one rename. */
+  commit(path: string, staged: string): void {
+    const target = this.packageDir(path)
+    mkdirSync(dirname(target), { recursive: true })
+    this.#replace(target, staged)
+  }
+
+  /** Drops a staged package. */
+  discard(staged: string): void {
+    rmSync(staged, { recursive: true, force: true })
+  }
+
+  /** Removes the package at `path` (renamed away first, so it disappears at once). */
+  removePackage(path: string): void {
+    const target = this.packageDir(path)
+    const trash = join(this.#stagingDir(), `${this.#count++}.old`)
+    renameSync(target, trash)
+    rmSync(trash, { recursive: true, force: true })
+    removeEmptyParents(dirname(target), resolve(this.outDir))
+  }
+
+  /** Removes staging directories a run that crashed left behind (their process is gone). */
+  sweepStaleStaging(): void {
+    let entries: string[]
+    try {
+      entries = readdirSync(this.outDir)
+    } catch {
+      return
+    }
+    for (const name of entries) {
+      if (!name.startsWith(stagingPrefix)) continue
+      const pid = Number(name.slice(stagingPrefix.length))
+      if (Number.isInteger(pid) && pid !== process.pid && isRunning(pid)) continue
+      rmSync(join(this.outDir, name), { recursive: true, force: true })
+    }
+  }
+
+  /** Removes the staging directory; call once at the end of a run. */
+  close(): void {
+    if (this.#staging) rmSync(this.#staging, { recursive: true, force: true })
+    this.#staging = undefined
+  }
+
+  #replace(target: string, staged: string): void {
+    let old: string | undefined
+    try {
+      old = join(this.#stagingDir(), `${this.#count++}.old`)
+      renameSync(target, old)
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
+      old = undefined
+    }
+    renameSync(staged, target)
+    if (old) rmSync(old, { recursive: true, force: true })
+  }
+
+  #stagingDir(): string {
+    if (!this.#staging) {
+      this.#staging = join(this.outDir, `${stagingPrefix}${process.pid}`)
+      rmSync(this.#staging, { recursive: true, force: true })
+      mkdirSync(this.#staging, { recursive: true })
+    }
+    return this.#staging
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/** Removes `dir` and its parents up to (not including) `stop` while they are empty. */
+function removeEmptyParents(dir: string, stop: string): void {
+  let current = dir
+  while (current.startsWith(stop + sep)) {
+    try {
+      if (readdirSync(current).length > 0) return
+      rmdirSync(current)
+    } catch {
+      return
+    }
+    current = dirname(current)
+  }
+}
+
+/** The packages below `outDir` (directories with a Kptfile; their subdirectories belong to them), as slash paths. */
+export function findPackages(outDir: string): string[] {
+  const found: string[] = []
+  const walk = (dir: string) => {
+    let entries
+    try {
+      entries = readdirSync(dir, { withFileTypes: true })
+    } catch {
+      return
+    }
+    if (dir !== outDir && entries.some((e) => e.isFile() && e.name === 'Kptfile')) {
+      found.push(relative(outDir, dir).split(sep).join('/'))
+      return
+    }
+    for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      if (entry.isDirectory() && !entry.name.startsWith('.')) walk(join(dir, entry.name))
+    }
+  }
+  walk(outDir)
+  return found
+}

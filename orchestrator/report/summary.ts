@@ -1,0 +1,69 @@
+/** The human report on stderr: one line per variant that did something, the reasons, warnings and conflicts, then the totals. */
+import { countByStatus } from './report.js'
+import type { RunReport, VariantReport } from './report.js'
+
+/** The summary table and details, as text. */
+export function formatSummary(report: RunReport): string {
+  const lines: string[] = []
+  const shown = report.variants
+  if (shown.length > 0) {
+    const rows = shown.map((v) => [v.status, v.path ?? '-', v.subject.replace(/^PackageVariant /, ''), upstreamColumn(v)])
+    const header = ['STATUS', 'PACKAGE', 'VARIANT', 'UPSTREAM']
+    const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
+    const format = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd()
+    lines.push(format(header), ...rows.map(format))
+  }
+  const failed = shown.filter((v) => v.status === 'failed')
+  if (failed.length > 0) {
+    lines.push('', 'Failed:')
+    for (const v of failed) for (const reason of v.reasons) lines.push(`  ${v.path ?? v.subject}: ${reason}`)
+  }
+  const conflicted = shown.filter((v) => v.conflicts.length > 0)
+  if (conflicted.length > 0) {
+    lines.push('', 'Conflicts (a field changed both upstream and downstream):')
+    for (const v of conflicted) {
+      for (const c of v.conflicts) {
+        const took = c.resolution === 'fail' ? 'failed' : `took ${c.resolution}`
+        lines.push(`  ${v.path}: ${c.file} ${c.resource} ${c.field}: downstream ${c.local ?? '(deleted)'}, upstream ${c.upstream ?? '(deleted)'} (was ${c.origin ?? '(absent)'}): ${took}`)
+      }
+    }
+  }
+  const warned = shown.filter((v) => v.warnings.length > 0)
+  if (warned.length > 0) {
+    lines.push('', 'Warnings:')
+    for (const v of warned) for (const w of v.warnings) lines.push(`  ${v.path ?? v.subject}: ${w}`)
+  }
+  if (report.problems.length > 0) {
+    lines.push('', 'Fleet problems:')
+    for (const p of report.problems) lines.push(`  ${p}`)
+  }
+  if (report.deletionsSkipped) lines.push('', `No package deleted: ${report.deletionsSkipped}.`)
+  const counts = countByStatus(report)
+  const total = shown.length
+  const parts = (['created', 'updated', 'unchanged', 'deleted', 'orphaned', 'failed'] as const).filter((s) => counts[s] > 0 || ['created', 'updated', 'unchanged', 'failed'].includes(s)).map((s) => `${counts[s]} ${s}`)
+  lines.push('', `${report.dryRun ? 'Dry run (nothing written): ' : ''}${total} variant(s): ${parts.join(', ')}`)
+  return `${lines.join('\n').replace(/^\n/, '')}\n`
+}
+
+function upstreamColumn(v: VariantReport): string {
+  if (!v.upstream) return ''
+  return v.previousUpstream ? `${v.upstream} (from ${v.previousUpstream})` : v.upstream
+}
+
+/** The machine-readable report (`--json`). */
+export function formatJson(report: RunReport): string {
+  const counts = countByStatus(report)
+  return `${JSON.stringify(
+    {
+      apiVersion: 'kpt-variants.dev/v1alpha1',
+      kind: 'RenderReport',
+      dryRun: report.dryRun,
+      summary: counts,
+      variants: report.variants,
+      problems: report.problems,
+      ...(report.deletionsSkipped ? { deletionsSkipped: report.deletionsSkipped } : {}),
+    },
+    null,
+    2,
+  )}\n`
+}
