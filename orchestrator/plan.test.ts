@@ -66,15 +66,22 @@ describe('planFleet', () => {
     expect(result.failures).toEqual([
       { subject: 'PackageVariantSet default/nginx target WorkloadCluster "edge-02x"', set: 'default/nginx', message: 'repository "edge-02x" could not be loaded' },
     ])
+    // A target that could not be rendered at all may be any package of the set's: they are all kept.
+    expect([...result.incompleteSets]).toEqual(['default/nginx'])
   })
 
-  test('a target whose PackageVariant cannot be named fails alone, and its set keeps its packages', () => {
+  test('a target whose PackageVariant cannot be named fails alone, keeping only the package it names', () => {
     const result = plan(repos, repos.split('---')[1]!.replace(/edge-01/g, 'Edge_03'), clusters, set)
     expect(result.variants).toHaveLength(2)
     expect(result.failures).toEqual([
-      expect.objectContaining({ subject: 'PackageVariantSet default/nginx target WorkloadCluster "Edge_03"', set: 'default/nginx', message: expect.stringContaining('invalid PackageVariant name "nginx-Edge_03-nginx"') }),
+      expect.objectContaining({
+        subject: 'PackageVariantSet default/nginx target WorkloadCluster "Edge_03"',
+        set: 'default/nginx',
+        downstream: 'Edge_03/nginx',
+        message: expect.stringContaining('invalid PackageVariant name "nginx-Edge_03-nginx"'),
+      }),
     ])
-    expect([...result.incompleteSets]).toEqual(['default/nginx'])
+    expect([...result.incompleteSets]).toEqual([])
   })
 
   test('standalone PackageVariants: Porch validation, names, repositories, revisions, one downstream each', () => {

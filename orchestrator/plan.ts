@@ -103,8 +103,12 @@ export function planFleet(fleet: Fleet, upstreams: Upstreams, shard?: Shard): Fl
     for (const result of rl.results.items) {
       if (result.severity !== 'error') continue
       const target = result.tags?.['target']
-      failures.push({ subject: `PackageVariantSet ${set}${target ? ` target ${target}` : ''}`, message: result.message, set })
-      incompleteSets.add(set)
+      const downstream = result.tags?.['downstream']
+      const failure: PlanFailure = { subject: `PackageVariantSet ${set}${target ? ` target ${target}` : ''}`, message: result.message, set }
+      // A target that rendered but cannot be named keeps just its package; otherwise any package of the set may be its.
+      if (downstream) failure.downstream = downstream
+      else incompleteSets.add(set)
+      failures.push(failure)
     }
     if (!summary) continue
     for (const object of [...summary.updated, ...summary.unchanged, ...summary.deleted]) claimed.add(object)

@@ -237,7 +237,7 @@ describe('fan-out', () => {
         resourceRef: ref,
         field: { path: 'spec.targets[1]' },
         file: { path: 'sets/pvs.yaml' },
-        tags: { reason: 'UnexpectedError', target: `repository "edge-c2" package "${pkg}"` },
+        tags: { reason: 'UnexpectedError', target: `repository "edge-c2" package "${pkg}"`, downstream: `edge-c2/${pkg}` },
       })),
     )
     expect(out.items).toEqual((parse(input) as { items: unknown[] }).items)

@@ -84,7 +84,11 @@ export function runFanOut(rl: ResourceList, options: TransformOptions, fanOutOpt
     // One result per target (render failures, then names, each in target order); the conditions carry the first, as
     // Porch stops at its first failed create.
     if (pvsItem) setConditions(pvsItem, { ok: false, reason: 'UnexpectedError', message: problems[0]!.message })
-    for (const p of problems) rl.results.error(p.message, { object: fc, field: p.field, tags: { reason: 'UnexpectedError', target: p.target } })
+    for (const p of problems) {
+      const tags: Record<string, string> = { reason: 'UnexpectedError', target: p.target }
+      if (p.downstream) tags['downstream'] = p.downstream
+      rl.results.error(p.message, { object: fc, field: p.field, tags })
+    }
     if (!isolate) return undefined
     for (const p of problems) if (p.id !== undefined) rendered.desired.delete(p.id)
   }
@@ -139,12 +143,14 @@ function renderAll(pvs: PackageVariantSet, contexts: readonly PvContext[], input
   return { ok: true, desired, collisions, skipped }
 }
 
-/** A target whose PackageVariant cannot be rendered or created, and its identifier when it has one. */
+/** A target whose PackageVariant cannot be rendered or created, and its identifier and downstream when it has them. */
 interface NameProblem {
   message: string
   field: string
   target: string
   id?: string
+  /** `repo/package` of the rendered spec. */
+  downstream?: string
 }
 
 /**
@@ -167,7 +173,8 @@ function checkNewNames(
   for (const [id, want] of desired) {
     if (existing.has(id)) continue
     const errors = nameErrors(want.name)
-    const at = { field: `spec.targets[${want.targetIndex}]`, target: want.target, id }
+    const downstream = want.spec['downstream'] as { repo?: string; package?: string }
+    const at = { field: `spec.targets[${want.targetIndex}]`, target: want.target, id, downstream: `${downstream.repo ?? ''}/${downstream.package ?? ''}` }
     if (errors.length > 0) {
       problems.push({
         message: `invalid PackageVariant name ${JSON.stringify(want.name)}: metadata.name: Invalid value: ${JSON.stringify(want.name)}: ${errors.join('; ')}`,
