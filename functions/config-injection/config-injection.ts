@@ -11,8 +11,9 @@ import {
   injectedResourceNameAnnotation,
   rootPackagePath,
 } from '../krm/index.js'
-import type { KptCondition, KubeObject, ResourceList, TransformOptions } from '../krm/index.js'
+import type { Kptfile, KptCondition, KubeObject, ResourceList, TransformOptions } from '../krm/index.js'
 import { parseConfig } from './config.js'
+import type { ConfigInjectionConfig } from './config.js'
 
 /** An object annotated `kpt.dev/config-injection`. */
 export interface InjectionPoint {
@@ -45,15 +46,18 @@ const annotationField = `metadata.annotations.${configInjectionAnnotation}`
 export function configInjection(rl: ResourceList, options: TransformOptions): void {
   const prepared = configAndKptfile(rl, parseConfig)
   if (!prepared) return
-  const { config, kptfile } = prepared
+  injectConfig(rl, prepared.config, prepared.kptfile, options)
+}
+
+/** The transform after its config and the root Kptfile are found. */
+export function injectConfig(rl: ResourceList, config: ConfigInjectionConfig, kptfile: Kptfile, options: TransformOptions): void {
   const { points, errors } = findInjectionPoints(rl.items)
   if (errors.length > 0) {
     for (const e of errors) rl.results.error(`errors in injection points: ${e.message}`, { object: e.object, field: annotationField })
     return
   }
   const { namespace, injectors } = config
-  const candidates = options.sources.filter((s) => (s.namespace || 'default') === namespace)
-  const outcomes = points.map((point) => injectPoint(point, injectors, candidates))
+  const outcomes = points.map((point) => injectPoint(point, injectors, listInCluster(options.sources, namespace, point.object)))
   kptfile.setConditions(outcomes.map(condition))
   kptfile.addReadinessGates(points.filter((p) => p.required).map((p) => p.conditionType))
   for (const outcome of outcomes) {
@@ -103,20 +107,42 @@ export function findInjectionPoints(items: readonly KubeObject[]): { points: Inj
   return { points, errors }
 }
 
+/** The sources by `namespace|apiVersion|kind`, built once per sources list (a fleet renders many variants against one). */
+const inClusterIndexes = new WeakMap<readonly KubeObject[], Map<string, KubeObject[]>>()
+
+/**
+ * What Porch's list call returns for an injection point: in-cluster objects
+ * of the point's exact apiVersion and kind in the PackageVariant's namespace
+ * (an object without a namespace counts as in `default`).
+ */
+export function listInCluster(sources: readonly KubeObject[], namespace: string, target: KubeObject): readonly KubeObject[] {
+  let index = inClusterIndexes.get(sources)
+  if (!index) {
+    index = new Map()
+    for (const source of sources) {
+      const key = `${source.namespace || 'default'}|${source.apiVersion}|${source.kind}`
+      const list = index.get(key)
+      if (list) list.push(source)
+      else index.set(key, [source])
+    }
+    inClusterIndexes.set(sources, index)
+  }
+  return index.get(`${namespace}|${target.apiVersion}|${target.kind}`) ?? []
+}
+
 /**
  * Resolves one injection point: the first injector whose group, version and
- * kind (where given) fit the in-package object and whose name an in-cluster
- * object of the same apiVersion and kind has, wins; its `data` (core
- * ConfigMap) or `spec` replaces the in-package one.
+ * kind (where given) fit the in-package object and whose name one of the
+ * listed in-cluster objects (same apiVersion and kind) has, wins; its `data`
+ * (core ConfigMap) or `spec` replaces the in-package one.
  */
 export function injectPoint(
   point: InjectionPoint,
   injectors: readonly InjectionSelector[],
-  candidates: readonly KubeObject[],
+  listed: readonly KubeObject[],
 ): InjectionOutcome {
   const target = point.object
   if (injectors.length === 0) return { point, errors: ['no injectors defined'] }
-  const listed = candidates.filter((c) => c.apiVersion === target.apiVersion && c.kind === target.kind)
   if (listed.length === 0) return { point, errors: [`no in-cluster resources of type ${target.apiVersion}.${target.kind}`] }
   for (const injector of injectors) {
     if (!appliesTo(injector, target)) continue

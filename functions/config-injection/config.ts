@@ -1,7 +1,7 @@
 /** The config-injection functionConfig: a PackageVariant (`metadata.namespace`, `spec.injectors`). */
 import { readPackageVariantConfig } from '../api/package-variant-config.js'
 import { injectorsRule } from '../api/package-variant.js'
-import type { InjectionSelector } from '../api/package-variant.js'
+import type { InjectionSelector, PackageVariant } from '../api/package-variant.js'
 import type { KubeObject, Result } from '../krm/index.js'
 
 /** Where to look for in-cluster objects and which ones to pick. */
@@ -18,5 +18,10 @@ export function parseConfig(
 ): { ok: true; config: ConfigInjectionConfig } | { ok: false; results: Result[] } {
   const read = readPackageVariantConfig(fc, [injectorsRule])
   if (!read.ok) return read
-  return { ok: true, config: { namespace: read.pv.namespace || 'default', injectors: read.pv.spec.injectors ?? [] } }
+  return { ok: true, config: injectionConfigOf(read.pv) }
+}
+
+/** The config of a PackageVariant that passed validation: its namespace and injectors. */
+export function injectionConfigOf(pv: PackageVariant): ConfigInjectionConfig {
+  return { namespace: pv.namespace || 'default', injectors: pv.spec.injectors ?? [] }
 }

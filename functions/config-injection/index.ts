@@ -2,9 +2,9 @@
 import type { KrmFunction } from '../krm/index.js'
 import { configInjection } from './config-injection.js'
 
-export { parseConfig } from './config.js'
+export { injectionConfigOf, parseConfig } from './config.js'
 export type { ConfigInjectionConfig } from './config.js'
-export { condition, configInjection, findInjectionPoints, injectedField, injectPoint } from './config-injection.js'
+export { condition, configInjection, findInjectionPoints, injectConfig, injectedField, injectPoint, listInCluster } from './config-injection.js'
 export type { InjectionOutcome, InjectionPoint, InjectionPointError } from './config-injection.js'
 
 /** The function as `bin/config-injection` runs it. */
