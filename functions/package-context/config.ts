@@ -6,6 +6,7 @@ import {
   reservedPackageContextKeys,
   validatePackageVariant,
 } from '../api/package-variant.js'
+import type { PackageVariant } from '../api/package-variant.js'
 import { describeKind, isConfigMap } from '../api/function-config.js'
 import { newResult } from '../krm/index.js'
 import type { KubeObject, Result } from '../krm/index.js'
@@ -19,6 +20,12 @@ export interface PackageContextConfig {
 }
 
 const expected = 'expected PackageVariant.config.porch.kpt.dev/v1alpha1 or ConfigMap.v1'
+
+/** The config of a PackageVariant that passed validation: its `spec.packageContext`. */
+export function packageContextConfigOf(pv: PackageVariant): PackageContextConfig {
+  const { data = {}, removeKeys = [] } = pv.spec.packageContext ?? {}
+  return { data, removeKeys }
+}
 
 /** Reads the functionConfig into a config, or error results naming the field. */
 export function parseConfig(
@@ -34,8 +41,7 @@ export function parseConfig(
     if (errors.length > 0) {
       return { ok: false, results: errors.map((e) => newResult('error', e.message, { object: fc, field: e.field })) }
     }
-    const { data = {}, removeKeys = [] } = read.value.spec.packageContext ?? {}
-    return { ok: true, config: { data, removeKeys } }
+    return { ok: true, config: packageContextConfigOf(read.value) }
   }
   if (isConfigMap(fc)) {
     let data: Record<string, string>

@@ -2,9 +2,9 @@
 import type { KrmFunction } from '../krm/index.js'
 import { packageContext } from './package-context.js'
 
-export { parseConfig } from './config.js'
+export { packageContextConfigOf, parseConfig } from './config.js'
 export type { PackageContextConfig } from './config.js'
-export { applyPackageContext, findPackageContext, packageContext } from './package-context.js'
+export { applyPackageContext, findPackageContext, packageContext, setPackageContext } from './package-context.js'
 
 /** The function as `bin/package-context` runs it. */
 export const packageContextFunction: KrmFunction = {

@@ -15,7 +15,11 @@ export function packageContext(rl: ResourceList): void {
     rl.results.push(...parsed.results)
     return
   }
-  const { config } = parsed
+  setPackageContext(rl, parsed.config)
+}
+
+/** The transform after its config is read (package-variant reads the PackageVariant once for all its steps). */
+export function setPackageContext(rl: ResourceList, config: PackageContextConfig): void {
   if (Object.keys(config.data).length === 0 && config.removeKeys.length === 0) {
     rl.results.info('no package context keys to set or remove; package unchanged')
     return

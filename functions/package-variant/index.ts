@@ -3,7 +3,7 @@ import type { KrmFunction } from '../krm/index.js'
 import { packageVariant } from './package-variant.js'
 
 export { parseConfig } from './config.js'
-export { packageVariant, packageVariantSteps } from './package-variant.js'
+export { applyPackageVariant, packageVariant } from './package-variant.js'
 
 /** The function as `bin/package-variant` runs it. */
 export const packageVariantFunction: KrmFunction = {

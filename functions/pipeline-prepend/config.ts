@@ -1,6 +1,7 @@
 /** The pipeline-prepend functionConfig: a PackageVariant (`metadata.name`, `spec.pipeline`). */
 import { readPackageVariantConfig } from '../api/package-variant-config.js'
 import { kptFunctionFields, pipelineRule } from '../api/package-variant.js'
+import type { PackageVariant } from '../api/package-variant.js'
 import { newResult } from '../krm/index.js'
 import type { KubeObject, PipelineList, Result } from '../krm/index.js'
 
@@ -22,7 +23,11 @@ export function parseConfig(
 ): { ok: true; config: PipelinePrependConfig } | { ok: false; results: Result[] } {
   const read = readPackageVariantConfig(fc, [pipelineRule])
   if (!read.ok) return read
-  const { pv } = read
+  return pipelineConfigOf(read.pv)
+}
+
+/** The config of a PackageVariant that passed validation: its pipeline, with fields kpt lacks dropped. */
+export function pipelineConfigOf(pv: PackageVariant): { ok: true; config: PipelinePrependConfig } | { ok: false; results: Result[] } {
   const functions = { mutators: pv.spec.pipeline?.mutators ?? [], validators: pv.spec.pipeline?.validators ?? [] }
   const results: Result[] = []
   for (const list of ['mutators', 'validators'] as const) {

@@ -2,9 +2,9 @@
 import type { KrmFunction } from '../krm/index.js'
 import { pipelinePrepend } from './pipeline-prepend.js'
 
-export { parseConfig } from './config.js'
+export { parseConfig, pipelineConfigOf } from './config.js'
 export type { PipelinePrependConfig } from './config.js'
-export { generateFunctionName, isPackageVariantFunction, pipelinePrepend, prependFunctions } from './pipeline-prepend.js'
+export { generateFunctionName, isPackageVariantFunction, pipelinePrepend, prependFunctions, prependPipeline } from './pipeline-prepend.js'
 export type { PrependCounts } from './pipeline-prepend.js'
 
 /** The function as `bin/pipeline-prepend` runs it. */

@@ -9,12 +9,17 @@ import { configAndKptfile } from '../api/package-variant-config.js'
 import { KubeObject } from '../krm/index.js'
 import type { Kptfile, PipelineList, ResourceList } from '../krm/index.js'
 import { parseConfig } from './config.js'
+import type { PipelinePrependConfig } from './config.js'
 
 /** Prepends the configured functions to the root Kptfile's pipeline. */
 export function pipelinePrepend(rl: ResourceList): void {
   const prepared = configAndKptfile(rl, parseConfig)
   if (!prepared) return
-  const { config, kptfile } = prepared
+  prependPipeline(rl, prepared.config, prepared.kptfile)
+}
+
+/** The transform after its config and the root Kptfile are found. */
+export function prependPipeline(rl: ResourceList, config: PipelinePrependConfig, kptfile: Kptfile): void {
   for (const field of config.dropped) {
     rl.results.warning(
       `\`${field}\` is not a field of a kpt function and is dropped, as Porch's API server does (a function has ${kptFunctionFields.join(', ')})`,
