@@ -2,6 +2,8 @@
  * Typed reading of API objects: each accessor returns the value or records a
  * field error naming the path, so one pass reports every bad field.
  */
+import { isMap, isScalar, isSeq } from 'yaml'
+import type { Node } from 'yaml'
 import { FieldTypeError, formatFieldPath } from '../krm/index.js'
 import type { FieldPath, KubeObject } from '../krm/index.js'
 
@@ -56,18 +58,17 @@ export class Decoder {
 
   /** The number of entries of a list field; records an error if it is not a list. */
   listLength(path: FieldPath): number | undefined {
-    const value = this.object.get(path)
-    if (value === undefined || value === null) return undefined
-    if (Array.isArray(value)) return value.length
+    const node = this.object.getNode(path)
+    if (node === undefined || isNull(node)) return undefined
+    if (isSeq(node)) return node.items.length
     this.fail(path, 'must be a list')
     return undefined
   }
 
-  /** True when the field is a map (or absent); records an error otherwise. */
+  /** True when the field is a map (or absent); records an error otherwise. Only the node's type is looked at. */
   isMapOrAbsent(path: FieldPath): boolean {
-    const value = this.object.get(path)
-    if (value === undefined || value === null) return true
-    if (typeof value === 'object' && !Array.isArray(value)) return true
+    const node = this.object.getNode(path)
+    if (node === undefined || isNull(node) || isMap(node)) return true
     this.fail(path, 'must be an object')
     return false
   }
@@ -87,4 +88,8 @@ export class Decoder {
       return undefined
     }
   }
+}
+
+function isNull(node: Node): boolean {
+  return isScalar(node) && node.value === null
 }
