@@ -1,0 +1,161 @@
+/**
+ * The resource half of kpt's `resource-merge`, file by file: the documents of
+ * the downstream (local), old upstream (origin) and new upstream (updated)
+ * version of a YAML file are matched into resources, each resource is kept,
+ * added, deleted or field-merged by kpt's table, and the file is written back
+ * in the merged document order.
+ *
+ * kpt matches resources by group, kind, the namespace and name of the
+ * `kpt-merge:` comment (the upstream identity, so a downstream rename still
+ * matches) and the file path. Because the path is part of the identity, every
+ * file merges on its own; and a file upstream did not change merges to the
+ * downstream file, which is kept byte for byte.
+ */
+import type { Document } from 'yaml'
+import { parseYamlDocument, stringifyYamlDocument } from '../../functions/krm/index.js'
+import { scalarKey } from '../../functions/krm/yaml.js'
+import { addMergeComment, metadataPair, parseMergeComment } from '../clone/merge-comments.js'
+import { isEmptyDocument, sequenceStyle, splitDocuments } from '../package/documents.js'
+import { mergeFields } from './fields.js'
+import type { FieldConflict, FieldMerge } from './fields.js'
+import { listStrategy } from './schema.js'
+import type { ConflictPolicy } from './fields.js'
+import { isMap, isScalar } from 'yaml'
+
+/** A conflict in one resource of one file. */
+export interface ResourceConflict extends FieldConflict {
+  file: string
+  /** `Kind namespace/name` of the resource. */
+  resource: string
+}
+
+/** The merged text of a file (undefined: the file goes away), its conflicts, or an error. */
+export type FileMerge = { ok: true; text: string | undefined; conflicts: ResourceConflict[] } | { ok: false; message: string }
+
+type Source = 'local' | 'origin' | 'updated'
+
+interface Resource {
+  text: string
+  doc: Document.Parsed
+  index: number
+  identity: string
+}
+
+/** Merges the three versions of the YAML file at `path` (undefined where a version lacks it). */
+export function mergeYamlFile(path: string, local: string | undefined, origin: string | undefined, updated: string | undefined, policy: ConflictPolicy): FileMerge {
+  // Upstream left the file alone: the downstream's file (or its deletion) stands.
+  if (origin === updated) return { ok: true, text: local, conflicts: [] }
+  const read: Partial<Record<Source, Resource[]>> = {}
+  for (const [source, text] of [['local', local], ['origin', origin], ['updated', updated]] as const) {
+    if (text === undefined) continue
+    const resources = readResources(path, text)
+    if (!resources.ok) return resources
+    read[source] = resources.resources
+  }
+
+  // Tuples in read order (local, then origin, then updated): kpt's tie order for the layout.
+  const tuples: Partial<Record<Source, Resource>>[] = []
+  const byIdentity = new Map<string, Partial<Record<Source, Resource>>>()
+  for (const source of ['local', 'origin', 'updated'] as const) {
+    for (const resource of read[source] ?? []) {
+      let tuple = byIdentity.get(resource.identity)
+      if (!tuple) {
+        tuple = {}
+        byIdentity.set(resource.identity, tuple)
+        tuples.push(tuple)
+      }
+      if (tuple[source]) return { ok: false, message: `found duplicate ${JSON.stringify(source)} resources in file ${JSON.stringify(path)}, please refer to "update" documentation for the fix` }
+      tuple[source] = resource
+    }
+  }
+
+  const conflicts: ResourceConflict[] = []
+  const out: { index: number; text: string }[] = []
+  const wide = sequenceStyle(origin !== undefined && updated !== undefined && sequenceStyle(origin) !== sequenceStyle(updated) ? updated : (local ?? updated ?? '')) === 'wide'
+  let changed = false
+  for (const { local: l, origin: o, updated: u } of tuples) {
+    if (l && !u && !o) out.push({ index: l.index, text: l.text })
+    else if (u && !l && !o) {
+      out.push({ index: u.index, text: stringifyYamlDocument(u.doc, { wide }) })
+      changed = true
+    } else if (!l || !u) {
+      // Deleted upstream: gone unless the downstream changed it. Deleted downstream: stays deleted.
+      if (l && o && stringifyYamlDocument(l.doc) !== stringifyYamlDocument(o.doc)) out.push({ index: l.index, text: l.text })
+      else changed ||= l !== undefined
+    } else {
+      const before = stringifyYamlDocument(l.doc, { wide })
+      const merge: FieldMerge = {
+        policy,
+        conflicts: [],
+        strategy: (fieldPath) => listStrategy(stringAt(l.doc, 'apiVersion'), stringAt(l.doc, 'kind'), fieldPath),
+      }
+      mergeFields(l.doc.contents as never, o?.doc.contents as never, u.doc.contents as never, merge)
+      const after = stringifyYamlDocument(l.doc, { wide })
+      const index = o && o.index !== u.index ? u.index : l.index
+      changed ||= after !== before || index !== l.index
+      out.push({ index, text: after === before ? l.text : after })
+      const resource = resourceName(l.doc)
+      for (const conflict of merge.conflicts) conflicts.push({ file: path, resource, ...conflict })
+    }
+  }
+  if (!changed && local !== undefined) return { ok: true, text: local, conflicts }
+  if (out.length === 0) return { ok: true, text: undefined, conflicts }
+  // A stable sort: equal indexes keep tuple order.
+  const sorted = out.map((entry, order) => ({ ...entry, order })).sort((a, b) => a.index - b.index || a.order - b.order)
+  return { ok: true, text: sorted.map((entry) => withNewline(entry.text)).join('---\n'), conflicts }
+}
+
+function readResources(path: string, text: string): { ok: true; resources: Resource[] } | { ok: false; message: string } {
+  const resources: Resource[] = []
+  for (const { text: docText } of splitDocuments(text) ?? [{ separator: '', text }]) {
+    if (isEmptyDocument(docText)) continue
+    let doc: Document.Parsed
+    try {
+      doc = parseYamlDocument(docText, path)
+    } catch (err) {
+      return { ok: false, message: (err as Error).message }
+    }
+    // kpt marks all three versions with their upstream identity before matching.
+    addMergeComment(doc)
+    resources.push({ text: docText, doc, index: resources.length, identity: identityOf(doc) })
+  }
+  return { ok: true, resources }
+}
+
+/** group|kind|namespace|name, namespace and name from the `kpt-merge:` comment where there is one. */
+function identityOf(doc: Document): string {
+  const apiVersion = stringAt(doc, 'apiVersion')
+  const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : ''
+  const pair = metadataPair(doc)
+  const fromComment = parseMergeComment(pair?.key.comment)
+  const metadata = isMap(pair?.value) ? pair.value : undefined
+  const field = (key: string) => {
+    const node = metadata?.items.find((p) => scalarKey(p.key) === key)?.value
+    return isScalar(node) && node.value !== null ? String(node.value) : ''
+  }
+  const namespace = fromComment?.namespace ?? field('namespace')
+  const name = fromComment?.name ?? field('name')
+  return `${group}|${stringAt(doc, 'kind')}|${namespace}|${name}`
+}
+
+function resourceName(doc: Document): string {
+  const pair = metadataPair(doc)
+  const metadata = isMap(pair?.value) ? pair.value : undefined
+  const field = (key: string) => {
+    const node = metadata?.items.find((p) => scalarKey(p.key) === key)?.value
+    return isScalar(node) && node.value !== null ? String(node.value) : ''
+  }
+  const namespace = field('namespace')
+  return `${stringAt(doc, 'kind') || 'document'} ${namespace ? `${namespace}/` : ''}${field('name')}`.trim()
+}
+
+function stringAt(doc: Document, key: string): string {
+  const root = doc.contents
+  if (!isMap(root)) return ''
+  const node = root.items.find((p) => scalarKey(p.key) === key)?.value
+  return isScalar(node) && node.value !== null ? String(node.value) : ''
+}
+
+function withNewline(text: string): string {
+  return text.endsWith('\n') ? text : `${text}\n`
+}

@@ -1,0 +1,167 @@
+/**
+ * An existing downstream package updated to a new upstream revision, as
+ * `kpt pkg update` (strategy `resource-merge`) does it: a 3-way merge of the
+ * old upstream (origin: the package at the downstream's `upstreamLock`), the
+ * new upstream (updated) and the downstream (local).
+ *
+ * - YAML files merge resource by resource and field by field (`resources.ts`,
+ *   `fields.ts`);
+ * - Kptfiles merge through the Kptfile struct (`kptfile.ts`); the root one
+ *   gets the new `upstream` and `upstreamLock`;
+ * - other files: a downstream edit wins, else upstream's version (or
+ *   deletion) is taken; a file deleted downstream comes back when upstream
+ *   still has it;
+ * - at the end every resource carries its upstream identity (kpt's final
+ *   merge-comment pass).
+ *
+ * Unlike kpt, a field both sides changed differently is reported as a
+ * conflict and resolved by `onConflict` ('upstream' is kpt's choice; 'fail'
+ * fails the update); kpt re-serializes every local file, here files upstream
+ * did not touch are kept byte for byte.
+ */
+import { isMap } from 'yaml'
+import { parseYamlDocument, stringifyYamlDocument } from '../../functions/krm/index.js'
+import { decodeKptfile, encodeKptfile } from '../clone/kptfile-struct.js'
+import type { KptfileStruct } from '../clone/kptfile-struct.js'
+import { addMergeComment, upstreamIdentifierAnnotation } from '../clone/merge-comments.js'
+import { isEmptyDocument, sequenceStyle, splitDocuments } from '../package/documents.js'
+import { fileText, packageDirectories, sameFile, sortedFiles, textFile } from '../package/files.js'
+import type { PackageFile, PackageFiles } from '../package/files.js'
+import { krmIgnoreFilter } from '../package/krmignore.js'
+import type { ConflictPolicy } from './fields.js'
+import { mergeKptfiles } from './kptfile.js'
+import { mergeYamlFile } from './resources.js'
+
+export type { ConflictPolicy } from './fields.js'
+
+export interface UpdateInput {
+  /** The upstream package the downstream was cloned or last updated from (empty when unknown). */
+  origin: PackageFiles
+  /** The upstream package at the new revision. */
+  updated: PackageFiles
+  /** The downstream package as it is. */
+  local: PackageFiles
+  onConflict: ConflictPolicy
+  /** The root Kptfile's new `upstream.git` and `upstreamLock.git`. */
+  upstream: { repo: string; directory: string; ref: string }
+  upstreamLock: { repo: string; directory: string; ref: string; commit: string }
+}
+
+/** A field the downstream and the new upstream both changed, differently. */
+export interface MergeConflict {
+  file: string
+  /** `Kind namespace/name`, or `Kptfile`. */
+  resource: string
+  field: string
+  /** The values as text; absent where the field is absent. */
+  origin?: string
+  local?: string
+  upstream?: string
+  /** Which side the result holds ('fail': the update was not applied). */
+  resolution: ConflictPolicy
+}
+
+export interface UpdateResult {
+  /** False when a file cannot be merged, or on a conflict with `onConflict: 'fail'`. */
+  ok: boolean
+  files: PackageFiles
+  conflicts: MergeConflict[]
+  errors: string[]
+}
+
+/** Merges the new upstream into the downstream; pure (files in, files out). */
+export function updatePackage(input: UpdateInput): UpdateResult {
+  const { origin, updated, local, onConflict } = input
+  const out = new Map<string, PackageFile>()
+  const conflicts: MergeConflict[] = []
+  const errors: string[] = []
+  const ignoredIn = (files: PackageFiles) => krmIgnoreFilter(files, ['', ...packageDirectories(files)])
+  const ignored = [ignoredIn(local), ignoredIn(updated)]
+  const isResourceFile = (path: string) => /\.ya?ml$/.test(path) && !ignored.some((skip) => skip(path))
+
+  const paths = new Set([...local.keys(), ...origin.keys(), ...updated.keys()])
+  for (const path of [...paths].sort()) {
+    const l = local.get(path)
+    const o = origin.get(path)
+    const u = updated.get(path)
+    const base = path.slice(path.lastIndexOf('/') + 1)
+    if (base === 'Kptfile') {
+      const merged = mergeKptfile(path, l, o, u, input)
+      if (!merged.ok) errors.push(merged.message)
+      else {
+        if (merged.file) out.set(path, merged.file)
+        conflicts.push(...merged.conflicts.map((c) => ({ ...c, file: path, resource: 'Kptfile', resolution: onConflict })))
+      }
+    } else if (isResourceFile(path)) {
+      const merged = mergeYamlFile(path, l && fileText(l), o && fileText(o), u && fileText(u), onConflict)
+      if (!merged.ok) errors.push(`${path}: ${merged.message.replace(`${path}: `, '')}`)
+      else {
+        if (merged.text !== undefined) out.set(path, l && merged.text === fileText(l) ? l : textFile(merged.text, (l ?? u)?.executable))
+        conflicts.push(...merged.conflicts.map((c) => ({ ...c, resolution: onConflict })))
+      }
+    } else {
+      const kept = otherFile(path, l, o, u)
+      if (kept) out.set(path, kept)
+    }
+  }
+  if (errors.length > 0 || (onConflict === 'fail' && conflicts.length > 0)) return { ok: false, files: local, conflicts, errors }
+  markResources(out, isResourceFile)
+  return { ok: true, files: sortedFiles(out), conflicts, errors }
+}
+
+/** kpt's `ReplaceNonKRMFiles`: paths holding `.git` are never touched. */
+function otherFile(path: string, local?: PackageFile, origin?: PackageFile, updated?: PackageFile): PackageFile | undefined {
+  if (path.includes('.git')) return local
+  if (local === undefined) return origin !== undefined || updated !== undefined ? updated : undefined
+  if (origin === undefined || !sameFile(local, origin)) return local
+  return updated
+}
+
+type KptfileResult = { ok: true; file: PackageFile | undefined; conflicts: { field: string; origin?: string; local?: string; upstream?: string }[] } | { ok: false; message: string }
+
+function mergeKptfile(path: string, local: PackageFile | undefined, origin: PackageFile | undefined, updated: PackageFile | undefined, input: UpdateInput): KptfileResult {
+  const root = path === 'Kptfile'
+  if (local === undefined) {
+    // A subpackage added upstream is copied; one deleted downstream stays deleted.
+    return { ok: true, file: !root && origin === undefined ? updated : undefined, conflicts: [] }
+  }
+  if (updated === undefined && !root) return { ok: true, file: local, conflicts: [] }
+  const merged = mergeKptfiles(fileText(local), origin && fileText(origin), updated ? fileText(updated) : 'apiVersion: kpt.dev/v1\nkind: Kptfile\n', input.onConflict)
+  if (!merged.ok) return { ok: false, message: `${path}: ${merged.message}` }
+  const kptfile: KptfileStruct = merged.kptfile
+  if (root) {
+    kptfile.upstream = { type: 'git', git: { ...input.upstream }, updateStrategy: 'resource-merge' }
+    kptfile.upstreamLock = { type: 'git', git: { ...input.upstreamLock } }
+  } else if (updated) {
+    // A remote subpackage follows its upstream's record of where it comes from.
+    const decoded = decodeKptfile(fileText(updated))
+    if (decoded.ok && decoded.value.upstream) kptfile.upstream = decoded.value.upstream
+    if (decoded.ok && decoded.value.upstreamLock) kptfile.upstreamLock = decoded.value.upstreamLock
+  }
+  const text = encodeKptfile(kptfile)
+  return { ok: true, file: text === fileText(local) ? local : textFile(text), conflicts: merged.conflicts }
+}
+
+/** kpt's final pass: every resource carries its `kpt-merge:` comment and upstream identifier. */
+function markResources(files: Map<string, PackageFile>, isResourceFile: (path: string) => boolean): void {
+  for (const [path, file] of files) {
+    if (!isResourceFile(path)) continue
+    const text = fileText(file)
+    const docs = splitDocuments(text)
+    if (!docs) continue
+    let changed = false
+    const out = docs.map(({ separator, text: docText }) => {
+      if (isEmptyDocument(docText) || (docText.includes('kpt-merge:') && docText.includes(upstreamIdentifierAnnotation))) return separator + docText
+      let doc
+      try {
+        doc = parseYamlDocument(docText, path)
+      } catch {
+        return separator + docText
+      }
+      if (!isMap(doc.contents) || !addMergeComment(doc)) return separator + docText
+      changed = true
+      return separator + stringifyYamlDocument(doc, { wide: sequenceStyle(docText) === 'wide' })
+    })
+    if (changed) files.set(path, textFile(out.join(''), file.executable))
+  }
+}
