@@ -6,8 +6,8 @@
  */
 import { createHash } from 'node:crypto'
 import { readPackageVariantConfig } from '../functions/api/package-variant-config.js'
-import { packageVariantRules } from '../functions/api/package-variant.js'
-import type { PackageVariant } from '../functions/api/package-variant.js'
+import { packageVariantRules, validatePackageVariant } from '../functions/api/package-variant.js'
+import type { PackageVariant, PackageVariantSpec } from '../functions/api/package-variant.js'
 import type { Repository } from '../functions/api/repository.js'
 import { runFanOut } from '../functions/fan-out/index.js'
 import { dns1123LabelErrors, ResourceList } from '../functions/krm/index.js'
@@ -85,7 +85,7 @@ export function planFleet(fleet: Fleet, upstreams: Upstreams, shard?: Shard): Fl
   const unreadable = (repo: Repository | undefined) => (repo ? upstreams.problems.get(`${repo.namespace}|${repo.name}`) : undefined)
   const failures: PlanFailure[] = []
   const incompleteSets = new Set<string>()
-  const fromSets: { object: KubeObject; set: string }[] = []
+  const fromSets: { object: KubeObject; set: string; spec?: Record<string, unknown> }[] = []
   const claimed = new Set<KubeObject>()
   const sources = [...fleet.objects, ...upstreams.objects]
   for (const setObject of fleet.sets) {
@@ -112,14 +112,14 @@ export function planFleet(fleet: Fleet, upstreams: Upstreams, shard?: Shard): Fl
     }
     if (!summary) continue
     for (const object of [...summary.updated, ...summary.unchanged, ...summary.deleted]) claimed.add(object)
-    for (const object of [...summary.created, ...summary.updated, ...summary.unchanged]) fromSets.push({ object, set })
+    for (const object of [...summary.created, ...summary.updated, ...summary.unchanged]) fromSets.push({ object, set, spec: summary.specs.get(object)! })
   }
-  const candidates = [...fromSets, ...fleet.variants.filter((pv) => !claimed.has(pv)).map((object) => ({ object, set: undefined }))]
+  const candidates = [...fromSets, ...fleet.variants.filter((pv) => !claimed.has(pv)).map((object) => ({ object, set: undefined, spec: undefined }))]
 
   const variants: PlannedVariant[] = []
   const byKey = new Map<string, PlannedVariant>()
   const byDownstream = new Map<string, PlannedVariant>()
-  for (const { object, set } of candidates) {
+  for (const { object, set, spec } of candidates) {
     const key = objectKey(object)
     if (shard && !inShard(key, shard)) continue
     const subject = `PackageVariant ${key}`
@@ -129,7 +129,7 @@ export function planFleet(fleet: Fleet, upstreams: Upstreams, shard?: Shard): Fl
       if (downstream) failure.downstream = downstream
       failures.push(failure)
     }
-    const read = readPackageVariantConfig(object, packageVariantRules)
+    const read = spec ? renderedVariant(object, spec) : readPackageVariantConfig(object, packageVariantRules)
     if (!read.ok) {
       fail(read.results.map((r) => r.message).join('; '))
       continue
@@ -178,6 +178,17 @@ export function planFleet(fleet: Fleet, upstreams: Upstreams, shard?: Shard): Fl
     byDownstream.set(path, planned)
   }
   return { variants, failures, incompleteSets }
+}
+
+/**
+ * A PackageVariant fan-out rendered, validated as Porch's controller would,
+ * from the spec fan-out reports (the same fields Porch's API has), without
+ * parsing its text back.
+ */
+function renderedVariant(object: KubeObject, spec: Record<string, unknown>): { ok: true; pv: PackageVariant } | { ok: false; results: { message: string }[] } {
+  const pv: PackageVariant = { object, name: object.name, namespace: object.namespace, spec: spec as PackageVariantSpec }
+  const errors = validatePackageVariant(pv, packageVariantRules)
+  return errors.length === 0 ? { ok: true, pv } : { ok: false, results: errors }
 }
 
 /**

@@ -26,6 +26,8 @@ export interface ReconcileSummary {
   updated: KubeObject[]
   unchanged: KubeObject[]
   deleted: KubeObject[]
+  /** The spec each created, updated or unchanged PackageVariant now has (as rendered), so callers need not parse it back. */
+  specs: Map<KubeObject, RenderedSpec>
 }
 
 /** The label value that ties PackageVariants to this set: its uid, else its name. */
@@ -89,7 +91,7 @@ export function reconcileVariants(
   desired: ReadonlyMap<string, DesiredVariant>,
   dir: string,
 ): ReconcileSummary {
-  const summary: ReconcileSummary = { created: [], updated: [], unchanged: [], deleted: [] }
+  const summary: ReconcileSummary = { created: [], updated: [], unchanged: [], deleted: [], specs: new Map() }
   const remove = new Set<KubeObject>()
   for (const [id, object] of existing) {
     if (desired.has(id)) continue
@@ -119,9 +121,11 @@ export function reconcileVariants(
     if (current) {
       if (current.fieldTextEquals('spec', want.spec) || deepEqual(current.get(['spec']), want.spec)) {
         summary.unchanged.push(current)
+        summary.specs.set(current, want.spec)
       } else {
         current.set(['spec'], want.spec)
         summary.updated.push(current)
+        summary.specs.set(current, want.spec)
       }
       continue
     }
@@ -132,6 +136,7 @@ export function reconcileVariants(
     const object = newPackageVariant(pvs, want, { path, index })
     items.push(object)
     summary.created.push(object)
+    summary.specs.set(object, want.spec)
   }
   return summary
 }

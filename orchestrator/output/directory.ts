@@ -44,7 +44,11 @@ export class DirectoryWriter {
   #staging: string | undefined
   #count = 0
 
-  constructor(readonly outDir: string) {}
+  /** `thread` tells the staging directories of one run's threads apart. */
+  constructor(
+    readonly outDir: string,
+    private readonly thread = 0,
+  ) {}
 
   /** The absolute directory of a package path (`repo/package`); throws if it would leave the output directory. */
   packageDir(path: string): string {
@@ -101,15 +105,23 @@ export class DirectoryWriter {
     }
     for (const name of entries) {
       if (!name.startsWith(stagingPrefix)) continue
-      const pid = Number(name.slice(stagingPrefix.length))
+      const pid = Number(name.slice(stagingPrefix.length).split('-')[0])
       if (Number.isInteger(pid) && pid !== process.pid && isRunning(pid)) continue
       rmSync(join(this.outDir, name), { recursive: true, force: true })
     }
   }
 
-  /** Removes the staging directory; call once at the end of a run. */
+  /** Removes the staging directories of this process (every thread's); call once at the end of a run. */
   close(): void {
-    if (this.#staging) rmSync(this.#staging, { recursive: true, force: true })
+    let entries: string[]
+    try {
+      entries = readdirSync(this.outDir)
+    } catch {
+      return
+    }
+    for (const name of entries) {
+      if (name.startsWith(`${stagingPrefix}${process.pid}-`)) rmSync(join(this.outDir, name), { recursive: true, force: true })
+    }
     this.#staging = undefined
   }
 
@@ -128,7 +140,7 @@ export class DirectoryWriter {
 
   #stagingDir(): string {
     if (!this.#staging) {
-      this.#staging = join(this.outDir, `${stagingPrefix}${process.pid}`)
+      this.#staging = join(this.outDir, `${stagingPrefix}${process.pid}-${this.thread}`)
       rmSync(this.#staging, { recursive: true, force: true })
       mkdirSync(this.#staging, { recursive: true })
     }

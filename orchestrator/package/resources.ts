@@ -59,7 +59,12 @@ interface FileLayout {
   docs: DocumentText[]
 }
 
-type Prepared = { ok: true; chunk: string; wide: boolean } | { ok: false; message: string }
+/**
+ * A document made ready: its item text, its sequence style, and whether it is
+ * in the printer's normal form (printing the parsed item gives the document
+ * back), which lets `write` tell a changed item by printing it once.
+ */
+type Prepared = { ok: true; chunk: string; wide: boolean; normal: boolean } | { ok: false; message: string }
 
 const resourceFile = /(^|\/)(Kptfile|[^/]*\.(ya?ml|json))$/
 
@@ -74,9 +79,12 @@ export class ResourceCodec {
 
   constructor(private readonly cacheLimit = 20_000) {}
 
-  /** The items of a package, in file order (sorted paths), then document order. `.krmignore` is honoured per package. */
-  read(files: PackageFiles, pathStyle: PathStyle = { style: 'eval' }): PackageResources {
-    const packages = packageDirectories(files)
+  /**
+   * The items of a package, in file order (sorted paths), then document order.
+   * `.krmignore` is honoured per package; `packages` (the package directories)
+   * is needed only when `files` is a part of a package without its Kptfiles.
+   */
+  read(files: PackageFiles, pathStyle: PathStyle = { style: 'eval' }, packages: readonly string[] = packageDirectories(files)): PackageResources {
     const ignored = krmIgnoreFilter(files, packages)
     const resources: PackageResources = { items: [], notKrm: [], origins: new Map(), layouts: new Map(), pathStyle }
     for (const [path, file] of [...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
@@ -107,7 +115,8 @@ export class ResourceCodec {
   /**
    * The files after a function: `files` with every resource file rebuilt from
    * `items` (an item's path and index annotations say where it goes; a file
-   * left without items is deleted; new paths become new files).
+   * left without items is deleted; new paths become new files). The items are
+   * used up: changed ones lose the annotations the reader added.
    */
   write(resources: PackageResources, items: readonly KubeObject[], files: PackageFiles): PackageFiles {
     const placed = new Map<string, { index: number; order: number; text: string; slot?: number }[]>()
@@ -115,8 +124,7 @@ export class ResourceCodec {
       const origin = resources.origins.get(item)
       const path = fullPath(item, resources.pathStyle)
       const index = item.index
-      const unchanged = origin !== undefined && (item.unparsedText === origin.chunk || item.toItemText() === origin.chunk)
-      const text = unchanged ? resources.layouts.get(origin.file)!.docs[origin.slot]!.text : printDocument(item, origin?.prepared.wide ?? false)
+      const text = itemText(item, origin, resources)
       const entry: { index: number; order: number; text: string; slot?: number } = { index, order, text }
       if (origin && origin.file === path) entry.slot = origin.slot
       let list = placed.get(path)
@@ -179,16 +187,34 @@ function prepareItem(text: string, path: string, index: number, packagePath: str
   const object = new KubeObject(root, doc)
   object.setPath(path, index)
   if (packagePath !== undefined) object.setAnnotation(packagePathAnnotation, packagePath)
-  return { ok: true, chunk: object.toItemText(), wide: sequenceStyle(text) === 'wide' }
+  const chunk = object.toItemText()
+  const wide = sequenceStyle(text) === 'wide'
+  return { ok: true, chunk, wide, normal: printDocument(KubeObject.fromItemSource(chunk, 0), wide) === text }
 }
 
-/** The item as a standalone document without the annotations the reader added. */
+/**
+ * The document text of an item: the original when the item is unchanged.
+ * A parsed item of a normal document is printed once and compared with the
+ * original; otherwise its item text is compared with the chunk it came from.
+ */
+function itemText(item: KubeObject, origin: ItemOrigin | undefined, resources: PackageResources): string {
+  if (origin === undefined) return printDocument(item, false)
+  const original = resources.layouts.get(origin.file)!.docs[origin.slot]!.text
+  if (item.unparsedText === origin.chunk) return original
+  if (origin.prepared.normal) return printDocument(item, origin.prepared.wide)
+  return item.toItemText() === origin.chunk ? original : printDocument(item, origin.prepared.wide)
+}
+
+/**
+ * The item as a standalone document without the annotations the reader added.
+ * The annotations are removed from the item itself: `write` is the last use of
+ * the items it is given.
+ */
 function printDocument(item: KubeObject, wide: boolean): string {
-  const copy = item.clone()
-  for (const key of [pathAnnotation, legacyPathAnnotation, indexAnnotation, legacyIndexAnnotation, packagePathAnnotation]) copy.removeAnnotation(key)
-  const annotations = copy.getNode(['metadata', 'annotations'])
-  if (isMap(annotations) && (annotations as YAMLMap).items.length === 0) copy.remove(['metadata', 'annotations'])
-  return copy.toYaml({ wide })
+  for (const key of [pathAnnotation, legacyPathAnnotation, indexAnnotation, legacyIndexAnnotation, packagePathAnnotation]) item.removeAnnotation(key)
+  const annotations = item.getNode(['metadata', 'annotations'])
+  if (isMap(annotations) && (annotations as YAMLMap).items.length === 0) item.remove(['metadata', 'annotations'])
+  return item.toYaml({ wide })
 }
 
 function fullPath(item: KubeObject, pathStyle: PathStyle): string {

@@ -25,7 +25,9 @@ export function pipelineSteps(files: PackageFiles): { ok: true; steps: PipelineS
   const steps: PipelineStep[] = []
   for (const dir of packageDirectories(files)) {
     const path = dir === '' ? 'Kptfile' : `${dir}/Kptfile`
-    const decoded = decodeKptfile(fileText(files.get(path)!))
+    const text = fileText(files.get(path)!)
+    if (!text.includes('pipeline')) continue // most Kptfiles have none: skip decoding them
+    const decoded = decodeKptfile(text)
     if (!decoded.ok) return { ok: false, message: `${path}: ${decoded.message.replace(/^Kptfile: /, '')}` }
     for (const list of ['mutators', 'validators'] as const) {
       for (const fn of decoded.value.pipeline?.[list] ?? []) steps.push({ dir, list, fn })

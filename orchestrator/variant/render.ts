@@ -6,7 +6,7 @@
  * recording the owner on the Kptfile. No I/O: the caller reads the packages.
  */
 import { applyTransform, findKptfile, ResourceList } from '../../functions/krm/index.js'
-import { packageVariantFunction } from '../../functions/package-variant/index.js'
+import { applyPackageVariant as applyMutations } from '../../functions/package-variant/index.js'
 import type { KubeObject, Result } from '../../functions/krm/index.js'
 import type { PlannedVariant } from '../plan.js'
 import type { PackageFiles } from '../package/files.js'
@@ -68,7 +68,8 @@ export function applyPackageVariant(variant: PlannedVariant, files: PackageFiles
     if (variant.set) owner.set = variant.set
     recordOwner(found.kptfile.object, owner)
   }
-  applyTransform(packageVariantFunction, rl, { sources })
+  // The plan read and validated the PackageVariant; the transform need not read it again.
+  applyTransform({ name: 'package-variant', transform: (list, options) => applyMutations(list, variant.pv, options) }, rl, { sources })
   if (rl.results.hasErrors()) return { ok: false, results: rl.results.items }
   return { ok: true, files: codec.write(resources, rl.items, files), results: rl.results.items }
 }
