@@ -1,6 +1,6 @@
 /** A worker thread of `kpt-variants render`: sets up the same run as the main thread and renders its share. */
 import { parentPort, workerData } from 'node:worker_threads'
-import { renderShare, sharesOf, startRun } from './render.js'
+import { renderShare, startRun } from './render.js'
 import type { PostedPending, RenderSettings } from './render.js'
 import type { Pending } from './render-variant.js'
 
@@ -9,7 +9,7 @@ const post = (pending: Pending): PostedPending => ({ ...pending, dependencies: p
 
 const run = await startRun(settings, index)
 try {
-  const done = await renderShare(run, index, sharesOf(run.plan.variants.length, threads), (pending) => parentPort!.postMessage({ type: 'progress', pending: post(pending) }))
+  const done = await renderShare(run, index, threads, (pending) => parentPort!.postMessage({ type: 'progress', pending: post(pending) }))
   parentPort!.postMessage({ type: 'done', pending: done.map(post) })
 } finally {
   // Staged packages stay for the main thread to commit; only scratch files go.

@@ -54,12 +54,12 @@ const variantsPerThread = 64
 
 /** Renders a fleet directory into an output directory (or previews it with `dryRun`). */
 export async function renderFleet(settings: RenderSettings, progress?: RenderProgress): Promise<RunReport> {
-  const threads = Math.max(1, settings.threads ?? availableParallelism())
-  // The workers start at once: each sets up the same run (load, upstreams, plan) while this thread does.
-  const workers = Array.from({ length: threads - 1 }, (_, i) => startWorker(settings, i + 1, threads, (p) => progress?.advance(p.report)))
   const run = await startRun(settings)
   try {
     const { fleet, plan } = run
+    // Workers only for a fleet big enough to share; each sets up the same run (load, upstreams, plan) itself.
+    const count = sharesOf(plan.variants.length, Math.max(1, settings.threads ?? availableParallelism()))
+    const workers = Array.from({ length: count - 1 }, (_, i) => startWorker(settings, i + 1, count, (p) => progress?.advance(p.report)))
     const report: RunReport = { dryRun: settings.dryRun, variants: [], problems: fleet.problems.map((p) => `${p.file}: ${p.message}`) }
     for (const failure of plan.failures) {
       const failed: VariantReport = { subject: failure.subject, status: 'failed', reasons: [failure.message], warnings: [], conflicts: [] }
@@ -68,7 +68,6 @@ export async function renderFleet(settings: RenderSettings, progress?: RenderPro
     }
     progress?.start(plan.variants.length)
     if (!settings.dryRun) run.writer.sweepStaleStaging()
-    const count = sharesOf(plan.variants.length, threads)
     const mine = await renderShare(run, 0, count, (p) => progress?.advance(p.report))
     const pending = [...mine, ...(await Promise.all(workers)).flat()].sort((a, b) => a.order - b.order)
     checkAndWrite(pending, fleet, run.writer, settings.dryRun)
@@ -132,6 +131,7 @@ export function sharesOf(variants: number, threads: number): number {
 export async function renderShare(run: Run, index: number, count: number, onDone: (pending: Pending) => void): Promise<Pending[]> {
   const context = new VariantContext(run.fleet, run.sources, run.settings, run.writer, run.scratch)
   const done: Pending[] = []
+  if (index >= count) return done
   for (let i = index; i < run.plan.variants.length; i += count) {
     const pending = await context.render(run.plan.variants[i]!)
     pending.order = i

@@ -43,6 +43,7 @@ if (render.exitCode !== 0) process.exit(render.exitCode ?? 1)
 
 // What the PackageVariant changed in one cluster's package: a plain clone of the same revision, compared.
 const plain = join(demo, '.plain', 'nginx')
+mkdirSync(join(demo, '.plain'))
 await execa('kpt', ['pkg', 'get', `file://${blueprints}.git/nginx@nginx/v1`, plain, '--for-deployment'], { cwd: root, env })
 const diff = await execa('git', ['diff', '--no-index', '--color=never', '--', plain, join(demo, 'rendered', 'edge-01', 'nginx')], { cwd: root, reject: false })
 rmSync(join(demo, '.plain'), { recursive: true, force: true })

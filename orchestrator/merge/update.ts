@@ -20,6 +20,8 @@
  * did not touch are kept byte for byte.
  */
 import { isMap } from 'yaml'
+import type { Node } from 'yaml'
+import { reconcileNode } from '../../functions/krm/yaml.js'
 import { parseYamlDocument, stringifyYamlDocument } from '../../functions/krm/index.js'
 import { decodeKptfile, encodeKptfile } from '../clone/kptfile-struct.js'
 import type { KptfileStruct } from '../clone/kptfile-struct.js'
@@ -138,8 +140,28 @@ function mergeKptfile(path: string, local: PackageFile | undefined, origin: Pack
     if (decoded.ok && decoded.value.upstream) kptfile.upstream = decoded.value.upstream
     if (decoded.ok && decoded.value.upstreamLock) kptfile.upstreamLock = decoded.value.upstreamLock
   }
-  const text = encodeKptfile(kptfile)
+  const text = keepLayout(fileText(local), encodeKptfile(kptfile))
   return { ok: true, file: text === fileText(local) ? local : textFile(text), conflicts: merged.conflicts }
+}
+
+/**
+ * The merged Kptfile written over the downstream's own text, so its key order,
+ * comments and list style stay and the diff shows only what changed (kpt
+ * re-encodes the whole file from its struct).
+ */
+function keepLayout(localText: string, encoded: string): string {
+  try {
+    const doc = parseYamlDocument(localText, 'Kptfile')
+    const value = parseYamlDocument(encoded, 'Kptfile').toJSON() as Record<string, unknown>
+    const root = reconcileNode(doc.contents as Node, value)
+    // A top-level field new to the downstream (upstreamLock after an adoption) goes where the struct has it.
+    const order = Object.keys(value)
+    if (isMap(root)) root.items.sort((a, b) => order.indexOf(String((a.key as { value?: unknown }).value)) - order.indexOf(String((b.key as { value?: unknown }).value)))
+    doc.contents = root as typeof doc.contents
+    return stringifyYamlDocument(doc, { wide: sequenceStyle(localText) === 'wide' })
+  } catch {
+    return encoded
+  }
 }
 
 /** kpt's final pass: every resource carries its `kpt-merge:` comment and upstream identifier. */
