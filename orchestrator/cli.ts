@@ -59,6 +59,7 @@ export async function cli(argv: readonly string[], io: CliIO): Promise<number> {
         .default('upstream'),
     )
     .option('--shard <I/N>', 'render only the variants whose identity hashes to I of N (0 <= I < N)', parseShard)
+    .option('--threads <n>', 'render on n threads (default: one per CPU; small fleets use fewer)', parseThreads)
     .option('--allow-exec', 'let downstream pipelines run exec: functions (as kpt fn render --allow-exec)')
     .option('--no-progress', 'never draw a progress bar')
     .addHelpText(
@@ -91,6 +92,13 @@ still written), 2 on a usage error.`,
     throw err
   }
   return exitCode
+}
+
+/** Parses a positive thread count. */
+function parseThreads(value: string): number {
+  const n = Number(value)
+  if (!/^\d+$/.test(value) || n < 1) throw new InvalidArgumentError('expected a whole number of threads, at least 1')
+  return n
 }
 
 /** Parses `I/N`. */

@@ -32,13 +32,15 @@ export function deleteAbandoned(plan: FleetPlan, fleet: Fleet, report: RunReport
   }
   const owners = new Set(plan.variants.map((v) => v.key))
   const claimed = new Set(plan.variants.map((v) => `${v.downstream.repo}/${v.downstream.package}`))
+  const claimedRepos = new Set<string>()
   for (const failure of plan.failures) {
     if (failure.downstream) claimed.add(failure.downstream)
+    if (failure.downstreamRepo !== undefined) claimedRepos.add(failure.downstreamRepo)
     if (failure.key) owners.add(failure.key)
   }
   const standalone = new Set(fleet.variants.map((pv) => objectKey(pv)))
   for (const path of findPackages(settings.outDir)) {
-    if (claimed.has(path)) continue
+    if (claimed.has(path) || claimedRepos.has(path.slice(0, path.indexOf('/')))) continue
     const files = readPackageDirectory(join(settings.outDir, path))
     if (!files) continue
     const record = readPackageRecord(files)

@@ -64,10 +64,15 @@ describe('planFleet', () => {
       ['default/nginx-edge-02-nginx', 'default/nginx', 'edge-02/nginx', 'nginx/v2'],
     ])
     expect(result.failures).toEqual([
-      { subject: 'PackageVariantSet default/nginx target WorkloadCluster "edge-02x"', set: 'default/nginx', message: 'repository "edge-02x" could not be loaded' },
+      {
+        subject: 'PackageVariantSet default/nginx target WorkloadCluster "edge-02x"',
+        set: 'default/nginx',
+        downstreamRepo: 'edge-02x',
+        message: 'repository "edge-02x" could not be loaded',
+      },
     ])
-    // A target that could not be rendered at all may be any package of the set's: they are all kept.
-    expect([...result.incompleteSets]).toEqual(['default/nginx'])
+    // Only the missing repository's packages could be that target's: the set's other packages may still go.
+    expect([...result.incompleteSets]).toEqual([])
   })
 
   test('a target whose PackageVariant cannot be named fails alone, keeping only the package it names', () => {

@@ -45,6 +45,8 @@ export interface PlanFailure {
   set?: string
   /** The downstream it would have rendered, when known; that package is then never deleted. */
   downstream?: string
+  /** The downstream repository, when only that is known (it does not exist); its packages are never deleted. */
+  downstreamRepo?: string
   /** The PackageVariant's identity, when it failed as one: packages it owns are kept. */
   key?: string
 }
@@ -104,9 +106,12 @@ export function planFleet(fleet: Fleet, upstreams: Upstreams, shard?: Shard): Fl
       if (result.severity !== 'error') continue
       const target = result.tags?.['target']
       const downstream = result.tags?.['downstream']
+      const downstreamRepo = result.tags?.['downstream-repo']
       const failure: PlanFailure = { subject: `PackageVariantSet ${set}${target ? ` target ${target}` : ''}`, message: result.message, set }
-      // A target that rendered but cannot be named keeps just its package; otherwise any package of the set may be its.
+      // A target that rendered but cannot be named keeps just its package, one whose repository is missing that
+      // repository's packages; otherwise any package of the set may be its.
       if (downstream) failure.downstream = downstream
+      else if (downstreamRepo !== undefined) failure.downstreamRepo = downstreamRepo
       else incompleteSets.add(set)
       failures.push(failure)
     }

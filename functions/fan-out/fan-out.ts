@@ -87,6 +87,7 @@ export function runFanOut(rl: ResourceList, options: TransformOptions, fanOutOpt
     for (const p of problems) {
       const tags: Record<string, string> = { reason: 'UnexpectedError', target: p.target }
       if (p.downstream) tags['downstream'] = p.downstream
+      if (p.downstreamRepo !== undefined) tags['downstream-repo'] = p.downstreamRepo
       rl.results.error(p.message, { object: fc, field: p.field, tags })
     }
     if (!isolate) return undefined
@@ -121,6 +122,7 @@ function renderAll(pvs: PackageVariantSet, contexts: readonly PvContext[], input
         message: result.error.message,
         field: result.error.field ? `${target}.${result.error.field}` : `${target}.template.downstream`,
         target: describeTarget(ctx),
+        ...(result.error.repo !== undefined ? { downstreamRepo: result.error.repo } : {}),
       }
       if (isolate) {
         skipped.push(failure)
@@ -151,6 +153,8 @@ interface NameProblem {
   id?: string
   /** `repo/package` of the rendered spec. */
   downstream?: string
+  /** The downstream repository that does not exist (the package is unknown). */
+  downstreamRepo?: string
 }
 
 /**

@@ -16,6 +16,8 @@ export interface RenderError {
   message: string
   /** Path below `spec.targets[i].`, e.g. `template.labelExprs[0].valueExpr`; undefined for a missing Repository. */
   field: string | undefined
+  /** The downstream repository, when the failure is that it does not exist. */
+  repo?: string
 }
 
 /** What rendering needs besides the target. */
@@ -71,7 +73,7 @@ function render(ctx: PvContext, inputs: RenderInputs): RenderedSpec {
   if (t.downstream?.repoExpr) repo = ev('template.downstream.repoExpr', t.downstream.repoExpr)
 
   const repository = inputs.repositories.get(repo)
-  if (!repository) throw new RenderFailure({ message: `repository ${JSON.stringify(repo)} could not be loaded`, field: undefined })
+  if (!repository) throw new RenderFailure({ message: `repository ${JSON.stringify(repo)} could not be loaded`, field: undefined, repo })
   bindings.repository = inputs.project(repository)
 
   let pkg = ctx.packageDefault

@@ -18,6 +18,7 @@ export interface RenderOptions {
   onConflict: ConflictPolicy
   shard?: Shard
   allowExec?: boolean
+  threads?: number
   progress: boolean
 }
 
@@ -42,6 +43,7 @@ export async function renderCommand(fleet: string, options: RenderOptions, io: C
         onConflict: options.onConflict,
         ...(options.shard ? { shard: options.shard } : {}),
         allowExec: Boolean(options.allowExec),
+        ...(options.threads ? { threads: options.threads } : {}),
         cwd: io.cwd,
         env: io.env,
       },
