@@ -89,6 +89,9 @@ function mergeScalar(local: Scalar | undefined, origin: Scalar | undefined, upda
 function mergeMap(local: YAMLMap | undefined, origin: YAMLMap | undefined, updated: YAMLMap | undefined, at: At, merge: FieldMerge): Maybe {
   if (origin === undefined && updated === undefined) return local
   if (local === undefined && updated === undefined) return undefined
+  // The comment above a map's first key is the key's (see firstKeyComment); not so for a list
+  // element, where it is the element's own comment (above its `- `), which kpt does not merge.
+  if (at.path.length > 0 && at.path[at.path.length - 1] !== '[]') for (const map of [local, origin, updated]) firstKeyComment(map)
   const result = local ?? new YAMLMap()
   const keys = new Set<string>()
   for (const map of [local, origin, updated]) for (const pair of map?.items ?? []) keys.add(scalarKey(pair.key) ?? '')
@@ -145,11 +148,12 @@ function mergeKeyed(local: YAMLSeq | undefined, origin: YAMLSeq | undefined, upd
       if (l) result.items.splice(result.items.indexOf(l), 1)
       continue
     }
-    // An element that survives keeps its key fields, even where upstream removed them.
+    // An element that survives keeps its key fields, even where upstream removed them; kpt sets a
+    // missing one last (`- image: img:2\n  name: c1` for a container the downstream deleted).
     const source = u ?? o ?? l
     for (const k of keys) {
       const value = pairOf(source, k)
-      if (value && !pairOf(merged, k)) merged.items.unshift(new Pair(new Scalar(k), clone(value.value as Node)))
+      if (value && !pairOf(merged, k)) merged.items.push(new Pair(new Scalar(k), clone(value.value as Node)))
     }
     if (!l) result.items.push(merged)
   }
@@ -184,7 +188,12 @@ function mergeWhole(local: Maybe, origin: Maybe, updated: Maybe, at: At, merge: 
   const changedLocally = local !== undefined ? !(origin ? sameNode(local, origin) : sameNode(local, updated!)) : origin !== undefined && at.parentInLocal
   const conflict = changedLocally && !(local !== undefined && updated !== undefined && sameNode(local, updated))
   if (resolve(conflict, local, origin, updated, at, merge) === 'local') return local
-  return updated === undefined ? undefined : clone(updated)
+  if (updated === undefined) return undefined
+  // kpt sets upstream's node as it is (key order and comments inside kept), in the downstream's
+  // flow or block style where the downstream has the field.
+  const copy = clone(updated)
+  if ((isSeq(copy) || isMap(copy)) && (isSeq(local) || isMap(local))) copy.flow = local.flow
+  return copy
 }
 
 /** Records a conflict (when there is one) and says which side wins. */
@@ -211,14 +220,16 @@ function takeScalar(local: Scalar | undefined, updated: Scalar | undefined): May
   return local
 }
 
-/** A deep copy of upstream's node for a field the downstream lacks: maps get sorted keys, as kpt writes them. */
+/**
+ * A deep copy of an upstream node taken as a whole (key order kept: kpt sorts
+ * only the keys of maps its walk builds, in `mergeMap`).
+ */
 function clone(node: Node): Node {
   if (isMap(node)) {
     const map = new YAMLMap()
     map.flow = node.flow
     copyComments(map, node)
-    const pairs = [...node.items].sort((a, b) => compare(scalarKey(a.key) ?? '', scalarKey(b.key) ?? ''))
-    for (const pair of pairs) map.items.push(new Pair(isScalar(pair.key) ? pair.key.clone() : pair.key, pair.value == null ? pair.value : clone(pair.value as Node)))
+    for (const pair of node.items) map.items.push(new Pair(isScalar(pair.key) ? pair.key.clone() : pair.key, pair.value == null ? pair.value : clone(pair.value as Node)))
     return map
   }
   if (isSeq(node)) {
@@ -233,8 +244,17 @@ function clone(node: Node): Node {
   return scalar
 }
 
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0
+/**
+ * The comment above the first key of a (block) map: the yaml library keeps it
+ * on the map, go-yaml (kpt) on the key, where it merges like any key's head
+ * comment (taken from upstream when the downstream left it alone). Moved onto
+ * the key; the printed text is the same.
+ */
+function firstKeyComment(map: YAMLMap | undefined): void {
+  const key = map?.items[0]?.key
+  if (!map || map.flow || !map.commentBefore || !isScalar(key)) return
+  key.commentBefore = key.commentBefore ? `${map.commentBefore}\n${key.commentBefore}` : map.commentBefore
+  map.commentBefore = undefined
 }
 
 function shapeOf(node: Node): 'map' | 'seq' | 'scalar' {

@@ -117,3 +117,25 @@ describe('mergeYamlFile: resources', () => {
     expect(result).toEqual({ ok: false, message: 'found duplicate "local" resources in file "f.yaml", please refer to "update" documentation for the fix' })
   })
 })
+
+describe('mergeYamlFile: layout of what upstream changed (kpt)', () => {
+  it('takes an upstream change to the comment above the first key of a map, unless the downstream changed it', () => {
+    const cm = (comment: string, k = 'v1') => `${head('c')}data:\n  # ${comment}\n  level: info\n  k: ${k}\n`
+    expect(merge(cm('log level'), cm('log level'), cm('log level, upstream', 'v2')).text).toBe(cm('log level, upstream', 'v2'))
+    expect(merge(cm('log level, local'), cm('log level'), cm('log level, upstream', 'v2')).text).toBe(cm('log level, local', 'v2'))
+  })
+
+  it('sets the key field last in an element re-added partially (deleted downstream, changed upstream)', () => {
+    const deploy = (containers: string) => `${head('web', 'Deployment', 'apps/v1')}spec:\n  template:\n    spec:\n      containers:\n${containers}`
+    const c1 = (image: string) => `      - name: c1\n        image: ${image}\n`
+    const c2 = '      - name: c2\n        image: img:1\n'
+    expect(merge(deploy(c2), deploy(c1('img:1') + c2), deploy(c1('img:2') + c2)).text).toBe(deploy(`${c2}      - image: img:2\n        name: c1\n`))
+  })
+
+  it("replaces a list with upstream's as it is (key order kept), in the downstream's flow or block style", () => {
+    const foo = (spec: string) => `${head('foo', 'Foo', 'example.com/v1')}spec:\n${spec}`
+    const origin = foo('  labels: [app]\n  blocky:\n  - a\n  items:\n  - port: http\n    interval: 30s\n')
+    const updated = foo('  labels:\n  - app\n  - tier\n  blocky: [a, b]\n  items:\n  - port: http\n    interval: 15s\n')
+    expect(merge(origin, origin, updated).text).toBe(foo('  labels: [app, tier]\n  blocky:\n  - a\n  - b\n  items:\n  - port: http\n    interval: 15s\n'))
+  })
+})
