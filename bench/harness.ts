@@ -12,10 +12,29 @@ export interface Benchmark {
   goal?: { maxMs: number; label?: string }
   /** Prepares inputs once; the result is passed to run and baseline. */
   setup?: () => unknown | Promise<unknown>
+  /** Untimed, before every call of `run` (the warm-up too), e.g. to give each run a fresh output directory. */
+  beforeEach?: (input: unknown) => unknown | Promise<unknown>
   run: (input: unknown) => unknown | Promise<unknown>
-  baseline?: { name: string; run: (input: unknown) => unknown | Promise<unknown> }
+  baseline?: {
+    name: string
+    run: (input: unknown) => unknown | Promise<unknown>
+    /** Untimed, before every call of the baseline's `run`. */
+    beforeEach?: (input: unknown) => unknown | Promise<unknown>
+    /**
+     * The baseline does 1/scale of the work `run` does (a sample, when the
+     * whole would take too long): its times are multiplied by `scale` before
+     * the ratio, and reported as extrapolated.
+     */
+    scale?: number
+    /** Iterations of the baseline (default: the benchmark's). */
+    iterations?: number
+  }
   /** Iterations (default: as many as fit in ~3 s, at least 3). */
   iterations?: number
+  /** The work is `count` units (e.g. 1,000 variants): the result also gives the milliseconds per unit. */
+  units?: { count: number; name: string }
+  /** Further figures, read after the timed runs (e.g. a child process's peak RSS); printed and saved with the result. */
+  figures?: (input: unknown) => Record<string, number | string> | Promise<Record<string, number | string>>
 }
 
 /** Measured figures for one benchmark. */
@@ -28,18 +47,32 @@ export interface BenchResult {
   goalMet?: boolean
   baseline?: string
   baselineMedianMs?: number
+  /** Set when the baseline ran on a sample: its median as measured, before the scaling to baselineMedianMs. */
+  baselineSampleMedianMs?: number
+  baselineScale?: number
   ratio?: number
+  /** With `units`: medianMs (and baselineMedianMs) per unit. */
+  unit?: string
+  msPerUnit?: number
+  baselineMsPerUnit?: number
+  figures?: Record<string, number | string>
   heapUsedMb: number
   rssMb: number
 }
 
-async function time(fn: () => unknown | Promise<unknown>, iterations?: number): Promise<{ median: number; min: number; n: number }> {
+async function time(
+  fn: () => unknown | Promise<unknown>,
+  iterations?: number,
+  beforeEach?: () => unknown | Promise<unknown>,
+): Promise<{ median: number; min: number; n: number }> {
+  await beforeEach?.()
   await fn() // warm-up
   const samples: number[] = []
   const deadline = performance.now() + 3000
   const more = () =>
     iterations !== undefined ? samples.length < iterations : samples.length < 3 || (samples.length < 50 && performance.now() < deadline)
   while (more()) {
+    await beforeEach?.()
     const start = performance.now()
     await fn()
     samples.push(performance.now() - start)
@@ -53,7 +86,7 @@ export async function runBenchmarks(benchmarks: readonly Benchmark[], log: (line
   const out: BenchResult[] = []
   for (const b of benchmarks) {
     const input = b.setup ? await b.setup() : undefined
-    const measured = await time(() => b.run(input), b.iterations)
+    const measured = await time(() => b.run(input), b.iterations, b.beforeEach && (() => b.beforeEach!(input)))
     const result: BenchResult = {
       name: b.name,
       medianMs: round(measured.median),
@@ -66,12 +99,25 @@ export async function runBenchmarks(benchmarks: readonly Benchmark[], log: (line
       result.goal = b.goal.label ?? `< ${b.goal.maxMs} ms`
       result.goalMet = measured.median < b.goal.maxMs
     }
-    if (b.baseline) {
-      const base = await time(() => b.baseline!.run(input), b.iterations)
-      result.baseline = b.baseline.name
-      result.baselineMedianMs = round(base.median)
-      result.ratio = round(measured.median / base.median)
+    if (b.units) {
+      result.unit = b.units.name
+      result.msPerUnit = round(measured.median / b.units.count)
     }
+    if (b.baseline) {
+      const baseline = b.baseline
+      const base = await time(() => baseline.run(input), baseline.iterations ?? b.iterations, baseline.beforeEach && (() => baseline.beforeEach!(input)))
+      const scale = baseline.scale ?? 1
+      result.baseline = baseline.name
+      result.baselineMedianMs = round(base.median * scale)
+      if (scale !== 1) {
+        result.baselineSampleMedianMs = round(base.median)
+        result.baselineScale = scale
+      }
+      if (b.units) result.baselineMsPerUnit = round((base.median * scale) / b.units.count)
+      // A ratio far below 1 would round to 0 at two decimals.
+      result.ratio = roundSignificant(measured.median / (base.median * scale))
+    }
+    if (b.figures) result.figures = await b.figures(input)
     out.push(result)
     log(formatResult(result))
   }
@@ -81,11 +127,24 @@ export async function runBenchmarks(benchmarks: readonly Benchmark[], log: (line
 function formatResult(r: BenchResult): string {
   let line = `${r.name}: median ${r.medianMs} ms (min ${r.minMs}, n=${r.iterations})`
   if (r.goal) line += ` goal ${r.goal}: ${r.goalMet ? 'met' : 'NOT met'}`
-  if (r.baseline) line += `; baseline "${r.baseline}" ${r.baselineMedianMs} ms, ratio ${r.ratio}x`
+  if (r.msPerUnit !== undefined) line += ` = ${r.msPerUnit} ms/${r.unit}`
+  if (r.baseline) {
+    line += `; baseline "${r.baseline}" ${r.baselineMedianMs} ms`
+    if (r.baselineScale !== undefined) line += ` (EXTRAPOLATED x${r.baselineScale} from ${r.baselineSampleMedianMs} ms measured on a sample)`
+    if (r.baselineMsPerUnit !== undefined) line += ` = ${r.baselineMsPerUnit} ms/${r.unit}`
+    line += `, ratio ${r.ratio}x`
+    if (r.ratio !== undefined && r.ratio > 0 && r.ratio < 1) line += ` (${round(r.baselineMedianMs! / r.medianMs)}x faster)`
+  }
   line += `; rss ${r.rssMb} MiB`
+  if (r.figures) line += `; ${Object.entries(r.figures).map(([k, v]) => `${k} ${v}`).join(', ')}`
   return line
 }
 
 function round(n: number): number {
   return Math.round(n * 100) / 100
+}
+
+/** Two decimals, or three significant digits for numbers below 1. */
+function roundSignificant(n: number): number {
+  return n >= 1 || n === 0 ? round(n) : Number(n.toPrecision(3))
 }
