@@ -97,6 +97,11 @@ export class DirectoryWriter {
 
   /** Removes staging directories a run that crashed left behind (their process is gone). */
   sweepStaleStaging(): void {
+    this.#removeStaging((pid) => !(Number.isInteger(pid) && pid !== process.pid && isRunning(pid)))
+  }
+
+  /** Removes the staging directories (`<prefix><pid>-<thread>`) whose process id `remove` accepts. */
+  #removeStaging(remove: (pid: number) => boolean): void {
     let entries: string[]
     try {
       entries = readdirSync(this.outDir)
@@ -104,24 +109,15 @@ export class DirectoryWriter {
       return
     }
     for (const name of entries) {
-      if (!name.startsWith(stagingPrefix)) continue
-      const pid = Number(name.slice(stagingPrefix.length).split('-')[0])
-      if (Number.isInteger(pid) && pid !== process.pid && isRunning(pid)) continue
-      rmSync(join(this.outDir, name), { recursive: true, force: true })
+      if (name.startsWith(stagingPrefix) && remove(Number(name.slice(stagingPrefix.length).split('-')[0]))) {
+        rmSync(join(this.outDir, name), { recursive: true, force: true })
+      }
     }
   }
 
   /** Removes the staging directories of this process (every thread's); call once at the end of a run. */
   close(): void {
-    let entries: string[]
-    try {
-      entries = readdirSync(this.outDir)
-    } catch {
-      return
-    }
-    for (const name of entries) {
-      if (name.startsWith(`${stagingPrefix}${process.pid}-`)) rmSync(join(this.outDir, name), { recursive: true, force: true })
-    }
+    this.#removeStaging((pid) => pid === process.pid)
     this.#staging = undefined
   }
 

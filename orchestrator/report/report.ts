@@ -1,18 +1,11 @@
 /** What a render did, per variant and in total: the data both reporters print. */
+import type { MergeConflict } from '../merge/update.js'
 
 /** The fate of one variant (or of a package whose variant is gone). */
 export type VariantStatus = 'created' | 'updated' | 'unchanged' | 'deleted' | 'orphaned' | 'failed'
 
-/** A field changed both upstream and downstream, and how it was resolved. */
-export interface ConflictReport {
-  file: string
-  resource: string
-  field: string
-  origin?: string
-  local?: string
-  upstream?: string
-  resolution: 'upstream' | 'downstream' | 'fail'
-}
+/** A field changed both upstream and downstream, and how it was resolved: the merge's own record. */
+export type ConflictReport = MergeConflict
 
 /** One line of the summary. */
 export interface VariantReport {
