@@ -13,7 +13,7 @@ import type { MergeConflict } from './merge/update.js'
 import type { DirectoryWriter } from './output/directory.js'
 import { readPackageDirectory } from './output/directory.js'
 import { packageDiff } from './output/diff.js'
-import { owningPackage, packageDirectories, samePackageFiles } from './package/files.js'
+import { gitPackageFiles, owningPackage, packageDirectories, samePackageFiles } from './package/files.js'
 import type { PackageFiles } from './package/files.js'
 import { ResourceCodec } from './package/resources.js'
 import { runPipeline } from './pipeline/pipeline.js'
@@ -118,7 +118,7 @@ export class VariantContext {
       const { updatePackage } = await import('./merge/update.js')
       const merged = updatePackage({
         origin: origin.files,
-        updated: rawFiles(updated),
+        updated: gitPackageFiles(updated),
         local: downstream.files,
         onConflict: this.settings.onConflict,
         upstream: { repo: upstream.repo, directory, ref: upstream.ref },
@@ -158,7 +158,7 @@ export class VariantContext {
   async #readOrigin(variant: PlannedVariant, lock: NonNullable<ReturnType<typeof readPackageRecord>['lock']>): Promise<{ ok: true; files: PackageFiles } | { ok: false; message: string }> {
     const url = sameRepo(lock.repo, kptRepoUrl(variant.upstreamRepo.url)) ? variant.upstreamRepo.url : lock.repo
     try {
-      return { ok: true, files: rawFiles(await this.#sources.readPackage(url, lock.commit, lock.directory.replace(/^\/+|\/+$/g, ''))) }
+      return { ok: true, files: gitPackageFiles(await this.#sources.readPackage(url, lock.commit, lock.directory.replace(/^\/+|\/+$/g, ''))) }
     } catch (err) {
       return { ok: false, message: `cannot read the upstream revision the package came from (${lock.repo} ${lock.commit}): ${(err as Error).message}` }
     }
@@ -186,15 +186,6 @@ function dependencyObjects(codec: ResourceCodec, files: PackageFiles, root: stri
     })
 }
 
-/** Git files as package files (symbolic links left out, as kpt leaves them out). */
-function rawFiles(files: ReadonlyMap<string, { mode: string; content: Buffer }>): PackageFiles {
-  const out: PackageFiles = new Map()
-  for (const [path, file] of files) {
-    if (file.mode === '120000') continue
-    out.set(path, file.mode === '100755' ? { content: file.content, executable: true } : { content: file.content })
-  }
-  return out
-}
 
 function collect(report: VariantReport, results: readonly { severity: string; message: string }[]): void {
   for (const r of results) {

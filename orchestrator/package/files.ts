@@ -56,3 +56,13 @@ export function owningPackage(path: string, dirs: readonly string[]): string {
   for (const dir of dirs) if (dir !== '' && path.startsWith(`${dir}/`) && dir.length > best.length) best = dir
   return best
 }
+
+/** Files as git stores them (`mode` 100644, 100755, 120000) as package files; symbolic links are left out, as kpt leaves them out. */
+export function gitPackageFiles(files: ReadonlyMap<string, { mode: string; content: Buffer }>): PackageFiles {
+  const out: PackageFiles = new Map()
+  for (const [path, file] of files) {
+    if (file.mode === '120000') continue
+    out.set(path, file.mode === '100755' ? { content: file.content, executable: true } : { content: file.content })
+  }
+  return out
+}

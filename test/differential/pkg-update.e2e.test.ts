@@ -25,7 +25,7 @@ import { isNode, parseAllDocuments, visit } from 'yaml'
 import { updatePackage } from '../../orchestrator/merge/update.js'
 import type { UpdateResult } from '../../orchestrator/merge/update.js'
 import { readPackageDirectory } from '../../orchestrator/output/directory.js'
-import { fileText } from '../../orchestrator/package/files.js'
+import { fileText, gitPackageFiles } from '../../orchestrator/package/files.js'
 import type { PackageFile, PackageFiles } from '../../orchestrator/package/files.js'
 import { GitSource } from '../../orchestrator/upstream/git-source.js'
 import { createRepo, git, writeTree } from '../support/git-repo.js'
@@ -694,14 +694,6 @@ const knownDifferences: Record<string, { kpt: unknown; ours: unknown }> = {
   'raw/extra.yaml': { kpt: undefined, ours: [{ extra: true }] },
 }
 
-function rawFiles(files: ReadonlyMap<string, { mode: string; content: Buffer }>): PackageFiles {
-  const out: PackageFiles = new Map()
-  for (const [path, file] of files) {
-    if (file.mode === '120000') continue
-    out.set(path, file.mode === '100755' ? { content: file.content, executable: true } : { content: file.content })
-  }
-  return out
-}
 
 const isYaml = (path: string) => /(^|\/)Kptfile$|\.ya?ml$/.test(path)
 
@@ -768,8 +760,8 @@ describe('updatePackage = kpt pkg update (resource-merge)', () => {
     const tags = await gitSource.tags()
     const [c1, c2] = [tags.get('pkg/v1')!, tags.get('pkg/v2')!]
     ours = updatePackage({
-      origin: rawFiles(await gitSource.readDirectory(c1, 'pkg')),
-      updated: rawFiles(await gitSource.readDirectory(c2, 'pkg')),
+      origin: gitPackageFiles(await gitSource.readDirectory(c1, 'pkg')),
+      updated: gitPackageFiles(await gitSource.readDirectory(c2, 'pkg')),
       local,
       onConflict: 'upstream',
       // What kpt records: the ref as typed, and the package tag it resolved to.
