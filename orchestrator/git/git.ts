@@ -96,6 +96,95 @@ export async function listTree(repo: string, commit: string, dir: string): Promi
     })
 }
 
+/** The refs matching `patterns` (e.g. `refs/heads/drafts/`), by full name, with the object each points at. */
+export async function listRefs(repo: string, patterns: readonly string[]): Promise<Map<string, string>> {
+  const out = await git(['for-each-ref', '--format=%(objectname) %(refname)', ...patterns], { cwd: repo })
+  const refs = new Map<string, string>()
+  for (const line of out.split('\n')) {
+    const space = line.indexOf(' ')
+    if (space > 0) refs.set(line.slice(space + 1), line.slice(0, space))
+  }
+  return refs
+}
+
+/** Applies `update-ref --stdin` commands (`update <ref> <new> [<old>]`, `delete <ref> [<old>]`) in one transaction: all or none. */
+export async function updateRefs(repo: string, commands: readonly string[]): Promise<void> {
+  if (commands.length === 0) return
+  await git(['update-ref', '--stdin'], { cwd: repo, input: `start\n${commands.join('\n')}\nprepare\ncommit\n` })
+}
+
+/**
+ * Writes the commits of a `git fast-import` stream into `repo` in one process;
+ * its refs are updated only after every object is written, so an interrupted
+ * import leaves no ref pointing at a partial commit.
+ */
+export async function fastImport(repo: string, stream: Buffer, env?: Record<string, string>): Promise<void> {
+  await gitBytes(['fast-import', '--quiet', '--force', '--done'], { cwd: repo, input: stream, ...(env ? { env } : {}) })
+}
+
+/** One changed path of `diffTrees`: the status letter (A, M, D, T), the new mode and object (`000000`/zeros when deleted). */
+export interface TreeChange {
+  status: string
+  mode: string
+  oid: string
+  path: string
+}
+
+/**
+ * Diffs many pairs in one `git diff-tree --stdin` process: for each
+ * `[commit, base]`, the files that differ from `base` to `commit` (a commit
+ * without `base` is diffed against the empty tree). Keyed by `commit`.
+ */
+export async function diffTrees(repo: string, pairs: readonly (readonly [commit: string, base?: string])[]): Promise<Map<string, TreeChange[]>> {
+  const changes = new Map<string, TreeChange[]>()
+  if (pairs.length === 0) return changes
+  const input = pairs.map(([commit, base]) => (base ? `${commit} ${base}` : commit)).join('\n')
+  const out = (await gitBytes(['diff-tree', '-r', '-z', '--root', '--no-renames', '--stdin'], { cwd: repo, input: `${input}\n` })).toString('utf8')
+  const fields = out.split('\0')
+  let current: TreeChange[] | undefined
+  for (let i = 0; i < fields.length; i++) {
+    const field = fields[i]!
+    if (field === '') continue
+    if (!field.startsWith(':')) {
+      // A commit header line: the changes that follow are this commit's.
+      current = []
+      changes.set(field.trim(), current)
+      continue
+    }
+    const [, mode, , oid, status] = field.slice(1).split(' ') as [string, string, string, string, string]
+    current?.push({ status: status.charAt(0), mode, oid, path: fields[++i]! })
+  }
+  return changes
+}
+
+/** One ref a push sets (`oid`) or deletes (no `oid`), only if the remote still has `expect` there (`''`: no such ref). */
+export interface RefUpdate {
+  ref: string
+  oid?: string
+  expect: string
+}
+
+/**
+ * Pushes `updates` to `remote` atomically (all refs or none) with a lease on
+ * each, so a ref someone else moved since it was fetched is never
+ * overwritten. Resolves to the remote's reasons when it rejects the push.
+ */
+export async function pushAtomic(repo: string, remote: string, updates: readonly RefUpdate[]): Promise<{ ok: true } | { ok: false; reason: string }> {
+  if (updates.length === 0) return { ok: true }
+  const args = ['push', '--atomic', '--porcelain', '--no-verify', remote]
+  for (const u of updates) args.push(`--force-with-lease=${u.ref}:${u.expect}`)
+  for (const u of updates) args.push(`${u.oid ?? ''}:${u.ref}`)
+  const run = await execa('git', args, { cwd: repo, env: quietGitEnv, reject: false })
+  if (run.exitCode === 0) return { ok: true }
+  // Porcelain lines of refused refs start with `!`: `!\t<src>:<dst>\t[rejected] (stale info)`.
+  const refused = String(run.stdout)
+    .split('\n')
+    .filter((line) => line.startsWith('!'))
+    .map((line) => line.split('\t').slice(1).join(' ').trim())
+  const reason = refused.length > 0 ? refused.join('; ') : firstLine(String(run.stderr)) || `git push exited with ${run.exitCode}`
+  return { ok: false, reason }
+}
+
 /** Git never asks for credentials on a terminal and never uses the user's pager. */
 const quietGitEnv: Record<string, string> = { GIT_TERMINAL_PROMPT: '0', GIT_PAGER: 'cat', LC_ALL: 'C' }
 
