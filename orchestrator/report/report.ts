@@ -18,6 +18,12 @@ export interface VariantReport {
   upstream?: string
   /** For an update: the revision the package came from (`nginx/v1`, or a commit). */
   previousUpstream?: string
+  /** Objects config injection put in the package: `Kind name <- injected name`. */
+  injected?: string[]
+  /** With `--git`: the draft branch holding the change (`drafts/<package>/<workspace>`). */
+  draft?: string
+  /** With `--git --publish`: the tag of the revision published (`<package>/v<N>`). */
+  published?: string
   /** Why it failed. */
   reasons: string[]
   warnings: string[]

@@ -24,6 +24,18 @@ export function locateRepository(url: string, base: string): { local: string } |
   return { local: isAbsolute(url) ? url : resolve(base, url) }
 }
 
+/**
+ * A local repository path as git and kpt find it: `repo` also finds the bare
+ * repository `repo.git`, as git does, and `repo.git` finds `repo`, as kpt
+ * does (it records and clones URLs without `.git`).
+ */
+export function resolveLocalRepository(path: string): string {
+  if (existsSync(path)) return path
+  if (existsSync(`${path}.git`)) return `${path}.git`
+  if (path.endsWith('.git') && existsSync(path.slice(0, -4))) return path.slice(0, -4)
+  return path
+}
+
 /** A repository opened for reading; every answer is cached for the run. */
 export class GitSource {
   readonly #tags = new Map<string, string>()
@@ -44,10 +56,7 @@ export class GitSource {
   static async open(url: string, base: string, cacheDir: string): Promise<GitSource> {
     const where = locateRepository(url, base)
     if ('local' in where) {
-      // `repo` also finds the bare repository `repo.git`, as git does, and `repo.git` finds `repo`,
-      // as kpt does (it records and clones URLs without `.git`).
-      if (!existsSync(where.local) && existsSync(`${where.local}.git`)) where.local = `${where.local}.git`
-      else if (!existsSync(where.local) && where.local.endsWith('.git') && existsSync(where.local.slice(0, -4))) where.local = where.local.slice(0, -4)
+      where.local = resolveLocalRepository(where.local)
       if (!existsSync(where.local)) throw new Error(`repository ${url}: ${where.local} does not exist`)
       try {
         await git(['rev-parse', '--git-dir'], { cwd: where.local })
