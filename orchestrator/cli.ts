@@ -5,7 +5,9 @@
  * only sets `process.exitCode` from `cli()`.
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander'
+import type { PublishOptions } from './commands/publish.js'
 import type { RenderOptions } from './commands/render.js'
+import type { StatusOptions } from './commands/status.js'
 
 /** The streams and environment a run uses; tests pass their own. */
 export interface CliIO {
@@ -49,7 +51,11 @@ export async function cli(argv: readonly string[], io: CliIO): Promise<number> {
         '3-way merge upstream updates into existing ones, apply package context, pipeline and injection, check dependencies, run the pipeline',
     )
     .argument('<FLEET>', 'directory of YAML: Repositories, PackageVariantSets, PackageVariants, targets, objects to inject, catalogs')
-    .requiredOption('-o, --out <DIR>', 'write each variant to DIR/<downstream repo>/<downstream package>')
+    .option('-o, --out <DIR>', 'write each variant to DIR/<downstream repo>/<downstream package>')
+    .option('--git', "propose each new or changed package as a draft branch drafts/<package>/<workspace> of its downstream Repository (spec.git), as Porch does")
+    .option('--publish', 'with --git, publish the drafts of the run: merge into the branch, tag <package>/v<N>, delete the draft')
+    .option('--cache <DIR>', 'with --git, where the working clones of downstream repositories are kept (default: ~/.cache/kpt-variants)')
+    .option('--lock-timeout <seconds>', 'with --git, how long to wait for another run holding a repository', parseSeconds, 60)
     .option('--dry-run', 'write nothing; show what would be created, updated, deleted or left unchanged')
     .option('--diff', 'with --dry-run, print a unified diff of every change')
     .option('--json', 'print a machine-readable report on stdout')
@@ -69,6 +75,8 @@ Examples:
   kpt-variants render fleet/ --out rendered/
   kpt-variants render fleet/ --out rendered/ --dry-run --diff
   kpt-variants render fleet/ --out rendered/ --shard 0/4 --json
+  kpt-variants render fleet/ --git
+  kpt-variants render fleet/ --git --publish
 
 Exit status: 0 when every variant rendered, 1 when any failed (the others are
 still written), 2 on a usage error.`,
@@ -76,6 +84,37 @@ still written), 2 on a usage error.`,
     .action(async (fleet: string, options: RenderOptions) => {
       const { renderCommand } = await import('./commands/render.js')
       exitCode = await renderCommand(fleet, options, io)
+    })
+
+  program
+    .command('publish')
+    .description(
+      "publish open drafts of a downstream repository, as Porch's approve: each becomes a commit on the branch tagged <package>/v<N> " +
+        '(the next revision), and its draft branch is deleted',
+    )
+    .argument('<REPO>', 'the repository: a URL or path git can clone, or with --fleet the name of a Repository of the fleet')
+    .argument('[PACKAGE...]', 'the packages to publish (default: every open draft)')
+    .option('--fleet <DIR>', 'read REPO (URL, branch, directory) from the Repository of that name in the fleet DIR')
+    .option('--branch <BRANCH>', 'the published branch of a REPO given as a URL', 'main')
+    .option('--directory <DIR>', 'the directory of the packages in a REPO given as a URL (default: the root)')
+    .option('--cache <DIR>', 'where the working clones are kept (default: ~/.cache/kpt-variants)')
+    .option('--lock-timeout <seconds>', 'how long to wait for another run holding the repository', parseSeconds, 60)
+    .option('--json', 'print a machine-readable report on stdout')
+    .action(async (repo: string, packages: string[], options: PublishOptions) => {
+      const { publishCommand } = await import('./commands/publish.js')
+      exitCode = await publishCommand(repo, packages, options, io)
+    })
+
+  program
+    .command('status')
+    .description("one line per variant of a fleet, read from its downstream repositories (what porchctl rpkg get shows): published revision, open draft, upstream revision current or behind, last failure")
+    .argument('<FLEET>', 'the fleet directory, as given to render')
+    .option('--cache <DIR>', 'where the working clones are kept (default: ~/.cache/kpt-variants)')
+    .option('--lock-timeout <seconds>', 'how long to wait for another run holding a repository', parseSeconds, 60)
+    .option('--json', 'print a machine-readable report on stdout')
+    .action(async (fleet: string, options: StatusOptions) => {
+      const { statusCommand } = await import('./commands/status.js')
+      exitCode = await statusCommand(fleet, options, io)
     })
 
   try {
@@ -98,6 +137,13 @@ still written), 2 on a usage error.`,
 function parseThreads(value: string): number {
   const n = Number(value)
   if (!/^\d+$/.test(value) || n < 1) throw new InvalidArgumentError('expected a whole number of threads, at least 1')
+  return n
+}
+
+/** Parses a number of seconds (0 or more). */
+function parseSeconds(value: string): number {
+  const n = Number(value)
+  if (!/^\d+(\.\d+)?$/.test(value)) throw new InvalidArgumentError('expected a number of seconds')
   return n
 }
 

@@ -13,6 +13,7 @@ import type { DirectoryWriter } from './output/directory.js'
 import { packageDiff } from './output/diff.js'
 import { inShard, objectKey } from './plan.js'
 import type { FleetPlan, Shard } from './plan.js'
+import type { PackageFiles } from './package/files.js'
 import type { RunReport, VariantReport } from './report/report.js'
 import { orphanPackage, readPackageRecord } from './variant/ownership.js'
 
@@ -26,9 +27,35 @@ export interface DeletionSettings {
 
 /** Deletes or orphans abandoned packages (only reports them with `dryRun`), adding one entry per package to the report. */
 export function deleteAbandoned(plan: FleetPlan, fleet: Fleet, report: RunReport, writer: DirectoryWriter, settings: DeletionSettings): void {
+  const abandoned = abandonment(plan, fleet, report, settings.shard)
+  if (!abandoned) return
+  for (const path of findPackages(settings.outDir)) {
+    if (abandoned.claimed(path)) continue
+    const files = readPackageDirectory(join(settings.outDir, path))
+    const entry = files && abandoned.entry(path, files)
+    if (!entry) continue
+    const orphan = entry.status === 'orphaned'
+    if (settings.dryRun) {
+      if (settings.diff) entry.diff = packageDiff(path, files, orphan ? orphanPackage(files) : undefined)
+    } else if (orphan) writer.writePackage(path, orphanPackage(files))
+    else writer.removePackage(path)
+    report.variants.push(entry)
+  }
+}
+
+/** The test every existing downstream package goes through. */
+export interface Abandonment {
+  /** True when the path is wanted by this run whatever the package holds (checked before reading it). */
+  claimed(path: string): boolean
+  /** Undefined when the package may still be wanted, else its report entry (`deleted` or `orphaned`). */
+  entry(path: string, files: PackageFiles): VariantReport | undefined
+}
+
+/** The deletion test of a run; undefined when nothing may be deleted in it (the reason is recorded in the report). */
+export function abandonment(plan: FleetPlan, fleet: Fleet, report: RunReport, shard?: Shard): Abandonment | undefined {
   if (fleet.problems.length > 0) {
     report.deletionsSkipped = 'the fleet could not be read completely'
-    return
+    return undefined
   }
   const owners = new Set(plan.variants.map((v) => v.key))
   const claimed = new Set(plan.variants.map((v) => `${v.downstream.repo}/${v.downstream.package}`))
@@ -39,22 +66,18 @@ export function deleteAbandoned(plan: FleetPlan, fleet: Fleet, report: RunReport
     if (failure.key) owners.add(failure.key)
   }
   const standalone = new Set(fleet.variants.map((pv) => objectKey(pv)))
-  for (const path of findPackages(settings.outDir)) {
-    if (claimed.has(path) || claimedRepos.has(path.slice(0, path.indexOf('/')))) continue
-    const files = readPackageDirectory(join(settings.outDir, path))
-    if (!files) continue
+  return {
+    claimed: (path) => claimed.has(path) || claimedRepos.has(path.slice(0, path.indexOf('/'))),
+    entry: entryOf,
+  }
+  function entryOf(path: string, files: PackageFiles): VariantReport | undefined {
     const record = readPackageRecord(files)
-    if (!record.owner || owners.has(record.owner)) continue
-    if (record.set && plan.incompleteSets.has(record.set)) continue
-    if (settings.shard && !inShard(record.owner, settings.shard)) continue
+    if (!record.owner || owners.has(record.owner)) return undefined
+    if (record.set && plan.incompleteSets.has(record.set)) return undefined
+    if (shard && !inShard(record.owner, shard)) return undefined
     // A PackageVariant of the fleet's own is never gone (whatever its set says).
-    if (standalone.has(record.owner)) continue
-    const orphan = record.deletionPolicy === 'orphan'
-    const entry: VariantReport = { subject: `PackageVariant ${record.owner}`, path, status: orphan ? 'orphaned' : 'deleted', reasons: [], warnings: [], conflicts: [] }
-    if (settings.dryRun) {
-      if (settings.diff) entry.diff = packageDiff(path, files, orphan ? orphanPackage(files) : undefined)
-    } else if (orphan) writer.writePackage(path, orphanPackage(files))
-    else writer.removePackage(path)
-    report.variants.push(entry)
+    if (standalone.has(record.owner)) return undefined
+    const status = record.deletionPolicy === 'orphan' ? 'orphaned' : 'deleted'
+    return { subject: `PackageVariant ${record.owner}`, path, status, reasons: [], warnings: [], conflicts: [] }
   }
 }

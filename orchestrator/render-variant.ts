@@ -11,7 +11,7 @@ import { isDependencyObject } from './dependencies.js'
 import type { Fleet } from './fleet/fleet.js'
 import type { MergeConflict } from './merge/update.js'
 import type { DirectoryWriter } from './output/directory.js'
-import { readPackageDirectory } from './output/directory.js'
+import type { Downstreams } from './output/downstreams.js'
 import { packageDiff } from './output/diff.js'
 import { gitPackageFiles, owningPackage, packageDirectories, samePackageFiles } from './package/files.js'
 import type { PackageFiles } from './package/files.js'
@@ -47,6 +47,7 @@ export class VariantContext {
     sources: GitSources,
     private readonly settings: RenderSettings,
     private readonly writer: DirectoryWriter,
+    private readonly downstreams: Downstreams,
     scratch: string,
   ) {
     this.#sources = sources
@@ -95,8 +96,10 @@ export class VariantContext {
       return undefined
     }
     const dir = this.writer.packageDir(`${variant.downstream.repo}/${variant.downstream.package}`)
-    const current = readPackageDirectory(dir)
-    const classified = classifyDownstream(variant, current, kptRepoUrl(variant.upstreamRepo.url))
+    // An update merges into the published package; the result is compared with the open draft, if any.
+    const stored = await this.downstreams.read(`${variant.downstream.repo}/${variant.downstream.package}`)
+    const current = stored.draft ?? stored.published
+    const classified = classifyDownstream(variant, stored.published, kptRepoUrl(variant.upstreamRepo.url))
     if (!classified.ok) return fail(classified.message)
     const prepared = await this.#prepare(variant)
     if (!prepared.ok) return fail(`upstream ${report.upstream}: ${prepared.message}`)
@@ -133,6 +136,11 @@ export class VariantContext {
     }
     const applied = applyPackageVariant(variant, base, this.codec, this.fleet.objects)
     collect(report, applied.results)
+    const injected = applied.results.flatMap((r) => {
+      const match = /^injected resource "(.*)" from cluster$/.exec(r.message)
+      return match && r.resourceRef ? [`${r.resourceRef.kind} ${r.resourceRef.name} <- ${match[1]}`] : []
+    })
+    if (injected.length > 0) report.injected = injected
     if (!applied.ok) return undefined
     const rendered = await runPipeline(applied.files, name, dir, this.#runner)
     collect(report, rendered.results)

@@ -19,6 +19,11 @@ import type { Fleet } from './fleet/fleet.js'
 import { loadFleetDirectory } from './fleet/load.js'
 import type { ConflictPolicy } from './merge/update.js'
 import { DirectoryWriter } from './output/directory.js'
+import { DirectoryDownstreams, GitDownstreams } from './output/downstreams.js'
+import type { Downstreams } from './output/downstreams.js'
+import { committerFrom, GitRepositories } from './output/git/git-run.js'
+import type { GitSettings, SharedRepositories } from './output/git/git-run.js'
+import { recordRun } from './output/git/last-run.js'
 import { planFleet } from './plan.js'
 import type { FleetPlan, Shard } from './plan.js'
 import { VariantContext } from './render-variant.js'
@@ -36,6 +41,10 @@ export interface RenderSettings {
   onConflict: ConflictPolicy
   shard?: Shard
   allowExec: boolean
+  /** `--git`: propose each package as a draft in its downstream repository instead of writing `outDir`. */
+  git?: GitSettings
+  /** With `git`: the repositories the main thread opened, as every thread reads them (set by the main thread). */
+  repositories?: SharedRepositories
   /** Threads rendering variants (default: the machine's cores); the output is the same for any number. */
   threads?: number
   /** kpt runs here (relative `exec:` paths resolve against it). */
@@ -59,7 +68,8 @@ export async function renderFleet(settings: RenderSettings, progress?: RenderPro
     const { fleet, plan } = run
     // Workers only for a fleet big enough to share; each sets up the same run (load, upstreams, plan) itself.
     const count = sharesOf(plan.variants.length, Math.max(1, settings.threads ?? availableParallelism()))
-    const workers = Array.from({ length: count - 1 }, (_, i) => startWorker(settings, i + 1, count, (p) => progress?.advance(p.report)))
+    const shared = run.git ? { ...settings, repositories: run.git.shared } : settings
+    const workers = Array.from({ length: count - 1 }, (_, i) => startWorker(shared, i + 1, count, (p) => progress?.advance(p.report)))
     const report: RunReport = { dryRun: settings.dryRun, variants: [], problems: fleet.problems.map((p) => `${p.file}: ${p.message}`) }
     for (const failure of plan.failures) {
       const failed: VariantReport = { subject: failure.subject, status: 'failed', reasons: [failure.message], warnings: [], conflicts: [] }
@@ -70,9 +80,21 @@ export async function renderFleet(settings: RenderSettings, progress?: RenderPro
     if (!settings.dryRun) run.writer.sweepStaleStaging()
     const mine = await renderShare(run, 0, count, (p) => progress?.advance(p.report))
     const pending = [...mine, ...(await Promise.all(workers)).flat()].sort((a, b) => a.order - b.order)
-    checkAndWrite(pending, fleet, run.writer, settings.dryRun)
+    const accepted = checkRenderedDependencies(pending, fleet)
     report.variants.push(...pending.map((p) => p.report))
-    deleteAbandoned(plan, fleet, report, run.writer, { outDir: run.outDir, dryRun: settings.dryRun, diff: settings.diff, ...(settings.shard ? { shard: settings.shard } : {}) })
+    const shard = settings.shard ? { shard: settings.shard } : {}
+    if (run.git) {
+      const committer = committerFrom(settings.env)
+      if (!settings.dryRun) await run.git.writeDrafts(accepted.map((p) => ({ report: p.report, staged: p.staged! })), committer)
+      for (const p of pending) if (p.staged) run.writer.discard(p.staged)
+      await run.git.proposeRemovals(plan, fleet, report, { dryRun: settings.dryRun, diff: settings.diff, ...shard }, committer)
+      if (settings.git?.publish && !settings.dryRun) await run.git.publish(report.variants, committer)
+      if (!settings.dryRun) recordRun(settings.git!.cacheDir, resolve(settings.cwd, settings.fleetDir), report)
+    } else {
+      const written = new Set(accepted)
+      for (const p of pending) if (p.staged) written.has(p) ? run.writer.commit(p.path, p.staged) : run.writer.discard(p.staged)
+      deleteAbandoned(plan, fleet, report, run.writer, { outDir: run.outDir, dryRun: settings.dryRun, diff: settings.diff, ...shard })
+    }
     return { ...report, variants: sortReports(report.variants) }
   } finally {
     run.close()
@@ -86,7 +108,11 @@ export interface Run {
   fleet: Fleet
   plan: FleetPlan
   sources: GitSources
+  /** Stages packages (in `outDir`, or with `--git` in the cache) and, without `--git`, writes them. */
   writer: DirectoryWriter
+  downstreams: Downstreams
+  /** With `--git`, on the main thread: the downstream repositories, locked. */
+  git?: GitRepositories
   scratch: string
   /** Removes the scratch directory and, on the main thread, every thread's staging directory. */
   close(): void
@@ -97,11 +123,19 @@ export async function startRun(settings: RenderSettings, thread = 0): Promise<Ru
   const fleetDir = resolve(settings.cwd, settings.fleetDir)
   const outDir = resolve(settings.cwd, settings.outDir)
   const scratch = mkdtempSync(join(tmpdir(), 'kpt-variants-'))
-  const writer = new DirectoryWriter(outDir, thread)
+  const writer = new DirectoryWriter(settings.git ? join(settings.git.cacheDir, 'staging') : outDir, thread)
+  let git: GitRepositories | undefined
   try {
     const fleet = buildFleet(loadFleetDirectory(fleetDir))
     const sources = new GitSources(fleetDir, scratch)
-    const plan = planFleet(fleet, await indexUpstreams(fleet, sources), settings.shard)
+    let plan = planFleet(fleet, await indexUpstreams(fleet, sources), settings.shard)
+    let downstreams: Downstreams = new DirectoryDownstreams(writer)
+    if (settings.git) {
+      if (!settings.repositories) git = await GitRepositories.open(fleet, plan, settings.git)
+      const shared = settings.repositories ?? git!.shared
+      plan = withoutUnavailable(plan, shared.unavailable)
+      downstreams = new GitDownstreams(shared.snapshots)
+    }
     return {
       settings,
       outDir,
@@ -109,14 +143,18 @@ export async function startRun(settings: RenderSettings, thread = 0): Promise<Ru
       plan,
       sources,
       writer,
+      downstreams,
+      ...(git ? { git } : {}),
       scratch,
       close() {
         // A worker's staged packages stay until the main thread has committed them.
         if (thread === 0) writer.close()
+        git?.close()
         rmSync(scratch, { recursive: true, force: true })
       },
     }
   } catch (err) {
+    git?.close()
     rmSync(scratch, { recursive: true, force: true })
     throw err
   }
@@ -129,9 +167,11 @@ export function sharesOf(variants: number, threads: number): number {
 
 /** Renders share `index` of `count` of the planned variants (every count-th one), in plan order; none when `index >= count`. */
 export async function renderShare(run: Run, index: number, count: number, onDone: (pending: Pending) => void): Promise<Pending[]> {
-  const context = new VariantContext(run.fleet, run.sources, run.settings, run.writer, run.scratch)
+  const context = new VariantContext(run.fleet, run.sources, run.settings, run.writer, run.downstreams, run.scratch)
   const done: Pending[] = []
   if (index >= count) return done
+  const share = run.plan.variants.filter((_, i) => i % count === index)
+  await run.downstreams.prefetch(share.map((v) => `${v.downstream.repo}/${v.downstream.package}`))
   for (let i = index; i < run.plan.variants.length; i += count) {
     const pending = await context.render(run.plan.variants[i]!)
     pending.order = i
@@ -164,8 +204,8 @@ function revive(posted: PostedPending): Pending {
   return { ...posted, dependencies: posted.dependencies.map((text, i) => KubeObject.fromItemSource(text, i)) }
 }
 
-/** Runs the dependency check over the rendered packages, then writes (or discards) each staged one. */
-function checkAndWrite(pending: Pending[], fleet: Fleet, writer: DirectoryWriter, dryRun: boolean): void {
+/** Runs the dependency check over the rendered packages; returns the staged ones that passed (dry runs stage nothing). */
+function checkRenderedDependencies(pending: Pending[], fleet: Fleet): Pending[] {
   const bound: BoundPackage[] = pending
     .filter((p) => p.report.status !== 'failed' && p.dependencies.length > 0)
     .map((p) => ({ id: p.path, repo: p.path.slice(0, p.path.indexOf('/')), objects: p.dependencies }))
@@ -180,8 +220,24 @@ function checkAndWrite(pending: Pending[], fleet: Fleet, writer: DirectoryWriter
         delete p.report.diff
       }
     }
-    if (!p.staged) continue
-    if (p.report.status === 'failed' || dryRun) writer.discard(p.staged)
-    else writer.commit(p.path, p.staged)
   }
+  return pending.filter((p) => p.staged && p.report.status !== 'failed')
+}
+
+/**
+ * The plan without the variants whose downstream repository could not be
+ * opened: each fails with the reason, and nothing of that repository is
+ * deleted. Every thread removes the same ones, so shares stay aligned.
+ */
+function withoutUnavailable(plan: FleetPlan, unavailable: Readonly<Record<string, string>>): FleetPlan {
+  if (Object.keys(unavailable).length === 0) return plan
+  const failures = [...plan.failures]
+  const variants = plan.variants.filter((v) => {
+    const reason = unavailable[v.downstream.repo]
+    if (reason === undefined) return true
+    failures.push({ subject: `PackageVariant ${v.key}`, message: `downstream repository ${JSON.stringify(v.downstream.repo)}: ${reason}`, key: v.key, downstream: `${v.downstream.repo}/${v.downstream.package}` })
+    return false
+  })
+  for (const repo of Object.keys(unavailable)) failures.push({ subject: `Repository ${repo}`, message: unavailable[repo]!, downstreamRepo: repo })
+  return { ...plan, variants, failures }
 }

@@ -494,6 +494,7 @@ describe('kpt-variants render', () => {
           path: `${c.name}/nginx`,
           status: 'created',
           upstream: 'blueprints/nginx v1',
+          injected: [`ConfigMap region-endpoints <- ${c.region}-endpoints`],
           reasons: [],
           warnings: [],
           conflicts: [],
@@ -726,7 +727,9 @@ describe('kpt-variants render', () => {
     afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
     test.each([
-      ['missing --out', ['fleet'], "required option '-o, --out <DIR>' not specified"],
+      ['neither --out nor --git', ['fleet'], 'give either --out DIR or --git'],
+      ['both --out and --git', ['fleet', '--out', 'out', '--git'], 'give either --out DIR or --git'],
+      ['--publish without --git', ['fleet', '--out', 'out', '--publish'], '--publish needs --git'],
       ['missing FLEET', ['--out', 'out'], "missing required argument 'FLEET'"],
       ['--shard without a slash', ['fleet', '--out', 'out', '--shard', '1'], 'expected I/N with 0 <= I < N'],
       ['--shard I >= N', ['fleet', '--out', 'out', '--shard', '2/2'], 'expected I/N with 0 <= I < N'],

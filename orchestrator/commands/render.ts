@@ -1,4 +1,4 @@
-/** `kpt-variants render FLEET --out DIR`: options to settings, the run, the reports and the exit code. */
+/** `kpt-variants render FLEET --out DIR | --git`: options to settings, the run, the reports and the exit code. */
 import { existsSync, statSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { UsageError } from '../cli.js'
@@ -6,12 +6,17 @@ import type { CliIO } from '../cli.js'
 import type { ConflictPolicy } from '../merge/update.js'
 import { renderFleet } from '../render.js'
 import type { Shard } from '../plan.js'
+import { defaultCacheDir } from '../output/git/clone.js'
 import { exitCodeOf } from '../report/report.js'
 import { formatJson, formatSummary } from '../report/summary.js'
 
 /** The options commander parsed. */
 export interface RenderOptions {
-  out: string
+  out?: string
+  git?: boolean
+  publish?: boolean
+  cache?: string
+  lockTimeout: number
   dryRun?: boolean
   diff?: boolean
   json?: boolean
@@ -27,9 +32,16 @@ export async function renderCommand(fleet: string, options: RenderOptions, io: C
   const fleetDir = resolve(io.cwd, fleet)
   if (!existsSync(fleetDir) || !statSync(fleetDir).isDirectory()) throw new UsageError(`fleet directory ${fleet} does not exist`)
   if (options.diff && !options.dryRun) throw new UsageError('--diff needs --dry-run')
-  const outDir = resolve(io.cwd, options.out)
-  if (existsSync(outDir) && !statSync(outDir).isDirectory()) throw new UsageError(`--out ${options.out} is not a directory`)
-  if (outDir === fleetDir || fleetDir.startsWith(`${outDir}/`)) throw new UsageError('--out must not contain the fleet directory')
+  if (Boolean(options.git) === Boolean(options.out)) throw new UsageError('give either --out DIR or --git')
+  if (options.publish && !options.git) throw new UsageError('--publish needs --git')
+  const outDir = resolve(io.cwd, options.out ?? '.')
+  if (options.out) {
+    if (existsSync(outDir) && !statSync(outDir).isDirectory()) throw new UsageError(`--out ${options.out} is not a directory`)
+    if (outDir === fleetDir || fleetDir.startsWith(`${outDir}/`)) throw new UsageError('--out must not contain the fleet directory')
+  }
+  const git = options.git
+    ? { cacheDir: resolve(io.cwd, options.cache ?? defaultCacheDir(io.env)), lockTimeoutMs: options.lockTimeout * 1000, publish: Boolean(options.publish) }
+    : undefined
 
   const bar = options.progress && io.stderrIsTTY && io.stderrStream ? (await import('../report/progress.js')).progressBar(io.stderrStream) : undefined
   let report
@@ -44,6 +56,7 @@ export async function renderCommand(fleet: string, options: RenderOptions, io: C
         ...(options.shard ? { shard: options.shard } : {}),
         allowExec: Boolean(options.allowExec),
         ...(options.threads ? { threads: options.threads } : {}),
+        ...(git ? { git } : {}),
         cwd: io.cwd,
         env: io.env,
       },

@@ -7,8 +7,10 @@ export function formatSummary(report: RunReport): string {
   const lines: string[] = []
   const shown = report.variants
   if (shown.length > 0) {
-    const rows = shown.map((v) => [v.status, v.path ?? '-', v.subject.replace(/^PackageVariant /, ''), upstreamColumn(v)])
-    const header = ['STATUS', 'PACKAGE', 'VARIANT', 'UPSTREAM']
+    // With --git, where each change went: its draft branch, or the tag it was published as.
+    const git = shown.some((v) => v.draft || v.published)
+    const rows = shown.map((v) => [v.status, v.path ?? '-', v.subject.replace(/^PackageVariant /, ''), ...(git ? [v.published ?? v.draft ?? '-'] : []), upstreamColumn(v)])
+    const header = ['STATUS', 'PACKAGE', 'VARIANT', ...(git ? ['GIT'] : []), 'UPSTREAM']
     const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
     const format = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd()
     lines.push(format(header), ...rows.map(format))

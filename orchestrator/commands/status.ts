@@ -1,0 +1,41 @@
+/** `kpt-variants status FLEET --cache DIR`: plans the fleet, reads its downstream repositories, prints a line per variant. */
+import { existsSync, statSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { UsageError } from '../cli.js'
+import type { CliIO } from '../cli.js'
+import { defaultCacheDir } from '../output/git/clone.js'
+import { readLastFailures } from '../output/git/last-run.js'
+import { startRun } from '../render.js'
+import { fleetStatus, formatStatus } from '../status.js'
+
+/** The options commander parsed. */
+export interface StatusOptions {
+  cache?: string
+  json?: boolean
+  lockTimeout: number
+}
+
+/** Prints the status; resolves to 0, or 1 when a variant failed last time or cannot be planned. */
+export async function statusCommand(fleet: string, options: StatusOptions, io: CliIO): Promise<number> {
+  const fleetDir = resolve(io.cwd, fleet)
+  if (!existsSync(fleetDir) || !statSync(fleetDir).isDirectory()) throw new UsageError(`fleet directory ${fleet} does not exist`)
+  const cacheDir = resolve(io.cwd, options.cache ?? defaultCacheDir(io.env))
+  const run = await startRun({
+    fleetDir,
+    outDir: fleetDir,
+    dryRun: true,
+    diff: false,
+    onConflict: 'upstream',
+    allowExec: false,
+    cwd: io.cwd,
+    env: io.env,
+    git: { cacheDir, lockTimeoutMs: options.lockTimeout * 1000, publish: false },
+  })
+  try {
+    const rows = await fleetStatus(run.plan, run.git!.shared.snapshots, readLastFailures(cacheDir, fleetDir))
+    io.stdout(options.json ? `${JSON.stringify({ apiVersion: 'kpt-variants.dev/v1alpha1', kind: 'FleetStatus', variants: rows }, null, 2)}\n` : formatStatus(rows))
+    return rows.some((r) => r.lastFailure) ? 1 : 0
+  } finally {
+    run.close()
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * Where a variant's downstream package is read from before rendering: a
+ * directory below `--out`, or a downstream repository's published branch and
+ * open draft (`--git`). An update merges into the published package; a
+ * re-render is compared with the draft when there is one.
+ */
+import type { RepositorySnapshot, StoredPackage } from './git/repository.js'
+import { readPackages } from './git/repository.js'
+import { readPackageDirectory } from './directory.js'
+import type { DirectoryWriter } from './directory.js'
+
+export type { StoredPackage }
+
+/** Reads downstream packages by path (`<repo>/<package>`). */
+export interface Downstreams {
+  /** Reads the packages of many paths at once, ahead of `read` (a share of a run). */
+  prefetch(paths: readonly string[]): Promise<void>
+  read(path: string): Promise<StoredPackage>
+}
+
+/** Packages in directories below the output directory: published as they are, never drafted. */
+export class DirectoryDownstreams implements Downstreams {
+  constructor(private readonly writer: DirectoryWriter) {}
+
+  async prefetch(): Promise<void> {}
+
+  async read(path: string): Promise<StoredPackage> {
+    const published = readPackageDirectory(this.writer.packageDir(path))
+    return published ? { published } : {}
+  }
+}
+
+/** Packages in downstream repositories, read from the snapshot every thread shares, a repository at a time. */
+export class GitDownstreams implements Downstreams {
+  readonly #repos: Map<string, RepositorySnapshot>
+  readonly #read = new Map<string, StoredPackage>()
+
+  constructor(snapshots: readonly RepositorySnapshot[]) {
+    this.#repos = new Map(snapshots.map((s) => [s.name, s]))
+  }
+
+  async prefetch(paths: readonly string[]): Promise<void> {
+    const byRepo = new Map<string, string[]>()
+    for (const path of paths) {
+      const { repo, pkg } = splitPath(path)
+      if (this.#repos.has(repo) && !this.#read.has(path)) (byRepo.get(repo) ?? byRepo.set(repo, []).get(repo)!).push(pkg)
+    }
+    for (const [repo, packages] of byRepo) {
+      const read = await readPackages(this.#repos.get(repo)!, packages)
+      for (const pkg of packages) this.#read.set(`${repo}/${pkg}`, read.get(pkg) ?? {})
+    }
+  }
+
+  async read(path: string): Promise<StoredPackage> {
+    if (!this.#read.has(path)) await this.prefetch([path])
+    const stored = this.#read.get(path)
+    if (!stored) throw new Error(`downstream repository ${JSON.stringify(splitPath(path).repo)} was not opened`)
+    // Read once: a share renders each path once, and the memory is better spent on the next one.
+    this.#read.delete(path)
+    return stored
+  }
+}
+
+/** `<repo>/<package>` split at the first slash. */
+export function splitPath(path: string): { repo: string; pkg: string } {
+  const slash = path.indexOf('/')
+  return { repo: path.slice(0, slash), pkg: path.slice(slash + 1) }
+}
