@@ -1,0 +1,42 @@
+import { nextWorkspace } from './repository.js'
+import { draftMessage } from './messages.js'
+
+describe('draft commit messages', () => {
+  test('name the PackageVariant, the upstream revisions, injected objects, conflicts, and carry the kpt: annotation', () => {
+    const message = draftMessage(
+      {
+        subject: 'PackageVariant default/nginx-edge-01-nginx',
+        path: 'edge-01/nginx',
+        status: 'updated',
+        upstream: 'blueprints/nginx v2',
+        previousUpstream: 'nginx/v1 (0123456789ab)',
+        injected: ['ConfigMap region-endpoints <- us-east1-endpoints'],
+        reasons: [],
+        warnings: [],
+        conflicts: [{ file: 'deployment.yaml', resource: 'Deployment web/nginx', field: 'spec.replicas', origin: '2', local: '5', upstream: '3', resolution: 'upstream' }],
+      },
+      'nginx',
+      'packagevariant-2',
+    )
+    expect(message).toBe(
+      [
+        'Update nginx from nginx/v1 (0123456789ab) to blueprints/nginx v2',
+        '',
+        'PackageVariant: default/nginx-edge-01-nginx',
+        'Upstream: blueprints/nginx v2 (was nginx/v1 (0123456789ab))',
+        'Injected: ConfigMap region-endpoints <- us-east1-endpoints',
+        'Conflict: deployment.yaml Deployment web/nginx spec.replicas: downstream 5, upstream 3: took upstream',
+        '',
+        'kpt:{"package":"nginx","workspaceName":"packagevariant-2","revision":""}',
+        '',
+      ].join('\n'),
+    )
+  })
+})
+
+describe('nextWorkspace', () => {
+  test("is Porch's packagevariant-<N>, one past the highest in use", () => {
+    expect(nextWorkspace([])).toBe('packagevariant-1')
+    expect(nextWorkspace(['v1', 'packagevariant-3', 'packagevariant-10', 'packagevariant-x'])).toBe('packagevariant-11')
+  })
+})

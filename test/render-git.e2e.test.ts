@@ -1,0 +1,330 @@
+/**
+ * `kpt-variants render --git`, `publish` and `status` end to end, as real
+ * processes, against downstream repositories made on the fly: bare ones
+ * reached by path, and an ordinary one (a work tree) reached by a `file://`
+ * URL. Published revisions are read back with the real `kpt pkg get` and
+ * updated with `kpt pkg update`.
+ */
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { hostname, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { execa } from 'execa'
+import { gitIdentity, repoRoot } from './e2e/runner.js'
+import { fleetFiles, nginxV1, nginxV2, threeClusters, v1Image, v2Image } from './support/fleet.js'
+import type { FleetOptions } from './support/fleet.js'
+import { createRepo, git, writeTree } from './support/git-repo.js'
+
+const bin = join(repoRoot, 'bin', 'kpt-variants')
+const timeout = 60_000
+
+interface Run {
+  exitCode: number
+  stdout: string
+  stderr: string
+}
+
+/** A test's directory: the blueprint repository, three downstream repositories, the fleet, the cache. */
+class Workspace {
+  readonly fleet: string
+  readonly cache: string
+
+  private constructor(readonly dir: string) {
+    this.fleet = join(dir, 'fleet')
+    this.cache = join(dir, 'cache')
+  }
+
+  static async create(options: Partial<FleetOptions> = {}): Promise<Workspace> {
+    const ws = new Workspace(mkdtempSync(join(tmpdir(), 'kpt-variants-git-e2e-')))
+    await createRepo(join(ws.dir, 'repos', 'blueprints'), [
+      ['nginx/v1', nginxV1],
+      ['nginx/v2', nginxV2],
+    ])
+    // edge-01, edge-02: empty bare repositories, named by path (`../repos/edge-01` finds `edge-01.git`).
+    for (const name of ['edge-01', 'edge-02']) await git(ws.dir, 'init', '-q', '--bare', '-b', 'main', `repos/${name}.git`)
+    // edge-03: an ordinary repository with a first commit, by file:// URL; a push may update its checked-out branch.
+    await createRepo(join(ws.dir, 'repos', 'edge-03'), [['start', { 'README.md': '# edge-03\n' }]])
+    await git(join(ws.dir, 'repos', 'edge-03'), 'config', 'receive.denyCurrentBranch', 'updateInstead')
+    ws.writeFleet({ clusters: threeClusters, ...options })
+    return ws
+  }
+
+  writeFleet(options: FleetOptions): void {
+    rmSync(this.fleet, { recursive: true, force: true })
+    const files = fleetFiles(options)
+    files['repositories.yaml'] = files['repositories.yaml']!.replace('repo: ../repos/edge-03', `repo: file://${this.dir}/repos/edge-03`)
+    writeTree(this.fleet, files)
+  }
+
+  remote(name: string): string {
+    return join(this.dir, 'repos', name === 'edge-03' ? name : `${name}.git`)
+  }
+
+  async run(...args: string[]): Promise<Run> {
+    const run = await execa('node', [bin, ...args], { cwd: this.dir, env: { ...process.env, ...gitIdentity }, reject: false, stdin: 'ignore' })
+    return { exitCode: run.exitCode ?? -1, stdout: String(run.stdout), stderr: String(run.stderr) }
+  }
+
+  async ok(...args: string[]): Promise<Run> {
+    const run = await this.run(...args)
+    if (run.exitCode !== 0) throw new Error(`kpt-variants ${args.join(' ')} exited ${run.exitCode}\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`)
+    return run
+  }
+
+  /** `render fleet --git --cache cache --json <args>`: the parsed report. */
+  async render(...args: string[]): Promise<{ run: Run; report: { variants: { path?: string; status: string; draft?: string; published?: string; reasons: string[] }[] } }> {
+    const run = await this.run('render', 'fleet', '--git', '--cache', 'cache', '--json', ...args)
+    return { run, report: JSON.parse(run.stdout) }
+  }
+
+  /** Every branch and tag of a downstream repository, with the commit it names. */
+  async refs(name: string): Promise<Record<string, string>> {
+    const out = await git(this.remote(name), 'for-each-ref', '--format=%(refname) %(objectname)')
+    return Object.fromEntries(out.split('\n').filter(Boolean).map((line) => line.split(' ') as [string, string]))
+  }
+
+  async show(name: string, rev: string): Promise<string> {
+    return git(this.remote(name), 'show', rev)
+  }
+}
+
+describe('kpt-variants render --git', () => {
+  let ws: Workspace
+  afterEach(() => rmSync(ws.dir, { recursive: true, force: true }))
+
+  test(
+    'drafts, publish, kpt pkg get, an upstream update that keeps a published downstream edit, v2, kpt pkg update',
+    async () => {
+      ws = await Workspace.create()
+
+      // 1. One draft branch per new package, Porch's layout; the commit says what and why.
+      const first = await ws.render()
+      expect(first.run.exitCode).toBe(0)
+      expect(first.report.variants.map((v) => [v.path, v.status, v.draft])).toEqual(
+        threeClusters.map((c) => [`${c.name}/nginx`, 'created', 'drafts/nginx/packagevariant-1']),
+      )
+      for (const c of threeClusters) {
+        const refs = await ws.refs(c.name)
+        expect(Object.keys(refs).filter((r) => r.startsWith('refs/heads/drafts/'))).toEqual(['refs/heads/drafts/nginx/packagevariant-1'])
+        expect(Object.keys(refs).some((r) => r.startsWith('refs/tags/nginx/'))).toBe(false)
+      }
+      const message = await git(ws.remote('edge-01'), 'log', '-1', '--format=%B', 'drafts/nginx/packagevariant-1')
+      expect(message).toContain('Create nginx from blueprints/nginx v1')
+      expect(message).toContain('PackageVariant: default/nginx-edge-01-nginx')
+      expect(message).toContain('Injected: ConfigMap region-endpoints <- us-east1-endpoints')
+      expect(message).toContain('kpt:{"package":"nginx","workspaceName":"packagevariant-1","revision":""}')
+      // edge-03's draft is based on its published branch; main itself is untouched.
+      const edge03 = await ws.refs('edge-03')
+      expect(await git(ws.remote('edge-03'), 'rev-parse', 'drafts/nginx/packagevariant-1^')).toBe(edge03['refs/heads/main'])
+
+      // 2. Rendering again makes no commit and no branch.
+      const before = await Promise.all(threeClusters.map((c) => ws.refs(c.name)))
+      const second = await ws.render()
+      expect(second.report.variants.map((v) => v.status)).toEqual(['unchanged', 'unchanged', 'unchanged'])
+      expect(await Promise.all(threeClusters.map((c) => ws.refs(c.name)))).toEqual(before)
+
+      // 3. Status: one line per variant, read from git.
+      const status = JSON.parse((await ws.ok('status', 'fleet', '--cache', 'cache', '--json')).stdout)
+      expect(status.variants[0]).toMatchObject({ variant: 'default/nginx-edge-01-nginx', package: 'edge-01/nginx', draft: 'drafts/nginx/packagevariant-1', state: 'unpublished' })
+
+      // 4. Publish: a commit on main tagged nginx/v1, the draft branch gone (by fleet name, by path, by file:// URL).
+      await ws.ok('publish', 'edge-01', '--fleet', 'fleet', '--cache', 'cache')
+      await ws.ok('publish', 'repos/edge-02', '--cache', 'cache')
+      const published = await ws.ok('publish', `file://${ws.dir}/repos/edge-03`, 'nginx', '--cache', 'cache')
+      expect(published.stderr).toContain('nginx: published nginx/v1')
+      for (const c of threeClusters) {
+        const refs = await ws.refs(c.name)
+        expect(refs['refs/tags/nginx/v1']).toBe(refs['refs/heads/main'])
+        expect(Object.keys(refs).filter((r) => r.startsWith('refs/heads/drafts/'))).toEqual([])
+      }
+      expect(await git(ws.remote('edge-01'), 'log', '-1', '--format=%B', 'main')).toContain('kpt:{"package":"nginx","workspaceName":"packagevariant-1","revision":"v1"}')
+      const afterPublish = JSON.parse((await ws.ok('status', 'fleet', '--cache', 'cache', '--json')).stdout)
+      expect(afterPublish.variants[1]).toMatchObject({ package: 'edge-02/nginx', published: 'nginx/v1', state: 'current' })
+      expect(afterPublish.variants[1].draft).toBeUndefined()
+
+      // 5. The real kpt reads the published revision.
+      const got = join(ws.dir, 'got')
+      await execa('kpt', ['pkg', 'get', `file://${ws.remote('edge-01')}/nginx@nginx/v1`, got], { cwd: ws.dir, env: { ...process.env, ...gitIdentity } })
+      expect(readFileSync(join(got, 'deployment.yaml'), 'utf8')).toContain(`image: ${v1Image}`)
+      expect(readFileSync(join(got, 'region-endpoints.yaml'), 'utf8')).toContain('https://api.us-east1.example.com')
+
+      // 6. A person edits the published package on main; the set moves to upstream revision 2.
+      const clone = join(ws.dir, 'clone-01')
+      await git(ws.dir, 'clone', '-q', ws.remote('edge-01'), clone)
+      writeFileSync(join(clone, 'nginx', 'deployment.yaml'), readFileSync(join(clone, 'nginx', 'deployment.yaml'), 'utf8').replace('replicas: 2', 'replicas: 5'))
+      await git(clone, 'commit', '-qam', 'edge-01 needs more replicas')
+      await git(clone, 'push', '-q', 'origin', 'main')
+      ws.writeFleet({ clusters: threeClusters, revision: 2 })
+      const update = await ws.render()
+      expect(update.run.exitCode).toBe(0)
+      expect(update.report.variants.map((v) => [v.status, v.draft])).toEqual(threeClusters.map(() => ['updated', 'drafts/nginx/packagevariant-2']))
+      const draft = await ws.show('edge-01', 'drafts/nginx/packagevariant-2:nginx/deployment.yaml')
+      expect(draft).toContain('replicas: 5')
+      expect(draft).toContain(`image: ${v2Image}`)
+      expect(draft).toContain('readinessProbe')
+      expect(await git(ws.remote('edge-01'), 'log', '-1', '--format=%s', 'drafts/nginx/packagevariant-2')).toMatch(/^Update nginx from nginx\/v1 .* to blueprints\/nginx v2$/)
+      const behind = JSON.parse((await ws.ok('status', 'fleet', '--cache', 'cache', '--json')).stdout)
+      expect(behind.variants[0]).toMatchObject({ state: 'behind', publishedUpstream: 'nginx/v1', draft: 'drafts/nginx/packagevariant-2' })
+
+      // 7. Publish v2 with render --publish; then kpt pkg update to it keeps the local package's own state.
+      const publishRun = await ws.render('--publish')
+      expect(publishRun.report.variants.map((v) => [v.status, v.published])).toEqual(threeClusters.map(() => ['unchanged', 'nginx/v2']))
+      for (const c of threeClusters) expect(Object.keys(await ws.refs(c.name)).filter((r) => r.startsWith('refs/tags/nginx/'))).toEqual(['refs/tags/nginx/v1', 'refs/tags/nginx/v2'])
+      await git(got, 'init', '-q')
+      await git(got, 'add', '-A')
+      await git(got, 'commit', '-qm', 'got nginx/v1')
+      await execa('kpt', ['pkg', 'update', `${got}@nginx/v2`], { cwd: ws.dir, env: { ...process.env, ...gitIdentity } })
+      const updated = readFileSync(join(got, 'deployment.yaml'), 'utf8')
+      expect(updated).toContain('replicas: 5')
+      expect(updated).toContain(`image: ${v2Image}`)
+
+      // 8. Nothing more to do: no commit, no branch.
+      const settled = await Promise.all(threeClusters.map((c) => ws.refs(c.name)))
+      const last = await ws.render('--publish')
+      expect(last.report.variants.map((v) => v.status)).toEqual(['unchanged', 'unchanged', 'unchanged'])
+      expect(await Promise.all(threeClusters.map((c) => ws.refs(c.name)))).toEqual(settled)
+    },
+    timeout,
+  )
+
+  test(
+    'a package no PackageVariant wants any more gets a removal draft; publishing it removes the package untagged',
+    async () => {
+      ws = await Workspace.create()
+      await ws.render('--publish')
+      ws.writeFleet({ clusters: threeClusters.map((c) => (c.name === 'edge-02' ? { ...c, siteType: 'core' } : c)) })
+      const { report } = await ws.render()
+      expect(report.variants.find((v) => v.path === 'edge-02/nginx')).toMatchObject({ status: 'deleted', draft: 'drafts/nginx/packagevariant-2' })
+      expect(await git(ws.remote('edge-02'), 'ls-tree', '--name-only', 'drafts/nginx/packagevariant-2')).toBe('')
+      // The removal is proposed once.
+      const again = await ws.render()
+      expect(again.report.variants.find((v) => v.path === 'edge-02/nginx')).toBeUndefined()
+      await ws.ok('publish', 'edge-02', '--fleet', 'fleet', '--cache', 'cache')
+      const refs = await ws.refs('edge-02')
+      expect(Object.keys(refs).sort()).toEqual(['refs/heads/main', 'refs/tags/nginx/v1'])
+      expect(await git(ws.remote('edge-02'), 'ls-tree', '--name-only', 'main')).toBe('')
+    },
+    timeout,
+  )
+
+  test(
+    'a repository that rejects the push fails its own variants with the reason; the others are drafted, and a later run recovers',
+    async () => {
+      ws = await Workspace.create()
+      const hook = join(ws.remote('edge-02'), 'hooks', 'pre-receive')
+      writeFileSync(hook, '#!/bin/sh\necho "edge-02 is frozen" >&2\nexit 1\n')
+      chmodSync(hook, 0o755)
+      const { run, report } = await ws.render()
+      expect(run.exitCode).toBe(1)
+      const failed = report.variants.find((v) => v.path === 'edge-02/nginx')!
+      expect(failed.status).toBe('failed')
+      expect(failed.reasons.join()).toMatch(/pushing to .*edge-02\.git was refused: .*pre-receive hook declined/)
+      expect(report.variants.filter((v) => v.status === 'created').map((v) => v.path)).toEqual(['edge-01/nginx', 'edge-03/nginx'])
+      expect(await ws.refs('edge-02')).toEqual({})
+      const status = JSON.parse((await ws.run('status', 'fleet', '--cache', 'cache', '--json')).stdout)
+      expect(status.variants[1].lastFailure).toContain('pre-receive hook declined')
+
+      rmSync(hook)
+      const retry = await ws.render()
+      expect(retry.report.variants.map((v) => v.status)).toEqual(['unchanged', 'created', 'unchanged'])
+      expect(Object.keys(await ws.refs('edge-02'))).toEqual(['refs/heads/drafts/nginx/packagevariant-1'])
+      const cleared = JSON.parse((await ws.ok('status', 'fleet', '--cache', 'cache', '--json')).stdout)
+      expect(cleared.variants[1].lastFailure).toBeUndefined()
+    },
+    timeout,
+  )
+
+  test(
+    "a draft whose published package changed since is not published over the change; rendering again rebases it",
+    async () => {
+      ws = await Workspace.create({ clusters: threeClusters.slice(0, 1) })
+      await ws.render('--publish')
+      ws.writeFleet({ clusters: threeClusters.slice(0, 1), revision: 2 })
+      await ws.render()
+      const clone = join(ws.dir, 'clone')
+      await git(ws.dir, 'clone', '-q', ws.remote('edge-01'), clone)
+      writeFileSync(join(clone, 'nginx', 'README.md'), '# edited after the draft\n')
+      await git(clone, 'commit', '-qam', 'edit')
+      await git(clone, 'push', '-q', 'origin', 'main')
+      const refused = await ws.run('publish', 'edge-01', '--fleet', 'fleet', '--cache', 'cache')
+      expect(refused.exitCode).toBe(1)
+      expect(refused.stderr).toContain('the published package changed after draft drafts/nginx/packagevariant-2 was made: render again to update the draft')
+      const { report } = await ws.render('--publish')
+      expect(report.variants[0]).toMatchObject({ status: 'updated', published: 'nginx/v2' })
+    },
+    timeout,
+  )
+
+  test(
+    'two renders against the same repositories never interleave: the second waits for the first, then finds nothing to do',
+    async () => {
+      ws = await Workspace.create()
+      const [a, b] = await Promise.all([ws.render(), ws.render()])
+      const statuses = [a, b].map((r) => r.report.variants.map((v) => v.status).join())
+      expect(statuses.sort()).toEqual(['created,created,created', 'unchanged,unchanged,unchanged'])
+      for (const c of threeClusters) expect(Object.keys(await ws.refs(c.name)).filter((r) => r.includes('drafts/'))).toEqual(['refs/heads/drafts/nginx/packagevariant-1'])
+    },
+    timeout,
+  )
+
+  test(
+    "a repository locked by a live run fails its own variants after --lock-timeout; a dead run's lock is taken over",
+    async () => {
+      ws = await Workspace.create()
+      await ws.render()
+      const clone = (await execa('sh', ['-c', 'ls -d cache/repos/edge-01-*.git'], { cwd: ws.dir })).stdout.trim()
+      const holder = execa('sleep', ['30'], { reject: false })
+      writeFileSync(join(ws.dir, `${clone}.lock`), `${holder.pid} ${hostname()}\n`)
+      try {
+        ws.writeFleet({ clusters: threeClusters, team: 'platform' })
+        const locked = await ws.render('--lock-timeout', '0.3')
+        expect(locked.run.exitCode).toBe(1)
+        const failed = locked.report.variants.find((v) => v.path === 'edge-01/nginx')!
+        expect(failed.status).toBe('failed')
+        expect(failed.reasons.join()).toContain(`another kpt-variants run (process ${holder.pid} on ${hostname()}) holds the lock`)
+        expect(locked.report.variants.filter((v) => v.status === 'updated').map((v) => v.path)).toEqual(['edge-02/nginx', 'edge-03/nginx'])
+      } finally {
+        holder.kill('SIGKILL')
+        await holder
+      }
+      const taken = await ws.render('--lock-timeout', '0.3')
+      expect(taken.report.variants.map((v) => v.status)).toEqual(['updated', 'unchanged', 'unchanged'])
+      expect(existsSync(join(ws.dir, `${clone}.lock`))).toBe(false)
+    },
+    timeout,
+  )
+
+  test(
+    'a render killed at any point leaves only complete commits on every branch; the next run completes the work',
+    async () => {
+      const clusters = Array.from({ length: 6 }, (_, i) => ({ name: `edge-0${i + 1}`, region: 'us-east1' }))
+      for (const delay of [150, 400, 650, 900, 1150, 1400]) {
+        ws = await Workspace.create({ clusters: threeClusters })
+        for (const c of clusters.slice(3)) await git(ws.dir, 'init', '-q', '--bare', '-b', 'main', `repos/${c.name}.git`)
+        ws.writeFleet({ clusters })
+        const child = execa('node', [bin, 'render', 'fleet', '--git', '--cache', 'cache', '--publish'], { cwd: ws.dir, env: { ...process.env, ...gitIdentity }, reject: false, stdin: 'ignore' })
+        await new Promise((r) => setTimeout(r, delay))
+        child.kill('SIGKILL')
+        await child
+        const files = ['Kptfile', 'README.md', 'deployment.yaml', 'package-context.yaml', 'region-endpoints.yaml'].map((f) => `nginx/${f}`)
+        const checkComplete = async () => {
+          for (const c of clusters) {
+            await git(ws.remote(c.name), 'fsck', '--no-dangling', '--no-progress')
+            for (const ref of Object.keys(await ws.refs(c.name)).filter((r) => r.includes('nginx'))) {
+              const listed = (await git(ws.remote(c.name), 'ls-tree', '-r', '--name-only', ref, '--', 'nginx')).split('\n')
+              expect({ ref, files: files.filter((f) => !listed.includes(f)) }).toEqual({ ref, files: [] })
+            }
+          }
+        }
+        await checkComplete()
+        const next = await ws.render('--publish', '--lock-timeout', '5')
+        expect(next.run.exitCode).toBe(0)
+        await checkComplete()
+        for (const c of clusters) expect((await ws.refs(c.name))['refs/tags/nginx/v1']).toBeDefined()
+        const settled = await ws.render('--publish')
+        expect(settled.report.variants.map((v) => v.status)).toEqual(clusters.map(() => 'unchanged'))
+        rmSync(ws.dir, { recursive: true, force: true })
+      }
+    },
+    4 * timeout,
+  )
+})
