@@ -29,7 +29,7 @@ export function blueprintFiles(resources: number, revision: number): Record<stri
 }
 
 /** Writes the fleet under `dir` (`dir/fleet`, `dir/repos/blueprints`); returns the fleet directory. */
-export async function createFleet(dir: string, options: { variants: number; resources: number; revision?: number }): Promise<string> {
+export async function createFleet(dir: string, options: { variants: number; resources: number; revision?: number; oneRepository?: boolean }): Promise<string> {
   const repo = join(dir, 'repos', 'blueprints')
   mkdirSync(repo, { recursive: true })
   const git = (...args: string[]) => execa('git', args, { cwd: repo, env: { ...process.env, ...identity } })
@@ -49,7 +49,7 @@ export async function createFleet(dir: string, options: { variants: number; reso
   const clusters: string[] = []
   for (let i = 0; i < options.variants; i++) {
     const name = clusterName(i)
-    docs.push(`apiVersion: config.porch.kpt.dev/v1alpha1\nkind: Repository\nmetadata:\n  name: ${name}\n  namespace: default\nspec:\n  deployment: true\n  git:\n    repo: ../repos/${name}\n`)
+    if (!options.oneRepository) docs.push(`apiVersion: config.porch.kpt.dev/v1alpha1\nkind: Repository\nmetadata:\n  name: ${name}\n  namespace: default\nspec:\n  deployment: true\n  git:\n    repo: ../repos/${name}\n`)
     clusters.push(`apiVersion: infra.nephio.org/v1alpha1\nkind: WorkloadCluster\nmetadata:\n  name: ${name}\n  namespace: default\n  labels:\n    site: edge\n    region: ${regionOf(i)}\nspec:\n  clusterName: ${name}\n`)
   }
   writeFileSync(join(fleet, 'repositories.yaml'), docs.join('---\n'))
@@ -58,7 +58,13 @@ export async function createFleet(dir: string, options: { variants: number; reso
     join(fleet, 'endpoints.yaml'),
     regions.map((r) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${r}-endpoints\n  namespace: default\ndata:\n  API: https://api.${r}.example.com\n`).join('---\n'),
   )
-  writeFileSync(join(fleet, 'set.yaml'), setText(options.revision ?? 1))
+  if (options.oneRepository) {
+    // Every variant in one deployment repository, `deployments` (a bare repository: render --git pushes to it).
+    docs.push(`apiVersion: config.porch.kpt.dev/v1alpha1\nkind: Repository\nmetadata:\n  name: deployments\n  namespace: default\nspec:\n  deployment: true\n  git:\n    repo: ../repos/deployments.git\n`)
+    writeFileSync(join(fleet, 'repositories.yaml'), docs.join('---\n'))
+    await execa('git', ['init', '-q', '--bare', '-b', 'main', join(dir, 'repos', 'deployments.git')])
+  }
+  writeFileSync(join(fleet, 'set.yaml'), setText(options.revision ?? 1, options.oneRepository))
   return fleet
 }
 
@@ -94,8 +100,8 @@ spec:
 `
 }
 
-/** The PackageVariantSet, at an upstream revision. */
-export function setText(revision: number): string {
+/** The PackageVariantSet, at an upstream revision: a package `app` per cluster repository, or a package per cluster in `deployments`. */
+export function setText(revision: number, oneRepository = false): string {
   return `apiVersion: config.porch.kpt.dev/v1alpha2
 kind: PackageVariantSet
 metadata:
@@ -110,7 +116,7 @@ spec:
       matchLabels: {site: edge}
     template:
       downstream:
-        repoExpr: target.name
+${oneRepository ? '        repo: deployments\n        packageExpr: target.name' : '        repoExpr: target.name'}
       packageContext:
         dataExprs:
         - {key: region, valueExpr: target.labels.region}

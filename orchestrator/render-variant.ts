@@ -31,7 +31,10 @@ export interface Pending {
   path: string
   /** The variant's position in the plan (results are put back in plan order). */
   order: number
+  /** The package written to the staging directory (`--out`)... */
   staged?: string
+  /** ...or held in memory for a draft commit (`--git`: it goes straight into git, never to disk). */
+  files?: PackageFiles
   dependencies: KubeObject[]
 }
 
@@ -80,7 +83,8 @@ export class VariantContext {
       if (this.settings.dryRun) {
         if (this.settings.diff) report.diff = packageDiff(path, current, files)
       } else {
-        pending.staged = this.writer.stage(files)
+        if (this.settings.git) pending.files = files
+        else pending.staged = this.writer.stage(files)
       }
       pending.dependencies = dependencyObjects(this.codec, files, this.writer.packageDir(path))
     } catch (err) {

@@ -9,7 +9,8 @@ const post = (pending: Pending): PostedPending => ({ ...pending, dependencies: p
 
 const run = await startRun(settings, index)
 try {
-  const done = await renderShare(run, index, threads, (pending) => parentPort!.postMessage({ type: 'progress', pending: post(pending) }))
+  // Progress needs only the report; the packages go once, with the rest of the share.
+  const done = await renderShare(run, index, threads, (pending) => parentPort!.postMessage({ type: 'progress', report: pending.report }))
   parentPort!.postMessage({ type: 'done', pending: done.map(post) })
 } finally {
   // Staged packages stay for the main thread to commit; only scratch files go.

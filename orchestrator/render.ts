@@ -69,7 +69,7 @@ export async function renderFleet(settings: RenderSettings, progress?: RenderPro
     // Workers only for a fleet big enough to share; each sets up the same run (load, upstreams, plan) itself.
     const count = sharesOf(plan.variants.length, Math.max(1, settings.threads ?? availableParallelism()))
     const shared = run.git ? { ...settings, repositories: run.git.shared } : settings
-    const workers = Array.from({ length: count - 1 }, (_, i) => startWorker(shared, i + 1, count, (p) => progress?.advance(p.report)))
+    const workers = Array.from({ length: count - 1 }, (_, i) => startWorker(shared, i + 1, count, (r) => progress?.advance(r)))
     const report: RunReport = { dryRun: settings.dryRun, variants: [], problems: fleet.problems.map((p) => `${p.file}: ${p.message}`) }
     for (const failure of plan.failures) {
       const failed: VariantReport = { subject: failure.subject, status: 'failed', reasons: [failure.message], warnings: [], conflicts: [] }
@@ -85,8 +85,7 @@ export async function renderFleet(settings: RenderSettings, progress?: RenderPro
     const shard = settings.shard ? { shard: settings.shard } : {}
     if (run.git) {
       const committer = committerFrom(settings.env)
-      if (!settings.dryRun) await run.git.writeDrafts(accepted.map((p) => ({ report: p.report, staged: p.staged! })), committer)
-      for (const p of pending) if (p.staged) run.writer.discard(p.staged)
+      if (!settings.dryRun) await run.git.writeDrafts(accepted.map((p) => ({ report: p.report, files: p.files! })), committer)
       await run.git.proposeRemovals(plan, fleet, report, { dryRun: settings.dryRun, diff: settings.diff, ...shard }, committer)
       if (settings.git?.publish && !settings.dryRun) await run.git.publish(report.variants, committer)
       if (!settings.dryRun) recordRun(settings.git!.cacheDir, resolve(settings.cwd, settings.fleetDir), report)
@@ -187,12 +186,12 @@ export interface PostedPending extends Omit<Pending, 'dependencies'> {
 }
 
 /** Starts worker `index` of `threads`; it renders its share (if the plan gives it one) and resolves to the results. */
-function startWorker(settings: RenderSettings, index: number, threads: number, onDone: (pending: Pending) => void): Promise<Pending[]> {
+function startWorker(settings: RenderSettings, index: number, threads: number, onDone: (report: VariantReport) => void): Promise<Pending[]> {
   return new Promise((resolvePending, reject) => {
     const worker = new Worker(new URL('./render-worker.js', import.meta.url), { workerData: { settings, index, threads } })
     let result: Pending[] | undefined
-    worker.on('message', (message: { type: 'done'; pending: PostedPending[] } | { type: 'progress'; pending: PostedPending }) => {
-      if (message.type === 'progress') onDone(revive(message.pending))
+    worker.on('message', (message: { type: 'done'; pending: PostedPending[] } | { type: 'progress'; report: VariantReport }) => {
+      if (message.type === 'progress') onDone(message.report)
       else result = message.pending.map(revive)
     })
     worker.on('error', reject)
@@ -204,7 +203,7 @@ function revive(posted: PostedPending): Pending {
   return { ...posted, dependencies: posted.dependencies.map((text, i) => KubeObject.fromItemSource(text, i)) }
 }
 
-/** Runs the dependency check over the rendered packages; returns the staged ones that passed (dry runs stage nothing). */
+/** Runs the dependency check over the rendered packages; returns the staged (or held) ones that passed (dry runs keep nothing). */
 function checkRenderedDependencies(pending: Pending[], fleet: Fleet): Pending[] {
   const bound: BoundPackage[] = pending
     .filter((p) => p.report.status !== 'failed' && p.dependencies.length > 0)
@@ -221,7 +220,7 @@ function checkRenderedDependencies(pending: Pending[], fleet: Fleet): Pending[] 
       }
     }
   }
-  return pending.filter((p) => p.staged && p.report.status !== 'failed')
+  return pending.filter((p) => (p.staged || p.files) && p.report.status !== 'failed')
 }
 
 /**

@@ -14,7 +14,6 @@ import type { FleetPlan, Shard } from '../../plan.js'
 import type { RunReport, VariantReport } from '../../report/report.js'
 import { orphanPackage } from '../../variant/ownership.js'
 import { packageDiff } from '../diff.js'
-import { readPackageDirectory } from '../directory.js'
 import { splitPath } from '../downstreams.js'
 import type { Signature } from './fast-import.js'
 import type { Lock } from './lock.js'
@@ -72,17 +71,15 @@ export class GitRepositories {
   }
 
   /**
-   * Proposes each staged package as a draft, a push per repository; when a
+   * Proposes each rendered package as a draft, a push per repository; when a
    * repository refuses, its variants fail with the reason and the others are
    * unaffected.
    */
-  async writeDrafts(changed: readonly { report: VariantReport; staged: string }[], committer: Signature): Promise<void> {
+  async writeDrafts(changed: readonly { report: VariantReport; files: PackageFiles }[], committer: Signature): Promise<void> {
     const byRepo = new Map<string, { report: VariantReport; files: PackageFiles }[]>()
     for (const c of changed) {
-      const files = readPackageDirectory(c.staged)
-      if (!files) throw new Error(`staged package ${c.staged} is missing`)
       const { repo } = splitPath(c.report.path!)
-      ;(byRepo.get(repo) ?? byRepo.set(repo, []).get(repo)!).push({ report: c.report, files })
+      ;(byRepo.get(repo) ?? byRepo.set(repo, []).get(repo)!).push(c)
     }
     for (const [repo, entries] of byRepo) await this.#propose(repo, entries, committer)
   }
