@@ -107,7 +107,7 @@ export interface Run {
   fleet: Fleet
   plan: FleetPlan
   sources: GitSources
-  /** Stages packages (in `outDir`, or with `--git` in the cache) and, without `--git`, writes them. */
+  /** Stages and writes packages below `outDir`; with `--git` (packages go straight into git) it only names their paths. */
   writer: DirectoryWriter
   downstreams: Downstreams
   /** With `--git`, on the main thread: the downstream repositories, locked. */

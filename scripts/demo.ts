@@ -8,10 +8,12 @@
  * 2. `demo/fleet`: a copy of `examples/fleet/fleet` (Repositories, a dozen
  *    WorkloadClusters, the nginx PackageVariantSet, region endpoints, a
  *    dependency catalog), yours to edit;
- * 3. `kpt-variants render demo/fleet --out demo/rendered`, then what one
+ * 3. `demo/repos/edge-NN.git`: an empty bare repository per cluster, where
+ *    `render --git` proposes drafts;
+ * 4. `kpt-variants render demo/fleet --out demo/rendered`, then what one
  *    variant changed compared with a plain `kpt pkg get --for-deployment`.
  */
-import { cpSync, mkdirSync, readdirSync, rmSync } from 'node:fs'
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { delimiter, join, resolve } from 'node:path'
 import { execa } from 'execa'
 
@@ -36,6 +38,10 @@ for (const revision of ['v1', 'v2']) {
   await git(blueprints, 'commit', '-q', '-m', `nginx ${revision}\n\nkpt:{"package":"nginx","workspaceName":"${revision}","revision":"${revision}"}`)
   await git(blueprints, 'tag', `nginx/${revision}`)
 }
+
+// Each cluster's deployment repository, empty and bare, for `render --git` (the fleet's `../repos/edge-NN` finds `edge-NN.git`).
+const repositories = readFileSync(join(demo, 'fleet', 'repositories.yaml'), 'utf8')
+for (const [, name] of repositories.matchAll(/repo: \.\.\/repos\/(edge-\d+)$/gm)) await git(demo, 'init', '-q', '--bare', '-b', 'main', join('repos', `${name}.git`))
 
 console.log('$ kpt-variants render demo/fleet --out demo/rendered\n')
 const render = await execa('kpt-variants', ['render', 'demo/fleet', '--out', 'demo/rendered'], { cwd: root, env, reject: false, stdout: 'inherit', stderr: 'inherit' })
