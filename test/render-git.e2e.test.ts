@@ -5,7 +5,7 @@
  * URL. Published revisions are read back with the real `kpt pkg get` and
  * updated with `kpt pkg update`.
  */
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { execa } from 'execa'
@@ -116,6 +116,11 @@ describe('kpt-variants render --git', () => {
       const edge03 = await ws.refs('edge-03')
       expect(await git(ws.remote('edge-03'), 'rev-parse', 'drafts/nginx/packagevariant-1^')).toBe(edge03['refs/heads/main'])
 
+      // The working clones are in the cache, made once: later runs fetch into the same clone.
+      const clones = (await execa('sh', ['-c', 'ls -d cache/repos/*.git'], { cwd: ws.dir })).stdout.split('\n')
+      expect(clones.map((c) => c.replace(/-[0-9a-f]{12}\.git$/, ''))).toEqual(['cache/repos/edge-01', 'cache/repos/edge-02', 'cache/repos/edge-03'])
+      const inode = statSync(join(ws.dir, clones[0]!)).ino
+
       // 2. Rendering again makes no commit and no branch.
       const before = await Promise.all(threeClusters.map((c) => ws.refs(c.name)))
       const second = await ws.render()
@@ -176,6 +181,8 @@ describe('kpt-variants render --git', () => {
       const updated = readFileSync(join(got, 'deployment.yaml'), 'utf8')
       expect(updated).toContain('replicas: 5')
       expect(updated).toContain(`image: ${v2Image}`)
+
+      expect(statSync(join(ws.dir, clones[0]!)).ino).toBe(inode)
 
       // 8. Nothing more to do: no commit, no branch.
       const settled = await Promise.all(threeClusters.map((c) => ws.refs(c.name)))

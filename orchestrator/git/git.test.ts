@@ -1,0 +1,82 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { catFileBatch, diffTrees, git, GitError, listRefs, listTree, pushAtomic, updateRefs } from './git.js'
+
+const env = { GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' }
+
+describe('git plumbing', () => {
+  let dir: string
+  let remote: string
+  let work: string
+  const commit = async (files: Record<string, string>, message: string) => {
+    for (const [path, text] of Object.entries(files)) {
+      await git(['rm', '-q', '--ignore-unmatch', '-r', '--', path], { cwd: work, env })
+      if (text !== '') writeFileSync(join(work, path), text)
+    }
+    await git(['add', '-A'], { cwd: work })
+    await git(['commit', '-q', '--allow-empty', '-m', message], { cwd: work, env })
+    return git(['rev-parse', 'HEAD'], { cwd: work })
+  }
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'kpt-variants-git-'))
+    remote = join(dir, 'remote.git')
+    work = join(dir, 'work')
+    await git(['init', '-q', '--bare', '-b', 'main', remote], { cwd: dir })
+    await git(['clone', '-q', remote, work], { cwd: dir })
+  })
+  afterEach(() => rmSync(dir, { recursive: true, force: true }))
+
+  test('a failing command throws GitError with git\'s own first line', async () => {
+    await expect(git(['rev-parse', '--verify', 'nope'], { cwd: work })).rejects.toThrow(GitError)
+    await expect(git(['rev-parse', '--verify', 'nope'], { cwd: work })).rejects.toThrow('git rev-parse --verify nope: Needed a single revision')
+  })
+
+  test('diffTrees diffs many pairs in one process, against the empty tree without a base', async () => {
+    const a = await commit({ x: '1\n', y: '2\n' }, 'a')
+    const b = await commit({ x: '3\n', y: '', z: '4\n' }, 'b')
+    const same = await commit({}, 'same')
+    const changes = await diffTrees(work, [[b, a], [a], [same, b]])
+    expect(changes.get(b)!.map((c) => `${c.status} ${c.path} ${c.mode}`)).toEqual(['M x 100644', 'D y 000000', 'A z 100644'])
+    expect(changes.get(a)!.map((c) => `${c.status} ${c.path}`)).toEqual(['A x', 'A y'])
+    expect(changes.get(same)).toBeUndefined()
+    const [blob] = await catFileBatch(work, [changes.get(b)![2]!.oid])
+    expect(blob).toMatchObject({ type: 'blob', content: Buffer.from('4\n') })
+    expect((await listTree(work, b, '')).map((e) => e.path)).toEqual(['x', 'z'])
+  })
+
+  test('updateRefs applies all commands or none; listRefs reads them back', async () => {
+    const a = await commit({ x: '1\n' }, 'a')
+    await updateRefs(work, [`update refs/heads/one ${a}`, `update refs/tags/t ${a}`])
+    expect(await listRefs(work, ['refs/heads/one', 'refs/tags/'])).toEqual(new Map([['refs/heads/one', a], ['refs/tags/t', a]]))
+    await expect(updateRefs(work, [`delete refs/heads/one`, `update refs/heads/two ${a} ${'0'.repeat(39)}1`])).rejects.toThrow(GitError)
+    expect((await listRefs(work, ['refs/heads/'])).has('refs/heads/one')).toBe(true)
+  })
+
+  test('pushAtomic pushes all refs or none, and refuses to overwrite a ref that moved since it was fetched', async () => {
+    const a = await commit({ x: '1\n' }, 'a')
+    expect(await pushAtomic(work, 'origin', [{ ref: 'refs/heads/main', oid: a, expect: '' }, { ref: 'refs/tags/v1', oid: a, expect: '' }])).toEqual({ ok: true })
+    expect(await listRefs(remote, ['refs/'])).toEqual(new Map([['refs/heads/main', a], ['refs/tags/v1', a]]))
+
+    // Someone else pushes main; our lease (main at a) is stale now.
+    const other = join(dir, 'other')
+    await git(['clone', '-q', remote, other], { cwd: dir })
+    writeFileSync(join(other, 'x'), 'theirs\n')
+    await git(['commit', '-qam', 'theirs'], { cwd: other, env })
+    await git(['push', '-q', 'origin', 'main'], { cwd: other })
+    const theirs = await git(['rev-parse', 'HEAD'], { cwd: other })
+    const b = await commit({ x: '2\n' }, 'b')
+    const refused = await pushAtomic(work, 'origin', [
+      { ref: 'refs/heads/main', oid: b, expect: a },
+      { ref: 'refs/heads/drafts/x/ws', oid: b, expect: '' },
+    ])
+    expect(refused).toEqual({ ok: false, reason: expect.stringContaining('stale info') })
+    // Atomic: the draft branch did not go either, and their main is intact.
+    expect(await listRefs(remote, ['refs/heads/'])).toEqual(new Map([['refs/heads/main', theirs]]))
+
+    // Deleting needs the lease too.
+    expect(await pushAtomic(work, 'origin', [{ ref: 'refs/tags/v1', expect: a }])).toEqual({ ok: true })
+    expect((await listRefs(remote, ['refs/tags/'])).size).toBe(0)
+  })
+})
