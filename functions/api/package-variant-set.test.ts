@@ -109,7 +109,7 @@ describe('validatePackageVariantSet', () => {
   })
 
   test('type errors are field errors, not stack traces', () => {
-    const [object] = parseObjects(`${head}spec:\n  targets: {a: b}\n  upstream: {revision: one}\n`, 'pvs.yaml')
+    const [object] = parseObjects(`${head}spec:\n  targets: {a: b}\n  upstream: {revision: [1]}\n`, 'pvs.yaml')
     const read = readPackageVariantSet(object!)
     expect(read.ok).toBe(false)
     if (read.ok) return
@@ -120,5 +120,30 @@ describe('validatePackageVariantSet', () => {
     const [object] = parseObjects(spec('targets:\n- repositorySelector: {}\n  template:\n    downstream: {repo: ""}\n'), 'pvs.yaml')
     const read = readPackageVariantSet(object!)
     expect(read.ok && read.value.spec.targets![0]!.template!.downstream).toEqual({ repo: '' })
+  })
+
+  test("older Porch's string revisions and tag are read into today's fields, each with a warning naming the current form", () => {
+    const read = (upstream: string) => {
+      const [object] = parseObjects(`${head}spec:\n  upstream: {repo: r, package: p, ${upstream}}\n`, 'pvs.yaml')
+      const result = readPackageVariantSet(object!)
+      if (!result.ok) return { errors: result.errors.map((e) => e.message) }
+      return { upstream: result.value.spec.upstream, warnings: result.value.warnings.map((w) => w.message) }
+    }
+    expect(read('revision: 3')).toEqual({ upstream: { repo: 'r', package: 'p', revision: 3 }, warnings: [] })
+    expect(read('revision: v1')).toEqual({
+      upstream: { repo: 'r', package: 'p', revision: 1 },
+      warnings: ['`spec.upstream.revision: "v1"` is older Porch\'s string form: read as revision 1; write `revision: 1`'],
+    })
+    expect(read('revision: "2"').upstream).toEqual({ repo: 'r', package: 'p', revision: 2 })
+    expect(read('revision: r2')).toEqual({
+      upstream: { repo: 'r', package: 'p', workspaceName: 'r2' },
+      warnings: [
+        '`spec.upstream.revision: "r2"` is older Porch\'s string form: read as the revision named "r2" (the tag <package>/r2, else the head of branch r2); write `workspaceName: r2`',
+      ],
+    })
+    expect(read('revision: v4.0.0').upstream).toEqual({ repo: 'r', package: 'p', workspaceName: 'v4.0.0' })
+    expect(read('tag: main').upstream).toEqual({ repo: 'r', package: 'p', workspaceName: 'main' })
+    expect(read('revision: main, workspaceName: main').upstream).toEqual({ repo: 'r', package: 'p', workspaceName: 'main' })
+    expect(read('revision: main, workspaceName: v2')).toEqual({ errors: ['`spec.upstream.revision` "main" names another revision than `workspaceName: v2`'] })
   })
 })

@@ -5,6 +5,7 @@
  */
 import type { FieldPath, KubeObject, LabelSelector, LabelSelectorRequirement } from '../krm/index.js'
 import { Decoder } from './decode.js'
+import { readUpstreamRevision } from './upstream-revision.js'
 import type { FieldError } from './decode.js'
 import type { Upstream } from './package-variant.js'
 
@@ -104,6 +105,8 @@ export interface PackageVariantSet {
   namespace: string
   uid: string
   spec: PackageVariantSetSpec
+  /** Fields read in an older form (a string `spec.upstream.revision`, `tag`), each naming the current one. */
+  warnings: FieldError[]
 }
 
 /** True for any version of the PackageVariantSet kind. */
@@ -119,14 +122,14 @@ export function readPackageVariantSet(
 ): { ok: true; value: PackageVariantSet } | { ok: false; errors: FieldError[] } {
   const d = new Decoder(object)
   const spec: PackageVariantSetSpec = {}
+  const warnings: FieldError[] = []
   d.isMapOrAbsent(['spec'])
   if (present(d, ['spec', 'upstream']) && d.isMapOrAbsent(['spec', 'upstream'])) {
     const u = ['spec', 'upstream']
     spec.upstream = compact({
       repo: d.string([...u, 'repo']),
       package: d.string([...u, 'package']),
-      revision: d.integer([...u, 'revision']),
-      workspaceName: d.string([...u, 'workspaceName']),
+      ...readUpstreamRevision(d, u, warnings),
     })
   }
   const targetCount = d.listLength(['spec', 'targets'])
@@ -149,6 +152,7 @@ export function readPackageVariantSet(
       namespace: object.namespace,
       uid,
       spec,
+      warnings,
     },
   }
 }

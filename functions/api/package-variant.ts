@@ -6,6 +6,7 @@
 import type { KubeObject } from '../krm/index.js'
 import { Decoder } from './decode.js'
 import type { FieldError } from './decode.js'
+import { readUpstreamRevision } from './upstream-revision.js'
 
 export const packageVariantGroup = 'config.porch.kpt.dev'
 export const packageVariantApiVersion = 'config.porch.kpt.dev/v1alpha1'
@@ -57,6 +58,8 @@ export interface PackageVariant {
   name: string
   namespace: string
   spec: PackageVariantSpec
+  /** Fields read in an older form (a string `spec.upstream.revision`...), each naming the current one. */
+  warnings?: FieldError[]
 }
 
 /** True for any version of the PackageVariant kind. */
@@ -71,13 +74,13 @@ export function isPackageVariant(object: KubeObject): boolean {
 export function readPackageVariant(object: KubeObject): { ok: true; value: PackageVariant } | { ok: false; errors: FieldError[] } {
   const d = new Decoder(object)
   const spec: PackageVariantSpec = {}
+  const warnings: FieldError[] = []
   d.isMapOrAbsent(['spec'])
   if (d.has(['spec', 'upstream']) && d.isMapOrAbsent(['spec', 'upstream'])) {
     spec.upstream = omitUndefined({
       repo: d.string(['spec', 'upstream', 'repo']),
       package: d.string(['spec', 'upstream', 'package']),
-      revision: d.integer(['spec', 'upstream', 'revision']),
-      workspaceName: d.string(['spec', 'upstream', 'workspaceName']),
+      ...readUpstreamRevision(d, ['spec', 'upstream'], warnings),
     })
   }
   if (d.has(['spec', 'downstream']) && d.isMapOrAbsent(['spec', 'downstream'])) {
@@ -119,7 +122,9 @@ export function readPackageVariant(object: KubeObject): { ok: true; value: Packa
     }
   }
   if (d.errors.length > 0) return { ok: false, errors: d.errors }
-  return { ok: true, value: { object, name: object.name, namespace: object.namespace, spec } }
+  const value: PackageVariant = { object, name: object.name, namespace: object.namespace, spec }
+  if (warnings.length > 0) value.warnings = warnings
+  return { ok: true, value }
 }
 
 function readFunctions(d: Decoder, path: readonly (string | number)[]): Record<string, unknown>[] | undefined {

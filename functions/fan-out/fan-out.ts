@@ -58,10 +58,12 @@ export function runFanOut(rl: ResourceList, options: TransformOptions, fanOutOpt
     return undefined
   }
 
+  for (const w of pvs.warnings) rl.results.warning(w.message, { object: fc, field: w.field })
   const validation = validatePackageVariantSet(pvs)
   if (validation.length > 0) return fail('ValidationError', combineErrors(validation), validation[0]!.field)
 
-  const inventory = buildInventory(pvs.namespace, rl.items, options.sources)
+  // A set without a namespace (a manifest written for kubectl apply) is where kubectl would put it: `default`.
+  const inventory = buildInventory(pvs.namespace || 'default', rl.items, options.sources)
   const upstream = findUpstreamRevision(pvs, inventory)
   if (!upstream.ok) return fail('UpstreamNotFound', upstream.message, 'spec.upstream')
 
