@@ -39,6 +39,7 @@ const pv = (name: string, spec: string) =>
   `apiVersion: config.porch.kpt.dev/v1alpha1\nkind: PackageVariant\nmetadata: {name: ${name}, namespace: default}\nspec: ${spec}\n`
 
 const revision = (n: number): PackageRevision => ({
+  kind: 'published',
   repository: 'blueprints',
   namespace: 'default',
   packageName: 'nginx',

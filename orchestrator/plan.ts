@@ -34,6 +34,8 @@ export interface PlannedVariant {
   downstreamRepo: Repository
   /** Downstream repository and package: the output is `<repo>/<package>`. */
   downstream: { repo: string; package: string }
+  /** Fields of the PackageVariant (or its set) read in an older form, each naming the current one. */
+  warnings: string[]
 }
 
 /** Something that could not be planned: a set, a target of a set, or a PackageVariant. */
@@ -89,6 +91,7 @@ export function planFleet(fleet: Fleet, upstreams: Upstreams, shard?: Shard): Fl
   const incompleteSets = new Set<string>()
   const fromSets: { object: KubeObject; set: string; spec?: Record<string, unknown> }[] = []
   const claimed = new Set<KubeObject>()
+  const setWarnings = new Map<string, string[]>()
   const sources = [...fleet.objects, ...upstreams.objects]
   for (const setObject of fleet.sets) {
     const set = objectKey(setObject)
@@ -102,6 +105,7 @@ export function planFleet(fleet: Fleet, upstreams: Upstreams, shard?: Shard): Fl
     const fleetVariants = fleet.variants.filter((pv) => pv.namespace === setObject.namespace || pv.namespace === '')
     const rl = ResourceList.of([setObject, ...fleetVariants], setObject)
     const summary = runFanOut(rl, { sources }, { isolateTargets: true })
+    setWarnings.set(set, rl.results.items.filter((r) => r.severity === 'warning' && r.field?.path.startsWith('spec.upstream')).map((r) => `PackageVariantSet ${set}: ${r.message}`))
     for (const result of rl.results.items) {
       if (result.severity !== 'error') continue
       const target = result.tags?.['target']
@@ -176,7 +180,8 @@ export function planFleet(fleet: Fleet, upstreams: Upstreams, shard?: Shard): Fl
       fail(upstream.message, path)
       continue
     }
-    const planned: PlannedVariant = { pv, key, upstreamRepo, upstream: upstream.revision, downstreamRepo, downstream }
+    const warnings = [...(set ? (setWarnings.get(set) ?? []) : []), ...(pv.warnings ?? []).map((w) => w.message)]
+    const planned: PlannedVariant = { pv, key, upstreamRepo, upstream: upstream.revision, downstreamRepo, downstream, warnings }
     if (set) planned.set = set
     variants.push(planned)
     byKey.set(key, planned)
@@ -197,9 +202,10 @@ function renderedVariant(object: KubeObject, spec: Record<string, unknown>): { o
 }
 
 /**
- * The published revision a PackageVariant names: by `workspaceName` as Porch
+ * The upstream revision a PackageVariant names: by `workspaceName` as Porch
  * does, else by `revision` (the tag `<package>/v<revision>`), which Porch
- * ignores.
+ * ignores, else Porch's placeholder revision: the head of the upstream
+ * repository's branch, which a render follows as it moves.
  */
 export function resolveUpstream(
   pv: PackageVariant,
@@ -210,13 +216,8 @@ export function resolveUpstream(
   const revision = upstream.revision ?? 0
   let found: PackageRevision | undefined
   if (workspace !== '') found = revisions.find((r) => r.workspaceName === workspace)
-  else if (revision > 0) found = revisions.find((r) => r.revision === revision)
-  else {
-    return {
-      ok: false,
-      message: 'spec.upstream names no published revision: set spec.upstream.revision (the tag <package>/v<revision>) or spec.upstream.workspaceName',
-    }
-  }
+  else if (revision > 0) found = revisions.find((r) => r.kind === 'published' && r.revision === revision)
+  else found = revisions.find((r) => r.kind === 'placeholder')
   if (found) return { ok: true, revision: found }
   // Porch's text, with Go's %#v of the upstream.
   return {

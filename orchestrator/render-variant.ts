@@ -21,6 +21,7 @@ import type { PipelineRunner } from './pipeline/pipeline.js'
 import type { PlannedVariant } from './plan.js'
 import type { VariantReport } from './report/report.js'
 import type { RenderSettings } from './render.js'
+import { revisionLabel } from './upstream/revisions.js'
 import type { GitSources } from './upstream/upstreams.js'
 import type { readPackageRecord } from './variant/ownership.js'
 import { applyPackageVariant, classifyDownstream, sameRepo } from './variant/render.js'
@@ -57,7 +58,7 @@ export class VariantContext {
     this.#runner = {
       codec: this.codec,
       sources: fleet.objects,
-      kpt: { scratch, allowExec: settings.allowExec, sources: fleet.root, cwd: settings.cwd, env: settings.env },
+      kpt: { scratch, allowExec: settings.allowExec, skipImages: settings.imageFunctions === 'skip', sources: fleet.root, cwd: settings.cwd, env: settings.env },
     }
   }
 
@@ -68,9 +69,9 @@ export class VariantContext {
       subject: `PackageVariant ${variant.key}`,
       path,
       status: 'failed',
-      upstream: `${variant.upstream.repository}/${variant.upstream.packageName} v${variant.upstream.revision}`,
+      upstream: `${variant.upstream.repository}/${variant.upstream.packageName} ${revisionLabel(variant.upstream)}`,
       reasons: [],
-      warnings: [],
+      warnings: [...variant.warnings],
       conflicts: [],
     }
     const pending: Pending = { report, path, order: 0, dependencies: [] }
@@ -155,7 +156,8 @@ export class VariantContext {
   /** The prepared revision of a variant's upstream, read and prepared once per run. */
   #prepare(variant: PlannedVariant): Promise<{ ok: true; revision: PreparedRevision } | { ok: false; message: string }> {
     const { upstream, upstreamRepo } = variant
-    const key = `${upstreamRepo.url}|${upstream.commit}|${upstream.directory}`
+    // The ref is part of the key: a tag and a branch at one commit clone to different upstream records.
+    const key = `${upstreamRepo.url}|${upstream.ref}|${upstream.commit}|${upstream.directory}`
     let prepared = this.#prepared.get(key)
     if (!prepared) {
       prepared = this.#sources.readPackage(upstreamRepo.url, upstream.commit, upstream.directory).then((files) =>

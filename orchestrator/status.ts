@@ -8,6 +8,7 @@ import type { RepositorySnapshot } from './output/git/repository.js'
 import { readPackages } from './output/git/repository.js'
 import type { LastFailures } from './output/git/last-run.js'
 import type { FleetPlan } from './plan.js'
+import { revisionLabel } from './upstream/revisions.js'
 import { readPackageRecord } from './variant/ownership.js'
 
 /** One variant's line. */
@@ -40,7 +41,7 @@ export async function fleetStatus(plan: FleetPlan, snapshots: readonly Repositor
   }
   for (const v of plan.variants) {
     const path = `${v.downstream.repo}/${v.downstream.package}`
-    const row: VariantStatusRow = { variant: v.key, package: path, upstream: `${v.upstream.repository}/${v.upstream.packageName} v${v.upstream.revision} (${v.upstream.ref})` }
+    const row: VariantStatusRow = { variant: v.key, package: path, upstream: `${v.upstream.repository}/${v.upstream.packageName} ${revisionLabel(v.upstream)} (${v.upstream.ref})` }
     const snapshot = byRepo.get(v.downstream.repo)
     const pkg = stored.get(v.downstream.repo)?.get(v.downstream.package)
     const revisions = snapshot?.published[v.downstream.package] ?? []

@@ -104,6 +104,17 @@ export class GitSource {
     }
   }
 
+  /** The package directories below `dir` at `commit`: those holding a Kptfile, not inside another one (their subpackages). */
+  async packageDirectories(commit: string, dir: string): Promise<string[]> {
+    const dirs = (await listTree(this.dir, commit, dir))
+      .filter((e) => e.type === 'blob' && (e.path === 'Kptfile' || e.path.endsWith('/Kptfile')))
+      .map((e) => (e.path === 'Kptfile' ? '' : e.path.slice(0, -'/Kptfile'.length)))
+      .sort()
+    const roots: string[] = []
+    for (const d of dirs) if (d !== '' && d !== dir && !roots.some((r) => d.startsWith(`${r}/`))) roots.push(d)
+    return roots
+  }
+
   /** For each `commit:path` expression, whether it names an existing file. */
   async exists(expressions: readonly string[]): Promise<boolean[]> {
     const objects = await catFileBatch(this.dir, expressions)

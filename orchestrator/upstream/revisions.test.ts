@@ -1,4 +1,4 @@
-import { packageRevisionName, packageRevisionObject, parseRevisionTags, revisionsOf, workspaceFromMessage } from './revisions.js'
+import { packageRevisionName, packageRevisionObject, parseNamedRevisionTags, parseRevisionTags, revisionLabel, revisionsOf, workspaceFromMessage } from './revisions.js'
 
 describe('published revisions from git tags', () => {
   test('only <package dir>/v<N> tags inside the repository directory are revisions', () => {
@@ -24,8 +24,8 @@ describe('published revisions from git tags', () => {
     ])
     const revisions = revisionsOf({ name: 'catalog', namespace: 'default', directory: 'blueprints' }, tags, commits, [true, true], [message, ''])
     expect(revisions).toEqual([
-      { repository: 'catalog', namespace: 'default', packageName: 'redis', revision: 3, workspaceName: 'ws-7', ref: 'blueprints/redis/v3', commit: 'c3', directory: 'blueprints/redis' },
-      { repository: 'catalog', namespace: 'default', packageName: 'redis', revision: 4, workspaceName: 'v4', ref: 'blueprints/redis/v4', commit: 'c4', directory: 'blueprints/redis' },
+      { kind: 'published', repository: 'catalog', namespace: 'default', packageName: 'redis', revision: 3, workspaceName: 'ws-7', ref: 'blueprints/redis/v3', commit: 'c3', directory: 'blueprints/redis' },
+      { kind: 'published', repository: 'catalog', namespace: 'default', packageName: 'redis', revision: 4, workspaceName: 'v4', ref: 'blueprints/redis/v4', commit: 'c4', directory: 'blueprints/redis' },
     ])
   })
 
@@ -36,12 +36,27 @@ describe('published revisions from git tags', () => {
 
   test('the PackageRevision object is what Porch lists', () => {
     expect(packageRevisionName('blueprints', 'network/upf', 'v2')).toBe('blueprints.network.upf.v2')
-    const object = packageRevisionObject({ repository: 'blueprints', namespace: 'default', packageName: 'nginx', revision: 2, workspaceName: 'v2', ref: 'nginx/v2', commit: 'c', directory: 'nginx' })
+    const object = packageRevisionObject({ kind: 'published', repository: 'blueprints', namespace: 'default', packageName: 'nginx', revision: 2, workspaceName: 'v2', ref: 'nginx/v2', commit: 'c', directory: 'nginx' })
     expect(object.toJS()).toEqual({
       apiVersion: 'porch.kpt.dev/v1alpha1',
       kind: 'PackageRevision',
       metadata: { name: 'blueprints.nginx.v2', namespace: 'default' },
       spec: { packageName: 'nginx', repository: 'blueprints', revision: 2, workspaceName: 'v2', lifecycle: 'Published' },
     })
+  })
+
+  test("older Porch's named revisions are the other <package dir>/<name> tags; reports label each kind", () => {
+    const tags = ['v1.0.0', 'nginx/v1', 'nginx/v4.0.0', 'oai/nrf/r2', 'nginx/v02', 'other/x']
+    expect(parseNamedRevisionTags(tags, '').map((t) => [t.directory, t.name])).toEqual([
+      ['nginx', 'v02'],
+      ['nginx', 'v4.0.0'],
+      ['oai/nrf', 'r2'],
+      ['other', 'x'],
+    ])
+    expect(parseNamedRevisionTags(tags, 'oai').map((t) => t.tag)).toEqual(['oai/nrf/r2'])
+    const base = { revision: -1, workspaceName: 'main', ref: 'main', commit: '0123456789abcdef' }
+    expect(revisionLabel({ ...base, kind: 'placeholder' })).toBe('main@0123456789ab')
+    expect(revisionLabel({ ...base, kind: 'named', workspaceName: 'r2', ref: 'oai/nrf/r2' })).toBe('r2')
+    expect(revisionLabel({ ...base, kind: 'published', revision: 3 })).toBe('v3')
   })
 })

@@ -12,14 +12,21 @@ export const packageRevisionKind = 'PackageRevision'
 
 /** One published revision of a package in a repository. */
 export interface PackageRevision {
+  /**
+   * `published`: revision N, the tag `<package dir>/vN`; `named`: older Porch's
+   * revision of a name, the tag `<package dir>/<name>`; `placeholder`: the head of
+   * the repository's branch (Porch's placeholder revision, revision -1).
+   */
+  kind: 'published' | 'named' | 'placeholder'
   /** The Repository object's name. */
   repository: string
   namespace: string
   /** The package path relative to the repository's directory, e.g. `nginx` or `network/upf`. */
   packageName: string
+  /** N for `published`, -1 (as Porch lists the placeholder) otherwise. */
   revision: number
   workspaceName: string
-  /** The git ref the revision is read from (a tag name). */
+  /** The git ref the revision is read from: a tag name, or the branch name of the placeholder. */
   ref: string
   commit: string
   /** The package's directory in git, from the repository root. */
@@ -47,6 +54,29 @@ export function parseRevisionTags(tags: Iterable<string>, directory: string): Re
     out.push({ tag, directory: dir, revision: Number(match[2]) })
   }
   return out.sort((a, b) => (a.directory === b.directory ? a.revision - b.revision : a.directory < b.directory ? -1 : 1))
+}
+
+/**
+ * Older Porch's named revisions: tags `<package dir>/<name>` that are not
+ * `vN` (e.g. `oai-nrf/r2`, `upf/v4.0.0`), inside the repository directory.
+ */
+export function parseNamedRevisionTags(tags: Iterable<string>, directory: string): { tag: string; directory: string; name: string }[] {
+  const out: { tag: string; directory: string; name: string }[] = []
+  for (const tag of tags) {
+    const slash = tag.lastIndexOf('/')
+    if (slash <= 0 || /\/v[1-9][0-9]*$/.test(tag)) continue
+    const dir = tag.slice(0, slash)
+    if (directory !== '' && !dir.startsWith(`${directory}/`)) continue
+    out.push({ tag, directory: dir, name: tag.slice(slash + 1) })
+  }
+  return out.sort((a, b) => (a.tag < b.tag ? -1 : a.tag > b.tag ? 1 : 0))
+}
+
+/** How a report names a revision: `v2`, a revision's name, or `main@<commit>` for a branch head. */
+export function revisionLabel(pr: Pick<PackageRevision, 'kind' | 'revision' | 'workspaceName' | 'ref' | 'commit'>): string {
+  if (pr.kind === 'published') return `v${pr.revision}`
+  if (pr.kind === 'named') return pr.workspaceName
+  return `${pr.ref}@${pr.commit.slice(0, 12)}`
 }
 
 /** The workspace name Porch recorded for `packageDir` in a commit message (`kpt:{"package":…,"workspaceName":…}`). */
@@ -101,6 +131,7 @@ export function revisionsOf(
   tags.forEach((t, i) => {
     if (!hasKptfile[i]) return
     out.push({
+      kind: 'published',
       repository: repo.name,
       namespace: repo.namespace,
       packageName: repo.directory === '' ? t.directory : t.directory.slice(repo.directory.length + 1),

@@ -10,7 +10,7 @@ import type { Fleet } from '../fleet/fleet.js'
 import { revisionKey } from '../plan.js'
 import { GitSource } from './git-source.js'
 import type { GitFile } from './git-source.js'
-import { packageRevisionObject, parseRevisionTags, revisionsOf } from './revisions.js'
+import { packageRevisionObject, parseNamedRevisionTags, parseRevisionTags, revisionsOf } from './revisions.js'
 import type { PackageRevision } from './revisions.js'
 
 /** The published revisions of the fleet's upstream repositories. */
@@ -77,12 +77,30 @@ export async function indexUpstreams(fleet: Fleet, sources: GitSources): Promise
   return index
 }
 
-/** The published revisions of one repository: its `<package>/v<N>` tags whose directory holds a Kptfile. */
+/**
+ * The revisions of one repository, as Porch would list them: its
+ * `<package>/v<N>` tags, older Porch's named tags `<package>/<name>`, and the
+ * head of its branch as every package's placeholder revision; only a
+ * directory with a Kptfile is a package.
+ */
 export async function listRevisions(repo: Repository, source: GitSource): Promise<PackageRevision[]> {
   const tags = await source.tags()
   const parsed = parseRevisionTags(tags.keys(), repo.directory)
+  const named = parseNamedRevisionTags(tags.keys(), repo.directory)
   const commits = parsed.map((t) => tags.get(t.tag)!)
-  const hasKptfile = await source.exists(parsed.map((t, i) => `${commits[i]}:${t.directory}/Kptfile`))
+  const hasKptfile = await source.exists([...parsed.map((t, i) => `${commits[i]}:${t.directory}/Kptfile`), ...named.map((t) => `${tags.get(t.tag)}:${t.directory}/Kptfile`)])
   const messages = await source.commitMessages(commits)
-  return revisionsOf(repo, parsed, tags, hasKptfile, messages)
+  const revisions = revisionsOf(repo, parsed, tags, hasKptfile, messages)
+  const packageName = (dir: string) => (repo.directory === '' ? dir : dir.slice(repo.directory.length + 1))
+  const base = { repository: repo.name, namespace: repo.namespace, revision: -1 }
+  named.forEach((t, i) => {
+    if (hasKptfile[parsed.length + i]) revisions.push({ ...base, kind: 'named', packageName: packageName(t.directory), workspaceName: t.name, ref: t.tag, commit: tags.get(t.tag)!, directory: t.directory })
+  })
+  const head = await source.branchHead(repo.branch)
+  if (head) {
+    for (const dir of await source.packageDirectories(head, repo.directory)) {
+      revisions.push({ ...base, kind: 'placeholder', packageName: packageName(dir), workspaceName: repo.branch, ref: repo.branch, commit: head, directory: dir })
+    }
+  }
+  return revisions
 }
