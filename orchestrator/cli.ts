@@ -66,7 +66,13 @@ export async function cli(argv: readonly string[], io: CliIO): Promise<number> {
     )
     .option('--shard <I/N>', 'render only the variants whose identity hashes to I of N (0 <= I < N)', parseShard)
     .option('--threads <n>', 'render on n threads (default: one per CPU; small fleets use fewer)', parseThreads)
+    .option('-n, --namespace <NS>', "the namespace of fleet objects without one, as kubectl apply would put them (default: default)")
     .option('--allow-exec', 'let downstream pipelines run exec: functions (as kpt fn render --allow-exec)')
+    .addOption(
+      new Option('--image-functions <policy>', 'run a downstream pipeline with image: functions (needs a container engine), or skip it: the package keeps its pipeline for kpt fn render to run later')
+        .choices(['run', 'skip'])
+        .default('run'),
+    )
     .option('--no-progress', 'never draw a progress bar')
     .addHelpText(
       'after',
@@ -109,6 +115,7 @@ still written), 2 on a usage error.`,
     .command('status')
     .description("one line per variant of a fleet, read from its downstream repositories (what porchctl rpkg get shows): published revision, open draft, upstream revision current or behind, last failure")
     .argument('<FLEET>', 'the fleet directory, as given to render')
+    .option('-n, --namespace <NS>', "the namespace of fleet objects without one, as kubectl apply would put them (default: default)")
     .option('--cache <DIR>', 'where the working clones are kept (default: ~/.cache/kpt-variants)')
     .option('--lock-timeout <seconds>', 'how long to wait for another run holding a repository', parseSeconds, 60)
     .option('--json', 'print a machine-readable report on stdout')

@@ -41,6 +41,10 @@ export interface RenderSettings {
   onConflict: ConflictPolicy
   shard?: Shard
   allowExec: boolean
+  /** `skip`: a pipeline with `image:` functions other than ours is not run (no container engine); default `run`. */
+  imageFunctions?: 'run' | 'skip'
+  /** The namespace of fleet objects that have none (`--namespace`, default `default`), as kubectl apply would give them. */
+  namespace?: string
   /** `--git`: propose each package as a draft in its downstream repository instead of writing `outDir`. */
   git?: GitSettings
   /** With `git`: the repositories the main thread opened, as every thread reads them (set by the main thread). */
@@ -125,7 +129,7 @@ export async function startRun(settings: RenderSettings, thread = 0): Promise<Ru
   const writer = new DirectoryWriter(settings.git ? join(settings.git.cacheDir, 'staging') : outDir, thread)
   let git: GitRepositories | undefined
   try {
-    const fleet = buildFleet(loadFleetDirectory(fleetDir))
+    const fleet = buildFleet(loadFleetDirectory(fleetDir), settings.namespace)
     const sources = new GitSources(fleetDir, scratch)
     let plan = planFleet(fleet, await indexUpstreams(fleet, sources), settings.shard)
     let downstreams: Downstreams = new DirectoryDownstreams(writer)

@@ -17,6 +17,8 @@ export interface RenderOptions {
   publish?: boolean
   cache?: string
   lockTimeout: number
+  namespace?: string
+  imageFunctions: 'run' | 'skip'
   dryRun?: boolean
   diff?: boolean
   json?: boolean
@@ -55,8 +57,10 @@ export async function renderCommand(fleet: string, options: RenderOptions, io: C
         onConflict: options.onConflict,
         ...(options.shard ? { shard: options.shard } : {}),
         allowExec: Boolean(options.allowExec),
+        imageFunctions: options.imageFunctions,
         ...(options.threads ? { threads: options.threads } : {}),
         ...(git ? { git } : {}),
+        ...(options.namespace ? { namespace: options.namespace } : {}),
         cwd: io.cwd,
         env: io.env,
       },

@@ -13,6 +13,7 @@ export interface StatusOptions {
   cache?: string
   json?: boolean
   lockTimeout: number
+  namespace?: string
 }
 
 /** Prints the status; resolves to 0, or 1 when a variant failed last time or cannot be planned. */
@@ -30,6 +31,7 @@ export async function statusCommand(fleet: string, options: StatusOptions, io: C
     cwd: io.cwd,
     env: io.env,
     git: { cacheDir, lockTimeoutMs: options.lockTimeout * 1000, publish: false },
+    ...(options.namespace ? { namespace: options.namespace } : {}),
   })
   try {
     const rows = await fleetStatus(run.plan, run.git!.shared.snapshots, readLastFailures(cacheDir, fleetDir))

@@ -2,8 +2,8 @@
  * A fleet: the objects of a fleet directory, sorted into what the
  * orchestrator acts on (Repositories, PackageVariantSets, PackageVariants)
  * and the rest, which functions read as sources (targets, injected objects,
- * catalogs). An object without a namespace belongs to every namespace, as
- * fan-out reads a directory of YAML.
+ * catalogs). A namespaced object without a namespace is in the default one,
+ * as kubectl apply would put it.
  */
 import { isPackageVariant } from '../../functions/api/package-variant.js'
 import { isPackageVariantSet } from '../../functions/api/package-variant-set.js'
@@ -11,6 +11,7 @@ import { isRepository, readRepository } from '../../functions/api/repository.js'
 import type { Repository } from '../../functions/api/repository.js'
 import type { KubeObject } from '../../functions/krm/index.js'
 import type { LoadedFleet } from './load.js'
+import { applyDefaultNamespace } from './namespaces.js'
 
 /** Something in the fleet that could not be used, with the file it is in. */
 export interface FleetProblem {
@@ -31,8 +32,13 @@ export interface Fleet {
   problems: readonly FleetProblem[]
 }
 
-/** Sorts loaded objects into a Fleet; an invalid Repository is a problem naming its file and field. */
-export function buildFleet(loaded: LoadedFleet): Fleet {
+/**
+ * Sorts loaded objects into a Fleet, every namespaced object without a
+ * namespace put in `namespace` first (as kubectl apply would); an invalid
+ * Repository is a problem naming its file and field.
+ */
+export function buildFleet(loaded: LoadedFleet, namespace = 'default'): Fleet {
+  applyDefaultNamespace(loaded.objects, namespace)
   const problems: FleetProblem[] = loaded.problems.map((p) => ({ file: p.file, message: p.message }))
   const repositories: Repository[] = []
   for (const object of loaded.objects) {

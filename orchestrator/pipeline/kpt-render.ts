@@ -21,6 +21,8 @@ export interface KptRender {
   scratch: string
   /** `--allow-exec`: let kpt run `exec:` functions. */
   allowExec: boolean
+  /** `--image-functions skip`: never run a pipeline with `image:` functions other than ours (no container engine). */
+  skipImages?: boolean
   /** The fleet directory, given to our functions as `KPT_VARIANTS_SOURCES`. */
   sources: string
   /** The directory kpt runs in: relative `exec:` paths resolve against it, as with kpt itself. */
@@ -60,6 +62,12 @@ export async function renderWithKpt(files: PackageFiles, name: string, options: 
     const results = readResults(join(resultsDir, 'results.yaml'))
     if (run.exitCode !== 0) {
       const lines = String(run.stderr).split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('[RUNNING]'))
+      const engine = lines.find((l) => /docker must be running|cannot connect to the (docker|podman)|executable file not found in \$PATH/i.test(l))
+      if (engine) {
+        const failed = lines.find((l) => l.startsWith('[FAIL]'))?.replace(/^\[FAIL\] ("[^"]*").*$/, '$1') ?? 'an image function'
+        const message = `${failed} cannot run: no container engine (kpt: "${engine}"); install one (KPT_FN_RUNTIME=podman for podman), or render with --image-functions skip to write the package with its pipeline not yet run`
+        return { ok: false, results: [...results.filter((r) => r.severity === 'error'), { severity: 'error', message }] }
+      }
       const error = lines.filter((l) => l.startsWith('Error:') || l.startsWith('[FAIL]')).join('; ') || lines.slice(-3).join('; ')
       return { ok: false, results: [...results.filter((r) => r.severity === 'error'), { severity: 'error', message: `kpt fn render: ${error || `exit code ${run.exitCode}`}` }] }
     }

@@ -29,5 +29,10 @@ export async function runPipeline(files: PackageFiles, name: string, root: strin
   if (found.steps.every((step) => ownFunctionOf(step.fn) !== undefined)) {
     return renderInProcess(files, found.steps, { codec: runner.codec, sources: runner.sources, root })
   }
+  const images = found.steps.filter((step) => step.fn.image && ownFunctionOf(step.fn) === undefined).map((step) => step.fn.image!)
+  if (runner.kpt.skipImages && images.length > 0) {
+    // The pipeline stays in the Kptfile: kpt fn render (or Porch) runs it where a container engine is.
+    return { ok: true, files, results: [{ severity: 'warning', message: `pipeline not run (--image-functions skip): it has image functions ${images.join(', ')}` }] }
+  }
   return renderWithKpt(files, name, runner.kpt)
 }
