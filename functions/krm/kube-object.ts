@@ -20,6 +20,24 @@ import type { ItemHeader } from './lazy-items.js'
 import type { FileRef } from './results.js'
 import { maxAliasCount, newScalar, parseYamlDocument, reconcileNode, scalarKey, stringifyYamlDocument, toNode, YamlSyntaxError } from './yaml.js'
 
+/**
+ * Scanned headers by item text. The same item text recurs in every variant of
+ * a blueprint (the orchestrator shares one text per document), so each is
+ * scanned once; headers are never mutated (readers get copies).
+ */
+const headers = new Map<string, ItemHeader | null>()
+const headerCacheLimit = 50_000
+
+function scannedHeader(text: string): ItemHeader | null {
+  let header = headers.get(text)
+  if (header === undefined) {
+    header = scanHeader(text) ?? null
+    if (headers.size >= headerCacheLimit) headers.delete(headers.keys().next().value!)
+    headers.set(text, header)
+  }
+  return header
+}
+
 /** A field path: keys for maps, numbers for sequence indexes. */
 export type FieldPath = readonly (string | number)[]
 
@@ -153,7 +171,7 @@ export class KubeObject {
   #header(): ItemHeader | undefined {
     const source = this.#source
     if (source === undefined || this.#node !== undefined) return undefined
-    if (source.header === undefined) source.header = scanHeader(source.text) ?? null
+    if (source.header === undefined) source.header = scannedHeader(source.text)
     if (source.header === null) {
       this.#load()
       return undefined

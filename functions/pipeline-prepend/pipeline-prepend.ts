@@ -26,9 +26,11 @@ export function prependPipeline(rl: ResourceList, config: PipelinePrependConfig,
       { object: config.object, field },
     )
   }
-  const before = kptfile.object.toYaml()
+  // Only the pipeline can change; comparing it alone spares printing the whole Kptfile twice.
+  const pipeline = () => JSON.stringify(kptfile.object.get(['pipeline']) ?? null)
+  const before = pipeline()
   const counts = prependFunctions(kptfile, config.pvName, config.functions)
-  const changed = kptfile.object.toYaml() !== before
+  const changed = pipeline() !== before
   rl.results.info(summary(config.pvName, counts, changed), { object: kptfile.object, field: 'pipeline' })
 }
 

@@ -102,8 +102,20 @@ export function prepareRevision(upstream: UpstreamRef, source: ReadonlyMap<strin
   return { ok: true, revision: { upstream, files: sortedFiles(files), kptfile, warnings } }
 }
 
+/** Clones already made, per revision and name: variants of one blueprint usually share the package name. */
+const clones = new WeakMap<PreparedRevision, Map<string, PackageFiles>>()
+
 /** The clone of a prepared revision named `name` (the last segment of the downstream package path). */
 export function clonePackage(revision: PreparedRevision, name: string): PackageFiles {
+  let byName = clones.get(revision)
+  if (!byName) clones.set(revision, (byName = new Map()))
+  let files = byName.get(name)
+  if (!files) byName.set(name, (files = newClone(revision, name)))
+  // A copy of the map: callers may change it; the file contents are never changed in place.
+  return new Map(files)
+}
+
+function newClone(revision: PreparedRevision, name: string): PackageFiles {
   const { upstream } = revision
   const directory = `/${upstream.directory}`.replace(/\/+$/, '') || '/'
   const kptfile: KptfileStruct = {

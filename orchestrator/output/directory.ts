@@ -66,9 +66,15 @@ export class DirectoryWriter {
   stage(files: PackageFiles): string {
     const staged = join(this.#stagingDir(), String(this.#count++))
     mkdirSync(staged, { recursive: true })
+    // One mkdir per directory, not per file: most packages are one flat directory.
+    const made = new Set([staged])
     for (const [file, content] of files) {
       const full = join(staged, ...file.split('/'))
-      mkdirSync(dirname(full), { recursive: true })
+      const parent = dirname(full)
+      if (!made.has(parent)) {
+        mkdirSync(parent, { recursive: true })
+        made.add(parent)
+      }
       writeFileSync(full, content.content, { mode: content.executable ? 0o755 : 0o644 })
     }
     return staged
