@@ -54,7 +54,7 @@ const revisionObjects = [...revisions.values()].flat().map(packageRevisionObject
 
 function plan(...files: string[]) {
   const objects = files.flatMap((text, i) => parseObjects(text, `f${i}.yaml`))
-  return planFleet(buildFleet({ root: '/fleet', objects, problems: [] }), { revisions, objects: revisionObjects, problems: new Map() })
+  return planFleet(buildFleet({ root: '/fleet', objects, problems: [], digest: '' }), { revisions, objects: revisionObjects, problems: new Map() })
 }
 
 describe('planFleet', () => {

@@ -11,14 +11,15 @@ import { isDependencyObject } from './dependencies.js'
 import type { Fleet } from './fleet/fleet.js'
 import type { MergeConflict } from './merge/update.js'
 import type { DirectoryWriter } from './output/directory.js'
-import type { Downstreams } from './output/downstreams.js'
+import type { Downstreams, StoredPackage } from './output/downstreams.js'
 import { packageDiff } from './output/diff.js'
 import { gitPackageFiles, owningPackage, packageDirectories, samePackageFiles } from './package/files.js'
 import type { PackageFiles } from './package/files.js'
 import { ResourceCodec } from './package/resources.js'
 import { runPipeline } from './pipeline/pipeline.js'
-import type { PipelineRunner } from './pipeline/pipeline.js'
+import type { PipelineRendered, PipelineRunner } from './pipeline/pipeline.js'
 import type { PlannedVariant } from './plan.js'
+import type { MemoEntry, RenderMemo } from './render-memo.js'
 import type { VariantReport } from './report/report.js'
 import type { RenderSettings } from './render.js'
 import { revisionLabel } from './upstream/revisions.js'
@@ -37,6 +38,8 @@ export interface Pending {
   /** ...or held in memory for a draft commit (`--git`: it goes straight into git, never to disk). */
   files?: PackageFiles
   dependencies: KubeObject[]
+  /** The record of this render for the next run (see render-memo.ts); none when it cannot be skipped next time. */
+  memo?: MemoEntry
 }
 
 /** Per-run state shared by every variant: caches of prepared revisions and documents. */
@@ -53,6 +56,7 @@ export class VariantContext {
     private readonly writer: DirectoryWriter,
     private readonly downstreams: Downstreams,
     scratch: string,
+    private readonly memo?: RenderMemo,
   ) {
     this.#sources = sources
     this.#runner = {
@@ -76,10 +80,27 @@ export class VariantContext {
     }
     const pending: Pending = { report, path, order: 0, dependencies: [] }
     try {
-      const final = await this.#renderFiles(variant, report)
+      // An update merges into the published package; the result is compared with the open draft, if any.
+      const stored = await this.downstreams.read(path)
+      const current = stored.draft ?? stored.published
+      const recorded = current && this.memo?.lookup(variant, path, stored)
+      if (recorded) {
+        report.status = 'unchanged'
+        report.warnings = [...recorded.warnings]
+        if (recorded.injected) report.injected = [...recorded.injected]
+        pending.memo = recorded
+        return pending
+      }
+      const final = await this.#renderFiles(variant, report, stored)
       if (!final) return pending
-      const { files, current } = final
+      const { files, ran } = final
       report.status = !current ? 'created' : samePackageFiles(files, current) ? 'unchanged' : 'updated'
+      // Pipelines kpt ran may read anything: those renders are never skipped.
+      if (this.memo && ran !== 'kpt') {
+        // What the downstream holds after this run: the package itself, or (--git) the published one and the draft.
+        const after: StoredPackage = !this.settings.git ? { published: files } : report.status === 'unchanged' ? stored : { ...stored, draft: files }
+        pending.memo = this.memo.entry(variant, ran === 'in-process' ? 'fleet' : 'injectors', after, { ...report, warnings: [...report.warnings] })
+      }
       if (report.status === 'unchanged') return pending
       if (this.settings.dryRun) {
         if (this.settings.diff) report.diff = packageDiff(path, current, files)
@@ -91,19 +112,17 @@ export class VariantContext {
     } catch (err) {
       report.status = 'failed'
       report.reasons.push(`internal error: ${(err as Error).message}`)
+      delete pending.memo
     }
     return pending
   }
 
-  async #renderFiles(variant: PlannedVariant, report: VariantReport): Promise<{ files: PackageFiles; current: PackageFiles | undefined } | undefined> {
+  async #renderFiles(variant: PlannedVariant, report: VariantReport, stored: StoredPackage): Promise<{ files: PackageFiles; ran: PipelineRendered['ran'] } | undefined> {
     const fail = (message: string) => {
       report.reasons.push(message)
       return undefined
     }
     const dir = this.writer.packageDir(`${variant.downstream.repo}/${variant.downstream.package}`)
-    // An update merges into the published package; the result is compared with the open draft, if any.
-    const stored = await this.downstreams.read(`${variant.downstream.repo}/${variant.downstream.package}`)
-    const current = stored.draft ?? stored.published
     const classified = classifyDownstream(variant, stored.published, kptRepoUrl(variant.upstreamRepo.url))
     if (!classified.ok) return fail(classified.message)
     const prepared = await this.#prepare(variant)
@@ -150,7 +169,7 @@ export class VariantContext {
     const rendered = await runPipeline(applied.files, name, dir, this.#runner)
     collect(report, rendered.results)
     if (!rendered.ok) return undefined
-    return { files: rendered.files, current }
+    return { files: rendered.files, ran: rendered.ran }
   }
 
   /** The prepared revision of a variant's upstream, read and prepared once per run. */

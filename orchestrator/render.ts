@@ -6,11 +6,12 @@
  * atomically, and deletes (or orphans) packages whose PackageVariant is gone.
  * One variant's failure is recorded and the run goes on.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { availableParallelism, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { Worker } from 'node:worker_threads'
 import { KubeObject } from '../functions/krm/index.js'
+import { listYamlFiles } from '../functions/krm/main.js'
 import { deleteAbandoned } from './deletions.js'
 import { checkDependencies } from './dependencies.js'
 import type { BoundPackage } from './dependencies.js'
@@ -26,6 +27,7 @@ import type { GitSettings, SharedRepositories } from './output/git/git-run.js'
 import { recordRun } from './output/git/last-run.js'
 import { planFleet } from './plan.js'
 import type { FleetPlan, Shard } from './plan.js'
+import { RenderMemo } from './render-memo.js'
 import { VariantContext } from './render-variant.js'
 import type { Pending } from './render-variant.js'
 import { sortReports } from './report/report.js'
@@ -49,6 +51,8 @@ export interface RenderSettings {
   git?: GitSettings
   /** With `git`: the repositories the main thread opened, as every thread reads them (set by the main thread). */
   repositories?: SharedRepositories
+  /** The record of earlier renders (render-memo.ts) to skip unchanged variants with, and to update; none renders everything. */
+  memo?: string
   /** Threads rendering variants (default: the machine's cores); the output is the same for any number. */
   threads?: number
   /** kpt runs here (relative `exec:` paths resolve against it). */
@@ -64,16 +68,42 @@ export interface RenderProgress {
 
 /** Below this many variants per thread, more threads cost more than they save. */
 const variantsPerThread = 64
+/** Fleets of this many bytes of YAML or more start their workers before planning (~150 variants' worth of objects). */
+const earlyStartBytes = 64 * 1024
+
+/** The size of a fleet directory's YAML files: a cheap estimate of its size before it is read. */
+function fleetBytes(fleetDir: string): number {
+  try {
+    return listYamlFiles(fleetDir).reduce((sum, file) => sum + statSync(join(fleetDir, file)).size, 0)
+  } catch {
+    return 0
+  }
+}
 
 /** Renders a fleet directory into an output directory (or previews it with `dryRun`). */
 export async function renderFleet(settings: RenderSettings, progress?: RenderProgress): Promise<RunReport> {
-  const run = await startRun(settings)
+  const threads = Math.max(1, settings.threads ?? availableParallelism())
+  // Worker progress can arrive before the main thread has planned (and started the bar).
+  let planned = false
+  const early: VariantReport[] = []
+  const advance = (report: VariantReport) => (planned ? progress?.advance(report) : early.push(report))
+  // A big fleet's workers start at once and set up their run (load, upstreams, plan) while the main
+  // thread sets up its own. With --git they need the repositories the main thread opens first.
+  const startEarly = threads > 1 && !settings.git && fleetBytes(resolve(settings.cwd, settings.fleetDir)) >= earlyStartBytes
+  let workers = startEarly ? Array.from({ length: threads - 1 }, (_, i) => startWorker(settings, i + 1, threads, advance)) : []
+  let run: Run
+  try {
+    run = await startRun(settings)
+  } catch (err) {
+    await Promise.allSettled(workers)
+    throw err
+  }
   try {
     const { fleet, plan } = run
-    // Workers only for a fleet big enough to share; each sets up the same run (load, upstreams, plan) itself.
-    const count = sharesOf(plan.variants.length, Math.max(1, settings.threads ?? availableParallelism()))
+    // Workers only for a fleet big enough to share (each computes the same count from the same plan).
+    const count = sharesOf(plan.variants.length, threads)
     const shared = run.git ? { ...settings, repositories: run.git.shared } : settings
-    const workers = Array.from({ length: count - 1 }, (_, i) => startWorker(shared, i + 1, count, (r) => progress?.advance(r)))
+    if (!startEarly) workers = Array.from({ length: count - 1 }, (_, i) => startWorker(shared, i + 1, threads, advance))
     const report: RunReport = { dryRun: settings.dryRun, variants: [], problems: fleet.problems.map((p) => `${p.file}: ${p.message}`) }
     for (const failure of plan.failures) {
       const failed: VariantReport = { subject: failure.subject, status: 'failed', reasons: [failure.message], warnings: [], conflicts: [] }
@@ -81,8 +111,10 @@ export async function renderFleet(settings: RenderSettings, progress?: RenderPro
       report.variants.push(failed)
     }
     progress?.start(plan.variants.length)
+    planned = true
+    for (const r of early.splice(0)) progress?.advance(r)
     if (!settings.dryRun) run.writer.sweepStaleStaging()
-    const mine = await renderShare(run, 0, count, (p) => progress?.advance(p.report))
+    const mine = await renderShare(run, 0, threads, (p) => advance(p.report))
     const pending = [...mine, ...(await Promise.all(workers)).flat()].sort((a, b) => a.order - b.order)
     const accepted = checkRenderedDependencies(pending, fleet)
     report.variants.push(...pending.map((p) => p.report))
@@ -98,6 +130,8 @@ export async function renderFleet(settings: RenderSettings, progress?: RenderPro
       for (const p of pending) if (p.staged) written.has(p) ? run.writer.commit(p.path, p.staged) : run.writer.discard(p.staged)
       deleteAbandoned(plan, fleet, report, run.writer, { outDir: run.outDir, dryRun: settings.dryRun, diff: settings.diff, ...shard })
     }
+    // What was written (or found unchanged) is recorded for the next run; failures are rendered again.
+    if (run.memo && !settings.dryRun) run.memo.save(new Map(pending.map((p) => [p.path, p.report.status === 'failed' ? undefined : p.memo])))
     return { ...report, variants: sortReports(report.variants) }
   } finally {
     run.close()
@@ -117,6 +151,7 @@ export interface Run {
   /** With `--git`, on the main thread: the downstream repositories, locked. */
   git?: GitRepositories
   scratch: string
+  memo?: RenderMemo
   /** Removes the scratch directory and, on the main thread, every thread's staging directory. */
   close(): void
 }
@@ -139,11 +174,14 @@ export async function startRun(settings: RenderSettings, thread = 0): Promise<Ru
       plan = withoutUnavailable(plan, shared.unavailable)
       downstreams = new GitDownstreams(shared.snapshots)
     }
+    const memoSettings = { allowExec: settings.allowExec, onConflict: settings.onConflict, namespace: settings.namespace ?? 'default', imageFunctions: settings.imageFunctions ?? 'run' }
+    const memo = settings.memo ? RenderMemo.open(settings.memo, fleet, memoSettings) : undefined
     return {
       settings,
       outDir,
       fleet,
       plan,
+      ...(memo ? { memo } : {}),
       sources,
       writer,
       downstreams,
@@ -168,9 +206,14 @@ export function sharesOf(variants: number, threads: number): number {
   return Math.max(1, Math.min(threads, Math.floor(variants / variantsPerThread)))
 }
 
-/** Renders share `index` of `count` of the planned variants (every count-th one), in plan order; none when `index >= count`. */
-export async function renderShare(run: Run, index: number, count: number, onDone: (pending: Pending) => void): Promise<Pending[]> {
-  const context = new VariantContext(run.fleet, run.sources, run.settings, run.writer, run.downstreams, run.scratch)
+/**
+ * Renders share `index` of the planned variants when `threads` threads share
+ * them (every count-th one, count from `sharesOf`), in plan order; none when
+ * the plan gives this thread no share.
+ */
+export async function renderShare(run: Run, index: number, threads: number, onDone: (pending: Pending) => void): Promise<Pending[]> {
+  const count = sharesOf(run.plan.variants.length, threads)
+  const context = new VariantContext(run.fleet, run.sources, run.settings, run.writer, run.downstreams, run.scratch, run.memo)
   const done: Pending[] = []
   if (index >= count) return done
   const share = run.plan.variants.filter((_, i) => i % count === index)

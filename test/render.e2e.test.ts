@@ -85,7 +85,8 @@ class Workspace {
   async render(...args: string[]): Promise<Run> {
     const run = await execa('node', [bin, 'render', ...args], {
       cwd: this.dir,
-      env: { ...process.env, ...gitIdentity },
+      // The record of earlier renders (render-memo.ts) stays in the workspace.
+      env: { ...process.env, ...gitIdentity, XDG_CACHE_HOME: join(this.dir, 'cache') },
       reject: false,
       stdin: 'ignore',
       // Diffs end with a newline that belongs to them.
@@ -250,6 +251,40 @@ describe('kpt-variants render', () => {
       ])
       expect(run.stderr).toContain('3 variant(s): 0 created, 0 updated, 3 unchanged, 0 failed')
       expect(snapshot(ws.out)).toEqual(before)
+    },
+    timeout,
+  )
+
+  test(
+    'the record of earlier renders skips only what is unchanged: an injected object or a downstream edit renders again; --force renders all',
+    async () => {
+      const ws = await workspace({ clusters: threeClusters })
+      const first = await ws.renderJson()
+      expect(first.report.summary.created).toBe(3)
+      expect(readdirSync(join(ws.dir, 'cache', 'kpt-variants', 'renders'))).toHaveLength(1)
+      // A skipped variant reports what a full render of it does.
+      const skipped = await ws.renderJson()
+      const forced = await ws.renderJson('--force')
+      expect(skipped.report).toEqual(forced.report)
+      expect(skipped.report.summary.unchanged).toBe(3)
+
+      // The us-west1 endpoints change: only the variant injecting them renders again.
+      const fleetFile = join(ws.fleet, 'endpoints.yaml')
+      writeFileSync(fleetFile, readFileSync(fleetFile, 'utf8').replace('https://api.us-west1.example.com', 'https://api2.us-west1.example.com'))
+      const injected = await ws.renderJson()
+      expect(injected.report.variants.map((v) => [v.path, v.status])).toEqual([
+        ['edge-01/nginx', 'unchanged'],
+        ['edge-02/nginx', 'updated'],
+        ['edge-03/nginx', 'unchanged'],
+      ])
+      expect(ws.yaml('edge-02/nginx/region-endpoints.yaml')['data']).toEqual({ API_ENDPOINT: 'https://api2.us-west1.example.com' })
+
+      // Someone edits an injected value in the output: the next render puts the cluster's value back.
+      const edited = join(ws.out, 'edge-03', 'nginx', 'region-endpoints.yaml')
+      writeFileSync(edited, readFileSync(edited, 'utf8').replace('https://api.eu-west1.example.com', 'https://elsewhere.example.com'))
+      const restored = await ws.renderJson()
+      expect(restored.report.variants.map((v) => v.status)).toEqual(['unchanged', 'unchanged', 'updated'])
+      expect(ws.yaml('edge-03/nginx/region-endpoints.yaml')['data']).toEqual({ API_ENDPOINT: 'https://api.eu-west1.example.com' })
     },
     timeout,
   )

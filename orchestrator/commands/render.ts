@@ -7,6 +7,7 @@ import type { ConflictPolicy } from '../merge/update.js'
 import { renderFleet } from '../render.js'
 import type { Shard } from '../plan.js'
 import { defaultCacheDir } from '../output/git/clone.js'
+import { memoFileFor } from '../render-memo.js'
 import { exitCodeOf } from '../report/report.js'
 import { formatJson, formatSummary } from '../report/summary.js'
 
@@ -26,6 +27,8 @@ export interface RenderOptions {
   shard?: Shard
   allowExec?: boolean
   threads?: number
+  /** `--force`: render every variant, ignoring the record of earlier renders. */
+  force?: boolean
   progress: boolean
 }
 
@@ -41,9 +44,10 @@ export async function renderCommand(fleet: string, options: RenderOptions, io: C
     if (existsSync(outDir) && !statSync(outDir).isDirectory()) throw new UsageError(`--out ${options.out} is not a directory`)
     if (outDir === fleetDir || fleetDir.startsWith(`${outDir}/`)) throw new UsageError('--out must not contain the fleet directory')
   }
-  const git = options.git
-    ? { cacheDir: resolve(io.cwd, options.cache ?? defaultCacheDir(io.env)), lockTimeoutMs: options.lockTimeout * 1000, publish: Boolean(options.publish) }
-    : undefined
+  const cacheDir = resolve(io.cwd, options.cache ?? defaultCacheDir(io.env))
+  const git = options.git ? { cacheDir, lockTimeoutMs: options.lockTimeout * 1000, publish: Boolean(options.publish) } : undefined
+  // One record per output: the directory, or (with --git) the fleet's downstream repositories.
+  const memo = options.force ? undefined : memoFileFor(cacheDir, git ? `git ${fleetDir}` : outDir)
 
   const bar = options.progress && io.stderrIsTTY && io.stderrStream ? (await import('../report/progress.js')).progressBar(io.stderrStream) : undefined
   let report
@@ -60,6 +64,7 @@ export async function renderCommand(fleet: string, options: RenderOptions, io: C
         imageFunctions: options.imageFunctions,
         ...(options.threads ? { threads: options.threads } : {}),
         ...(git ? { git } : {}),
+        ...(memo ? { memo } : {}),
         ...(options.namespace ? { namespace: options.namespace } : {}),
         cwd: io.cwd,
         env: io.env,

@@ -30,6 +30,8 @@ export interface Fleet {
   variants: readonly KubeObject[]
   /** Files that could not be read and objects that could not be understood. */
   problems: readonly FleetProblem[]
+  /** A digest of the fleet's files: equal digests, equal fleets. */
+  digest: string
 }
 
 /**
@@ -54,6 +56,7 @@ export function buildFleet(loaded: LoadedFleet, namespace = 'default'): Fleet {
     sets: loaded.objects.filter(isPackageVariantSet),
     variants: loaded.objects.filter(isPackageVariant),
     problems,
+    digest: loaded.digest,
   }
 }
 

@@ -4,6 +4,7 @@
  * (`List`s contribute their items). A file that cannot be read is a problem
  * naming the file; the other files are still read.
  */
+import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseObjects } from '../../functions/krm/index.js'
@@ -22,12 +23,15 @@ export interface LoadedFleet {
   root: string
   objects: KubeObject[]
   problems: LoadProblem[]
+  /** A digest of every file read (paths and contents): equal digests, equal fleets. */
+  digest: string
 }
 
 /** Reads every YAML file below `root`; objects record their file (relative to root) and document index. */
 export function loadFleetDirectory(root: string): LoadedFleet {
   const objects: KubeObject[] = []
   const problems: LoadProblem[] = []
+  const digest = createHash('sha256')
   for (const file of listYamlFiles(root)) {
     let text: string
     try {
@@ -37,6 +41,7 @@ export function loadFleetDirectory(root: string): LoadedFleet {
         continue
       }
       text = decoded.text
+      digest.update(`\0${file}\0${text.length}\0`).update(text)
     } catch (err) {
       problems.push({ file, message: (err as NodeJS.ErrnoException).code ?? (err as Error).message })
       continue
@@ -47,5 +52,5 @@ export function loadFleetDirectory(root: string): LoadedFleet {
       problems.push({ file, message: (err as Error).message.replace(`${file}: `, '') })
     }
   }
-  return { root, objects, problems }
+  return { root, objects, problems, digest: digest.digest('hex') }
 }

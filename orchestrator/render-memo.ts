@@ -1,0 +1,179 @@
+/**
+ * The record of earlier renders, which lets a re-render skip variants whose
+ * inputs have not changed, as make or git's index skip unchanged files.
+ *
+ * Rendering is idempotent: applying a PackageVariant to the package it
+ * produced gives that package back. So once a variant has been rendered to
+ * some files, a later render whose inputs are the same and whose downstream
+ * still holds exactly those files must report it unchanged, and the render
+ * itself can be skipped. An entry holds a digest of both: the inputs (the
+ * code, the PackageVariant, the upstream commit, the settings, the objects
+ * injection can read, or the whole fleet when the Kptfile pipeline ran our
+ * functions over it) and the files (paths, modes, bytes). Anything else
+ * invalidates it: a downstream edit, a new commit, another injected object.
+ * Variants whose pipeline ran in kpt (functions that are not ours) are never
+ * recorded: what those functions read is not known. `--force` ignores the
+ * record.
+ */
+import { createHash } from 'node:crypto'
+import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { KubeObject } from '../functions/krm/index.js'
+import type { StoredPackage } from './output/downstreams.js'
+import type { PlannedVariant } from './plan.js'
+
+/** What the inputs of a recorded render included besides the PackageVariant and its upstream. */
+export type MemoScope = 'injectors' | 'fleet'
+
+/** One recorded render of a variant. */
+export interface MemoEntry {
+  scope: MemoScope
+  /** Digest of the inputs and of the files the render left in the downstream. */
+  digest: string
+  /** The report's warnings and injected objects, repeated when the render is skipped. */
+  warnings: string[]
+  injected?: string[]
+}
+
+/** The record file: entries by downstream path (`<repo>/<package>`). */
+interface MemoFile {
+  version: 1
+  entries: Record<string, MemoEntry>
+}
+
+/** The settings of a run that change what a variant renders to. */
+export interface MemoSettings {
+  namespace?: string
+  imageFunctions?: string
+  allowExec: boolean
+  onConflict: string
+}
+
+/**
+ * Identifies the code: a rebuilt or upgraded kpt-variants invalidates every
+ * entry (the build writes this module afresh, so its modification time changes).
+ */
+const codeIdentity = (() => {
+  const file = fileURLToPath(import.meta.url)
+  try {
+    return `${file}@${statSync(file).mtimeMs}`
+  } catch {
+    return file
+  }
+})()
+
+/** The record of one output (a directory or a set of repositories), read at the start of a run. */
+export class RenderMemo {
+  readonly #entries: Map<string, MemoEntry>
+  #byName: Map<string, KubeObject[]> | undefined
+
+  private constructor(
+    readonly file: string,
+    entries: Record<string, MemoEntry>,
+    private readonly fleetDigest: string,
+    private readonly objects: readonly KubeObject[],
+    private readonly settings: MemoSettings,
+  ) {
+    this.#entries = new Map(Object.entries(entries))
+  }
+
+  /** Reads the record (a missing or unreadable one is empty: it only costs a full render). */
+  static open(file: string, fleet: { digest: string; objects: readonly KubeObject[] }, settings: MemoSettings): RenderMemo {
+    let entries: Record<string, MemoEntry> = {}
+    try {
+      const parsed = JSON.parse(readFileSync(file, 'utf8')) as MemoFile
+      if (parsed.version === 1 && parsed.entries && typeof parsed.entries === 'object') entries = parsed.entries
+    } catch {
+      // No record yet, or a damaged one.
+    }
+    return new RenderMemo(file, entries, fleet.digest, fleet.objects, settings)
+  }
+
+  /** The recorded render of `variant` if its inputs are unchanged and its downstream holds exactly what that render left. */
+  lookup(variant: PlannedVariant, path: string, stored: StoredPackage): MemoEntry | undefined {
+    const entry = this.#entries.get(path)
+    if (!entry) return undefined
+    return entry.digest === this.digest(variant, entry.scope, stored) ? entry : undefined
+  }
+
+  /** The entry to record for a render of `variant` that left `stored` in its downstream (a draft, with --git). */
+  entry(variant: PlannedVariant, scope: MemoScope, stored: StoredPackage, report: { warnings: string[]; injected?: string[] }): MemoEntry {
+    const entry: MemoEntry = { scope, digest: this.digest(variant, scope, stored), warnings: report.warnings }
+    if (report.injected) entry.injected = report.injected
+    return entry
+  }
+
+  /**
+   * Writes the record with this run's entries: `rendered` replaces (or, with
+   * no entry, removes) the entry of every path the run rendered; entries of
+   * other paths (another shard's) stay. Written whole and renamed into place.
+   */
+  save(rendered: ReadonlyMap<string, MemoEntry | undefined>): void {
+    for (const [path, entry] of rendered) {
+      if (entry) this.#entries.set(path, entry)
+      else this.#entries.delete(path)
+    }
+    const record: MemoFile = { version: 1, entries: Object.fromEntries([...this.#entries].sort(([a], [b]) => (a < b ? -1 : 1))) }
+    mkdirSync(dirname(this.file), { recursive: true })
+    const temporary = `${this.file}.${process.pid}.tmp`
+    writeFileSync(temporary, JSON.stringify(record))
+    renameSync(temporary, this.file)
+  }
+
+  /**
+   * The objects config injection can read for a variant: those of its
+   * namespace named by one of its injectors (Porch injects by name).
+   */
+  #injectable(variant: PlannedVariant): string[] {
+    if (!this.#byName) {
+      this.#byName = new Map()
+      for (const o of this.objects) {
+        const key = `${o.namespace}/${o.name}`
+        ;(this.#byName.get(key) ?? this.#byName.set(key, []).get(key)!).push(o)
+      }
+    }
+    const names = [...new Set((variant.pv.spec.injectors ?? []).map((i) => i.name))].sort()
+    return names.flatMap((name) => (this.#byName!.get(`${variant.pv.namespace}/${name}`) ?? []).map(objectText))
+  }
+
+  private digest(variant: PlannedVariant, scope: MemoScope, stored: StoredPackage): string {
+    const hash = createHash('sha256')
+    const { upstream, upstreamRepo } = variant
+    hash.update(
+      JSON.stringify([
+        codeIdentity,
+        this.settings,
+        variant.key,
+        variant.set ?? '',
+        variant.warnings,
+        variant.pv.object.toItemText(),
+        [upstreamRepo.url, upstream.commit, upstream.ref, upstream.directory],
+        scope === 'fleet' ? this.fleetDigest : this.#injectable(variant),
+      ]),
+    )
+    // With --git the published package counts too: a draft is rebased when the branch moves under it.
+    for (const [part, files] of [['published', stored.published], ['draft', stored.draft]] as const) {
+      hash.update(`\0${part}:${files ? files.size : 'none'}`)
+      for (const [path, file] of files ?? []) {
+        hash.update(`\0${path}\0${file.executable ? 'x' : '-'}${file.content.length}\0`)
+        hash.update(file.content)
+      }
+    }
+    return hash.digest('hex')
+  }
+}
+
+/** Fleet objects as text, printed once each. */
+const objectTexts = new WeakMap<KubeObject, string>()
+
+function objectText(object: KubeObject): string {
+  let text = objectTexts.get(object)
+  if (text === undefined) objectTexts.set(object, (text = object.toItemText()))
+  return text
+}
+
+/** Where the record of renders into an output directory is kept: one file per directory, in the cache. */
+export function memoFileFor(cacheDir: string, output: string): string {
+  return join(cacheDir, 'renders', `${createHash('sha256').update(output).digest('hex').slice(0, 32)}.json`)
+}
