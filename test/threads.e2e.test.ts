@@ -1,0 +1,60 @@
+/**
+ * Rendering on several threads gives what one thread gives, byte for byte:
+ * the files, their modes and the report. Two fleet sizes, because a big
+ * fleet's workers start before the main thread has planned and a smaller
+ * one's after (render.ts); both must share the variants the same way.
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, relative, sep } from 'node:path'
+import { execa } from 'execa'
+import { createFleet } from '../bench/fleet-fixture.js'
+import { gitIdentity, repoRoot } from './e2e/runner.js'
+
+const bin = join(repoRoot, 'bin', 'kpt-variants')
+const timeout = 120_000
+
+/** Every file below `dir` with its mode and bytes. */
+function tree(dir: string): Record<string, string> {
+  const out: Record<string, string> = {}
+  const walk = (current: string) => {
+    for (const name of readdirSync(current).sort()) {
+      const full = join(current, name)
+      const stat = statSync(full)
+      if (stat.isDirectory()) walk(full)
+      else out[relative(dir, full).split(sep).join('/')] = `${(stat.mode & 0o777).toString(8)} ${readFileSync(full, 'base64')}`
+    }
+  }
+  walk(dir)
+  return out
+}
+
+let dir: string
+afterEach(() => rmSync(dir, { recursive: true, force: true }))
+
+describe.each([
+  // ~58 KiB of fleet YAML: workers start after planning.
+  [130, 'after planning'],
+  // ~90 KiB: workers start at once, beside the main thread's planning.
+  [200, 'at once'],
+])('%i variants (workers start %s)', (variants) => {
+  test(
+    'two threads write the same files and the same report as one',
+    async () => {
+      dir = mkdtempSync(join(tmpdir(), 'kpt-variants-threads-'))
+      await createFleet(dir, { variants, resources: 8 })
+      const render = async (threads: number) => {
+        const run = await execa('node', [bin, 'render', 'fleet', '--out', `out-${threads}`, '--threads', String(threads), '--json', '--no-progress'], {
+          cwd: dir,
+          env: { ...process.env, ...gitIdentity, XDG_CACHE_HOME: join(dir, 'cache') },
+        })
+        return JSON.parse(run.stdout) as { summary: Record<string, number> }
+      }
+      const [one, two] = [await render(1), await render(2)]
+      expect(one.summary.created).toBe(variants)
+      expect(two).toEqual(one)
+      expect(tree(join(dir, 'out-2'))).toEqual(tree(join(dir, 'out-1')))
+    },
+    timeout,
+  )
+})
