@@ -60,14 +60,26 @@ export function buildFleet(loaded: LoadedFleet, namespace = 'default'): Fleet {
   }
 }
 
+/** Repositories by name, indexed once per list: a fleet of N clusters looks up 2N repositories among N. */
+const repositoryIndexes = new WeakMap<readonly Repository[], Map<string, Repository[]>>()
+
+function repositoriesNamed(repositories: readonly Repository[], name: string): readonly Repository[] {
+  let index = repositoryIndexes.get(repositories)
+  if (!index) {
+    index = new Map()
+    for (const repo of repositories) (index.get(repo.name) ?? index.set(repo.name, []).get(repo.name)!).push(repo)
+    repositoryIndexes.set(repositories, index)
+  }
+  return index.get(name) ?? []
+}
+
 /**
  * The Repository `name` visible from `namespace`: one in that namespace, else
  * one without a namespace (or any, when `namespace` is empty).
  */
 export function findRepository(fleet: Pick<Fleet, 'repositories'>, namespace: string, name: string): Repository | undefined {
   let fallback: Repository | undefined
-  for (const repo of fleet.repositories) {
-    if (repo.name !== name) continue
+  for (const repo of repositoriesNamed(fleet.repositories, name)) {
     if (repo.namespace === namespace) return repo
     if ((repo.namespace === '' || namespace === '') && !fallback) fallback = repo
   }
