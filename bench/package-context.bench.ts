@@ -31,6 +31,7 @@ function spawnOrThrow(command: string, args: string[]): void {
 export const benchmarks: Benchmark[] = [
   {
     name: 'package-context, 100 resources, in-process',
+    goal: { maxRatio: 3 },
     run: () => runFunction(packageContextFunction, input),
     baseline: { name: 'yaml parseDocument + toString', run: () => parseDocument(input).toString() },
   },

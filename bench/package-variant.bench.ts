@@ -73,6 +73,7 @@ function checkFixture(): void {
 export const benchmarks: Benchmark[] = [
   {
     name: 'package-variant, 100 resources, in-process',
+    goal: { maxRatio: 3 },
     setup: checkFixture,
     run: () => runFunction(packageVariantFunction, input, { sources }),
     baseline: { name: 'yaml parseDocument + toString', run: () => parseDocument(input).toString() },

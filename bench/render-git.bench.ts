@@ -9,7 +9,7 @@
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createFleet } from './fleet-fixture.js'
 import type { Benchmark } from './harness.js'
@@ -39,7 +39,9 @@ function fleetOnce(): Promise<Work> {
 
 /** Runs a render and checks its summary line. */
 function render(args: string[], expect: string): void {
-  const run = spawnSync(process.execPath, [launcher, 'render', ...args, '--no-progress'], { encoding: 'utf8', maxBuffer: 256 * 2 ** 20 })
+  // The record of earlier renders of --out runs stays in the work directory (--git runs keep theirs in --cache).
+  const env = { ...process.env, XDG_CACHE_HOME: join(dirname(args[0]!), 'xdg-cache') }
+  const run = spawnSync(process.execPath, [launcher, 'render', ...args, '--no-progress'], { encoding: 'utf8', env, maxBuffer: 256 * 2 ** 20 })
   if (run.error) throw run.error
   const summary = /\d+ variant\(s\): .*/.exec(run.stderr)?.[0]
   if (run.status !== 0 || summary !== `${variants} variant(s): ${expect}`) throw new Error(`kpt-variants render ${args.join(' ')}: exit ${run.status}, "${summary}"\n${run.stderr.slice(-3000)}`)

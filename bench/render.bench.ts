@@ -1,13 +1,16 @@
 /**
- * `kpt-variants render` end to end over a generated fleet of 1,000 variants
- * of a 50-resource package (bench/fleet-fixture.ts): a first render into an
- * empty output directory, a re-render that finds every package unchanged,
+ * `kpt-variants render` end to end over generated fleets of 100, 1,000 and
+ * 10,000 variants of a 50-resource package (bench/fleet-fixture.ts): a first
+ * render into an empty output directory, a re-render that finds every
+ * package unchanged (through the record of earlier renders, and with
+ * --force), an upstream update (revision 1 to 2, a 3-way merge per variant)
  * and a --dry-run. Each runs `node bin/kpt-variants render FLEET --out DIR
  * --no-progress` as a child process, so the figures include Node start-up,
- * and the child's peak RSS is measured (bench/peak-rss.ts). The baseline is
- * the kpt way of doing the same per variant, `kpt pkg get --for-deployment`
- * then `kpt fn eval --exec package-variant`, sequentially as a shell loop
- * would; at ~0.5 s a variant it is timed on a sample and extrapolated.
+ * and the child's peak RSS is measured (bench/peak-rss.ts). The baseline of
+ * the new-variants case is the kpt way of doing the same per variant, `kpt
+ * pkg get --for-deployment` then `kpt fn eval --exec package-variant`,
+ * sequentially as a shell loop would; at ~0.5 s a variant it is timed on a
+ * sample and extrapolated.
  *
  * Every run writes into a directory of its own, and nothing is deleted
  * until the process exits: on ext4, creating files soon after deleting many
@@ -19,15 +22,19 @@
  * figures), else the system's temporary directory.
  */
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { clusterName, createFleet, packageVariantText } from './fleet-fixture.js'
+import { clusterName, createFleet, packageVariantText, setText } from './fleet-fixture.js'
 import type { Benchmark } from './harness.js'
+import { fleetSizeFigure, peakRssFigure, renderCaseFigure } from './report.js'
 
-const variants = 1000
+/** Fleet sizes (KPT_VARIANTS_BENCH_SIZES=100,1000 for a shorter run). */
+const sizes = (process.env['KPT_VARIANTS_BENCH_SIZES'] || '100,1000,10000').split(',').map(Number)
 const resources = 50
+/** The size the kpt baseline, the upstream update and the dry run are measured at. */
+const variants = 1000
 /** Variants the kpt baseline runs (covers the fixture's four regions); extrapolated to `variants`. */
 const kptSample = 5
 
@@ -36,27 +43,37 @@ const launcher = join(root, 'bin', 'kpt-variants')
 const packageVariantBin = join(root, 'bin', 'package-variant')
 const preload = new URL('./peak-rss.js', import.meta.url).href
 
-/** The generated fleet, made once for all three benchmarks and removed when the process exits. */
+/** A generated fleet of one size, made once for all its benchmarks and removed when the process exits. */
 interface Work {
+  size: number
   dir: string
   fleet: string
+  /** The same fleet with the set at upstream revision 2. */
+  fleetV2: string
   /** The blueprint repository as kpt names it (`<repo>.git/<package>@<tag>`). */
   repo: string
-  /** The output directory of the last "new variants" run, which the re-render reuses. */
+  /** The output directory of the last "new variants" run, which the re-renders reuse. */
   out: string
   /** Numbers the directories each run writes into (see above: nothing is deleted before the end). */
   next(kind: string): string
 }
-let work: Promise<Work> | undefined
+const works = new Map<number, Promise<Work>>()
 
-function fleetOnce(): Promise<Work> {
-  work ??= (async () => {
-    const dir = mkdtempSync(join(process.env['KPT_VARIANTS_BENCH_TMP'] || tmpdir(), 'kpt-variants-bench-render-'))
-    process.once('exit', () => rmSync(dir, { recursive: true, force: true }))
-    const fleet = await createFleet(dir, { variants, resources })
-    let count = 0
-    return { dir, fleet, repo: join(dir, 'repos', 'blueprints'), out: '', next: (kind: string) => join(dir, `${kind}-${++count}`) }
-  })()
+function fleetOnce(size: number): Promise<Work> {
+  let work = works.get(size)
+  if (!work) {
+    work = (async () => {
+      const dir = mkdtempSync(join(process.env['KPT_VARIANTS_BENCH_TMP'] || tmpdir(), `kpt-variants-bench-render-${size}-`))
+      process.once('exit', () => rmSync(dir, { recursive: true, force: true }))
+      const fleet = await createFleet(dir, { variants: size, resources })
+      const fleetV2 = join(dir, 'fleet-v2')
+      cpSync(fleet, fleetV2, { recursive: true })
+      writeFileSync(join(fleetV2, 'set.yaml'), setText(2))
+      let count = 0
+      return { size, dir, fleet, fleetV2, repo: join(dir, 'repos', 'blueprints'), out: '', next: (kind: string) => join(dir, `${kind}-${++count}`) }
+    })()
+    works.set(size, work)
+  }
   return work
 }
 
@@ -66,17 +83,19 @@ interface State {
   /** The largest peak RSS of any run, in KiB. */
   peakKib: number
   outcome: string
+  kind: string
 }
 
-async function state(): Promise<State> {
-  return { work: await fleetOnce(), peakKib: 0, outcome: '' }
+async function state(size: number, kind: string): Promise<State> {
+  return { work: await fleetOnce(size), peakKib: 0, outcome: '', kind }
 }
 
 /** Runs `kpt-variants render` as a child process and checks its summary line; records the peak RSS. */
-function render(s: State, out: string, extra: string[], expect: { created?: number; unchanged?: number }): void {
+function render(s: State, out: string, extra: string[], expect: { created?: number; updated?: number; unchanged?: number }, fleet = s.work.fleet): void {
   const rssFile = join(s.work.dir, 'peak-rss')
   rmSync(rssFile, { force: true })
-  const run = spawnSync(process.execPath, ['--import', preload, launcher, 'render', s.work.fleet, '--out', out, '--no-progress', ...extra], {
+  const args = [launcher, 'render', fleet, '--out', out, '--cache', join(s.work.dir, 'cache'), '--no-progress', ...extra]
+  const run = spawnSync(process.execPath, ['--import', preload, ...args], {
     encoding: 'utf8',
     env: { ...process.env, KPT_VARIANTS_BENCH_RSS_FILE: rssFile },
     maxBuffer: 256 * 2 ** 20,
@@ -86,7 +105,7 @@ function render(s: State, out: string, extra: string[], expect: { created?: numb
   const summary = /(\d+) variant\(s\): (\d+) created, (\d+) updated, (\d+) unchanged, (\d+) failed/.exec(run.stderr)
   if (!summary) throw new Error(`kpt-variants render: no summary line in\n${run.stderr.slice(-4000)}`)
   const [total, created, updated, unchanged, failed] = summary.slice(1).map(Number) as [number, number, number, number, number]
-  const want = { total: variants, created: expect.created ?? 0, updated: 0, unchanged: expect.unchanged ?? 0, failed: 0 }
+  const want = { total: s.work.size, created: expect.created ?? 0, updated: expect.updated ?? 0, unchanged: expect.unchanged ?? 0, failed: 0 }
   if (total !== want.total || created !== want.created || updated !== want.updated || unchanged !== want.unchanged || failed !== want.failed) {
     throw new Error(`kpt-variants render: expected ${JSON.stringify(want)}, got "${summary[0]}"`)
   }
@@ -96,7 +115,15 @@ function render(s: State, out: string, extra: string[], expect: { created?: numb
 
 function figures(input: unknown): Record<string, number | string> {
   const s = input as State
-  return { 'peak RSS of the child (MiB)': Math.round((s.peakKib / 1024) * 10) / 10, outcome: s.outcome }
+  return { [peakRssFigure]: Math.round((s.peakKib / 1024) * 10) / 10, [fleetSizeFigure]: s.work.size, [renderCaseFigure]: s.kind, outcome: s.outcome }
+}
+
+/** Renders the fleet once into a new output directory, which the re-renders of that size then reuse. */
+function ensureRendered(s: State): void {
+  if (s.work.out) return
+  s.work.out = s.work.next('out')
+  render(s, s.work.out, [], { created: s.work.size })
+  s.peakKib = 0
 }
 
 const samplePackage = (i: number) => join(clusterName(i), 'app')
@@ -167,55 +194,96 @@ function verifySameWork(kptDir: string, out: string): void {
 const baseline = kptBaseline()
 
 /** A file of the rendered output whose inode and mtime a re-render must leave alone. */
-const probe = (w: Work) => join(w.out, samplePackage(variants - 1), 'svc-000.yaml')
+const probe = (w: Work) => join(w.out, samplePackage(w.size - 1), 'svc-000.yaml')
 
-export const benchmarks: Benchmark[] = [
+const count = (n: number) => n.toLocaleString('en-US')
+/** Goals: 500 new variants a second, 1,000 unchanged ones, peak RSS under 1 GiB at 10,000. */
+const memoryGoal = (size: number) => (size >= 10_000 ? { maxFigure: { name: peakRssFigure, max: 1024 } } : {})
+/** Iterations: fewer for the big fleet (each run is tens of seconds; the harness adds a warm-up). */
+const iterations = (size: number) => (size >= 10_000 ? 1 : 3)
+
+export const benchmarks: Benchmark[] = sizes.flatMap((size): Benchmark[] => [
   {
-    name: `render 1,000 new variants (${resources} resources each)`,
-    iterations: 3,
-    units: { count: variants, name: 'variant' },
-    setup: state,
+    name: `render ${count(size)} new variants (${resources} resources each)`,
+    iterations: iterations(size),
+    units: { count: size, name: 'variant' },
+    goal: { maxMs: size * 2, ...memoryGoal(size), ...(size === variants && baseline ? { maxRatio: 1 / 500 } : {}), label: `>= 500 variants/s${size >= 10_000 ? ', peak RSS < 1 GiB' : ''}${size === variants && baseline ? ', < 1/500 of the kpt way' : ''}` },
+    setup: () => state(size, 'new variants'),
     beforeEach(input) {
       const w = (input as State).work
       w.out = w.next('out')
     },
-    run: (input) => render(input as State, (input as State).work.out, [], { created: variants }),
-    ...(baseline ? { baseline } : {}),
+    run: (input) => render(input as State, (input as State).work.out, [], { created: size }),
+    ...(size === variants && baseline ? { baseline } : {}),
     figures,
   },
   {
-    name: 're-render 1,000 unchanged variants',
-    iterations: 3,
-    units: { count: variants, name: 'variant' },
+    name: `re-render ${count(size)} unchanged variants`,
+    iterations: iterations(size),
+    units: { count: size, name: 'variant' },
+    goal: { maxMs: size, ...memoryGoal(size), label: `>= 1,000 variants/s${size >= 10_000 ? ', peak RSS < 1 GiB' : ''}` },
     async setup() {
-      const s = await state()
-      if (!s.work.out) {
-        s.work.out = s.work.next('out')
-        render(s, s.work.out, [], { created: variants })
-      }
-      s.peakKib = 0
+      const s = await state(size, 'unchanged (recorded)')
+      ensureRendered(s)
       return { ...s, probe: statSync(probe(s.work)) }
     },
     run(input) {
       const s = input as State & { probe: { ino: number; mtimeMs: number } }
-      render(s, s.work.out, [], { unchanged: variants })
+      render(s, s.work.out, [], { unchanged: size })
       const after = statSync(probe(s.work))
       if (after.ino !== s.probe.ino || after.mtimeMs !== s.probe.mtimeMs) throw new Error('re-render: an unchanged package was rewritten')
     },
     figures,
   },
   {
-    name: '--dry-run 1,000 variants',
-    iterations: 3,
-    units: { count: variants, name: 'variant' },
-    setup: state,
-    // Into an empty output directory: the whole render (every variant "created"), nothing written.
-    run(input) {
-      const s = input as State
-      const out = join(s.work.dir, 'out-dry-run')
-      render(s, out, ['--dry-run'], { created: variants })
-      if (existsSync(out)) throw new Error('--dry-run wrote the output directory')
+    name: `re-render ${count(size)} unchanged variants --force (each rendered again and compared)`,
+    iterations: iterations(size),
+    units: { count: size, name: 'variant' },
+    async setup() {
+      const s = await state(size, 'unchanged, --force')
+      ensureRendered(s)
+      return s
     },
+    run: (input) => render(input as State, (input as State).work.out, ['--force'], { unchanged: size }),
     figures,
   },
-]
+  ...(size <= variants
+    ? [
+        {
+          name: `upstream update of ${count(size)} variants (revision 1 to 2, a 3-way merge each)`,
+          iterations: 3,
+          units: { count: size, name: 'variant' },
+          async setup() {
+            const s = await state(size, 'upstream update')
+            ensureRendered(s)
+            return s
+          },
+          // Untimed: a copy of the revision-1 output to update.
+          beforeEach(input: unknown) {
+            const s = input as State & { target?: string }
+            s.target = s.work.next('update')
+            cpSync(s.work.out, s.target, { recursive: true })
+          },
+          run: (input: unknown) => {
+            const s = input as State & { target: string }
+            render(s, s.target, ['--force'], { updated: size }, s.work.fleetV2)
+          },
+          figures,
+        },
+        {
+          name: `--dry-run ${count(size)} variants`,
+          iterations: 3,
+          units: { count: size, name: 'variant' },
+          setup: () => state(size, 'dry run'),
+          // Into an empty output directory: the whole render (every variant "created"), nothing written.
+          run(input: unknown) {
+            const s = input as State
+            const out = join(s.work.dir, 'out-dry-run')
+            render(s, out, ['--dry-run'], { created: size })
+            if (existsSync(out)) throw new Error('--dry-run wrote the output directory')
+          },
+          figures,
+        },
+      ]
+    : []),
+])
