@@ -41,10 +41,29 @@ interface Resource {
   identity: string
 }
 
+/**
+ * Merges already made, by their inputs: the variants of a blueprint mostly
+ * hold the same files, so an upstream update merges each distinct file once
+ * rather than once per variant. The merge is a pure function of its inputs.
+ */
+const merges = new Map<string, FileMerge>()
+const mergeCacheLimit = 10_000
+const absent = '\u0000absent'
+
 /** Merges the three versions of the YAML file at `path` (undefined where a version lacks it). */
 export function mergeYamlFile(path: string, local: string | undefined, origin: string | undefined, updated: string | undefined, policy: ConflictPolicy): FileMerge {
   // Upstream left the file alone: the downstream's file (or its deletion) stands.
   if (origin === updated) return { ok: true, text: local, conflicts: [] }
+  const key = [policy, path, local ?? absent, origin ?? absent, updated ?? absent].join('\u0000')
+  const known = merges.get(key)
+  if (known) return known.ok ? { ...known, conflicts: [...known.conflicts] } : known
+  const merged = mergeThreeVersions(path, local, origin, updated, policy)
+  if (merges.size >= mergeCacheLimit) merges.delete(merges.keys().next().value!)
+  merges.set(key, merged)
+  return merged.ok ? { ...merged, conflicts: [...merged.conflicts] } : merged
+}
+
+function mergeThreeVersions(path: string, local: string | undefined, origin: string | undefined, updated: string | undefined, policy: ConflictPolicy): FileMerge {
   const read: Partial<Record<Source, Resource[]>> = {}
   for (const [source, text] of [['local', local], ['origin', origin], ['updated', updated]] as const) {
     if (text === undefined) continue
