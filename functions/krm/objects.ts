@@ -1,5 +1,5 @@
 /** Reading plain multi-document YAML (the `--sources` files) into objects. */
-import { isMap, isSeq } from 'yaml'
+import { isMap, isScalar, isSeq } from 'yaml'
 import { KubeObject } from './kube-object.js'
 import { parseYamlDocuments } from './yaml.js'
 
@@ -13,7 +13,8 @@ export function parseObjects(text: string, file: string): KubeObject[] {
   const objects: KubeObject[] = []
   parseYamlDocuments(text, file).forEach((doc, index) => {
     const root = doc.contents
-    if (root === null || root === undefined) return
+    // An empty document (`---` then `---`, or comments only) holds nothing, as kubectl reads it.
+    if (root === null || root === undefined || (isScalar(root) && root.value === null && root.range?.[0] === root.range?.[1])) return
     if (!isMap(root)) throw new Error(`${file}: document ${index} is not a Kubernetes object`)
     const kind: unknown = root.get('kind')
     const items = root.get('items', true)

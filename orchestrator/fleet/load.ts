@@ -7,8 +7,8 @@
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { parseObjects } from '../../functions/krm/index.js'
-import type { KubeObject } from '../../functions/krm/index.js'
+import { KubeObject, parseObjects } from '../../functions/krm/index.js'
+import { isEmptyDocument, splitDocuments } from '../package/documents.js'
 import { decodeInput, listYamlFiles } from '../../functions/krm/main.js'
 
 /** A file of the fleet that could not be read. */
@@ -47,10 +47,49 @@ export function loadFleetDirectory(root: string): LoadedFleet {
       continue
     }
     try {
-      objects.push(...parseObjects(text, file))
+      objects.push(...readObjects(text, file))
     } catch (err) {
       problems.push({ file, message: (err as Error).message.replace(`${file}: `, '') })
     }
   }
   return { root, objects, problems, digest: digest.digest('hex') }
+}
+
+/** Kinds every run reads whole: parsing them at once reports their syntax errors as the file's. */
+const parsedAtOnce = new Set(['Repository', 'PackageVariant', 'PackageVariantSet', 'PackageVariantSetList', 'Kptfile'])
+
+/**
+ * The objects of one file, each kept as its text and parsed the first time
+ * more than its identity is read (as the functions' lazy items are): a fleet
+ * of thousands of clusters is mostly objects whose name and labels are all
+ * anyone reads, and parsing them all would cost seconds and hundreds of MiB.
+ * A document whose identity cannot be scanned is parsed at once, so its
+ * errors are this file's; a file with directives, document end markers or
+ * `List`s is parsed whole, as before.
+ */
+function readObjects(text: string, file: string): KubeObject[] {
+  const docs = /^(%|\.\.\.)/m.test(text) ? undefined : splitDocuments(text)
+  if (!docs) return parseObjects(text, file)
+  const objects: KubeObject[] = []
+  for (const [index, doc] of docs.entries()) {
+    if (isEmptyDocument(doc.text)) continue
+    const object = KubeObject.fromItemSource(asItem(doc.text), index)
+    object.origin = { file, index }
+    try {
+      const kind = object.kind
+      // Anything odd, and the kinds the plan reads whole anyway: parsed now, with the file's own error messages.
+      if (kind === '' || kind.endsWith('List')) return parseObjects(text, file)
+      if (parsedAtOnce.has(kind)) void object.node
+    } catch {
+      return parseObjects(text, file)
+    }
+    objects.push(object)
+  }
+  return objects
+}
+
+/** A document as an entry of a block sequence (`- apiVersion: ...`), which is how lazy items are kept. */
+function asItem(doc: string): string {
+  const lines = doc.replace(/\n$/, '').split('\n')
+  return `- ${lines.map((line, i) => (i === 0 || line === '' ? line : `  ${line}`)).join('\n')}\n`
 }
