@@ -26,7 +26,7 @@ import { maxAliasCount, newScalar, parseYamlDocument, reconcileNode, scalarKey, 
  * scanned once; headers are never mutated (readers get copies).
  */
 const headers = new Map<string, ItemHeader | null>()
-const headerCacheLimit = 50_000
+const headerCacheLimit = 8_000
 
 function scannedHeader(text: string): ItemHeader | null {
   let header = headers.get(text)

@@ -47,7 +47,7 @@ interface Resource {
  * rather than once per variant. The merge is a pure function of its inputs.
  */
 const merges = new Map<string, FileMerge>()
-const mergeCacheLimit = 10_000
+const mergeCacheLimit = 2_000
 const absent = '\u0000absent'
 
 /** Merges the three versions of the YAML file at `path` (undefined where a version lacks it). */

@@ -77,7 +77,7 @@ export function isResourceFile(path: string): boolean {
 export class ResourceCodec {
   readonly #cache = new Map<string, Prepared>()
 
-  constructor(private readonly cacheLimit = 20_000) {}
+  constructor(private readonly cacheLimit = 4_000) {}
 
   /**
    * The items of a package, in file order (sorted paths), then document order.
