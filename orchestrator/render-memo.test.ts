@@ -1,10 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseObjects } from '../functions/krm/index.js'
 import { source } from '../test/support/source.js'
 import { buildFleet } from './fleet/fleet.js'
 import type { Fleet } from './fleet/fleet.js'
+import { statPackageDirectory } from './output/directory.js'
 import type { StoredPackage } from './output/downstreams.js'
 import { textFile } from './package/files.js'
 import { planFleet } from './plan.js'
@@ -72,7 +73,9 @@ function recordThenLookup(before: ReturnType<typeof planned>, after: ReturnType<
   const file = join(dir, 'memo.json')
   const memo = RenderMemo.open(file, before.fleet, settings)
   memo.save(new Map([['edge-01/nginx', memo.entry(before.variant, scope, rendered, { warnings: ['w'], injected: ['ConfigMap cm <- us-east1-endpoints'] })]]))
-  return RenderMemo.open(file, after.fleet, settings).lookup(after.variant, 'edge-01/nginx', stored)
+  const next = RenderMemo.open(file, after.fleet, settings)
+  const entry = next.recorded(after.variant, 'edge-01/nginx')
+  return entry && next.sameFiles(entry, stored) ? entry : undefined
 }
 
 describe('the record of earlier renders', () => {
@@ -112,7 +115,40 @@ describe('the record of earlier renders', () => {
     RenderMemo.open(file, fleet, settings).save(new Map([['edge-02/nginx', undefined]]))
     expect(Object.keys(JSON.parse(readFileSync(file, 'utf8')).entries)).toEqual(['edge-01/nginx'])
     writeFileSync(file, '{"version": 1, "entries": ')
-    expect(RenderMemo.open(file, fleet, settings).lookup(variant, 'edge-01/nginx', rendered)).toBeUndefined()
+    expect(RenderMemo.open(file, fleet, settings).recorded(variant, 'edge-01/nginx')).toBeUndefined()
+  })
+
+  test("a package's metadata digest: trusted two seconds after the last write, changed by any edit, addition, removal or mode", async () => {
+    const pkg = join(dir, 'pkg')
+    mkdirSync(join(pkg, 'sub'), { recursive: true })
+    writeFileSync(join(pkg, 'Kptfile'), 'kind: Kptfile\n')
+    writeFileSync(join(pkg, 'sub', 'cm.yaml'), 'data: {}\n')
+    expect(statPackageDirectory(pkg)).toBeUndefined()
+    const later = Date.now() + 5000
+    const before = statPackageDirectory(pkg, later)!
+    expect(before).toMatch(/^[0-9a-f]{64}$/)
+    expect(statPackageDirectory(pkg, later)).toBe(before)
+    const back = new Date(Date.now() - 1000)
+    const changes: (() => void)[] = [
+      () => writeFileSync(join(pkg, 'sub', 'cm.yaml'), 'data: {a: b}\n'),
+      // The same size, and the modification time set back below: the change time still moves.
+      () => writeFileSync(join(pkg, 'sub', 'cm.yaml'), 'data: {a: c}\n'),
+      () => writeFileSync(join(pkg, 'notes.txt'), ''),
+      () => rmSync(join(pkg, 'notes.txt')),
+      () => chmodSync(join(pkg, 'Kptfile'), 0o755),
+    ]
+    let previous = before
+    for (const change of changes) {
+      // A clock tick between changes, so that change times differ.
+      await new Promise((resolve) => setTimeout(resolve, 5))
+      change()
+      // Even with the modification time set back, the inode change time moves.
+      for (const f of ['Kptfile', 'sub/cm.yaml']) utimesSync(join(pkg, f), back, back)
+      const now = statPackageDirectory(pkg, Date.now() + 5000)
+      expect(now).not.toBe(previous)
+      previous = now!
+    }
+    expect(statPackageDirectory(join(dir, 'missing'), later)).toBeUndefined()
   })
 
   test('one record per output, in the cache directory', () => {

@@ -14,6 +14,14 @@
  * Variants whose pipeline ran in kpt (functions that are not ours) are never
  * recorded: what those functions read is not known. `--force` ignores the
  * record.
+ *
+ * With `--out`, reading every file of every package to check it is most of
+ * an unchanged re-render, so an entry also keeps a digest of the files'
+ * metadata (path, size, modification and change times, inode, mode), as git's index
+ * does: when that matches, the contents are not read. As in git, metadata
+ * taken within two seconds of a file's modification is not trusted (an edit
+ * in the same clock tick would not show): such entries are checked by
+ * content, and get their metadata digest on a later run.
  */
 import { createHash } from 'node:crypto'
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
@@ -29,8 +37,12 @@ export type MemoScope = 'injectors' | 'fleet'
 /** One recorded render of a variant. */
 export interface MemoEntry {
   scope: MemoScope
-  /** Digest of the inputs and of the files the render left in the downstream. */
-  digest: string
+  /** Digest of the inputs. */
+  inputs: string
+  /** Digest of the files the render left in the downstream (and, with --git, the published package). */
+  files: string
+  /** With --out: digest of those files' metadata, when taken long enough after they were written. */
+  stat?: string
   /** The report's warnings and injected objects, repeated when the render is skipped. */
   warnings: string[]
   injected?: string[]
@@ -38,7 +50,7 @@ export interface MemoEntry {
 
 /** The record file: entries by downstream path (`<repo>/<package>`). */
 interface MemoFile {
-  version: 1
+  version: 2
   entries: Record<string, MemoEntry>
 }
 
@@ -83,23 +95,27 @@ export class RenderMemo {
     let entries: Record<string, MemoEntry> = {}
     try {
       const parsed = JSON.parse(readFileSync(file, 'utf8')) as MemoFile
-      if (parsed.version === 1 && parsed.entries && typeof parsed.entries === 'object') entries = parsed.entries
+      if (parsed.version === 2 && parsed.entries && typeof parsed.entries === 'object') entries = parsed.entries
     } catch {
       // No record yet, or a damaged one.
     }
     return new RenderMemo(file, entries, fleet.digest, fleet.objects, settings)
   }
 
-  /** The recorded render of `variant` if its inputs are unchanged and its downstream holds exactly what that render left. */
-  lookup(variant: PlannedVariant, path: string, stored: StoredPackage): MemoEntry | undefined {
+  /** The recorded render at `path` if `variant`'s inputs are those it was made from. */
+  recorded(variant: PlannedVariant, path: string): MemoEntry | undefined {
     const entry = this.#entries.get(path)
-    if (!entry) return undefined
-    return entry.digest === this.digest(variant, entry.scope, stored) ? entry : undefined
+    return entry && entry.inputs === this.#inputs(variant, entry.scope) ? entry : undefined
+  }
+
+  /** True when the downstream holds exactly what the recorded render left there. */
+  sameFiles(entry: MemoEntry, stored: StoredPackage): boolean {
+    return entry.files === filesDigest(stored)
   }
 
   /** The entry to record for a render of `variant` that left `stored` in its downstream (a draft, with --git). */
   entry(variant: PlannedVariant, scope: MemoScope, stored: StoredPackage, report: { warnings: string[]; injected?: string[] }): MemoEntry {
-    const entry: MemoEntry = { scope, digest: this.digest(variant, scope, stored), warnings: report.warnings }
+    const entry: MemoEntry = { scope, inputs: this.#inputs(variant, scope), files: filesDigest(stored), warnings: report.warnings }
     if (report.injected) entry.injected = report.injected
     return entry
   }
@@ -114,7 +130,7 @@ export class RenderMemo {
       if (entry) this.#entries.set(path, entry)
       else this.#entries.delete(path)
     }
-    const record: MemoFile = { version: 1, entries: Object.fromEntries([...this.#entries].sort(([a], [b]) => (a < b ? -1 : 1))) }
+    const record: MemoFile = { version: 2, entries: Object.fromEntries([...this.#entries].sort(([a], [b]) => (a < b ? -1 : 1))) }
     mkdirSync(dirname(this.file), { recursive: true })
     const temporary = `${this.file}.${process.pid}.tmp`
     writeFileSync(temporary, JSON.stringify(record))
@@ -137,31 +153,36 @@ export class RenderMemo {
     return names.flatMap((name) => (this.#byName!.get(`${variant.pv.namespace}/${name}`) ?? []).map(objectText))
   }
 
-  private digest(variant: PlannedVariant, scope: MemoScope, stored: StoredPackage): string {
-    const hash = createHash('sha256')
+  #inputs(variant: PlannedVariant, scope: MemoScope): string {
     const { upstream, upstreamRepo } = variant
-    hash.update(
-      JSON.stringify([
-        codeIdentity,
-        this.settings,
-        variant.key,
-        variant.set ?? '',
-        variant.warnings,
-        variant.pv.object.toItemText(),
-        [upstreamRepo.url, upstream.commit, upstream.ref, upstream.directory],
-        scope === 'fleet' ? this.fleetDigest : this.#injectable(variant),
-      ]),
-    )
-    // With --git the published package counts too: a draft is rebased when the branch moves under it.
-    for (const [part, files] of [['published', stored.published], ['draft', stored.draft]] as const) {
-      hash.update(`\0${part}:${files ? files.size : 'none'}`)
-      for (const [path, file] of files ?? []) {
-        hash.update(`\0${path}\0${file.executable ? 'x' : '-'}${file.content.length}\0`)
-        hash.update(file.content)
-      }
-    }
-    return hash.digest('hex')
+    return createHash('sha256')
+      .update(
+        JSON.stringify([
+          codeIdentity,
+          this.settings,
+          variant.key,
+          variant.set ?? '',
+          variant.warnings,
+          variant.pv.object.toItemText(),
+          [upstreamRepo.url, upstream.commit, upstream.ref, upstream.directory],
+          scope === 'fleet' ? this.fleetDigest : this.#injectable(variant),
+        ]),
+      )
+      .digest('hex')
   }
+}
+
+/** Digest of a downstream's files; with --git the published package counts too (a draft is rebased when the branch moves under it). */
+function filesDigest(stored: StoredPackage): string {
+  const hash = createHash('sha256')
+  for (const [part, files] of [['published', stored.published], ['draft', stored.draft]] as const) {
+    hash.update(`\0${part}:${files ? files.size : 'none'}`)
+    for (const [path, file] of files ?? []) {
+      hash.update(`\0${path}\0${file.executable ? 'x' : '-'}${file.content.length}\0`)
+      hash.update(file.content)
+    }
+  }
+  return hash.digest('hex')
 }
 
 /** Fleet objects as text, printed once each. */

@@ -80,16 +80,22 @@ export class VariantContext {
     }
     const pending: Pending = { report, path, order: 0, dependencies: [] }
     try {
+      const skip = (entry: MemoEntry) => {
+        report.status = 'unchanged'
+        report.warnings = [...entry.warnings]
+        if (entry.injected) report.injected = [...entry.injected]
+        pending.memo = entry
+        return pending
+      }
+      // A render recorded from the same inputs, whose files are still there untouched (by metadata, else by content), is skipped.
+      const recorded = this.memo?.recorded(variant, path)
+      if (recorded?.stat !== undefined && this.downstreams.statDigest?.(path) === recorded.stat) return skip(recorded)
       // An update merges into the published package; the result is compared with the open draft, if any.
       const stored = await this.downstreams.read(path)
       const current = stored.draft ?? stored.published
-      const recorded = current && this.memo?.lookup(variant, path, stored)
-      if (recorded) {
-        report.status = 'unchanged'
-        report.warnings = [...recorded.warnings]
-        if (recorded.injected) report.injected = [...recorded.injected]
-        pending.memo = recorded
-        return pending
+      if (recorded && current && this.memo!.sameFiles(recorded, stored)) {
+        const { stat: _stale, ...entry } = recorded
+        return skip(entry)
       }
       const final = await this.#renderFiles(variant, report, stored)
       if (!final) return pending

@@ -28,6 +28,7 @@ import { recordRun } from './output/git/last-run.js'
 import { planFleet } from './plan.js'
 import type { FleetPlan, Shard } from './plan.js'
 import { RenderMemo } from './render-memo.js'
+import type { MemoEntry } from './render-memo.js'
 import { VariantContext } from './render-variant.js'
 import type { Pending } from './render-variant.js'
 import { sortReports } from './report/report.js'
@@ -131,7 +132,10 @@ export async function renderFleet(settings: RenderSettings, progress?: RenderPro
       deleteAbandoned(plan, fleet, report, run.writer, { outDir: run.outDir, dryRun: settings.dryRun, diff: settings.diff, ...shard })
     }
     // What was written (or found unchanged) is recorded for the next run; failures are rendered again.
-    if (run.memo && !settings.dryRun) run.memo.save(new Map(pending.map((p) => [p.path, p.report.status === 'failed' ? undefined : p.memo])))
+    if (run.memo && !settings.dryRun) {
+      for (const p of pending) if (p.memo && p.memo.stat === undefined && p.report.status !== 'failed') setStat(p.memo, run.downstreams.statDigest?.(p.path))
+      run.memo.save(new Map(pending.map((p) => [p.path, p.report.status === 'failed' ? undefined : p.memo])))
+    }
     return { ...report, variants: sortReports(report.variants) }
   } finally {
     run.close()
@@ -199,6 +203,10 @@ export async function startRun(settings: RenderSettings, thread = 0): Promise<Ru
     rmSync(scratch, { recursive: true, force: true })
     throw err
   }
+}
+
+function setStat(entry: MemoEntry, stat: string | undefined): void {
+  if (stat !== undefined) entry.stat = stat
 }
 
 /** How many threads share `variants`: at most `threads`, and few enough that each gets a worthwhile share. */

@@ -285,6 +285,18 @@ describe('kpt-variants render', () => {
       const restored = await ws.renderJson()
       expect(restored.report.variants.map((v) => v.status)).toEqual(['unchanged', 'unchanged', 'updated'])
       expect(ws.yaml('edge-03/nginx/region-endpoints.yaml')['data']).toEqual({ API_ENDPOINT: 'https://api.eu-west1.example.com' })
+
+      // Two seconds on, a run trusts the files' metadata and reads no content; an edit of the same size still shows.
+      await new Promise((resolve) => setTimeout(resolve, 2100))
+      expect((await ws.renderJson()).report.summary.unchanged).toBe(3)
+      const record = readdirSync(join(ws.dir, 'cache', 'kpt-variants', 'renders'))[0]!
+      const entries = JSON.parse(readFileSync(join(ws.dir, 'cache', 'kpt-variants', 'renders', record), 'utf8')).entries as Record<string, { stat?: string }>
+      expect(Object.values(entries).every((e) => typeof e.stat === 'string')).toBe(true)
+      const sameSize = join(ws.out, 'edge-01', 'nginx', 'region-endpoints.yaml')
+      writeFileSync(sameSize, readFileSync(sameSize, 'utf8').replace('https://api.us-east1.example.com', 'https://api.us-east9.example.com'))
+      const noticed = await ws.renderJson()
+      expect(noticed.report.variants.map((v) => v.status)).toEqual(['updated', 'unchanged', 'unchanged'])
+      expect(ws.yaml('edge-01/nginx/region-endpoints.yaml')['data']).toEqual({ API_ENDPOINT: 'https://api.us-east1.example.com' })
     },
     timeout,
   )

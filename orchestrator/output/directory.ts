@@ -5,6 +5,7 @@
  * the old package or the new one, never a mix; nothing is written outside DIR.
  */
 import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { createHash } from 'node:crypto'
 import { dirname, join, relative, resolve, sep } from 'node:path'
 import { sortedFiles } from '../package/files.js'
 import type { PackageFile, PackageFiles } from '../package/files.js'
@@ -37,6 +38,40 @@ export function readPackageDirectory(dir: string): PackageFiles | undefined {
   }
   walk(dir)
   return sortedFiles(files)
+}
+
+/** How long after a file's modification its metadata is trusted to show a later edit (git's racy-clean rule, with a margin for coarse clocks). */
+const racyWindowMs = 2000
+
+/**
+ * A digest of the metadata of every file below a package directory (path,
+ * size, modification and change times, inode, mode; `.git` skipped), which changes when
+ * any file is edited, added, removed or replaced. Undefined when the
+ * directory does not exist, or when a file was modified so recently that an
+ * edit within the same clock tick would not show.
+ */
+export function statPackageDirectory(dir: string, now = Date.now()): string | undefined {
+  const hash = createHash('sha256')
+  const newest = BigInt(now - racyWindowMs) * 1_000_000n
+  const walk = (current: string): boolean => {
+    for (const entry of readdirSync(current, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      if (entry.name === '.git') continue
+      const full = join(current, entry.name)
+      if (entry.isDirectory()) {
+        if (!walk(full)) return false
+      } else if (entry.isFile()) {
+        const stat = lstatSync(full, { bigint: true })
+        if (stat.mtimeNs > newest || stat.ctimeNs > newest) return false
+        hash.update(`${relative(dir, full)}\0${stat.size}\0${stat.mtimeNs}\0${stat.ctimeNs}\0${stat.ino}\0${stat.mode}\n`)
+      }
+    }
+    return true
+  }
+  try {
+    return walk(dir) ? hash.digest('hex') : undefined
+  } catch {
+    return undefined
+  }
 }
 
 /** Writes packages below one output directory, each as a whole. */

@@ -6,7 +6,7 @@
  */
 import type { RepositorySnapshot, StoredPackage } from './git/repository.js'
 import { readPackages } from './git/repository.js'
-import { readPackageDirectory } from './directory.js'
+import { readPackageDirectory, statPackageDirectory } from './directory.js'
 import type { DirectoryWriter } from './directory.js'
 
 export type { StoredPackage }
@@ -16,6 +16,8 @@ export interface Downstreams {
   /** Reads the packages of many paths at once, ahead of `read` (a share of a run). */
   prefetch(paths: readonly string[]): Promise<void>
   read(path: string): Promise<StoredPackage>
+  /** A digest of the package's file metadata (see statPackageDirectory), where that is cheaper than reading it. */
+  statDigest?(path: string): string | undefined
 }
 
 /** Packages in directories below the output directory: published as they are, never drafted. */
@@ -27,6 +29,10 @@ export class DirectoryDownstreams implements Downstreams {
   async read(path: string): Promise<StoredPackage> {
     const published = readPackageDirectory(this.writer.packageDir(path))
     return published ? { published } : {}
+  }
+
+  statDigest(path: string): string | undefined {
+    return statPackageDirectory(this.writer.packageDir(path))
   }
 }
 
