@@ -1,0 +1,108 @@
+/**
+ * Each PackageVariant function on a 50-resource package, as `kpt fn render`
+ * gives it: in-process against the bare `yaml` parse and print of the same
+ * list (goal: within 3 times that floor), and as a process (what kpt runs)
+ * against an empty Node start-up. fan-out and dependency-check have their own
+ * benchmarks at fleet scale.
+ */
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { parseDocument } from 'yaml'
+import { configInjectionFunction } from '../functions/config-injection/index.js'
+import { parseObjects, runFunction } from '../functions/krm/index.js'
+import type { KrmFunction } from '../functions/krm/index.js'
+import { packageContextFunction } from '../functions/package-context/index.js'
+import { packageVariantFunction } from '../functions/package-variant/index.js'
+import { pipelinePrependFunction } from '../functions/pipeline-prepend/index.js'
+import type { Benchmark } from './harness.js'
+import { packageResourceList } from './fixtures.js'
+
+const resources = 50
+const injectionPoint = `- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: endpoints
+    annotations:
+      kpt.dev/config-injection: required
+      config.kubernetes.io/path: 'endpoints.yaml'
+      internal.config.kubernetes.io/path: 'endpoints.yaml'
+  data:
+    api: https://api.example.com # placeholder
+`
+const packageVariant = `functionConfig:
+  apiVersion: config.porch.kpt.dev/v1alpha1
+  kind: PackageVariant
+  metadata:
+    name: blueprint-us-east1
+    namespace: edge
+  spec:
+    upstream: {repo: blueprints, package: blueprint}
+    downstream: {repo: edge, package: blueprint}
+    packageContext:
+      data: {region: us-east1, tier: gold}
+    pipeline:
+      mutators:
+      - {name: set-labels, image: set-labels:v0.2.0, configMap: {region: us-east1}}
+    injectors:
+    - {kind: ConfigMap, name: us-east1-endpoints}`
+const contextConfig = `functionConfig:
+  apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: function-input
+  data:
+    region: us-east1
+    tier: gold`
+const cluster = `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: us-east1-endpoints
+  namespace: edge
+data:
+  api: https://api.us-east1.example.com
+`
+// The Kptfile, the package context and the injection point count among the resources.
+const withPackageVariant = packageResourceList(resources - 3, packageVariant).replace('\nitems:\n', `\nitems:\n${injectionPoint}`)
+const sources = parseObjects(cluster, 'cluster.yaml')
+const sourcesFile = join(mkdtempSync(join(tmpdir(), 'kpt-variants-bench-')), 'cluster.yaml')
+writeFileSync(sourcesFile, cluster)
+const root = resolve(new URL('../..', import.meta.url).pathname)
+
+const cases: { fn: KrmFunction; input: string; expect: string; sources: boolean }[] = [
+  { fn: packageContextFunction, input: packageResourceList(resources - 2, contextConfig), expect: 'tier: gold', sources: false },
+  { fn: pipelinePrependFunction, input: withPackageVariant, expect: 'PackageVariant.blueprint-us-east1.set-labels.0', sources: false },
+  { fn: configInjectionFunction, input: withPackageVariant, expect: 'reason: ConfigInjected', sources: true },
+  { fn: packageVariantFunction, input: withPackageVariant, expect: 'reason: ConfigInjected', sources: true },
+]
+
+function spawnOrThrow(command: string, args: string[], input: string): void {
+  const run = spawnSync(command, args, { input, encoding: 'utf8' })
+  if (run.status !== 0) throw new Error(`${command} failed: ${run.stderr}`)
+}
+
+export const benchmarks: Benchmark[] = cases.flatMap(({ fn, input, expect, sources: needsSources }): Benchmark[] => {
+  const options = needsSources ? { sources } : {}
+  const bin = join(root, 'bin', fn.name)
+  return [
+    {
+      name: `${fn.name}, ${resources} resources, in-process`,
+      goal: { maxRatio: 3 },
+      // Fails early if the fixture stops exercising the function.
+      setup() {
+        const out = runFunction(fn, input, options)
+        if (out.exitCode !== 0 || !out.output.includes(expect)) throw new Error(`${fn.name} fixture: output lacks ${expect}`)
+      },
+      run: () => runFunction(fn, input, options),
+      baseline: { name: 'yaml parseDocument + toString (the floor)', run: () => parseDocument(input).toString() },
+    },
+    {
+      name: `bin/${fn.name}, ${resources} resources, as a process`,
+      goal: { maxMs: 250 },
+      iterations: 15,
+      run: () => spawnOrThrow(bin, needsSources ? ['--sources', sourcesFile] : [], input),
+      baseline: { name: 'node -e "" (Node start-up alone)', run: () => spawnOrThrow(process.execPath, ['-e', ''], input) },
+    },
+  ]
+})
