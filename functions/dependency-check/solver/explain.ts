@@ -1,0 +1,74 @@
+/**
+ * Explanations of unsolvable inputs, from the derivation of the empty
+ * incompatibility (PubGrub's error reporting, in a linear form): every
+ * derived fact is one numbered line saying which two facts it follows from,
+ * input facts are quoted as they were stated, and the last line concludes.
+ */
+import type { Incompatibility, Term } from './incompatibility.js'
+import type { ValueSet } from './value-set.js'
+
+/** A variable as the explanation names it. */
+export interface NamedVariable {
+  /** `name` or `ns/name`. */
+  label: string
+  /** Per value: its version label (`1.0.0`, `1.0.0 (installed)`), or undefined for "not installed". */
+  valueLabels: (string | undefined)[]
+}
+
+const maxListed = 4
+/** Longer derivations keep their last lines: those closest to the conclusion. */
+const maxLines = 40
+
+/** `p@1.0.0`, `every p`, `p 1.0.0, 1.1.0 or 2.0.0`, `p not installed`, `p 1.0.0 or not installed`. */
+export function describeTerm(variable: NamedVariable, set: ValueSet): string {
+  const present = variable.valueLabels.map((l, i) => (l !== undefined && set.has(i) ? l : undefined)).filter((l): l is string => l !== undefined)
+  const absent = variable.valueLabels.some((l, i) => l === undefined && set.has(i))
+  const allPresent = present.length === variable.valueLabels.filter((l) => l !== undefined).length
+  if (present.length === 0) return `${variable.label} not installed`
+  let text: string
+  if (allPresent && present.length > 1) text = `every ${variable.label}`
+  else if (present.length === 1) text = `${variable.label}@${present[0]}`
+  else text = `${variable.label} ${listed(present)}`
+  return absent ? `${text} (or ${variable.label} not installed)` : text
+}
+
+function listed(labels: readonly string[]): string {
+  if (labels.length <= maxListed) return labels.length === 1 ? labels[0]! : `${labels.slice(0, -1).join(', ')} or ${labels[labels.length - 1]}`
+  return `${labels.slice(0, maxListed).join(', ')} or ${labels.length - maxListed} more`
+}
+
+/** What an incompatibility says, in words. */
+export function describeIncompatibility(inc: Incompatibility, variables: readonly NamedVariable[]): string {
+  if (inc.cause.kind === 'external') return inc.cause.text
+  const term = (t: Term) => describeTerm(variables[t.variable]!, t.set)
+  const negated = (t: Term) => describeTerm(variables[t.variable]!, t.set.not())
+  if (inc.terms.length === 0) return 'no set of versions satisfies every dependency'
+  if (inc.terms.length === 1) return `${negated(inc.terms[0]!)} is required`
+  if (inc.terms.length === 2) return `${term(inc.terms[0]!)} needs ${negated(inc.terms[1]!)}`
+  return `${inc.terms.map(term).join(', ')} cannot all hold`
+}
+
+/** The numbered lines that lead from the input facts to the root incompatibility. */
+export function explain(root: Incompatibility, variables: readonly NamedVariable[]): string[] {
+  // Post-order over the derivation DAG without recursion; each derived fact gets one line.
+  const numbers = new Map<Incompatibility, number>()
+  const lines: string[] = []
+  const stack: { inc: Incompatibility; expanded: boolean }[] = [{ inc: root, expanded: false }]
+  while (stack.length > 0) {
+    const top = stack.pop()!
+    const cause = top.inc.cause
+    if (cause.kind === 'external' || numbers.has(top.inc)) continue
+    if (!top.expanded) {
+      stack.push({ inc: top.inc, expanded: true }, { inc: cause.right, expanded: false }, { inc: cause.left, expanded: false })
+      continue
+    }
+    const ref = (inc: Incompatibility) => (inc.cause.kind === 'derived' ? ` (${numbers.get(inc)})` : '')
+    const because = `${describeIncompatibility(cause.left, variables)}${ref(cause.left)} and ${describeIncompatibility(cause.right, variables)}${ref(cause.right)}`
+    const conclusion = describeIncompatibility(top.inc, variables)
+    numbers.set(top.inc, lines.length + 1)
+    lines.push(top.inc === root ? `${because}; therefore ${conclusion}` : `(${lines.length + 1}) ${because}; so ${conclusion}`)
+  }
+  if (lines.length === 0) lines.push(describeIncompatibility(root, variables))
+  if (lines.length > maxLines) return [`(${lines.length - maxLines} earlier steps left out)`, ...lines.slice(-maxLines)]
+  return lines
+}
