@@ -39,7 +39,7 @@ function listed(labels: readonly string[]): string {
 
 /** What an incompatibility says, in words. */
 export function describeIncompatibility(inc: Incompatibility, variables: readonly NamedVariable[]): string {
-  if (inc.cause.kind === 'external') return inc.cause.text
+  if (inc.cause.kind === 'external') return inc.cause.text()
   const term = (t: Term) => describeTerm(variables[t.variable]!, t.set)
   const negated = (t: Term) => describeTerm(variables[t.variable]!, t.set.not())
   if (inc.terms.length === 0) return 'no set of versions satisfies every dependency'

@@ -18,8 +18,8 @@ export interface Term {
 
 /** Why an incompatibility holds. */
 export type Cause =
-  /** An input fact, already phrased for people (e.g. `p@1.0.0 needs d ^1`). */
-  | { kind: 'external'; text: string }
+  /** An input fact, phrased for people only when an explanation needs it (e.g. `p@1.0.0 needs d (^1)`). */
+  | { kind: 'external'; text: () => string }
   /** Resolved from two others during conflict resolution. */
   | { kind: 'derived'; left: Incompatibility; right: Incompatibility }
 
@@ -35,6 +35,13 @@ export interface Incompatibility {
  * Returns undefined when a term is empty (the incompatibility can never hold).
  */
 export function incompatibility(terms: readonly Term[], cause: Cause): Incompatibility | undefined {
+  if (terms.length === 2 && terms[0]!.variable !== terms[1]!.variable) {
+    // The common case (one dependency edge), without the merge.
+    const [a, b] = terms as [Term, Term]
+    if (a.set.isEmpty() || b.set.isEmpty()) return undefined
+    const out = [a, b].filter((t) => !t.set.isFull())
+    return { terms: out, cause }
+  }
   const byVariable = new Map<number, ValueSet>()
   for (const t of terms) {
     const seen = byVariable.get(t.variable)

@@ -66,7 +66,7 @@ export interface Variable extends NamedVariable {
   namespace: string
   values: Value[]
   /** Preferred order of values, for installed packages and targets. */
-  order?: number[]
+  order?: number[] | undefined
   /** Dependants' ranges, for "no non-empty range applies" (the `latest` policy). */
   incoming: { from: number; set: ValueSet; constraint: Constraint }[]
 }
@@ -104,6 +104,10 @@ class ModelBuilder {
   private readonly providers = new Map<string, number[]>()
   private readonly incompatibilities: Incompatibility[] = []
   private readonly choices: Choice[] = []
+  /** Dependency objects are shared between catalog versions: their grouping keys, by identity. */
+  private readonly dependencyKeys = new Map<Dependency, string>()
+  /** scope() answers by namespace, then package. */
+  private readonly scopes = new Map<string, Map<string, string>>()
   /** Per variable: the values of each dependant (by variable) that need it, from changed or new packages only. */
   private readonly neededBy = new Map<number, Map<number, ValueSet>>()
 
@@ -170,8 +174,7 @@ class ModelBuilder {
 
   private addVariable(variable: Omit<Variable, 'valueLabels' | 'label' | 'incoming'>): number {
     const index = this.variables.length
-    const valueLabels = variable.values.map((x) => (x.kind === 'absent' ? undefined : `${x.version?.raw ?? '(any version)'}${x.kind === 'keep' ? ' (installed)' : ''}`))
-    this.variables.push({ ...variable, label: variable.id, valueLabels, incoming: [] })
+    this.variables.push(new ModelVariable(variable.id, variable.package, variable.namespace, variable.values, variable.order))
     this.byId.set(variable.id, index)
     return index
   }
@@ -201,6 +204,14 @@ class ModelBuilder {
 
   /** Where a dependency of a package in `namespace` on `pkg` lives (the planner's scopes, over the starting nodes). */
   private scope(pkg: string, namespace: string): string {
+    let byNamespace = this.scopes.get(namespace)
+    if (!byNamespace) this.scopes.set(namespace, (byNamespace = new Map()))
+    let id = byNamespace.get(pkg)
+    if (id === undefined) byNamespace.set(pkg, (id = this.findScope(pkg, namespace)))
+    return id
+  }
+
+  private findScope(pkg: string, namespace: string): string {
     const own = nodeId(pkg, namespace)
     if (this.existing.has(own)) return own
     const cluster = nodeId(pkg, '')
@@ -226,6 +237,15 @@ class ModelBuilder {
       if (d.type === 'Package') this.variableFor(d.name, namespace)
       else for (const name of this.context.catalog.providers.get(gvkKey(d.gvk)) ?? []) this.variableFor(name, namespace)
     }
+  }
+
+  /** `, but no version of d satisfies it` (or: it is in no catalog), when nothing can satisfy a range. */
+  private noneSatisfies(y: number, sat: ValueSet): string {
+    if (!sat.isEmpty()) return ''
+    const variable = this.variables[y]!
+    const present = variable.valueLabels.filter((l) => l !== undefined)
+    if (present.length === 0) return `, but ${variable.package} is not available in any repository`
+    return `, but none of the versions ${variable.package} may take here satisfies it (${present.join(', ')})`
   }
 
   /** Present values that satisfy the constraint (a target of unknown version satisfies every range). */
@@ -265,19 +285,23 @@ class ModelBuilder {
 
   private addDependencies(x: number): void {
     const variable = this.variables[x]!
-    const groups = new Map<string, { dep: Dependency; keep: boolean; indices: number[] }>()
+    // Values sharing a dependency make one incompatibility (the installed version's apart: it binds less).
+    const groups = [new Map<string, { dep: Dependency; keep: boolean; indices: number[] }>(), new Map<string, { dep: Dependency; keep: boolean; indices: number[] }>()]
     variable.values.forEach((value, i) => {
       if (value.kind === 'absent') return
+      const keep = value.kind === 'keep'
+      const byKey = groups[keep ? 1 : 0]!
       for (const dep of value.deps) {
-        const key = `${value.kind === 'keep' ? 'k' : 'c'}|${dependencyKey(dep)}`
-        const group = groups.get(key)
+        let key = this.dependencyKeys.get(dep)
+        if (key === undefined) this.dependencyKeys.set(dep, (key = dependencyKey(dep)))
+        const group = byKey.get(key)
         if (group) group.indices.push(i)
-        else groups.set(key, { dep, keep: value.kind === 'keep', indices: [i] })
+        else byKey.set(key, { dep, keep, indices: [i] })
       }
     })
-    for (const { dep, keep, indices } of groups.values()) {
-      const head: Term = { variable: x, set: ValueSet.where(variable.values.length, (i) => indices.includes(i)) }
-      const who = describeTerm(variable, head.set)
+    for (const { dep, keep, indices } of [...groups[0]!.values(), ...groups[1]!.values()]) {
+      const head: Term = { variable: x, set: ValueSet.of(variable.values.length, indices) }
+      const who = () => describeTerm(variable, head.set)
       if (dep.type === 'Package') this.addPackageDependency(x, head, who, dep.name, dep.version, dep.optional, keep)
       else if (dep.type === 'GVK') this.addApiDependency(x, head, who, gvkKey(dep.gvk), dep.optional, keep)
       else if (!dep.optional && !keep) this.addAlternatives(x, head, who, dep)
@@ -302,21 +326,23 @@ class ModelBuilder {
     const changes = ValueSet.where(variable.values.length, (i) => variable.values[i]!.kind === 'change')
     if (changes.isEmpty()) return
     const dependants = [...(this.neededBy.get(x) ?? [])].map(([variable, set]) => ({ variable, set: set.not() }))
-    this.add([{ variable: x, set: changes }, ...dependants], `${variable.label} changes version only for a package the plan installs or changes that depends on it`)
+    this.add([{ variable: x, set: changes }, ...dependants], () =>
+      dependants.length === 0 ? `${variable.label} stays at its installed version: nothing the plan installs or changes depends on it` : `${variable.label} changes version only if a package the plan installs or changes needs it`,
+    )
   }
 
-  private add(terms: Term[], text: string): void {
+  private add(terms: Term[], text: () => string): void {
     const inc = incompatibility(terms, { kind: 'external', text })
     if (inc) this.incompatibilities.push(inc)
   }
 
-  private addPackageDependency(x: number, head: Term, who: string, name: string, version: string, optional: boolean, keep: boolean): void {
+  private addPackageDependency(x: number, head: Term, who: () => string, name: string, version: string, optional: boolean, keep: boolean): void {
     const namespace = this.variables[x]!.namespace
     const y = this.variableFor(name, namespace)
     if (y === x) return
     const parsed = parseConstraint(version)
     if (!parsed.ok) {
-      if (!keep) this.add([head], `${who} needs ${name} with an ${parsed.error}`)
+      if (!keep) this.add([head], () => `${who()} needs ${name} with an ${parsed.error}`)
       return
     }
     const c = parsed.constraint
@@ -325,30 +351,32 @@ class ModelBuilder {
     this.variables[y]!.incoming.push({ from: x, set: head.set, constraint: c })
     if (keep) {
       // An untouched installation binds only a dependency the plan installs or changes.
-      this.add([head, { variable: y, set: sat.or(this.absentSet(y)).or(this.keepSet(y)).not() }], `${who} needs ${name} (${range}) if the plan installs or changes it`)
+      this.add([head, { variable: y, set: sat.or(this.absentSet(y)).or(this.keepSet(y)).not() }], () => `${who()} needs ${name} (${range}) if the plan installs or changes it`)
       return
     }
     this.need(y, head)
     if (optional) {
-      this.add([head, { variable: y, set: sat.or(this.absentSet(y)).not() }], `${who} needs ${name} (${range}) if it is installed`)
+      this.add([head, { variable: y, set: sat.or(this.absentSet(y)).not() }], () => `${who()} needs ${name} (${range}) if it is installed`)
       if (this.context.policy.optional === 'InstallIfResolvable') this.choices.push({ head, alternatives: [{ variable: y, set: sat }], wish: true })
       return
     }
-    this.add([head, { variable: y, set: sat.not() }], `${who} needs ${name} (${range})`)
+    this.add([head, { variable: y, set: sat.not() }], () => `${who()} needs ${name} (${range})${this.noneSatisfies(y, sat)}`)
   }
 
-  private addApiDependency(x: number, head: Term, who: string, key: string, optional: boolean, keep: boolean): void {
+  private addApiDependency(x: number, head: Term, who: () => string, key: string, optional: boolean, keep: boolean): void {
     if (this.context.clusterAPIs.has(key) || optional) return
     if (keep && (this.context.servedBefore.get(key) ?? []).length === 0) return
     const alternatives = this.providing(key, this.variables[x]!.namespace)
     if (!keep) for (const a of alternatives) this.need(a.variable, head)
-    const names = alternatives.map((a) => describeTerm(this.variables[a.variable]!, a.set))
-    const text = `${who} needs the API ${key}${names.length > 0 ? ` (provided by ${names.join(', ')})` : ', which no package provides'}`
+    const text = () => {
+      const names = alternatives.map((a) => describeTerm(this.variables[a.variable]!, a.set))
+      return `${who()} needs the API ${key}${names.length > 0 ? ` (provided by ${names.join(', ')})` : ', which no package provides'}`
+    }
     this.add([head, ...alternatives.map((a) => ({ variable: a.variable, set: a.set.not() }))], text)
     if (alternatives.length > 1) this.choices.push({ head, alternatives })
   }
 
-  private addAlternatives(x: number, head: Term, who: string, dep: Extract<Dependency, { type: 'AnyOf' }>): void {
+  private addAlternatives(x: number, head: Term, who: () => string, dep: Extract<Dependency, { type: 'AnyOf' }>): void {
     const namespace = this.variables[x]!.namespace
     const alternatives: Term[] = []
     const texts: string[] = []
@@ -372,7 +400,7 @@ class ModelBuilder {
     for (const a of alternatives) merged.set(a.variable, merged.get(a.variable)?.or(a.set) ?? a.set)
     const terms = [...merged].map(([variable, set]) => ({ variable, set }))
     for (const t of terms) this.need(t.variable, head)
-    this.add([head, ...terms.map((t) => ({ variable: t.variable, set: t.set.not() }))], `${who} needs one of ${texts.join(', ')}`)
+    this.add([head, ...terms.map((t) => ({ variable: t.variable, set: t.set.not() }))], () => `${who()} needs one of ${texts.join(', ')}`)
     if (terms.length > 1) this.choices.push({ head, alternatives: terms })
   }
 
@@ -399,6 +427,33 @@ class ModelBuilder {
     }
     const stable = candidates.filter((i) => !isPrerelease(variable.values[i]!.version!))
     return stable[stable.length - 1] ?? highest
+  }
+}
+
+class ModelVariable implements Variable {
+  readonly incoming: Variable['incoming'] = []
+  private labels: (string | undefined)[] | undefined
+
+  constructor(
+    readonly id: string,
+    readonly package_: string,
+    readonly namespace: string,
+    readonly values: Value[],
+    readonly order: number[] | undefined,
+  ) {}
+
+  get package(): string {
+    return this.package_
+  }
+
+  get label(): string {
+    return this.id
+  }
+
+  /** Computed when an explanation first names a value. */
+  get valueLabels(): (string | undefined)[] {
+    this.labels ??= this.values.map((x) => (x.kind === 'absent' ? undefined : `${x.version?.raw ?? '(any version)'}${x.kind === 'keep' ? ' (installed)' : ''}`))
+    return this.labels
   }
 }
 

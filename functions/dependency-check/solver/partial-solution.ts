@@ -14,7 +14,7 @@ export interface Step {
   set: ValueSet
   level: number
   /** The incompatibility it was derived from; undefined for a decision. */
-  cause?: Incompatibility
+  cause: Incompatibility | undefined
 }
 
 /** How an incompatibility stands against the partial solution. */
@@ -50,7 +50,7 @@ export class PartialSolution {
   narrow(variable: number, set: ValueSet, cause?: Incompatibility): void {
     if (!cause) this.level++
     this.history[variable]!.push(this.trail.length)
-    this.trail.push({ variable, set, level: this.level, ...(cause ? { cause } : {}) })
+    this.trail.push({ variable, set, level: this.level, cause })
     this.allowed[variable] = set
     this.sizes[variable] = set.count()
   }

@@ -1,54 +1,65 @@
 /**
  * A set of a variable's values (indices into its domain), as bits. Immutable:
  * every operation returns a new set, so the partial solution can keep each
- * step's set for conflict resolution.
+ * step's set for conflict resolution. Words hold 30 bits so they stay small
+ * integers for V8 (typed arrays cost far more to allocate than these tiny sets).
  */
+const bits = 30
+const wordMask = (1 << bits) - 1
+
 export class ValueSet {
   private constructor(
     /** The domain size. */
     readonly size: number,
-    private readonly words: Uint32Array,
+    private readonly words: number[],
   ) {}
 
   /** No value. */
   static empty(size: number): ValueSet {
-    return new ValueSet(size, new Uint32Array((size + 31) >>> 5))
+    return new ValueSet(size, new Array<number>(wordCount(size)).fill(0))
   }
 
   /** Every value of the domain. */
   static full(size: number): ValueSet {
-    const words = new Uint32Array((size + 31) >>> 5)
-    words.fill(0xffffffff)
-    return new ValueSet(size, trim(words, size))
+    return new ValueSet(size, trim(new Array<number>(wordCount(size)).fill(wordMask), size))
   }
 
   /** The values whose index passes the test. */
   static where(size: number, test: (index: number) => boolean): ValueSet {
-    const words = new Uint32Array((size + 31) >>> 5)
-    for (let i = 0; i < size; i++) if (test(i)) words[i >>> 5]! |= 1 << (i & 31)
+    const words = new Array<number>(wordCount(size)).fill(0)
+    for (let i = 0; i < size; i++) if (test(i)) words[(i / bits) | 0]! |= 1 << i % bits
+    return new ValueSet(size, words)
+  }
+
+  /** The values at these indices. */
+  static of(size: number, indices: readonly number[]): ValueSet {
+    const words = new Array<number>(wordCount(size)).fill(0)
+    for (const i of indices) words[(i / bits) | 0]! |= 1 << i % bits
     return new ValueSet(size, words)
   }
 
   has(index: number): boolean {
-    return (this.words[index >>> 5]! & (1 << (index & 31))) !== 0
+    return (this.words[(index / bits) | 0]! & (1 << index % bits)) !== 0
   }
 
   and(other: ValueSet): ValueSet {
-    const out = new Uint32Array(this.words.length)
+    if (this.words.length === 1) return new ValueSet(this.size, [this.words[0]! & other.words[0]!])
+    const out = new Array<number>(this.words.length)
     for (let i = 0; i < out.length; i++) out[i] = this.words[i]! & other.words[i]!
     return new ValueSet(this.size, out)
   }
 
   or(other: ValueSet): ValueSet {
-    const out = new Uint32Array(this.words.length)
+    if (this.words.length === 1) return new ValueSet(this.size, [this.words[0]! | other.words[0]!])
+    const out = new Array<number>(this.words.length)
     for (let i = 0; i < out.length; i++) out[i] = this.words[i]! | other.words[i]!
     return new ValueSet(this.size, out)
   }
 
   /** The complement within the domain. */
   not(): ValueSet {
-    const out = new Uint32Array(this.words.length)
-    for (let i = 0; i < out.length; i++) out[i] = ~this.words[i]!
+    const out = new Array<number>(this.words.length)
+    for (let i = 0; i < out.length; i++) out[i] = ~this.words[i]! & wordMask
     return new ValueSet(this.size, trim(out, this.size))
   }
 
@@ -58,17 +69,19 @@ export class ValueSet {
   }
 
   isFull(): boolean {
-    return this.not().isEmpty()
+    return this.count() === this.size
   }
 
   /** True when every value of this set is in `other`. */
   subsetOf(other: ValueSet): boolean {
+    if (this.words.length === 1) return (this.words[0]! & ~other.words[0]!) === 0
     for (let i = 0; i < this.words.length; i++) if ((this.words[i]! & ~other.words[i]!) !== 0) return false
     return true
   }
 
   /** True when the sets share no value. */
   disjoint(other: ValueSet): boolean {
+    if (this.words.length === 1) return (this.words[0]! & other.words[0]!) === 0
     for (let i = 0; i < this.words.length; i++) if ((this.words[i]! & other.words[i]!) !== 0) return false
     return true
   }
@@ -92,8 +105,12 @@ export class ValueSet {
   }
 }
 
-function trim(words: Uint32Array, size: number): Uint32Array {
-  const rest = size & 31
+function wordCount(size: number): number {
+  return Math.ceil(size / bits)
+}
+
+function trim(words: number[], size: number): number[] {
+  const rest = size % bits
   if (rest !== 0 && words.length > 0) words[words.length - 1]! &= (1 << rest) - 1
   return words
 }
