@@ -70,8 +70,8 @@ describe('exact resolution', () => {
 
 /**
  * Random small catalogs (packages p0…p3, up to three versions each, package,
- * optional, GVK and anyOf dependencies on higher-numbered packages, so no
- * cycles): brute force enumerates every assignment (not installed, or one
+ * optional, GVK and anyOf dependencies, some back on lower-numbered packages,
+ * so cycles that a lower version may avoid): brute force enumerates every assignment (not installed, or one
  * version, per package) and the planner must find a plan exactly when one
  * exists, and its plan must satisfy every dependency.
  */
@@ -84,6 +84,8 @@ describe('exact resolution against brute force', () => {
       ? fc.constant(undefined)
       : fc.oneof(
           { weight: 5, arbitrary: fc.tuple(fc.integer({ min: from + 1, max: n - 1 }), fc.constantFrom(...ranges), fc.boolean()).map(([j, r, optional]) => dep(`p${j}`, r, optional && j % 2 === 0)) },
+          // A dependency back on a lower-numbered package: cycles, which another version may avoid.
+          { weight: 1, arbitrary: fc.tuple(fc.integer({ min: 0, max: Math.max(0, from - 1) }), fc.constantFrom(...ranges)).map(([j, r]) => dep(`p${j}`, r)) },
           { weight: 1, arbitrary: fc.constantFrom(...kinds).map(gvk) },
           {
             weight: 1,
@@ -106,21 +108,53 @@ describe('exact resolution against brute force', () => {
     ),
   )
 
-  /** The package → version assignment satisfies every dependency of every present package. */
+  /**
+   * The package → version assignment satisfies every dependency of every
+   * present package, and its dependency graph has no cycle (a cycle is a
+   * conflict): a package edge goes to the package, an API edge to the first
+   * present provider by name (none when the dependant provides it), an anyOf
+   * edge to its first met alternative.
+   */
   function valid(packages: readonly CatalogPackage[], chosen: Map<string, string>): boolean {
-    const served = new Set<string>()
-    for (const [name, version] of chosen) for (const g of packages.find((p) => p.name === name)!.versions.find((v) => v.version === version)!.provides) served.add(g.kind)
-    const holds = (d: Dependency): boolean => {
-      if (d.type === 'GVK') return served.has(d.gvk.kind)
-      if (d.type === 'AnyOf') return d.anyOf.some(holds)
+    const specOf = (name: string) => packages.find((p) => p.name === name)!.versions.find((v) => v.version === chosen.get(name))!
+    const providerOf = (kind: string) => [...chosen.keys()].sort().find((name) => specOf(name).provides.some((g) => g.kind === kind))
+    const met = (d: Dependency): boolean => {
+      if (d.type === 'GVK') return providerOf(d.gvk.kind) !== undefined
+      if (d.type === 'AnyOf') return d.anyOf.some(met)
       const version = chosen.get(d.name)
       if (version === undefined) return d.optional
       const parsed = parseConstraint(d.version)
       return parsed.ok && satisfies(parseVersion(version, { coerce: false })!, parsed.constraint)
     }
-    for (const [name, version] of chosen) {
-      const spec = packages.find((p) => p.name === name)!.versions.find((v) => v.version === version)!
-      if (!spec.dependencies.every(holds)) return false
+    const edge = (from: string, d: Dependency): string | undefined => {
+      if (d.type === 'Package') return chosen.has(d.name) ? d.name : undefined
+      if (d.type === 'GVK') {
+        if (specOf(from).provides.some((g) => g.kind === d.gvk.kind)) return undefined
+        return providerOf(d.gvk.kind)
+      }
+      const first = d.anyOf.find((alt) => met({ ...alt, optional: false }))
+      return first ? edge(from, first) : undefined
+    }
+    for (const name of chosen.keys()) if (!specOf(name).dependencies.every(met)) return false
+    // Cycle check: DFS with colours, iteratively.
+    const state = new Map<string, 1 | 2>()
+    for (const root of chosen.keys()) {
+      if (state.has(root)) continue
+      const stack: { name: string; out: string[] }[] = [{ name: root, out: specOf(root).dependencies.map((d) => edge(root, d)).filter((e): e is string => e !== undefined && e !== root) }]
+      state.set(root, 1)
+      while (stack.length > 0) {
+        const top = stack[stack.length - 1]!
+        const next = top.out.pop()
+        if (next === undefined) {
+          state.set(top.name, 2)
+          stack.pop()
+          continue
+        }
+        if (state.get(next) === 1) return false
+        if (state.has(next)) continue
+        state.set(next, 1)
+        stack.push({ name: next, out: specOf(next).dependencies.map((d) => edge(next, d)).filter((e): e is string => e !== undefined && e !== next) })
+      }
     }
     return true
   }
@@ -156,7 +190,7 @@ describe('exact resolution against brute force', () => {
         expect(valid(packages, chosen)).toBe(true)
         expect(chosen.has('p0')).toBe(true)
       }),
-      { numRuns: 400 },
+      { numRuns: Number(process.env['EXACT_PROPERTY_RUNS'] ?? 400) },
     )
   })
 })

@@ -25,6 +25,8 @@ import type { Model, ModelNode } from './solver/model.js'
 import { solve } from './solver/solver.js'
 
 const maxChanges = 4
+/** Re-solves that forbid cycles; past that, the cycles found are reported. */
+const maxCycleAttempts = 50
 
 type Action = 'keep' | 'install' | 'upgrade' | 'downgrade' | 'target'
 
@@ -122,7 +124,23 @@ class Planner {
     const targetIds = this.addTargets()
     for (const node of this.sortedNodes()) this.register(node)
     const model = buildModel(this.modelNodes(), { catalog: this.catalog, policy: this.policy, clusterAPIs: this.clusterAPIs, servedBefore: this.servedBefore() })
-    const solution = solve(model.problem)
+    let solution = solve(model.problem)
+    // A cycle is a conflict: forbid each one found and solve again, while another choice may avoid it.
+    for (let attempt = 0; solution.ok && attempt < maxCycleAttempts; attempt++) {
+      const cycles = model.forbidCycles(solution.values)
+      if (cycles.length === 0) break
+      model.problem.incompatibilities.push(...cycles)
+      const next = solve(model.problem)
+      if (!next.ok) {
+        // Every solution has a cycle: plan the first one and report the cycle, with the proof.
+        this.applySolution(model, solution.values)
+        this.chooseConstraintTargets(targetIds)
+        const plan = this.report(targetIds)
+        if (plan.result === 'CONFLICT') plan.explanation = explain(next.root, model.variables)
+        return plan
+      }
+      solution = next
+    }
     if (solution.ok) {
       this.applySolution(model, solution.values)
       this.chooseConstraintTargets(targetIds)

@@ -20,7 +20,7 @@
 import type { Dependency, DependencyPolicy, GVK } from '../../api/dependencies.js'
 import { candidateAdmitted, parseConstraint, satisfies } from '../constraints.js'
 import type { Constraint } from '../constraints.js'
-import { gvkKey } from '../graph.js'
+import { gvkKey, walkGraph } from '../graph.js'
 import type { CatalogIndex, IndexedPackage, IndexedVersion } from '../graph.js'
 import { compareVersions, isPrerelease, parseVersion } from '../versions.js'
 import type { Version } from '../versions.js'
@@ -75,6 +75,12 @@ export interface Variable extends NamedVariable {
 export interface Model {
   variables: Variable[]
   problem: Problem
+  /**
+   * Incompatibilities that forbid the cycles of a solution among packages the
+   * plan installs or changes (a cycle is a conflict; another choice of
+   * versions may avoid it). Empty when the solution has none.
+   */
+  forbidCycles(values: readonly number[]): Incompatibility[]
 }
 
 /** What the model reads besides the nodes. */
@@ -145,7 +151,7 @@ class ModelBuilder {
       choices: this.choices,
       prefer: (v, allowed, solution) => this.prefer(v, allowed, solution),
     }
-    return { variables, problem }
+    return { variables, problem, forbidCycles: (values) => this.forbidCycles(values) }
   }
 
   /** Ranges that name a prerelease admit it (the Masterminds group rule), wherever they appear. */
@@ -339,7 +345,6 @@ class ModelBuilder {
   private addPackageDependency(x: number, head: Term, who: () => string, name: string, version: string, optional: boolean, keep: boolean): void {
     const namespace = this.variables[x]!.namespace
     const y = this.variableFor(name, namespace)
-    if (y === x) return
     const parsed = parseConstraint(version)
     if (!parsed.ok) {
       if (!keep) this.add([head], () => `${who()} needs ${name} with an ${parsed.error}`)
@@ -348,6 +353,11 @@ class ModelBuilder {
     const c = parsed.constraint
     const range = c.display || 'any'
     const sat = this.satisfying(y, c)
+    if (y === x) {
+      // A package that depends on itself: only the versions inside their own range.
+      if (!keep) this.add([{ variable: x, set: head.set.and(sat.not()) }], () => `${who()} needs ${name} (${range}), itself`)
+      return
+    }
     this.variables[y]!.incoming.push({ from: x, set: head.set, constraint: c })
     if (keep) {
       // An untouched installation binds only a dependency the plan installs or changes.
@@ -404,6 +414,93 @@ class ModelBuilder {
     if (terms.length > 1) this.choices.push({ head, alternatives: terms })
   }
 
+  private forbidCycles(values: readonly number[]): Incompatibility[] {
+    const present = (v: number) => this.variables[v]!.values[values[v]!]!.kind !== 'absent'
+    const ids = this.variables.map((v, i) => ({ id: v.id, i })).filter((e) => present(e.i))
+    ids.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    const edges = new Map<number, Edge[]>()
+    const edgesOf = (v: number): Edge[] => {
+      let list = edges.get(v)
+      if (!list) edges.set(v, (list = this.edgesOf(v, values, present)))
+      return list
+    }
+    const firstTargets = this.nodes.filter((n) => n.target).map((n) => this.byId.get(n.id)!)
+    const order = [...firstTargets, ...ids.map((e) => e.i).filter((i) => !firstTargets.includes(i))].map(String)
+    const { cycles } = walkGraph(order, (id) => edgesOf(Number(id)).map((e) => String(e.to)))
+    const out: Incompatibility[] = []
+    for (const cycle of cycles) {
+      const path = cycle.path.map(Number)
+      if (!path.some((v) => this.variables[v]!.values[values[v]!]!.kind !== 'keep')) continue
+      const terms: Term[] = []
+      for (let k = 0; k + 1 < path.length; k++) {
+        const from = path[k]!
+        const edge = edgesOf(from).find((e) => e.to === path[k + 1])!
+        terms.push(...edge.terms)
+      }
+      const labels = path.map((v) => `${this.variables[v]!.label}@${this.variables[v]!.valueLabels[values[v]!]}`)
+      const inc = incompatibility(terms, { kind: 'external', text: () => `${labels.join(' -> ')} would be a cycle (detected cycle on: ${this.variables[path[0]!]!.label})` })
+      if (inc) out.push(inc)
+    }
+    return out
+  }
+
+  /** The planner's edges from a present variable at its value: package, first present API provider, first met alternative. */
+  private edgesOf(v: number, values: readonly number[], present: (v: number) => boolean): Edge[] {
+    const variable = this.variables[v]!
+    const value = variable.values[values[v]!]!
+    const out: Edge[] = []
+    const withDep = (dep: Dependency) => {
+      const key = dependencyKey(dep)
+      return { variable: v, set: ValueSet.where(variable.values.length, (i) => variable.values[i]!.kind !== 'absent' && variable.values[i]!.deps.some((d) => dependencyKey(d) === key)) }
+    }
+    const presentSet = (y: number) => this.absentSet(y).not()
+    const packageEdge = (name: string, version: string): Edge | undefined => {
+      const y = this.byId.get(this.scope(name, variable.namespace))
+      if (y === undefined || y === v || !present(y)) return undefined
+      const parsed = parseConstraint(version)
+      return { to: y, terms: [{ variable: y, set: parsed.ok ? this.satisfying(y, parsed.constraint) : presentSet(y) }] }
+    }
+    const apiEdge = (key: string): Edge | undefined | 'served' => {
+      if (this.context.clusterAPIs.has(key)) return 'served'
+      const providers = this.providing(key, variable.namespace).sort((a, b) => (this.variables[a.variable]!.id < this.variables[b.variable]!.id ? -1 : 1))
+      const first = providers.find((p) => p.set.has(values[p.variable]!))
+      if (!first || first.variable === v) return first ? 'served' : undefined
+      const before = providers.filter((p) => this.variables[p.variable]!.id < this.variables[first.variable]!.id).map((p) => ({ variable: p.variable, set: p.set.not() }))
+      return { to: first.variable, terms: [first, ...before] }
+    }
+    for (const dep of value.deps) {
+      let edge: Edge | undefined
+      if (dep.type === 'Package') edge = packageEdge(dep.name, dep.version)
+      else if (dep.type === 'GVK') {
+        const e = apiEdge(gvkKey(dep.gvk))
+        edge = e === 'served' ? undefined : e
+      } else {
+        const unmet: Term[] = []
+        for (const alt of dep.anyOf) {
+          if (alt.type === 'GVK') {
+            const e = apiEdge(gvkKey(alt.gvk))
+            if (e === 'served') break
+            if (e) {
+              edge = { to: e.to, terms: [...e.terms, ...unmet] }
+              break
+            }
+            continue
+          }
+          const e = packageEdge(alt.name, alt.version)
+          if (e && e.terms[0]!.set.has(values[e.to]!)) {
+            edge = { to: e.to, terms: [...e.terms, ...unmet] }
+            break
+          }
+          const y = this.byId.get(this.scope(alt.name, variable.namespace))
+          const parsed = parseConstraint(alt.version)
+          if (y !== undefined && parsed.ok) unmet.push({ variable: y, set: this.satisfying(y, parsed.constraint).not() })
+        }
+      }
+      if (edge) out.push({ to: edge.to, terms: [withDep(dep), ...edge.terms] })
+    }
+    return out
+  }
+
   /**
    * The value to try: installed packages keep their version, then upgrade
    * (Highest or Lowest), then downgrade; targets in their order; new
@@ -455,6 +552,12 @@ class ModelVariable implements Variable {
     this.labels ??= this.values.map((x) => (x.kind === 'absent' ? undefined : `${x.version?.raw ?? '(any version)'}${x.kind === 'keep' ? ' (installed)' : ''}`))
     return this.labels
   }
+}
+
+/** A dependency edge of a solution: to a variable, holding while these terms hold (besides the dependant's). */
+interface Edge {
+  to: number
+  terms: Term[]
 }
 
 /** A dependency's identity for grouping (its declaration site aside). */
