@@ -43,7 +43,14 @@ export function describeIncompatibility(inc: Incompatibility, variables: readonl
   const term = (t: Term) => describeTerm(variables[t.variable]!, t.set)
   const negated = (t: Term) => describeTerm(variables[t.variable]!, t.set.not())
   if (inc.terms.length === 0) return 'no set of versions satisfies every dependency'
-  if (inc.terms.length === 1) return `${negated(inc.terms[0]!)} is required`
+  if (inc.terms.length === 1) {
+    const only = inc.terms[0]!
+    const variable = variables[only.variable]!
+    const absent = variable.valueLabels.map((l, i) => (l === undefined ? i : -1)).filter((i) => i >= 0)
+    if (absent.length > 0 && absent.every((i) => !only.set.has(i)) && only.set.count() === variable.valueLabels.length - absent.length) return `${variable.label} cannot be installed`
+    if (absent.length > 0 && only.set.count() === absent.length && absent.every((i) => only.set.has(i))) return `${variable.label} must be installed`
+    return `${term(only)} is ruled out, so ${negated(only)}`
+  }
   if (inc.terms.length === 2) return `${term(inc.terms[0]!)} needs ${negated(inc.terms[1]!)}`
   return `${inc.terms.map(term).join(', ')} cannot all hold`
 }
