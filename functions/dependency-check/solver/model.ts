@@ -20,7 +20,7 @@
 import type { Dependency, DependencyPolicy, GVK } from '../../api/dependencies.js'
 import { candidateAdmitted, parseConstraint, satisfies } from '../constraints.js'
 import type { Constraint } from '../constraints.js'
-import { gvkKey, walkGraph } from '../graph.js'
+import { gvkKey } from '../graph.js'
 import type { CatalogIndex, IndexedPackage, IndexedVersion } from '../graph.js'
 import { compareVersions, isPrerelease, parseVersion } from '../versions.js'
 import type { Version } from '../versions.js'
@@ -316,6 +316,7 @@ class ModelBuilder {
 
   /** Records that `head` needs variable `y` (so an installed `y` may change for it). */
   private need(y: number, head: Term): void {
+    if (this.variables[y]!.values[0]?.kind !== 'keep') return // only installed packages are held by it
     const byDependant = this.neededBy.get(y) ?? new Map<number, ValueSet>()
     byDependant.set(head.variable, byDependant.get(head.variable)?.or(head.set) ?? head.set)
     this.neededBy.set(y, byDependant)
@@ -416,27 +417,17 @@ class ModelBuilder {
 
   private forbidCycles(values: readonly number[]): Incompatibility[] {
     const present = (v: number) => this.variables[v]!.values[values[v]!]!.kind !== 'absent'
-    const ids = this.variables.map((v, i) => ({ id: v.id, i })).filter((e) => present(e.i))
-    ids.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
     const edges = new Map<number, Edge[]>()
     const edgesOf = (v: number): Edge[] => {
       let list = edges.get(v)
       if (!list) edges.set(v, (list = this.edgesOf(v, values, present)))
       return list
     }
-    const firstTargets = this.nodes.filter((n) => n.target).map((n) => this.byId.get(n.id)!)
-    const order = [...firstTargets, ...ids.map((e) => e.i).filter((i) => !firstTargets.includes(i))].map(String)
-    const { cycles } = walkGraph(order, (id) => edgesOf(Number(id)).map((e) => String(e.to)))
     const out: Incompatibility[] = []
-    for (const cycle of cycles) {
-      const path = cycle.path.map(Number)
+    for (const path of findCycles(this.variables.length, present, (v) => edgesOf(v).map((e) => e.to))) {
       if (!path.some((v) => this.variables[v]!.values[values[v]!]!.kind !== 'keep')) continue
       const terms: Term[] = []
-      for (let k = 0; k + 1 < path.length; k++) {
-        const from = path[k]!
-        const edge = edgesOf(from).find((e) => e.to === path[k + 1])!
-        terms.push(...edge.terms)
-      }
+      for (let k = 0; k + 1 < path.length; k++) terms.push(...edgesOf(path[k]!).find((e) => e.to === path[k + 1])!.terms())
       const labels = path.map((v) => `${this.variables[v]!.label}@${this.variables[v]!.valueLabels[values[v]!]}`)
       const inc = incompatibility(terms, { kind: 'external', text: () => `${labels.join(' -> ')} would be a cycle (detected cycle on: ${this.variables[path[0]!]!.label})` })
       if (inc) out.push(inc)
@@ -454,22 +445,22 @@ class ModelBuilder {
       return { variable: v, set: ValueSet.where(variable.values.length, (i) => variable.values[i]!.kind !== 'absent' && variable.values[i]!.deps.some((d) => dependencyKey(d) === key)) }
     }
     const presentSet = (y: number) => this.absentSet(y).not()
-    const packageEdge = (name: string, version: string): Edge | undefined => {
+    const packageEdge = (name: string, version: string): { to: number; terms: () => Term[] } | undefined => {
       const y = this.byId.get(this.scope(name, variable.namespace))
       if (y === undefined || y === v || !present(y)) return undefined
       const parsed = parseConstraint(version)
-      return { to: y, terms: [{ variable: y, set: parsed.ok ? this.satisfying(y, parsed.constraint) : presentSet(y) }] }
+      return { to: y, terms: () => [{ variable: y, set: parsed.ok ? this.satisfying(y, parsed.constraint) : presentSet(y) }] }
     }
-    const apiEdge = (key: string): Edge | undefined | 'served' => {
+    const apiEdge = (key: string): { to: number; terms: () => Term[] } | undefined | 'served' => {
       if (this.context.clusterAPIs.has(key)) return 'served'
       const providers = this.providing(key, variable.namespace).sort((a, b) => (this.variables[a.variable]!.id < this.variables[b.variable]!.id ? -1 : 1))
       const first = providers.find((p) => p.set.has(values[p.variable]!))
       if (!first || first.variable === v) return first ? 'served' : undefined
       const before = providers.filter((p) => this.variables[p.variable]!.id < this.variables[first.variable]!.id).map((p) => ({ variable: p.variable, set: p.set.not() }))
-      return { to: first.variable, terms: [first, ...before] }
+      return { to: first.variable, terms: () => [first, ...before] }
     }
     for (const dep of value.deps) {
-      let edge: Edge | undefined
+      let edge: { to: number; terms: () => Term[] } | undefined
       if (dep.type === 'Package') edge = packageEdge(dep.name, dep.version)
       else if (dep.type === 'GVK') {
         const e = apiEdge(gvkKey(dep.gvk))
@@ -481,14 +472,17 @@ class ModelBuilder {
             const e = apiEdge(gvkKey(alt.gvk))
             if (e === 'served') break
             if (e) {
-              edge = { to: e.to, terms: [...e.terms, ...unmet] }
+              const before = [...unmet]
+              edge = { to: e.to, terms: () => [...e.terms(), ...before] }
               break
             }
             continue
           }
           const e = packageEdge(alt.name, alt.version)
-          if (e && e.terms[0]!.set.has(values[e.to]!)) {
-            edge = { to: e.to, terms: [...e.terms, ...unmet] }
+          const parsedAlt = parseConstraint(alt.version)
+          if (e && (!parsedAlt.ok || this.satisfying(e.to, parsedAlt.constraint).has(values[e.to]!))) {
+            const before = [...unmet]
+            edge = { to: e.to, terms: () => [...e.terms(), ...before] }
             break
           }
           const y = this.byId.get(this.scope(alt.name, variable.namespace))
@@ -496,7 +490,10 @@ class ModelBuilder {
           if (y !== undefined && parsed.ok) unmet.push({ variable: y, set: this.satisfying(y, parsed.constraint).not() })
         }
       }
-      if (edge) out.push({ to: edge.to, terms: [withDep(dep), ...edge.terms] })
+      if (edge) {
+        const found = edge
+        out.push({ to: found.to, terms: () => [withDep(dep), ...found.terms()] })
+      }
     }
     return out
   }
@@ -554,10 +551,42 @@ class ModelVariable implements Variable {
   }
 }
 
-/** A dependency edge of a solution: to a variable, holding while these terms hold (besides the dependant's). */
+/** A dependency edge of a solution: to a variable, while these terms hold (computed only for edges on a cycle). */
 interface Edge {
   to: number
-  terms: Term[]
+  terms: () => Term[]
+}
+
+/**
+ * The cycles among present variables (iterative DFS with colours, one path
+ * per back edge, each from the variable it returns to and back to it).
+ */
+function findCycles(count: number, present: (v: number) => boolean, edges: (v: number) => number[]): number[][] {
+  const state = new Uint8Array(count) // 0 = new, 1 = on the stack, 2 = done
+  const cycles: number[][] = []
+  const stack: number[] = []
+  for (let root = 0; root < count; root++) {
+    if (state[root] !== 0 || !present(root)) continue
+    const frames: { v: number; next: number; out: number[] }[] = [{ v: root, next: 0, out: edges(root) }]
+    state[root] = 1
+    stack.push(root)
+    while (frames.length > 0) {
+      const frame = frames[frames.length - 1]!
+      if (frame.next < frame.out.length) {
+        const to = frame.out[frame.next++]!
+        if (state[to] === 0) {
+          state[to] = 1
+          stack.push(to)
+          frames.push({ v: to, next: 0, out: edges(to) })
+        } else if (state[to] === 1) cycles.push([...stack.slice(stack.lastIndexOf(to)), to])
+        continue
+      }
+      frames.pop()
+      stack.pop()
+      state[frame.v] = 2
+    }
+  }
+  return cycles
 }
 
 /** A dependency's identity for grouping (its declaration site aside). */
