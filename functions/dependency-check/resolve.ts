@@ -3,12 +3,13 @@
  * targets, installed packages and planned installs (reference/dependencies.md
  * section 6.3). No I/O; the same input (in any order) gives the same plan.
  *
- * Resolution runs in rounds. Round 0 evaluates the targets' dependencies;
- * every install, upgrade or re-chosen version marks the changed node (its
- * own dependencies) and its dependants (their ranges on it) for the next
- * round, so a diamond's ranges are all registered before a shared version is
- * picked. A node's version changes at most `maxChanges` times, so resolution
- * always ends; a final pass evaluates every edge and reports.
+ * The versions come from the exact resolver (`solver/`): a PubGrub solver
+ * over every installation's possible versions, which finds a plan whenever
+ * one exists. The planner then evaluates every dependency edge against that
+ * plan for the report. When no plan exists, edge-by-edge rounds over the
+ * preferred versions name the dependencies that fail and why (each round
+ * installs or re-chooses; a node's version changes at most `maxChanges`
+ * times, so the rounds end), and the solver's derivation is the explanation.
  */
 import type { Dependency, DependencyPolicy, GVK, GVKDependency, InstallationType, PackageDependency } from '../api/dependencies.js'
 import { candidateAdmitted, direction, parseConstraint, satisfies } from './constraints.js'

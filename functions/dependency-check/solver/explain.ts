@@ -52,14 +52,16 @@ export function describeIncompatibility(inc: Incompatibility, variables: readonl
     return `${term(only)} is ruled out, so ${negated(only)}`
   }
   if (inc.terms.length === 2) return `${term(inc.terms[0]!)} needs ${negated(inc.terms[1]!)}`
-  return `${inc.terms.map(term).join(', ')} cannot all hold`
+  const listedTerms = inc.terms.slice(0, maxListed).map(term)
+  const more = inc.terms.length > maxListed ? ` and ${inc.terms.length - maxListed} more` : ''
+  return `${listedTerms.join(', ')}${more} cannot all hold`
 }
 
 /** The numbered lines that lead from the input facts to the root incompatibility. */
 export function explain(root: Incompatibility, variables: readonly NamedVariable[]): string[] {
-  // Post-order over the derivation DAG without recursion; each derived fact gets one line.
+  // Post-order over the derivation DAG without recursion: each derived fact gets one step.
   const numbers = new Map<Incompatibility, number>()
-  const lines: string[] = []
+  const steps: Incompatibility[] = []
   const stack: { inc: Incompatibility; expanded: boolean }[] = [{ inc: root, expanded: false }]
   while (stack.length > 0) {
     const top = stack.pop()!
@@ -69,13 +71,17 @@ export function explain(root: Incompatibility, variables: readonly NamedVariable
       stack.push({ inc: top.inc, expanded: true }, { inc: cause.right, expanded: false }, { inc: cause.left, expanded: false })
       continue
     }
-    const ref = (inc: Incompatibility) => (inc.cause.kind === 'derived' ? ` (${numbers.get(inc)})` : '')
-    const because = `${describeIncompatibility(cause.left, variables)}${ref(cause.left)} and ${describeIncompatibility(cause.right, variables)}${ref(cause.right)}`
-    const conclusion = describeIncompatibility(top.inc, variables)
-    numbers.set(top.inc, lines.length + 1)
-    lines.push(top.inc === root ? `${because}; therefore ${conclusion}` : `(${lines.length + 1}) ${because}; so ${conclusion}`)
+    steps.push(top.inc)
+    numbers.set(top.inc, steps.length)
   }
-  if (lines.length === 0) lines.push(describeIncompatibility(root, variables))
-  if (lines.length > maxLines) return [`(${lines.length - maxLines} earlier steps left out)`, ...lines.slice(-maxLines)]
-  return lines
+  if (steps.length === 0) return [describeIncompatibility(root, variables)]
+  // Only the steps shown are put into words (a long derivation has thousands).
+  const shown = steps.slice(-maxLines)
+  const ref = (inc: Incompatibility) => (inc.cause.kind === 'derived' ? ` (${numbers.get(inc)})` : '')
+  const lines = shown.map((inc) => {
+    const cause = inc.cause as Extract<Incompatibility['cause'], { kind: 'derived' }>
+    const because = `${describeIncompatibility(cause.left, variables)}${ref(cause.left)} and ${describeIncompatibility(cause.right, variables)}${ref(cause.right)}`
+    return inc === root ? `${because}; therefore ${describeIncompatibility(inc, variables)}` : `(${numbers.get(inc)}) ${because}; so ${describeIncompatibility(inc, variables)}`
+  })
+  return steps.length > maxLines ? [`(${steps.length - maxLines} earlier steps left out)`, ...lines] : lines
 }

@@ -5,7 +5,6 @@
  * after deriving the empty incompatibility, whose derivation is the proof.
  * Iterative throughout (no recursion), so deep graphs cannot overflow the stack.
  */
-import { incompatibility } from './incompatibility.js'
 import type { Incompatibility, Term } from './incompatibility.js'
 import { PartialSolution } from './partial-solution.js'
 import { ValueSet } from './value-set.js'
@@ -39,6 +38,28 @@ export type Solution = { ok: true; values: number[] } | { ok: false; root: Incom
 /** Solves the problem; see the module doc. */
 export function solve(problem: Problem): Solution {
   return new Solver(problem).run()
+}
+
+/**
+ * The resolvent of `inc` and the `cause` that derived the satisfier of `term`:
+ * every other term of both, and `term`'s variable in the union of the two sets
+ * (dropped when that is the whole domain). Terms of `inc` are on distinct
+ * variables already, so only the cause's few terms need merging.
+ */
+function resolve(inc: Incompatibility, term: Term, cause: Incompatibility): Incompatibility {
+  const v = term.variable
+  const terms = inc.terms.filter((t) => t.variable !== v)
+  for (const c of cause.terms) {
+    if (c.variable === v) {
+      const union = term.set.or(c.set)
+      if (!union.isFull()) terms.push({ variable: v, set: union })
+      continue
+    }
+    const at = terms.findIndex((t) => t.variable === c.variable)
+    if (at < 0) terms.push(c)
+    else terms[at] = { variable: c.variable, set: terms[at]!.set.and(c.set) }
+  }
+  return { terms, cause: { kind: 'derived', left: inc, right: cause } }
 }
 
 class Solver {
@@ -114,32 +135,33 @@ class Solver {
   /** PubGrub's conflict resolution: resolve until the learned incompatibility can be made unit by backjumping. */
   private resolveConflict(start: Incompatibility): { ok: true; incompatibility: Incompatibility } | { ok: false; root: Incompatibility } {
     let inc = start
+    // Terms carried from one step to the next keep their satisfier: look each up once.
+    const satisfiers = new Map<Term, number>()
+    const satisfierOf = (t: Term) => {
+      let index = satisfiers.get(t)
+      if (index === undefined) satisfiers.set(t, (index = this.solution.satisfier(t)))
+      return index
+    }
     for (;;) {
       if (inc.terms.length === 0) return { ok: false, root: inc }
       let latest = -1
       let latestTerm: Term | undefined
       let previousLevel = 0
-      const satisfiers = inc.terms.map((t) => this.solution.satisfier(t))
-      satisfiers.forEach((index, i) => {
+      for (const t of inc.terms) {
+        const index = satisfierOf(t)
         if (index > latest) {
+          if (latestTerm) previousLevel = Math.max(previousLevel, this.solution.trail[latest]!.level)
           latest = index
-          latestTerm = inc.terms[i]
-        }
-      })
-      satisfiers.forEach((index) => {
-        if (index !== latest) previousLevel = Math.max(previousLevel, this.solution.trail[index]!.level)
-      })
+          latestTerm = t
+        } else previousLevel = Math.max(previousLevel, this.solution.trail[index]!.level)
+      }
       const step = this.solution.trail[latest]!
       if (!step.cause || previousLevel < step.level) {
         this.undo(this.solution.backtrack(Math.min(previousLevel, step.level - 1)))
         if (inc !== start) this.watch(inc)
         return { ok: true, incompatibility: inc }
       }
-      const cause = step.cause
-      const v = latestTerm!.variable
-      const causeTerm = cause.terms.find((t) => t.variable === v)!
-      const terms = [...inc.terms.filter((t) => t.variable !== v), ...cause.terms.filter((t) => t.variable !== v), { variable: v, set: latestTerm!.set.or(causeTerm.set) }]
-      inc = incompatibility(terms, { kind: 'derived', left: inc, right: cause })!
+      inc = resolve(inc, latestTerm!, step.cause)
     }
   }
 
