@@ -110,6 +110,8 @@ class ModelBuilder {
   private readonly providers = new Map<string, number[]>()
   private readonly incompatibilities: Incompatibility[] = []
   private readonly choices: Choice[] = []
+  /** Scratch maps for addDependencies (changed values, the installed value), reused per variable. */
+  private readonly groups: [Map<string, { dep: Dependency; keep: boolean; indices: number[] }>, Map<string, { dep: Dependency; keep: boolean; indices: number[] }>] = [new Map(), new Map()]
   /** Dependency objects are shared between catalog versions: their grouping keys, by identity. */
   private readonly dependencyKeys = new Map<Dependency, string>()
   /** scope() answers by namespace, then package. */
@@ -292,7 +294,9 @@ class ModelBuilder {
   private addDependencies(x: number): void {
     const variable = this.variables[x]!
     // Values sharing a dependency make one incompatibility (the installed version's apart: it binds less).
-    const groups = [new Map<string, { dep: Dependency; keep: boolean; indices: number[] }>(), new Map<string, { dep: Dependency; keep: boolean; indices: number[] }>()]
+    const groups = this.groups
+    groups[0].clear()
+    groups[1].clear()
     variable.values.forEach((value, i) => {
       if (value.kind === 'absent') return
       const keep = value.kind === 'keep'
@@ -305,7 +309,7 @@ class ModelBuilder {
         else byKey.set(key, { dep, keep, indices: [i] })
       }
     })
-    for (const { dep, keep, indices } of [...groups[0]!.values(), ...groups[1]!.values()]) {
+    for (const { dep, keep, indices } of [...groups[0].values(), ...groups[1].values()]) {
       const head: Term = { variable: x, set: ValueSet.of(variable.values.length, indices) }
       const who = () => describeTerm(variable, head.set)
       if (dep.type === 'Package') this.addPackageDependency(x, head, who, dep.name, dep.version, dep.optional, keep)

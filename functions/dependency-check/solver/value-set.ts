@@ -7,6 +7,10 @@
 const bits = 30
 const wordMask = (1 << bits) - 1
 
+/** Sets of one word are shared (interned): most domains are small, and most sets repeat. */
+const interned = new Map<number, ValueSet>()
+const maxInterned = 100_000
+
 export class ValueSet {
   private constructor(
     /** The domain size. */
@@ -14,28 +18,44 @@ export class ValueSet {
     private readonly words: number[],
   ) {}
 
+  private static make(size: number, words: number[]): ValueSet {
+    if (words.length !== 1) return new ValueSet(size, words)
+    const key = words[0]! * 32 + size
+    let set = interned.get(key)
+    if (!set) {
+      set = new ValueSet(size, words)
+      if (interned.size < maxInterned) interned.set(key, set)
+    }
+    return set
+  }
+
+  private static word(size: number, word: number): ValueSet {
+    const key = word * 32 + size
+    return interned.get(key) ?? ValueSet.make(size, [word])
+  }
+
   /** No value. */
   static empty(size: number): ValueSet {
-    return new ValueSet(size, new Array<number>(wordCount(size)).fill(0))
+    return ValueSet.make(size, new Array<number>(wordCount(size)).fill(0))
   }
 
   /** Every value of the domain. */
   static full(size: number): ValueSet {
-    return new ValueSet(size, trim(new Array<number>(wordCount(size)).fill(wordMask), size))
+    return ValueSet.make(size, trim(new Array<number>(wordCount(size)).fill(wordMask), size))
   }
 
   /** The values whose index passes the test. */
   static where(size: number, test: (index: number) => boolean): ValueSet {
     const words = new Array<number>(wordCount(size)).fill(0)
     for (let i = 0; i < size; i++) if (test(i)) words[(i / bits) | 0]! |= 1 << i % bits
-    return new ValueSet(size, words)
+    return ValueSet.make(size, words)
   }
 
   /** The values at these indices. */
   static of(size: number, indices: readonly number[]): ValueSet {
     const words = new Array<number>(wordCount(size)).fill(0)
     for (const i of indices) words[(i / bits) | 0]! |= 1 << i % bits
-    return new ValueSet(size, words)
+    return ValueSet.make(size, words)
   }
 
   has(index: number): boolean {
@@ -43,24 +63,25 @@ export class ValueSet {
   }
 
   and(other: ValueSet): ValueSet {
-    if (this.words.length === 1) return new ValueSet(this.size, [this.words[0]! & other.words[0]!])
+    if (this.words.length === 1) return ValueSet.word(this.size, this.words[0]! & other.words[0]!)
     const out = new Array<number>(this.words.length)
     for (let i = 0; i < out.length; i++) out[i] = this.words[i]! & other.words[i]!
-    return new ValueSet(this.size, out)
+    return ValueSet.make(this.size, out)
   }
 
   or(other: ValueSet): ValueSet {
-    if (this.words.length === 1) return new ValueSet(this.size, [this.words[0]! | other.words[0]!])
+    if (this.words.length === 1) return ValueSet.word(this.size, this.words[0]! | other.words[0]!)
     const out = new Array<number>(this.words.length)
     for (let i = 0; i < out.length; i++) out[i] = this.words[i]! | other.words[i]!
-    return new ValueSet(this.size, out)
+    return ValueSet.make(this.size, out)
   }
 
   /** The complement within the domain. */
   not(): ValueSet {
+    if (this.words.length === 1) return ValueSet.word(this.size, trim([~this.words[0]! & wordMask], this.size)[0]!)
     const out = new Array<number>(this.words.length)
     for (let i = 0; i < out.length; i++) out[i] = ~this.words[i]! & wordMask
-    return new ValueSet(this.size, trim(out, this.size))
+    return ValueSet.make(this.size, trim(out, this.size))
   }
 
   isEmpty(): boolean {
