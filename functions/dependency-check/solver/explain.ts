@@ -51,7 +51,15 @@ export function describeIncompatibility(inc: Incompatibility, variables: readonl
     if (absent.length > 0 && only.set.count() === absent.length && absent.every((i) => only.set.has(i))) return `${variable.label} must be installed`
     return `${term(only)} is ruled out, so ${negated(only)}`
   }
-  if (inc.terms.length === 2) return `${term(inc.terms[0]!)} needs ${negated(inc.terms[1]!)}`
+  if (inc.terms.length === 2) {
+    // Phrase it from a side that is installed: "every a needs c 1.0.0", "a and b cannot both be installed".
+    const [a, b] = inc.terms as [Term, Term]
+    const installed = (t: Term) => variables[t.variable]!.valueLabels.every((l, i) => l !== undefined || !t.set.has(i))
+    const everyVersion = (t: Term) => installed(t) && variables[t.variable]!.valueLabels.every((l, i) => l === undefined || t.set.has(i))
+    if (everyVersion(a) && everyVersion(b)) return `${variables[a.variable]!.label} and ${variables[b.variable]!.label} cannot both be installed`
+    if (!installed(a) && installed(b)) return `${term(b)} needs ${negated(a)}`
+    return `${term(a)} needs ${negated(b)}`
+  }
   const listedTerms = inc.terms.slice(0, maxListed).map(term)
   const more = inc.terms.length > maxListed ? ` and ${inc.terms.length - maxListed} more` : ''
   return `${listedTerms.join(', ')}${more} cannot all hold`

@@ -458,10 +458,14 @@ class ModelBuilder {
     const apiEdge = (key: string): { to: number; terms: () => Term[] } | undefined | 'served' => {
       if (this.context.clusterAPIs.has(key)) return 'served'
       const providers = this.providing(key, variable.namespace).sort((a, b) => (this.variables[a.variable]!.id < this.variables[b.variable]!.id ? -1 : 1))
+      // A package that provides the API itself needs no other (the planner's rule).
+      const own = providers.find((p) => p.variable === v)
+      if (own?.set.has(values[v]!)) return 'served'
       const first = providers.find((p) => p.set.has(values[p.variable]!))
-      if (!first || first.variable === v) return first ? 'served' : undefined
+      if (!first) return undefined
       const before = providers.filter((p) => this.variables[p.variable]!.id < this.variables[first.variable]!.id).map((p) => ({ variable: p.variable, set: p.set.not() }))
-      return { to: first.variable, terms: () => [first, ...before] }
+      const notOwn = own ? [{ variable: v, set: own.set.not() }] : []
+      return { to: first.variable, terms: () => [first, ...before, ...notOwn] }
     }
     for (const dep of value.deps) {
       let edge: { to: number; terms: () => Term[] } | undefined
