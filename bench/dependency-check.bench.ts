@@ -1,86 +1,85 @@
 /**
- * dependency-check: resolve a catalog of 5,000 packages whose resolved graph
- * has 20,000 dependency edges (goal < 1 s, DESIGN.md targets), against a
- * same-run baseline that only calls `semver.satisfies` once per edge.
+ * dependency-check: the exact resolver against the greedy round-based planner
+ * it replaced (bench/baseline/greedy-planner.ts), on the same inputs in the
+ * same run, plus each one's wall time and peak RSS as a fresh process.
+ * Goals (issue 15, DESIGN.md): a 50,000-deep chain, 5,000 packages with
+ * 20,000 edges, and a 2,000-node cycle, each well under a second.
  */
+import { execFileSync } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
 import semver from 'semver'
-import { defaultDependencyPolicy } from '../functions/api/dependencies.js'
-import type { CatalogPackage, Dependency } from '../functions/api/dependencies.js'
 import { planDependencies } from '../functions/dependency-check/index.js'
-import type { PlanInput } from '../functions/dependency-check/index.js'
+import type { Plan } from '../functions/dependency-check/index.js'
+import { planDependencies as greedyPlan } from './baseline/greedy-planner.js'
+import { chain, cycle, graph } from './dependency-cases.js'
 import type { Benchmark } from './harness.js'
 
-const packageCount = 5_000
-const installedCount = 700
-const edgesPerPackage = 4
-const ranges = ['^1', '>= 1.1.0, < 3', '~1.2', '*', '>=1.0.0 <2.0.0 || ^2.1', '!=1.2.1, >=1']
-const versions = ['1.0.0', '1.1.0', '1.2.0', '1.2.1+1', '1.2.1+2', '2.1.0', '3.0.0-rc.1']
+const child = fileURLToPath(new URL('./dependency-process.js', import.meta.url))
 
-/** Deterministic pseudo-random numbers (a bench input must not change between runs). */
-function lcg(seed: number): () => number {
-  let state = seed
-  return () => {
-    state = (state * 1_103_515_245 + 12_345) % 2 ** 31
-    return state / 2 ** 31
-  }
+/** Runs one case in a fresh Node process: `ms`, `result`, `peakRssMb`. */
+function inProcess(kind: string, size: number, planner: 'exact' | 'greedy'): string {
+  const out = execFileSync(process.execPath, [child, kind, String(size), planner], { encoding: 'utf8', maxBuffer: 1 << 20 })
+  const r = JSON.parse(out) as { ms: number; result: string; installs: number; peakRssMb: number }
+  return `${r.ms} ms, ${r.result}, ${r.installs} installs, peak RSS ${r.peakRssMb} MiB`
 }
 
-/**
- * p0 → p1 → … is a chain (so one target reaches every package) plus three
- * more edges per package to random higher-numbered packages: a DAG of 5,000
- * nodes and ~20,000 edges, all reachable from the target. The last 700
- * packages are installed at 1.0.0 (with their dependencies), so ranges such as
- * `~1.2` force upgrades that cascade; the rest is installed by the plan.
- */
-function buildInput(): { input: PlanInput; edges: [string, string][] } {
-  const random = lcg(42)
-  const packages: CatalogPackage[] = []
-  const edges: [string, string][] = []
-  for (let i = 0; i < packageCount; i++) {
-    const deps: Dependency[] = []
-    const targets = new Set<number>()
-    if (i + 1 < packageCount) targets.add(i + 1)
-    while (targets.size < Math.min(edgesPerPackage, packageCount - 1 - i)) targets.add(i + 1 + Math.floor(random() * (packageCount - 1 - i)))
-    for (const j of [...targets].sort((a, b) => a - b)) {
-      const range = ranges[Math.floor(random() * ranges.length)]!
-      deps.push({ type: 'Package', name: `p${j}`, version: range, optional: false })
-      edges.push([range, versions[Math.floor(random() * 6)]!])
-    }
-    packages.push({ name: `p${i}`, versions: versions.map((version) => ({ version, provides: [], dependencies: deps })) })
-  }
-  const installed = packages
-    .filter((_, i) => i >= packageCount - installedCount)
-    .map((p) => ({ name: p.name, package: p.name, version: '1.0.0', namespace: '', installedAsDependency: true, deleting: false }))
-  const input: PlanInput = {
-    targets: [{ package: 'p0', namespace: '', version: '1.2.0' }],
-    catalogs: [{ name: 'bench', packages }],
-    installed,
-    clusterAPIs: [],
-    policy: { ...defaultDependencyPolicy },
-  }
-  return { input, edges }
+function expect(plan: Plan, result: Plan['result'], minInstalls: number, name: string): Plan {
+  if (plan.result !== result || plan.install.length < minInstalls) throw new Error(`${name}: ${plan.result} with ${plan.install.length} installs`)
+  return plan
 }
 
-const built = buildInput()
+const built = graph()
 const npmRanges = built.edges.map(([range, version]) => [range.replace(/,/g, ' ').replace(/!=1\.2\.1/, ''), version] as const)
+const deepChain = chain(50_000)
+// The greedy planner stops after 10,000 rounds, one level each: past that depth it reports a false
+// conflict. Its baseline runs the deepest chain it still resolves, scaled linearly to 50,000.
+const greedyChain = chain(10_000)
+const greedyTooDeep = chain(12_000)
+const ring = cycle(2_000)
 
 export const benchmarks: Benchmark[] = [
   {
-    name: `dependency-check, ${packageCount} packages, ${built.edges.length} edges, planDependencies`,
+    name: `dependency-check, 5000 packages, ${built.edges.length} edges, exact resolver`,
     goal: { maxMs: 1000 },
     iterations: 5,
+    run: () => expect(planDependencies(built.input), 'RESOLVABLE', 2500, 'graph'),
+    baseline: { name: 'greedy round-based planner (before issue 15)', run: () => greedyPlan(built.input) },
+    figures: () => ({ 'exact as a process': inProcess('graph', 5_000, 'exact'), 'greedy as a process': inProcess('graph', 5_000, 'greedy') }),
+  },
+  {
+    name: `dependency-check, 5000 packages, ${built.edges.length} edges, semver.satisfies once per edge`,
+    iterations: 5,
     run: () => {
-      const plan = planDependencies(built.input)
-      if (plan.install.length + plan.upgrade.length < packageCount / 2) throw new Error(`bench graph not resolved: ${plan.result}, ${plan.install.length} installs`)
-      return plan
-    },
-    baseline: {
-      name: `semver.satisfies once per edge (${built.edges.length})`,
-      run: () => {
-        let n = 0
-        for (const [range, version] of npmRanges) if (semver.satisfies(version, range)) n++
-        return n
-      },
+      let n = 0
+      for (const [range, version] of npmRanges) if (semver.satisfies(version, range)) n++
+      return n
     },
   },
+  {
+    name: 'dependency-check, 50,000-deep chain, exact resolver',
+    goal: { maxMs: 1000 },
+    iterations: 3,
+    run: () => expect(planDependencies(deepChain), 'RESOLVABLE', 49_999, 'chain'),
+    baseline: { name: 'greedy planner on a 10,000-deep chain, x5', run: () => greedyPlan(greedyChain), scale: 5, iterations: 1 },
+    figures: () => ({
+      'exact as a process': inProcess('chain', 50_000, 'exact'),
+      'greedy, 10,000-deep, as a process': inProcess('chain', 10_000, 'greedy'),
+      'greedy result on a 12,000-deep chain': summarise(greedyPlan(greedyTooDeep)),
+      'exact result on a 12,000-deep chain': summarise(planDependencies(greedyTooDeep)),
+    }),
+  },
+  {
+    name: 'dependency-check, 2,000-node cycle, exact resolver',
+    goal: { maxMs: 1000 },
+    iterations: 5,
+    run: () => expect(planDependencies(ring), 'CONFLICT', 1_999, 'cycle'),
+    baseline: { name: 'greedy round-based planner (before issue 15)', run: () => greedyPlan(ring) },
+    figures: () => ({ 'exact as a process': inProcess('cycle', 2_000, 'exact'), 'greedy as a process': inProcess('cycle', 2_000, 'greedy') }),
+  },
 ]
+
+function summarise(plan: Plan): string {
+  const first = plan.conflicts[0]?.message ?? ''
+  return `${plan.result}, ${plan.install.length} installs${first ? `; first conflict: ${first.slice(0, 100)}` : ''}`
+}
+

@@ -158,4 +158,6 @@ export interface Plan {
   conflicts: Conflict[]
   /** Pre-existing problems and input issues. */
   issues: PlanIssue[]
+  /** When no set of versions satisfies every dependency: why, step by step (input facts, then what follows). */
+  explanation?: string[]
 }

@@ -2,7 +2,8 @@
  * Turns a plan into the `DependencyCheckResult` object (section 6.2) and
  * results: one per dependency of each target (errors for unmet ones, in
  * Glasskube's `unmet dependency P -> D: …` form), one per remaining conflict,
- * the input issues, and a summary with Crossplane's `missing dependencies` list.
+ * the input issues, the explanation when no plan exists, and a summary with
+ * Crossplane's `missing dependencies` list.
  */
 import { dependenciesApiVersion, dependencyCheckResultKind } from '../api/dependencies.js'
 import { KubeObject, localConfigAnnotation, newResult } from '../krm/index.js'
@@ -44,8 +45,14 @@ export function planResults(plan: Plan): Result[] {
     results.push(newResult('error', conflictText(c), { ...at(c.declaredAt), tags: { state: 'Conflict', dependency: c.package, reason: c.reason } }))
   }
   for (const issue of plan.issues) results.push(newResult(issue.severity, issue.message, at(issue.declaredAt)))
+  if (plan.explanation) results.push(newResult('error', explanationText(plan.explanation), { tags: { result: plan.result, explanation: 'true' } }))
   results.push(newResult(plan.result === 'CONFLICT' ? 'error' : 'info', summary(plan), { tags: { result: plan.result } }))
   return results
+}
+
+/** `no plan satisfies every dependency: <step>; <step>; …`, one line per derivation step. */
+export function explanationText(lines: readonly string[]): string {
+  return `no plan satisfies every dependency: ${lines.join('\n')}`
 }
 
 function conflictText(c: Conflict): string {
@@ -83,9 +90,10 @@ export function resultStatus(plan: Plan): Record<string, unknown> {
         type: 'Resolved',
         status: ok ? 'True' : 'False',
         reason: ok ? 'DependencyResolutionSucceeded' : 'DependencyConflict',
-        message: summary(plan),
+        message: plan.explanation ? `${summary(plan)}; ${explanationText(plan.explanation)}` : summary(plan),
       },
     ],
+    explanation: plan.explanation,
     packages: plan.packages.map((t) => ({
       package: t.package,
       namespace: t.namespace || undefined,

@@ -3,12 +3,13 @@
  * targets, installed packages and planned installs (reference/dependencies.md
  * section 6.3). No I/O; the same input (in any order) gives the same plan.
  *
- * Resolution runs in rounds. Round 0 evaluates the targets' dependencies;
- * every install, upgrade or re-chosen version marks the changed node (its
- * own dependencies) and its dependants (their ranges on it) for the next
- * round, so a diamond's ranges are all registered before a shared version is
- * picked. A node's version changes at most `maxChanges` times, so resolution
- * always ends; a final pass evaluates every edge and reports.
+ * The versions come from the exact resolver (`solver/`): a PubGrub solver
+ * over every installation's possible versions, which finds a plan whenever
+ * one exists. The planner then evaluates every dependency edge against that
+ * plan for the report. When no plan exists, edge-by-edge rounds over the
+ * preferred versions name the dependencies that fail and why (each round
+ * installs or re-chooses; a node's version changes at most `maxChanges`
+ * times, so the rounds end), and the solver's derivation is the explanation.
  */
 import type { Dependency, DependencyPolicy, GVK, GVKDependency, InstallationType, PackageDependency } from '../api/dependencies.js'
 import { candidateAdmitted, direction, parseConstraint, satisfies } from './constraints.js'
@@ -19,8 +20,14 @@ import type { ChangeStep, Conflict, DependencyReport, InstallStep, Plan, PlanInp
 import { compareVersions, isPrerelease, parseVersion } from './versions.js'
 import type { Version } from './versions.js'
 import { conflictMessage, describeConstraints, missingMessage, noVersionMessage } from './messages.js'
+import { explain } from './solver/explain.js'
+import { buildModel } from './solver/model.js'
+import type { Model, ModelNode } from './solver/model.js'
+import { solve } from './solver/solver.js'
 
 const maxChanges = 4
+/** Re-solves that forbid cycles; past that, the cycles found are reported. */
+const maxCycleAttempts = 50
 
 type Action = 'keep' | 'install' | 'upgrade' | 'downgrade' | 'target'
 
@@ -101,6 +108,8 @@ class Planner {
   private installedProvides: Map<string, string[]> | undefined
   /** Some evaluated node's dependencies were replaced, so planned installs may be orphaned. */
   private mayOrphan = false
+  /** No solution exists: the edge-by-edge rounds run to say which dependencies fail. */
+  private diagnosing = false
 
   constructor(private readonly input: PlanInput) {
     this.catalog = indexCatalogs(input.catalogs)
@@ -115,10 +124,94 @@ class Planner {
     this.addInstalled()
     const targetIds = this.addTargets()
     for (const node of this.sortedNodes()) this.register(node)
+    const model = buildModel(this.modelNodes(), { catalog: this.catalog, policy: this.policy, clusterAPIs: this.clusterAPIs, servedBefore: this.servedBefore() })
+    let solution = solve(model.problem)
+    // A cycle is a conflict: forbid each one found and solve again, while another choice may avoid it.
+    for (let attempt = 0; solution.ok && attempt < maxCycleAttempts; attempt++) {
+      const cycles = model.forbidCycles(solution.values)
+      if (cycles.length === 0) break
+      model.problem.incompatibilities.push(...cycles)
+      const next = solve(model.problem)
+      if (!next.ok) {
+        // Every solution has a cycle: plan the first one and report the cycle, with the proof.
+        this.applySolution(model, solution.values)
+        this.chooseConstraintTargets(targetIds)
+        const plan = this.report(targetIds)
+        if (plan.result === 'CONFLICT') plan.explanation = explain(next.root, model.variables)
+        return plan
+      }
+      solution = next
+    }
+    if (solution.ok) {
+      this.applySolution(model, solution.values)
+      this.chooseConstraintTargets(targetIds)
+      return this.report(targetIds)
+    }
+    // No solution exists: the edge-by-edge pass below finds which dependencies fail and why
+    // (reasons, resolutions); the solver's derivation explains why no plan can exist.
+    this.diagnosing = true
     this.chooseConstraintTargets(targetIds)
     this.resolve(targetIds)
     this.dropUnrequiredInstalls()
-    return this.report(targetIds)
+    const plan = this.report(targetIds)
+    if (plan.result === 'CONFLICT') plan.explanation = explain(solution.root, model.variables)
+    return plan
+  }
+
+  /** The starting nodes as the model reads them: installations, and targets with their possible versions. */
+  private modelNodes(): ModelNode[] {
+    const constraintTargets = new Map(this.input.targets.filter((t) => !t.version && !t.manifest).map((t) => [nodeId(t.package, t.namespace), t]))
+    return this.sortedNodes().map((node) => {
+      const base = { id: node.id, package: node.package, namespace: node.namespace }
+      if (node.action !== 'target') return { ...base, installed: { version: node.installed!.version, deps: node.installed!.deps, provides: node.installed!.provides } }
+      const entry = this.catalog.packages.get(node.package)
+      const byConstraint = constraintTargets.get(node.id)
+      const parsed = byConstraint && entry && !node.version ? parseConstraint(byConstraint.constraint ?? '') : undefined
+      if (parsed?.ok) {
+        const candidates = this.candidates(entry!, [parsed.constraint])
+        const first = this.pick(entry!, candidates, [parsed.constraint])
+        if (first) {
+          const ordered = [first, ...candidates.filter((c) => c !== first).reverse()]
+          return { ...base, target: { values: ordered.map((c) => ({ version: c.version, indexed: c, deps: c.spec.dependencies, provides: c.spec.provides })) } }
+        }
+      }
+      const indexed = node.version ? findVersion(entry, node.version) : undefined
+      return { ...base, target: { values: [{ ...(node.version ? { version: node.version } : {}), ...(indexed ? { indexed } : {}), deps: node.deps, provides: node.provides }] } }
+    })
+  }
+
+  /** Sets every node to the solver's value: new installations, upgrades, downgrades, target versions. */
+  private applySolution(model: Model, values: readonly number[]): void {
+    model.variables.forEach((variable, v) => {
+      const value = variable.values[values[v]!]!
+      if (value.kind === 'absent' || value.kind === 'keep') return
+      let node = this.nodes.get(variable.id)
+      if (!node) {
+        const entry = this.catalog.packages.get(variable.package)
+        node = { id: variable.id, package: variable.package, namespace: variable.namespace, action: 'install', deps: [], provides: [], installationType: value.indexed?.spec.installationType ?? entry?.installationType ?? 'NoRestrictions', changes: 0, choices: new Map() }
+        this.addNode(node)
+      } else if (node.action === 'keep') {
+        node.action = compareVersions(value.version!, node.installed!.version) > 0 ? 'upgrade' : 'downgrade'
+      }
+      this.unregister(node)
+      if (value.version) node.version = value.version
+      node.deps = value.deps
+      node.provides = value.provides
+      if (value.kind === 'target' && value.indexed) node.installationType = value.indexed.spec.installationType ?? node.installationType
+      this.register(node)
+    })
+    this.providerCache = undefined
+    // anyOf: record the alternative the report will name, so its range counts in the conflict lists.
+    for (const node of this.sortedNodes()) {
+      node.deps.forEach((dep, i) => {
+        if (dep.type !== 'AnyOf') return
+        const choice = this.decide(node, dep, i).choice
+        if (choice === undefined) return
+        this.unregister(node)
+        node.choices.set(i, choice)
+        this.register(node)
+      })
+    }
   }
 
   // ---- input --------------------------------------------------------------
@@ -349,7 +442,8 @@ class Planner {
 
   private resolve(targetIds: readonly string[]): void {
     let dirty = new Set(targetIds)
-    for (let round = 0; dirty.size > 0 && round < 10_000; round++) {
+    // Ends: each round installs a new node or changes a version, at most maxChanges times per node.
+    while (dirty.size > 0) {
       const next = new Set<string>()
       const fresh: Node[] = []
       for (const id of [...dirty].sort(byString)) {
@@ -859,9 +953,13 @@ class Planner {
       const list: { decision: Decision; dep: Dependency; report: DependencyReport }[] = []
       node.deps.forEach((dep, i) => {
         let decision = this.decide(node, dep, i)
-        if (decision.effect && !(decision.effect.kind === 'change' && decision.effect.action === 'keep')) {
-          // Resolution did not settle (a version changed maxChanges times): report, never guess.
-          const message = `could not settle a version for ${decision.report.name} within ${maxChanges} attempts: ${decision.report.message}`
+        if (decision.effect && !(decision.effect.kind === 'change' && decision.effect.action === 'keep') && !this.diagnosing && dep.optional) {
+          // The solver left an optional dependency out: installing it does not fit the rest of the plan.
+          decision = { report: { ...decision.report, state: 'Skipped', message: `optional dependency ${decision.report.name} cannot be installed together with the rest of the plan; skipped` } }
+          delete decision.report.satisfiedBy
+        } else if (decision.effect && !(decision.effect.kind === 'change' && decision.effect.action === 'keep')) {
+          // Diagnosing an input with no solution: this step would fix one edge but break another. Report, never guess.
+          const message = `${decision.report.message}, but no plan satisfies every dependency together`
           decision = { ...decision, report: { ...decision.report, state: 'Conflict', resolvable: false, message }, conflict: { id: decision.to ?? decision.report.name, package: decision.report.name, namespace: node.namespace, required: decision.report.required ?? '', resolvable: false, reason: 'NoVersionSatisfiesAll', message } }
           delete decision.effect
         }

@@ -1,0 +1,605 @@
+/**
+ * The dependency problem as finite domains and incompatibilities.
+ *
+ * One variable per installation (package + scope, as the planner names
+ * nodes). Its values: a target's version(s); an installed package's installed
+ * version ("keep") plus the catalog versions the upgrade / downgrade policies
+ * allow; any other package "not installed" plus every catalog version the
+ * prerelease and incomplete-version policies admit.
+ *
+ * Incompatibilities, per group of a variable's values sharing a dependency:
+ * - package dependency: the dependency present at a version in its range
+ *   (optional: only if present);
+ * - GVK dependency: some variable at a version providing it (unless the
+ *   cluster serves it);
+ * - anyOf: some alternative holds;
+ * - an untouched installation's ranges bind only what the plan changes
+ *   (Glasskube's isErrNew): its missing dependencies are not installed and a
+ *   dependency kept at its installed version is not blamed on anyone.
+ */
+import type { Dependency, DependencyPolicy, GVK } from '../../api/dependencies.js'
+import { candidateAdmitted, parseConstraint, satisfies } from '../constraints.js'
+import type { Constraint } from '../constraints.js'
+import { gvkKey } from '../graph.js'
+import type { CatalogIndex, IndexedPackage, IndexedVersion } from '../graph.js'
+import { compareVersions, isPrerelease, parseVersion } from '../versions.js'
+import type { Version } from '../versions.js'
+import { describeTerm } from './explain.js'
+import type { NamedVariable } from './explain.js'
+import { incompatibility } from './incompatibility.js'
+import type { Incompatibility, Term } from './incompatibility.js'
+import type { PartialSolution } from './partial-solution.js'
+import type { Choice, Problem } from './solver.js'
+import { ValueSet } from './value-set.js'
+
+/** A node the planner starts from: an installation or a target. */
+export interface ModelNode {
+  id: string
+  package: string
+  namespace: string
+  installed?: { version: Version; deps: Dependency[]; provides: GVK[] }
+  /** For a target: its version(s); a single value when fixed. */
+  target?: { values: TargetValue[] }
+}
+
+/** One possible version of a target (undefined version: unknown, its range is not checked). */
+export interface TargetValue {
+  version?: Version
+  indexed?: IndexedVersion
+  deps: Dependency[]
+  provides: GVK[]
+}
+
+/** One value of a variable. */
+export interface Value {
+  kind: 'absent' | 'keep' | 'change' | 'target'
+  version?: Version
+  indexed?: IndexedVersion
+  deps: Dependency[]
+  provides: GVK[]
+}
+
+/** One variable: an installation that exists, or may. */
+export interface Variable extends NamedVariable {
+  id: string
+  package: string
+  namespace: string
+  values: Value[]
+  /** Preferred order of values, for installed packages and targets. */
+  order?: number[] | undefined
+  /** Dependants' ranges, for "no non-empty range applies" (the `latest` policy). */
+  incoming: { from: number; set: ValueSet; constraint: Constraint }[]
+}
+
+/** The model: variables and the solver's problem. */
+export interface Model {
+  variables: Variable[]
+  problem: Problem
+  /**
+   * Incompatibilities that forbid the cycles of a solution among packages the
+   * plan installs or changes (a cycle is a conflict; another choice of
+   * versions may avoid it). Empty when the solution has none.
+   */
+  forbidCycles(values: readonly number[]): Incompatibility[]
+}
+
+/** What the model reads besides the nodes. */
+export interface ModelContext {
+  catalog: CatalogIndex
+  policy: DependencyPolicy
+  clusterAPIs: Set<string>
+  /** GVK key → installations whose installed version serves it. */
+  servedBefore: Map<string, string[]>
+}
+
+function nodeId(pkg: string, namespace: string): string {
+  return namespace ? `${namespace}/${pkg}` : pkg
+}
+
+/** Builds the variables (reachable from the nodes) and the incompatibilities. */
+export function buildModel(nodes: readonly ModelNode[], context: ModelContext): Model {
+  return new ModelBuilder(nodes, context).build()
+}
+
+class ModelBuilder {
+  private readonly variables: Variable[] = []
+  private readonly byId = new Map<string, number>()
+  private readonly existing: Map<string, ModelNode>
+  private readonly existingByPackage = new Map<string, ModelNode[]>()
+  private readonly prereleaseRanges = new Map<string, Constraint[]>()
+  private readonly providers = new Map<string, number[]>()
+  private readonly incompatibilities: Incompatibility[] = []
+  private readonly choices: Choice[] = []
+  /** Scratch maps for addDependencies (changed values, the installed value), reused per variable. */
+  private readonly groups: [Map<string, { dep: Dependency; keep: boolean; indices: number[] }>, Map<string, { dep: Dependency; keep: boolean; indices: number[] }>] = [new Map(), new Map()]
+  /** Dependency objects are shared between catalog versions: their grouping keys, by identity. */
+  private readonly dependencyKeys = new Map<Dependency, string>()
+  /** scope() answers by namespace, then package. */
+  private readonly scopes = new Map<string, Map<string, string>>()
+  /** Per variable: the values of each dependant (by variable) that need it, from changed or new packages only. */
+  private readonly neededBy = new Map<number, Map<number, ValueSet>>()
+
+  constructor(
+    private readonly nodes: readonly ModelNode[],
+    private readonly context: ModelContext,
+  ) {
+    this.existing = new Map(nodes.map((n) => [n.id, n]))
+    for (const n of nodes) {
+      const list = this.existingByPackage.get(n.package) ?? []
+      list.push(n)
+      this.existingByPackage.set(n.package, list.sort((a, b) => (a.namespace < b.namespace ? -1 : a.namespace > b.namespace ? 1 : 0)))
+    }
+  }
+
+  build(): Model {
+    this.collectPrereleaseRanges()
+    for (const node of this.nodes) this.addExisting(node)
+    // Discovery: every installation some value's dependency can reach.
+    for (let v = 0; v < this.variables.length; v++) {
+      const variable = this.variables[v]!
+      for (const value of variable.values) for (const dep of value.deps) this.reach(dep, variable.namespace)
+    }
+    for (let v = 0; v < this.variables.length; v++) this.addDependencies(v)
+    const variables = this.variables
+    this.nodes.forEach((n) => {
+      if (!n.target) this.addChangeNeedsDependant(this.byId.get(n.id)!)
+    })
+    const problem: Problem = {
+      domainSizes: variables.map((v) => v.values.length),
+      incompatibilities: this.incompatibilities,
+      absent: variables.map((v) => v.values.findIndex((x) => x.kind === 'absent')),
+      first: this.nodes.filter((n) => n.target).map((n) => this.byId.get(n.id)!),
+      later: this.nodes.filter((n) => !n.target).map((n) => this.byId.get(n.id)!),
+      choices: this.choices,
+      prefer: (v, allowed, solution) => this.prefer(v, allowed, solution),
+    }
+    return { variables, problem, forbidCycles: (values) => this.forbidCycles(values) }
+  }
+
+  /** Ranges that name a prerelease admit it (the Masterminds group rule), wherever they appear. */
+  private collectPrereleaseRanges(): void {
+    const note = (dep: Dependency) => {
+      for (const d of dep.type === 'AnyOf' ? dep.anyOf : [dep]) {
+        if (d.type !== 'Package') continue
+        const parsed = parseConstraint(d.version)
+        if (!parsed.ok || parsed.constraint.kind !== 'range' || !parsed.constraint.branches.some((b) => b.namesPrerelease)) continue
+        const list = this.prereleaseRanges.get(d.name) ?? []
+        if (!list.includes(parsed.constraint)) list.push(parsed.constraint)
+        this.prereleaseRanges.set(d.name, list)
+      }
+    }
+    for (const entry of this.context.catalog.packages.values()) for (const v of entry.versions) v.spec.dependencies.forEach(note)
+    for (const n of this.nodes) {
+      n.installed?.deps.forEach(note)
+      for (const t of n.target?.values ?? []) t.deps.forEach(note)
+    }
+  }
+
+  private admitted(entry: IndexedPackage, v: IndexedVersion): boolean {
+    const policy = this.context.policy
+    return (!v.version.coerced || policy.incompleteVersions === 'Coerce') && candidateAdmitted(v.version, policy.prereleases, this.prereleaseRanges.get(entry.name) ?? [])
+  }
+
+  private addVariable(variable: Omit<Variable, 'valueLabels' | 'label' | 'incoming'>): number {
+    const index = this.variables.length
+    this.variables.push(new ModelVariable(variable.id, variable.package, variable.namespace, variable.values, variable.order))
+    this.byId.set(variable.id, index)
+    return index
+  }
+
+  private addExisting(node: ModelNode): void {
+    const entry = this.context.catalog.packages.get(node.package)
+    const { policy } = this.context
+    if (node.target) {
+      const values: Value[] = node.target.values.map((t) => ({ kind: 'target', ...(t.version ? { version: t.version } : {}), ...(t.indexed ? { indexed: t.indexed } : {}), deps: t.deps, provides: t.provides }))
+      this.addVariable({ id: node.id, package: node.package, namespace: node.namespace, values, order: values.map((_, i) => i) })
+      return
+    }
+    const installed = node.installed!
+    const values: Value[] = [{ kind: 'keep', version: installed.version, deps: installed.deps, provides: installed.provides }]
+    const up: number[] = []
+    const down: number[] = []
+    for (const v of entry?.versions ?? []) {
+      if (!this.admitted(entry!, v)) continue
+      const c = compareVersions(v.version, installed.version)
+      if (c === 0 || (c > 0 && policy.upgrades !== 'Allow') || (c < 0 && policy.downgrades !== 'Allow')) continue
+      ;(c > 0 ? up : down).push(values.length)
+      values.push({ kind: 'change', version: v.version, indexed: v, deps: v.spec.dependencies, provides: v.spec.provides })
+    }
+    const ups = policy.upgradeTarget === 'Lowest' ? up : up.reverse()
+    this.addVariable({ id: node.id, package: node.package, namespace: node.namespace, values, order: [0, ...ups, ...down.reverse()] })
+  }
+
+  /** Where a dependency of a package in `namespace` on `pkg` lives (the planner's scopes, over the starting nodes). */
+  private scope(pkg: string, namespace: string): string {
+    let byNamespace = this.scopes.get(namespace)
+    if (!byNamespace) this.scopes.set(namespace, (byNamespace = new Map()))
+    let id = byNamespace.get(pkg)
+    if (id === undefined) byNamespace.set(pkg, (id = this.findScope(pkg, namespace)))
+    return id
+  }
+
+  private findScope(pkg: string, namespace: string): string {
+    const own = nodeId(pkg, namespace)
+    if (this.existing.has(own)) return own
+    const cluster = nodeId(pkg, '')
+    if (this.existing.has(cluster)) return cluster
+    if (this.context.catalog.packages.get(pkg)?.installationType === 'OnePerCluster') return this.existingByPackage.get(pkg)?.[0]?.id ?? cluster
+    return own
+  }
+
+  private variableFor(pkg: string, namespace: string): number {
+    const id = this.scope(pkg, namespace)
+    const known = this.byId.get(id)
+    if (known !== undefined) return known
+    const entry = this.context.catalog.packages.get(pkg)
+    const values: Value[] = [{ kind: 'absent', deps: [], provides: [] }]
+    for (const v of entry?.versions ?? []) {
+      if (this.admitted(entry!, v)) values.push({ kind: 'change', version: v.version, indexed: v, deps: v.spec.dependencies, provides: v.spec.provides })
+    }
+    return this.addVariable({ id, package: pkg, namespace: id.includes('/') ? namespace : '', values })
+  }
+
+  private reach(dep: Dependency, namespace: string): void {
+    for (const d of dep.type === 'AnyOf' ? dep.anyOf : [dep]) {
+      if (d.type === 'Package') this.variableFor(d.name, namespace)
+      else for (const name of this.context.catalog.providers.get(gvkKey(d.gvk)) ?? []) this.variableFor(name, namespace)
+    }
+  }
+
+  /** `, but no version of d satisfies it` (or: it is in no catalog), when nothing can satisfy a range. */
+  private noneSatisfies(y: number, sat: ValueSet): string {
+    if (!sat.isEmpty()) return ''
+    const variable = this.variables[y]!
+    const present = variable.valueLabels.filter((l) => l !== undefined)
+    if (present.length === 0) return `, but ${variable.package} is not available in any repository`
+    return `, but none of the versions ${variable.package} may take here satisfies it (${present.join(', ')})`
+  }
+
+  /** Present values that satisfy the constraint (a target of unknown version satisfies every range). */
+  private satisfying(y: number, c: Constraint): ValueSet {
+    const values = this.variables[y]!.values
+    return ValueSet.where(values.length, (i) => values[i]!.kind !== 'absent' && (!values[i]!.version || satisfies(values[i]!.version!, c)))
+  }
+
+  private absentSet(y: number): ValueSet {
+    const values = this.variables[y]!.values
+    return ValueSet.where(values.length, (i) => values[i]!.kind === 'absent')
+  }
+
+  private keepSet(y: number): ValueSet {
+    const values = this.variables[y]!.values
+    return ValueSet.where(values.length, (i) => values[i]!.kind === 'keep')
+  }
+
+  /** Variables at a value providing the GVK, with those values; cluster-wide (an API is). */
+  private providing(key: string, namespace: string): Term[] {
+    let list = this.providers.get(key)
+    if (!list) {
+      list = []
+      this.variables.forEach((v, i) => {
+        if (v.values.some((x) => x.kind !== 'absent' && x.provides.some((g) => gvkKey(g) === key))) list!.push(i)
+      })
+      this.providers.set(key, list)
+    }
+    // The dependant's own scope first, in catalog order (the planner's preference), then the rest.
+    const preferred = (this.context.catalog.providers.get(key) ?? []).map((name) => this.byId.get(this.scope(name, namespace))).filter((v): v is number => v !== undefined)
+    const ordered = [...new Set([...list.filter((v) => !this.variables[v]!.values.some((x) => x.kind === 'absent')), ...preferred, ...list])]
+    return ordered.map((v) => {
+      const values = this.variables[v]!.values
+      return { variable: v, set: ValueSet.where(values.length, (i) => values[i]!.kind !== 'absent' && values[i]!.provides.some((g) => gvkKey(g) === key)) }
+    })
+  }
+
+  private addDependencies(x: number): void {
+    const variable = this.variables[x]!
+    // Values sharing a dependency make one incompatibility (the installed version's apart: it binds less).
+    const groups = this.groups
+    groups[0].clear()
+    groups[1].clear()
+    variable.values.forEach((value, i) => {
+      if (value.kind === 'absent') return
+      const keep = value.kind === 'keep'
+      const byKey = groups[keep ? 1 : 0]!
+      for (const dep of value.deps) {
+        let key = this.dependencyKeys.get(dep)
+        if (key === undefined) this.dependencyKeys.set(dep, (key = dependencyKey(dep)))
+        const group = byKey.get(key)
+        if (group) group.indices.push(i)
+        else byKey.set(key, { dep, keep, indices: [i] })
+      }
+    })
+    for (const { dep, keep, indices } of [...groups[0].values(), ...groups[1].values()]) {
+      const head: Term = { variable: x, set: ValueSet.of(variable.values.length, indices) }
+      const who = () => describeTerm(variable, head.set)
+      if (dep.type === 'Package') this.addPackageDependency(x, head, who, dep.name, dep.version, dep.optional, keep)
+      else if (dep.type === 'GVK') this.addApiDependency(x, head, who, gvkKey(dep.gvk), dep.optional, keep)
+      else if (!dep.optional && !keep) this.addAlternatives(x, head, who, dep)
+    }
+  }
+
+  /** Records that `head` needs variable `y` (so an installed `y` may change for it). */
+  private need(y: number, head: Term): void {
+    if (this.variables[y]!.values[0]?.kind !== 'keep') return // only installed packages are held by it
+    const byDependant = this.neededBy.get(y) ?? new Map<number, ValueSet>()
+    byDependant.set(head.variable, byDependant.get(head.variable)?.or(head.set) ?? head.set)
+    this.neededBy.set(y, byDependant)
+  }
+
+  /**
+   * An installed package changes version only for a changed or new package
+   * that depends on it (the upgrade and downgrade policies are about
+   * dependencies); an installed dependant that would accept an update only at
+   * a newer version is reported, with that version, not upgraded.
+   */
+  private addChangeNeedsDependant(x: number): void {
+    const variable = this.variables[x]!
+    const changes = ValueSet.where(variable.values.length, (i) => variable.values[i]!.kind === 'change')
+    if (changes.isEmpty()) return
+    const dependants = [...(this.neededBy.get(x) ?? [])].map(([variable, set]) => ({ variable, set: set.not() }))
+    this.add([{ variable: x, set: changes }, ...dependants], () =>
+      dependants.length === 0 ? `${variable.label} stays at its installed version: nothing the plan installs or changes depends on it` : `${variable.label} changes version only if a package the plan installs or changes needs it`,
+    )
+  }
+
+  private add(terms: Term[], text: () => string): void {
+    const inc = incompatibility(terms, { kind: 'external', text })
+    if (inc) this.incompatibilities.push(inc)
+  }
+
+  private addPackageDependency(x: number, head: Term, who: () => string, name: string, version: string, optional: boolean, keep: boolean): void {
+    const namespace = this.variables[x]!.namespace
+    const y = this.variableFor(name, namespace)
+    const parsed = parseConstraint(version)
+    if (!parsed.ok) {
+      if (!keep) this.add([head], () => `${who()} needs ${name} with an ${parsed.error}`)
+      return
+    }
+    const c = parsed.constraint
+    const range = c.display || 'any'
+    const sat = this.satisfying(y, c)
+    if (y === x) {
+      // A package that depends on itself: only the versions inside their own range.
+      if (!keep) this.add([{ variable: x, set: head.set.and(sat.not()) }], () => `${who()} needs ${name} (${range}), itself`)
+      return
+    }
+    this.variables[y]!.incoming.push({ from: x, set: head.set, constraint: c })
+    if (keep) {
+      // An untouched installation binds only a dependency the plan installs or changes.
+      this.add([head, { variable: y, set: sat.or(this.absentSet(y)).or(this.keepSet(y)).not() }], () => `${who()} needs ${name} (${range}) if the plan installs or changes it`)
+      return
+    }
+    this.need(y, head)
+    if (optional) {
+      this.add([head, { variable: y, set: sat.or(this.absentSet(y)).not() }], () => `${who()} needs ${name} (${range}) if it is installed`)
+      if (this.context.policy.optional === 'InstallIfResolvable') this.choices.push({ head, alternatives: [{ variable: y, set: sat }], wish: true })
+      return
+    }
+    this.add([head, { variable: y, set: sat.not() }], () => `${who()} needs ${name} (${range})${this.noneSatisfies(y, sat)}`)
+  }
+
+  private addApiDependency(x: number, head: Term, who: () => string, key: string, optional: boolean, keep: boolean): void {
+    if (this.context.clusterAPIs.has(key) || optional) return
+    if (keep && (this.context.servedBefore.get(key) ?? []).length === 0) return
+    const alternatives = this.providing(key, this.variables[x]!.namespace)
+    if (!keep) for (const a of alternatives) this.need(a.variable, head)
+    const text = () => {
+      const names = alternatives.map((a) => describeTerm(this.variables[a.variable]!, a.set))
+      return `${who()} needs the API ${key}${names.length > 0 ? ` (provided by ${names.join(', ')})` : ', which no package provides'}`
+    }
+    this.add([head, ...alternatives.map((a) => ({ variable: a.variable, set: a.set.not() }))], text)
+    if (alternatives.length > 1) this.choices.push({ head, alternatives })
+  }
+
+  private addAlternatives(x: number, head: Term, who: () => string, dep: Extract<Dependency, { type: 'AnyOf' }>): void {
+    const namespace = this.variables[x]!.namespace
+    const alternatives: Term[] = []
+    const texts: string[] = []
+    for (const alt of dep.anyOf) {
+      if (alt.type === 'GVK') {
+        const key = gvkKey(alt.gvk)
+        if (this.context.clusterAPIs.has(key)) return
+        alternatives.push(...this.providing(key, namespace))
+        texts.push(`the API ${key}`)
+        continue
+      }
+      const parsed = parseConstraint(alt.version)
+      texts.push(`${alt.name} (${parsed.ok ? parsed.constraint.display || 'any' : alt.version})`)
+      if (!parsed.ok) continue
+      const y = this.variableFor(alt.name, namespace)
+      this.variables[y]!.incoming.push({ from: x, set: head.set, constraint: parsed.constraint })
+      alternatives.push({ variable: y, set: this.satisfying(y, parsed.constraint) })
+    }
+    // Two alternatives on one variable: either set will do.
+    const merged = new Map<number, ValueSet>()
+    for (const a of alternatives) merged.set(a.variable, merged.get(a.variable)?.or(a.set) ?? a.set)
+    const terms = [...merged].map(([variable, set]) => ({ variable, set }))
+    for (const t of terms) this.need(t.variable, head)
+    this.add([head, ...terms.map((t) => ({ variable: t.variable, set: t.set.not() }))], () => `${who()} needs one of ${texts.join(', ')}`)
+    if (terms.length > 1) this.choices.push({ head, alternatives: terms })
+  }
+
+  private forbidCycles(values: readonly number[]): Incompatibility[] {
+    const present = (v: number) => this.variables[v]!.values[values[v]!]!.kind !== 'absent'
+    const edges = new Map<number, Edge[]>()
+    const edgesOf = (v: number): Edge[] => {
+      let list = edges.get(v)
+      if (!list) edges.set(v, (list = this.edgesOf(v, values, present)))
+      return list
+    }
+    const out: Incompatibility[] = []
+    for (const path of findCycles(this.variables.length, present, (v) => edgesOf(v).map((e) => e.to))) {
+      if (!path.some((v) => this.variables[v]!.values[values[v]!]!.kind !== 'keep')) continue
+      const terms: Term[] = []
+      for (let k = 0; k + 1 < path.length; k++) terms.push(...edgesOf(path[k]!).find((e) => e.to === path[k + 1])!.terms())
+      const labels = path.map((v) => `${this.variables[v]!.label}@${this.variables[v]!.valueLabels[values[v]!]}`)
+      const inc = incompatibility(terms, { kind: 'external', text: () => `${labels.join(' -> ')} would be a cycle (detected cycle on: ${this.variables[path[0]!]!.label})` })
+      if (inc) out.push(inc)
+    }
+    return out
+  }
+
+  /** The planner's edges from a present variable at its value: package, first present API provider, first met alternative. */
+  private edgesOf(v: number, values: readonly number[], present: (v: number) => boolean): Edge[] {
+    const variable = this.variables[v]!
+    const value = variable.values[values[v]!]!
+    const out: Edge[] = []
+    const withDep = (dep: Dependency) => {
+      const key = dependencyKey(dep)
+      return { variable: v, set: ValueSet.where(variable.values.length, (i) => variable.values[i]!.kind !== 'absent' && variable.values[i]!.deps.some((d) => dependencyKey(d) === key)) }
+    }
+    const presentSet = (y: number) => this.absentSet(y).not()
+    const packageEdge = (name: string, version: string): { to: number; terms: () => Term[] } | undefined => {
+      const y = this.byId.get(this.scope(name, variable.namespace))
+      if (y === undefined || y === v || !present(y)) return undefined
+      const parsed = parseConstraint(version)
+      return { to: y, terms: () => [{ variable: y, set: parsed.ok ? this.satisfying(y, parsed.constraint) : presentSet(y) }] }
+    }
+    const apiEdge = (key: string): { to: number; terms: () => Term[] } | undefined | 'served' => {
+      if (this.context.clusterAPIs.has(key)) return 'served'
+      const providers = this.providing(key, variable.namespace).sort((a, b) => (this.variables[a.variable]!.id < this.variables[b.variable]!.id ? -1 : 1))
+      // A package that provides the API itself needs no other (the planner's rule).
+      const own = providers.find((p) => p.variable === v)
+      if (own?.set.has(values[v]!)) return 'served'
+      const first = providers.find((p) => p.set.has(values[p.variable]!))
+      if (!first) return undefined
+      const before = providers.filter((p) => this.variables[p.variable]!.id < this.variables[first.variable]!.id).map((p) => ({ variable: p.variable, set: p.set.not() }))
+      const notOwn = own ? [{ variable: v, set: own.set.not() }] : []
+      return { to: first.variable, terms: () => [first, ...before, ...notOwn] }
+    }
+    for (const dep of value.deps) {
+      let edge: { to: number; terms: () => Term[] } | undefined
+      if (dep.type === 'Package') edge = packageEdge(dep.name, dep.version)
+      else if (dep.type === 'GVK') {
+        const e = apiEdge(gvkKey(dep.gvk))
+        edge = e === 'served' ? undefined : e
+      } else {
+        const unmet: Term[] = []
+        for (const alt of dep.anyOf) {
+          if (alt.type === 'GVK') {
+            const e = apiEdge(gvkKey(alt.gvk))
+            if (e === 'served') break
+            if (e) {
+              const before = [...unmet]
+              edge = { to: e.to, terms: () => [...e.terms(), ...before] }
+              break
+            }
+            continue
+          }
+          const e = packageEdge(alt.name, alt.version)
+          const parsedAlt = parseConstraint(alt.version)
+          if (e && (!parsedAlt.ok || this.satisfying(e.to, parsedAlt.constraint).has(values[e.to]!))) {
+            const before = [...unmet]
+            edge = { to: e.to, terms: () => [...e.terms(), ...before] }
+            break
+          }
+          const y = this.byId.get(this.scope(alt.name, variable.namespace))
+          const parsed = parseConstraint(alt.version)
+          if (y !== undefined && parsed.ok) unmet.push({ variable: y, set: this.satisfying(y, parsed.constraint).not() })
+        }
+      }
+      if (edge) {
+        const found = edge
+        out.push({ to: found.to, terms: () => [withDep(dep), ...found.terms()] })
+      }
+    }
+    return out
+  }
+
+  /**
+   * The value to try: installed packages keep their version, then upgrade
+   * (Highest or Lowest), then downgrade; targets in their order; new
+   * installations take `latest(D)` when no non-empty range applies, else the
+   * highest admitted version.
+   */
+  private prefer(v: number, allowed: ValueSet, solution: PartialSolution): number {
+    const variable = this.variables[v]!
+    if (variable.order) return variable.order.find((i) => allowed.has(i)) ?? allowed.indices()[0]!
+    const candidates = allowed.indices().filter((i) => variable.values[i]!.kind !== 'absent')
+    if (candidates.length === 0) return allowed.indices()[0]!
+    const highest = candidates[candidates.length - 1]!
+    const { policy } = this.context
+    const ranged = variable.incoming.some((e) => e.constraint.kind !== 'any' && solution.allowedOf(e.from).subsetOf(e.set))
+    if (ranged || policy.latest === 'Highest') return highest
+    const entry = this.context.catalog.packages.get(variable.package)
+    if (policy.latest === 'LatestVersionField' && entry?.latestVersion) {
+      const latest = parseVersion(entry.latestVersion, { coerce: true })
+      const hit = latest && candidates.find((i) => compareVersions(variable.values[i]!.version!, latest) === 0 || variable.values[i]!.version!.raw === entry.latestVersion)
+      if (hit !== undefined && hit !== null) return hit
+    }
+    const stable = candidates.filter((i) => !isPrerelease(variable.values[i]!.version!))
+    return stable[stable.length - 1] ?? highest
+  }
+}
+
+class ModelVariable implements Variable {
+  readonly incoming: Variable['incoming'] = []
+  private labels: (string | undefined)[] | undefined
+
+  constructor(
+    readonly id: string,
+    readonly package_: string,
+    readonly namespace: string,
+    readonly values: Value[],
+    readonly order: number[] | undefined,
+  ) {}
+
+  get package(): string {
+    return this.package_
+  }
+
+  get label(): string {
+    return this.id
+  }
+
+  /** Computed when an explanation first names a value. */
+  get valueLabels(): (string | undefined)[] {
+    this.labels ??= this.values.map((x) => (x.kind === 'absent' ? undefined : `${x.version?.raw ?? '(any version)'}${x.kind === 'keep' ? ' (installed)' : ''}`))
+    return this.labels
+  }
+}
+
+/** A dependency edge of a solution: to a variable, while these terms hold (computed only for edges on a cycle). */
+interface Edge {
+  to: number
+  terms: () => Term[]
+}
+
+/**
+ * The cycles among present variables (iterative DFS with colours, one path
+ * per back edge, each from the variable it returns to and back to it).
+ */
+function findCycles(count: number, present: (v: number) => boolean, edges: (v: number) => number[]): number[][] {
+  const state = new Uint8Array(count) // 0 = new, 1 = on the stack, 2 = done
+  const cycles: number[][] = []
+  const stack: number[] = []
+  for (let root = 0; root < count; root++) {
+    if (state[root] !== 0 || !present(root)) continue
+    const frames: { v: number; next: number; out: number[] }[] = [{ v: root, next: 0, out: edges(root) }]
+    state[root] = 1
+    stack.push(root)
+    while (frames.length > 0) {
+      const frame = frames[frames.length - 1]!
+      if (frame.next < frame.out.length) {
+        const to = frame.out[frame.next++]!
+        if (state[to] === 0) {
+          state[to] = 1
+          stack.push(to)
+          frames.push({ v: to, next: 0, out: edges(to) })
+        } else if (state[to] === 1) cycles.push([...stack.slice(stack.lastIndexOf(to)), to])
+        continue
+      }
+      frames.pop()
+      stack.pop()
+      state[frame.v] = 2
+    }
+  }
+  return cycles
+}
+
+/** A dependency's identity for grouping (its declaration site aside). */
+function dependencyKey(dep: Dependency): string {
+  if (dep.type === 'Package') return `P\0${dep.name}\0${dep.version}\0${dep.optional}`
+  if (dep.type === 'GVK') return `G\0${gvkKey(dep.gvk)}\0${dep.optional}`
+  return `A\0${dep.optional}\0${dep.anyOf.map(dependencyKey).join('\0')}`
+}
