@@ -50,16 +50,23 @@ export function existingVariants(
   // Unchanged PackageVariants (the usual case on a re-run) are recognised by the
   // text of their spec, so they need not be parsed: equal text means equal spec,
   // and so equal downstream and identifier.
-  const idBySpecText = new Map<string, string>()
-  for (const [id, want] of desired ?? []) {
-    const text = renderFieldText('spec', want.spec)
-    if (text !== undefined) idBySpecText.set(text, id)
+  // Rendered on the first existing PackageVariant only: a first run has none.
+  let idBySpecText: Map<string, string> | undefined
+  const specTexts = () => {
+    if (!idBySpecText) {
+      idBySpecText = new Map()
+      for (const [id, want] of desired ?? []) {
+        const text = renderFieldText('spec', want.spec)
+        if (text !== undefined) idBySpecText.set(text, id)
+      }
+    }
+    return idBySpecText
   }
   for (const item of items) {
     if (!isPackageVariant(item) || item.getLabel(packageVariantSetLabel) !== label) continue
     if (item.namespace !== pvs.namespace && item.namespace !== '') continue
     const specText = item.unparsedFieldText('spec')
-    const knownId = specText === undefined ? undefined : idBySpecText.get(specText)
+    const knownId = specText === undefined ? undefined : specTexts().get(specText)
     if (knownId !== undefined) {
       out.set(knownId, item)
       continue
