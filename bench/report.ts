@@ -106,7 +106,7 @@ ${legend}
 
 /** The decades (powers of ten) that hold the values, widened to at least one. */
 function logRange(values: number[]): { min: number; max: number } {
-  let min = Math.floor(Math.log10(Math.min(...values)))
+  const min = Math.floor(Math.log10(Math.min(...values)))
   let max = Math.ceil(Math.log10(Math.max(...values)))
   if (max === min) max = min + 1
   return { min, max }

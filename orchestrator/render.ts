@@ -128,7 +128,11 @@ export async function renderFleet(settings: RenderSettings, progress?: RenderPro
       if (!settings.dryRun) recordRun(settings.git!.cacheDir, resolve(settings.cwd, settings.fleetDir), report)
     } else {
       const written = new Set(accepted)
-      for (const p of pending) if (p.staged) written.has(p) ? run.writer.commit(p.path, p.staged) : run.writer.discard(p.staged)
+      for (const p of pending) {
+        if (!p.staged) continue
+        if (written.has(p)) run.writer.commit(p.path, p.staged)
+        else run.writer.discard(p.staged)
+      }
       deleteAbandoned(plan, fleet, report, run.writer, { outDir: run.outDir, dryRun: settings.dryRun, diff: settings.diff, ...shard })
     }
     // What was written (or found unchanged) is recorded for the next run; failures are rendered again.

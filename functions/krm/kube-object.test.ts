@@ -3,7 +3,7 @@ import { FieldTypeError, formatFieldPath, KubeObject } from './kube-object.js'
 import { ResourceList } from './resource-list.js'
 
 function objectOf(yaml: string) {
-  const rl = ResourceList.parse(`apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n${yaml.replace(/^/gm, '  ').replace(/^  /, '- ')}`)
+  const rl = ResourceList.parse(`apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n${yaml.replace(/^/gm, '  ').replace(/^ {2}/, '- ')}`)
   return { rl, object: rl.items[0]! }
 }
 
