@@ -282,12 +282,23 @@ export function isAmbiguousString(value: string): boolean {
   if (value === '' || /^\s|\s$/.test(value)) return true
   // Fast path: a word starting with a letter is a string unless it is a YAML 1.1 bool/null.
   if (/^[A-Za-z][A-Za-z0-9_/.-]*$/.test(value)) return yaml11Words.has(value)
+  // Fast paths for sentences (result messages), which would otherwise each cost a parse:
+  // words and spaces are a string; `: ` after a letter makes a map or an error.
+  if (/^[A-Za-z][A-Za-z0-9 _/.@+=()-]*[A-Za-z0-9_/.)-]$/.test(value)) return false
+  if (/^[A-Za-z][^\n"'\\]*: /.test(value)) return true
+  let ambiguous = ambiguousStrings.get(value)
+  if (ambiguous !== undefined) return ambiguous
   try {
-    return typeof parseValue(value, { version: '1.1', uniqueKeys: false }) !== 'string'
+    ambiguous = typeof parseValue(value, { version: '1.1', uniqueKeys: false }) !== 'string'
   } catch {
-    return true
+    ambiguous = true
   }
+  // Versions and other repeated values are parsed once.
+  if (ambiguousStrings.size < 10_000 && value.length < 100) ambiguousStrings.set(value, ambiguous)
+  return ambiguous
 }
+
+const ambiguousStrings = new Map<string, boolean>()
 
 const yaml11Words = new Set(
   'y Y yes Yes YES n N no No NO true True TRUE false False FALSE on On ON off Off OFF null Null NULL'.split(' '),
