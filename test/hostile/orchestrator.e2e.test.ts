@@ -98,3 +98,32 @@ describe('kpt-variants render with hostile names and packages', () => {
     if (process.env['SHOW_REPORT']) console.log(JSON.stringify(report.variants.map((v) => [v.subject, v.status, v.reasons, v.warnings]), null, 1))
   }, 90_000)
 })
+
+describe('kpt-variants render with an exec: function in the upstream pipeline', () => {
+  let dir: string
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'kpt-variants-hostile-exec-'))
+    const script = join(dir, 'evil.sh')
+    writeFileSync(script, `#!/bin/sh\ntouch ${join(dir, 'ran')}\ncat\n`, { mode: 0o755 })
+    const kptfile = `apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: nginx\n  annotations:\n    config.kubernetes.io/local-config: "true"\npipeline:\n  mutators:\n  - exec: ${script}\n`
+    await createRepo(join(dir, 'repos', 'blueprints'), [['nginx/v1', { ...nginxV1, 'nginx/Kptfile': kptfile }]])
+    mkdirSync(join(dir, 'fleet'))
+    writeTree(join(dir, 'fleet'), {
+      ...fleetFiles({ clusters: [] }),
+      'repositories.yaml': [repository('blueprints', false), repository('edge', true)].join('---\n'),
+      'variants.yaml': variant('fine', 'edge', 'nginx'),
+    })
+  }, 60_000)
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+  test('is not run without --allow-exec: the variant fails saying so, nothing is written', async () => {
+    const run = await execa('node', [bin, 'render', 'fleet', '--out', 'out', '--json'], { cwd: dir, env: { ...process.env, ...gitIdentity }, reject: false, stdin: 'ignore', timeout: 60_000 })
+    expect(run.exitCode).toBe(1)
+    const report = JSON.parse(String(run.stdout)) as Report
+    expect(report.variants.map((v) => v.status)).toEqual(['failed'])
+    expect(report.variants[0]!.reasons.join(' ')).toMatch(/allow-exec/)
+    expect(() => lstatSync(join(dir, 'ran'))).toThrow()
+    const written = readdirSync(dir).includes('out') ? listTree(join(dir, 'out')).filter((p) => !p.startsWith('.')) : []
+    expect(written).toEqual([])
+  }, 90_000)
+})
