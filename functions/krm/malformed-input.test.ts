@@ -4,6 +4,7 @@
  */
 import { parseAllDocuments } from 'yaml'
 import type { KrmFunction } from './run.js'
+import { parseObjects } from './objects.js'
 import { runFunction } from './run.js'
 
 /** Reads what functions typically read of every item: identity, labels, annotations and `spec.x`. */
@@ -79,5 +80,15 @@ describe.each([true, false])('lazy reader %s', (lazy) => {
     const run = runFunction(reader, list('', functionConfig))
     expect(run.exitCode).toBe(1)
     expectError(run.output, message)
+  })
+})
+
+describe('--sources files', () => {
+  test.each([
+    ['a duplicate key', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: 1, k: 2}\n', 'cluster.yaml: document 0: duplicate key `data.k`'],
+    ['an alias bomb', `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata:\n${bomb.map((l) => `  ${l}\n`).join('')}`, 'Excessive alias count'],
+    ['nesting 100,000 deep', `a: ${'['.repeat(100_000)}\n`, 'nested deeper than 500 levels'],
+  ])('%s: an error naming the file', (_name, text, message) => {
+    expect(() => parseObjects(text, 'cluster.yaml')).toThrow(message)
   })
 })
