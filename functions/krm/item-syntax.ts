@@ -9,6 +9,15 @@
  * caller then parses the item in full to validate it.
  */
 
+/**
+ * The common line, matched at its start: indentation, an optional `- `, a
+ * plain key, and nothing, a comment, or a simple one-line value (a plain word,
+ * a quoted scalar without escapes, `{}`, `[]`) with an optional comment.
+ * Group 1 is the dash, group 2 the key, group 3 (empty) is set when there is a
+ * value; nothing else is captured, to spare allocations. Other lines take the
+ * general path.
+ */
+const commonLine = / *(?:(-) +)?([A-Za-z0-9_][A-Za-z0-9_./-]{0,200}):(?: +(?:(?:[A-Za-z0-9_./][A-Za-z0-9_./@+=-]*|'[^'\n\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff]*'|"[^"\\\n\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff]*"|\{\}|\[\])()(?: +#[^\n]*)?|#[^\n]*))? *\n/y
 /** A plain key and its `:` (then a space or the line's end), matched at a position. */
 const plainKeyAt = /[A-Za-z0-9_][A-Za-z0-9_./-]*:(?= |$)/y
 /** How a one-line plain scalar may start: no indicator (`-` only before a non-space). */
@@ -35,6 +44,27 @@ export function isPlainBlockItem(chunk: string): boolean {
   let blockScalar: { parentIndent: number; contentIndent?: number } | undefined
   let lineStart = 0
   while (lineStart < chunk.length) {
+    if (!blockScalar) {
+      // Most lines: one match of the common shape, no slicing.
+      commonLine.lastIndex = lineStart
+      const m = commonLine.exec(chunk)
+      if (m) {
+        let indent = 0
+        while (chunk.charCodeAt(lineStart + indent) === 32) indent++
+        let map: Level | undefined
+        if (m[1] === undefined) map = enterMap(indent)
+        else if (enterSeq(indent)) {
+          let col = lineStart + indent + 1
+          while (chunk.charCodeAt(col) === 32) col++
+          map = { indent: col - lineStart, kind: 'map' }
+          stack.push(map)
+        }
+        if (!map || !addKey(map, m[2]!) || stack.length > maxBlockDepth) return false
+        open = m[3] === undefined ? map.indent : undefined
+        lineStart = commonLine.lastIndex
+        continue
+      }
+    }
     let lineEnd = chunk.indexOf('\n', lineStart)
     if (lineEnd < 0) lineEnd = chunk.length
     const line = chunk.slice(lineStart, lineEnd)
@@ -110,17 +140,7 @@ export function isPlainBlockItem(chunk: string): boolean {
 
   /** Reads `key: value` (the key from `start` to the colon at `keyEnd`); sets `open` or `blockScalar` for what follows. */
   function readEntry(map: Level, line: string, start: number, keyEnd: number): boolean {
-    const key = line.slice(start, keyEnd)
-    // A duplicate goes to the parser, whose check names it. Small maps (nearly all) search an array.
-    const keys = (map.keys ??= [])
-    if (Array.isArray(keys)) {
-      if (keys.includes(key)) return false
-      keys.push(key)
-      if (keys.length > 16) map.keys = new Set(keys)
-    } else {
-      if (keys.has(key)) return false
-      keys.add(key)
-    }
+    if (!addKey(map, line.slice(start, keyEnd))) return false
     let at = keyEnd + 1
     while (line.charCodeAt(at) === 32) at++
     if (at === line.length || line.charCodeAt(at) === 35) {
@@ -135,6 +155,21 @@ export function isPlainBlockItem(chunk: string): boolean {
     }
     return isValue(value)
   }
+}
+
+/** Records a key of a map; false for a duplicate, which goes to the parser (its check names it). */
+function addKey(map: Level, key: string): boolean {
+  // Small maps (nearly all) search an array.
+  const keys = (map.keys ??= [])
+  if (Array.isArray(keys)) {
+    if (keys.includes(key)) return false
+    keys.push(key)
+    if (keys.length > 16) map.keys = new Set(keys)
+  } else {
+    if (keys.has(key)) return false
+    keys.add(key)
+  }
+  return true
 }
 
 /** The position of the colon ending a plain key that starts at `start`, else undefined. */
