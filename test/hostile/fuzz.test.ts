@@ -54,11 +54,11 @@ const list = (items: unknown[], functionConfig?: unknown) =>
 
 describe.each(functions)('$name', (fn) => {
   test('fuzz: arbitrary YAML items', () => {
-    fc.assert(fc.property(fc.array(fc.oneof(value, apiObject), { maxLength: 4 }), (items) => expectSoundRun(fn, list(items))), { numRuns: 60 })
+    fc.assert(fc.property(fc.array(fc.oneof(value, apiObject), { maxLength: 4 }), (items) => expectSoundRun(fn, list(items))), { numRuns: 40 })
   })
 
   test('fuzz: arbitrary API objects as items and functionConfig', () => {
-    fc.assert(fc.property(fc.array(apiObject, { maxLength: 4 }), apiObject, (items, config) => expectSoundRun(fn, list(items, config))), { numRuns: 60 })
+    fc.assert(fc.property(fc.array(apiObject, { maxLength: 4 }), apiObject, (items, config) => expectSoundRun(fn, list(items, config))), { numRuns: 40 })
   })
 
   test('fuzz: YAML syntax characters spliced into a valid list', () => {
@@ -69,7 +69,7 @@ describe.each(functions)('$name', (fn) => {
       let text = valid
       for (const [at, remove, insert] of edits) text = text.slice(0, at % (text.length + 1)) + insert + text.slice((at % (text.length + 1)) + remove)
       expectSoundRun(fn, text)
-    }), { numRuns: 150 })
+    }), { numRuns: 100 })
   })
 })
 
