@@ -5,6 +5,7 @@
 import { parseAllDocuments } from 'yaml'
 import type { KrmFunction } from './run.js'
 import { parseObjects } from './objects.js'
+import { checkNestingDepth } from './yaml.js'
 import { runFunction } from './run.js'
 
 /** Reads what functions typically read of every item: identity, labels, annotations and `spec.x`. */
@@ -90,5 +91,14 @@ describe('--sources files', () => {
     ['nesting 100,000 deep', `a: ${'['.repeat(100_000)}\n`, 'nested deeper than 500 levels'],
   ])('%s: an error naming the file', (_name, text, message) => {
     expect(() => parseObjects(text, 'cluster.yaml')).toThrow(message)
+  })
+})
+
+describe('checkNestingDepth', () => {
+  test('many shallow flow collections are fine; deep ones are refused before parsing', () => {
+    expect(() => checkNestingDepth(`a: [${'[], '.repeat(2_000)}{}]\nb: "[[[[" # [[[[\n`)).not.toThrow()
+    expect(() => checkNestingDepth(`a: ${'['.repeat(400)}${']'.repeat(400)}\n`)).not.toThrow()
+    expect(() => checkNestingDepth(`a: ${'['.repeat(501)}\n`, 'x.yaml')).toThrow('x.yaml: nested deeper than 500 levels')
+    expect(() => checkNestingDepth(`a:\n${' '.repeat(1_002)}b: 1\n`)).toThrow('nested deeper than 500 levels')
   })
 })

@@ -108,7 +108,13 @@ export function checkNestingDepth(text: string, source = 'input'): void {
   let depth = blockDepth
   const tooDeep = () => new YamlSyntaxError(`${source}: nested deeper than ${maxNestingDepth} levels`)
   if (depth > maxNestingDepth) throw tooDeep()
-  if (!text.includes('[') && !text.includes('{')) return
+  // Flow depth is at most the number of open brackets: only text with many runs the lexer.
+  let brackets = 0
+  for (let i = text.indexOf('[') < 0 && text.indexOf('{') < 0 ? text.length : 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if ((c === 91 || c === 123) && ++brackets + blockDepth > maxNestingDepth) break
+  }
+  if (brackets + blockDepth <= maxNestingDepth) return
   for (const token of new Lexer().lex(text)) {
     const type = CST.tokenType(token)
     if (type === 'flow-seq-start' || type === 'flow-map-start') {
