@@ -1,5 +1,5 @@
 /** ResourceList: the wire format between kpt and a KRM function. */
-import { Document, isMap, isScalar, isSeq, YAMLSeq } from 'yaml'
+import { Document, isMap, isScalar, isSeq, parseDocument, visit, YAMLSeq } from 'yaml'
 import type { YAMLMap } from 'yaml'
 import { isPlainBlockItem } from './item-syntax.js'
 import { KubeObject } from './kube-object.js'
@@ -127,7 +127,7 @@ export class ResourceList {
       resultsNode.items = [...(this.inputResults as YAMLSeq['items']), ...this.results.items.map(resultNode)]
       root.set('results', resultsNode)
     }
-    const text = stringifyYamlDocument(this.doc)
+    const text = printParseable(this.doc)
     if (!this.lazy || this.items.length === 0) return text
     // The shell printed `items: []` at column 0; put the items there, untouched ones verbatim.
     const at = text.search(new RegExp(`^${itemsPlaceholder.replace(/[[\]]/g, '\\$&')}$`, 'm'))
@@ -135,6 +135,26 @@ export class ResourceList {
     const items = this.items.map((item) => item.toItemText()).join('')
     return `${text.slice(0, at)}items:\n${items}${text.slice(at + itemsPlaceholder.length + 1)}`
   }
+}
+
+/**
+ * Prints a document, checking that a text with comments reads back: the
+ * printer can put a comment where the parser then misreads it (one more
+ * indented than the block after it), and stdout must always parse. Then the
+ * comments are dropped (the loss of comments beats output kpt cannot read).
+ */
+function printParseable(doc: Document): string {
+  const text = stringifyYamlDocument(doc)
+  if (!text.includes('#') || parseDocument(text, { uniqueKeys: false }).errors.length === 0) return text
+  doc.comment = null
+  doc.commentBefore = null
+  visit(doc, {
+    Node(_, node) {
+      node.comment = null
+      node.commentBefore = null
+    },
+  })
+  return stringifyYamlDocument(doc)
 }
 
 /**

@@ -61,7 +61,8 @@ describe.each(functions)('$name', (fn) => {
     fc.assert(fc.property(fc.array(apiObject, { maxLength: 4 }), apiObject, (items, config) => expectSoundRun(fn, list(items, config))), { numRuns: 40 })
   })
 
-  test('fuzz: YAML syntax characters spliced into a valid list', () => {
+  // Seed 1497382505 once found a comment the printer put where the parser then misread it (now dropped, see resource-list.ts).
+  test.each([undefined, 1497382505])('fuzz: YAML syntax characters spliced into a valid list (seed %s)', (seed) => {
     const base = corpus[0]!.input(fn.name) as string
     const valid = base.slice(0, base.indexOf('- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: bad')) + validConfig(fn.name)
     const splice = fc.tuple(fc.nat({ max: valid.length }), fc.nat({ max: 3 }), fc.string({ unit: fc.constantFrom('[', ']', '{', '}', ':', ',', '-', '#', '&a ', '*a', '!', '|', '>', "'", '"', '%', '@', ' ', '  ', '\n', '\t', '\\', '?', '\u2028', 'x'), maxLength: 4 }))
@@ -69,7 +70,7 @@ describe.each(functions)('$name', (fn) => {
       let text = valid
       for (const [at, remove, insert] of edits) text = text.slice(0, at % (text.length + 1)) + insert + text.slice((at % (text.length + 1)) + remove)
       expectSoundRun(fn, text)
-    }), { numRuns: 100 })
+    }), { numRuns: 100, ...(seed === undefined ? {} : { seed }) })
   })
 })
 
