@@ -112,8 +112,7 @@ export function newResultObject(name: string, plan: Plan): KubeObject {
     kind: dependencyCheckResultKind,
     metadata: { name, annotations: { [localConfigAnnotation]: 'true' } },
     status: resultStatus(plan),
-  })
-  object.setPath(resultFile)
+  }, { path: resultFile }) // placed as it is rendered: a later setPath would parse the whole plan back
   return object
 }
 

@@ -141,13 +141,23 @@ export class CelEngine {
   }
 
   private compileUncached(source: string): CompiledExpr {
+    const tooBig = sizeError(source)
+    if (tooBig) return { ok: false, error: tooBig }
     let parsed: ReturnType<typeof parse>
     try {
       parsed = parse(source)
     } catch (err) {
+      if (err instanceof RangeError) return { ok: false, error: tooDeep }
       return { ok: false, error: syntaxMessage((err as Error).message, source) }
     }
-    const analysis = analyse(parsed.expr, this.budget)
+    let analysis: Analysis
+    try {
+      analysis = analyse(parsed.expr, this.budget)
+    } catch (err) {
+      // A long chain of operators (`a + a + ...`) nests without brackets; the walk's stack is the limit.
+      if (err instanceof RangeError) return { ok: false, error: tooDeep }
+      throw err
+    }
     if (analysis.undeclared) {
       const offset = Number(parsed.sourceInfo?.positions[String(analysis.undeclared.id) as unknown as number] ?? 0)
       return { ok: false, error: withSnippet(source, offset, `undeclared reference to '${analysis.undeclared.name}' (in container '')`) }
@@ -168,6 +178,30 @@ export class CelEngine {
     const run = plan(this.env, parsed) as unknown as (bindings: CelBindings) => CelResult
     return { ok: true, source, run, usesRepository: analysis.references.has('repository') }
   }
+}
+
+/** cel-go's parser limits: expression size in code points, and nesting of brackets. */
+const maxExpressionSize = 100_000
+const maxBracketDepth = 250
+const tooDeep = `expression nested too deeply (more than ${maxBracketDepth} levels)`
+
+/** cel-go's size and depth limits, checked on the text so the parser never recurses without bound. */
+function sizeError(source: string): string | undefined {
+  const size = [...source].length
+  if (size > maxExpressionSize) return `expression code point size exceeds limit: size: ${size}, limit ${maxExpressionSize}`
+  let depth = 0
+  let quote: string | undefined
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i]!
+    if (quote) {
+      if (c === '\\') i++
+      else if (c === quote) quote = undefined
+    } else if (c === '"' || c === "'") quote = c
+    else if (c === '(' || c === '[' || c === '{') {
+      if (++depth > maxBracketDepth) return tooDeep
+    } else if ((c === ')' || c === ']' || c === '}') && depth > 0) depth--
+  }
+  return undefined
 }
 
 // --- static analysis over the parsed AST (cel.expr.Expr messages) ---

@@ -18,7 +18,7 @@ import { renderFieldText, renderItemText } from './emit.js'
 import { scanHeader, topLevelFieldText } from './lazy-items.js'
 import type { ItemHeader } from './lazy-items.js'
 import type { FileRef } from './results.js'
-import { maxAliasCount, newScalar, parseYamlDocument, reconcileNode, scalarKey, stringifyYamlDocument, toNode, YamlSyntaxError } from './yaml.js'
+import { checkNode, maxAliasCount, newScalar, parseYamlDocument, reconcileNode, scalarKey, stringifyYamlDocument, toNode, YamlSyntaxError } from './yaml.js'
 
 /**
  * Scanned headers by item text. The same item text recurs in every variant of
@@ -77,7 +77,7 @@ export class KubeObject {
   #node: YAMLMap | undefined
   #doc: Document | undefined
   /** For a lazily parsed ResourceList item: its source text (a `- ` entry) and position. */
-  #source: { text: string; index: number; generated?: boolean; header?: ItemHeader | null; itemDoc?: Document } | undefined
+  #source: { text: string; index: number; generated?: boolean; checked?: boolean; parsed?: Document.Parsed; header?: ItemHeader | null; itemDoc?: Document } | undefined
 
   constructor(node: YAMLMap, doc?: Document) {
     this.#node = node
@@ -87,12 +87,18 @@ export class KubeObject {
   /**
    * An item of a ResourceList kept as its source text (see lazy-items.ts): it
    * is parsed the first time anything beyond its identity is read, and printed
-   * back verbatim if it never is.
+   * back verbatim if it never is. `checked`: the caller has proven the text
+   * well-formed (see item-syntax.ts), with `parsed` its parse if it made one;
+   * otherwise the first parse also checks keys and aliases.
    */
-  static fromItemSource(text: string, index: number): KubeObject {
+  static fromItemSource(text: string, index: number, checked?: { parsed?: Document.Parsed | undefined }): KubeObject {
     // No node yet: `#load` parses the text on first use.
     const object = new KubeObject(undefined as unknown as YAMLMap)
     object.#source = { text, index }
+    if (checked) {
+      object.#source.checked = true
+      if (checked.parsed) object.#source.parsed = checked.parsed
+    }
     return object
   }
 
@@ -149,11 +155,14 @@ export class KubeObject {
 
   #load(): void {
     const source = this.#source!
-    const doc = parseYamlDocument(source.text, `ResourceList items[${source.index}]`)
+    const name = `ResourceList items[${source.index}]`
+    const doc = source.parsed ?? parseYamlDocument(source.text, name)
+    source.parsed = undefined
     const seq = doc.contents
     if (!isSeq(seq) || seq.items.length !== 1 || !isMap(seq.items[0])) {
       throw new YamlSyntaxError(`ResourceList \`items[${source.index}]\` is not an object`)
     }
+    if (!source.checked && !source.generated) checkNode(seq.items[0], doc, name)
     // Empty collections print as `{}` / `[]` either way, but a parsed one is flow
     // style and would stay so when filled; a generated object is block style throughout.
     if (source.generated) {
@@ -188,7 +197,7 @@ export class KubeObject {
     const placed = placement ? withPathAnnotations(value, placement.path, placement.index ?? 0) : value
     const text = renderItemText(placed)
     if (text !== undefined) {
-      const object = KubeObject.fromItemSource(text, -1)
+      const object = KubeObject.fromItemSource(text, -1, {})
       object.#source!.generated = true
       return object
     }
@@ -197,24 +206,47 @@ export class KubeObject {
     return new KubeObject(node)
   }
 
+  /** Throws FieldTypeError when `apiVersion` is not a string (as do kind, name and namespace). */
   get apiVersion(): string {
     const header = this.#header()
-    return (header ? header.apiVersion : this.stringAt(['apiVersion'])) ?? ''
+    return (header ? header.apiVersion : this.getString(['apiVersion'])) ?? ''
   }
 
   get kind(): string {
     const header = this.#header()
-    return (header ? header.kind : this.stringAt(['kind'])) ?? ''
+    return (header ? header.kind : this.getString(['kind'])) ?? ''
   }
 
   get name(): string {
     const header = this.#header()
-    return (header ? header.name : this.stringAt(['metadata', 'name'])) ?? ''
+    return (header ? header.name : this.getString(['metadata', 'name'])) ?? ''
   }
 
   get namespace(): string {
     const header = this.#header()
-    return (header ? header.namespace : this.stringAt(['metadata', 'namespace'])) ?? ''
+    return (header ? header.namespace : this.getString(['metadata', 'namespace'])) ?? ''
+  }
+
+  /**
+   * apiVersion, kind, name and namespace for messages and results: never
+   * throws, a field of the wrong type reads as empty.
+   */
+  identity(): { apiVersion: string; kind: string; name: string; namespace: string } {
+    let header: ItemHeader | undefined
+    try {
+      header = this.#header()
+    } catch (err) {
+      if (!(err instanceof YamlSyntaxError)) throw err
+      return { apiVersion: '', kind: '', name: '', namespace: '' }
+    }
+    // Walks the nodes without the typed getters, which would build a FieldTypeError, which describes the object...
+    const read = (path: FieldPath): string => {
+      let node: unknown = this.node
+      for (const key of path) node = isMap(node) ? findPair(node, key as string)?.value : undefined
+      return isScalar(node) && typeof node.value === 'string' ? node.value : ''
+    }
+    if (header) return { apiVersion: header.apiVersion ?? '', kind: header.kind ?? '', name: header.name ?? '', namespace: header.namespace ?? '' }
+    return { apiVersion: read(['apiVersion']), kind: read(['kind']), name: read(['metadata', 'name']), namespace: read(['metadata', 'namespace']) }
   }
 
   /** The API group: `""` for the core group. */
@@ -247,14 +279,23 @@ export class KubeObject {
 
   /** `Kind/namespace/name` (or `Kind/name`), for messages. */
   describe(): string {
-    const ns = this.namespace
-    return ns ? `${this.kind}/${ns}/${this.name}` : `${this.kind}/${this.name}`
+    const { kind, name, namespace } = this.identity()
+    return namespace ? `${kind}/${namespace}/${name}` : `${kind}/${name}`
   }
 
-  /** The node at a path, or undefined. */
+  /**
+   * The node at a path, or undefined when the path is absent (or null on the
+   * way). A field on the way that holds another type (`spec` a string where
+   * `spec.x` is asked for) is not taken as absent: it throws FieldTypeError.
+   */
   getNode(path: FieldPath): Node | undefined {
     let node: unknown = this.node
-    for (const part of path) {
+    for (let i = 0; i < path.length; i++) {
+      const part = path[i]!
+      if (i > 0 && !(typeof part === 'number' ? isSeq(node) : isMap(node))) {
+        if (isScalar(node) && node.value === null) return undefined
+        throw new FieldTypeError(this, formatFieldPath(path.slice(0, i)), typeof part === 'number' ? 'a list' : 'a map')
+      }
       if (typeof part === 'number') {
         if (!isSeq(node)) return undefined
         node = node.items[part]
@@ -358,8 +399,13 @@ export class KubeObject {
   getAnnotation(key: string): string | undefined {
     const header = this.#header()
     if (header) return header.annotations?.[key]
-    const node = this.getNode(['metadata', 'annotations', key])
-    return isScalar(node) && node.value !== null ? String(node.value) : undefined
+    return this.#metadataString('annotations', key)
+  }
+
+  /** A label or annotation value; the whole map is read, so a list there, or a map as any value, is a FieldTypeError. */
+  #metadataString(map: 'labels' | 'annotations', key: string): string | undefined {
+    const values = this.getStringMap(['metadata', map])
+    return values && Object.prototype.hasOwnProperty.call(values, key) ? values[key] : undefined
   }
 
   setAnnotation(key: string, value: string): void {
@@ -380,8 +426,7 @@ export class KubeObject {
   getLabel(key: string): string | undefined {
     const header = this.#header()
     if (header) return header.labels?.[key]
-    const node = this.getNode(['metadata', 'labels', key])
-    return isScalar(node) && node.value !== null ? String(node.value) : undefined
+    return this.#metadataString('labels', key)
   }
 
   setLabel(key: string, value: string): void {
@@ -410,12 +455,19 @@ export class KubeObject {
     for (const [key, value] of Object.entries(pathAnnotations(path, index))) this.setAnnotation(key, value)
   }
 
-  /** The file a result about this object should name. */
+  /** The file a result about this object should name (none when its annotations cannot be read). */
   fileRef(): FileRef | undefined {
     if (this.origin) return this.origin.index ? { path: this.origin.file, index: this.origin.index } : { path: this.origin.file }
-    const path = this.path
+    let path: string | undefined
+    let index: number
+    try {
+      path = this.path
+      index = this.index
+    } catch (err) {
+      if (err instanceof FieldTypeError || err instanceof YamlSyntaxError) return undefined
+      throw err
+    }
     if (!path) return undefined
-    const index = this.index
     return index ? { path, index } : { path }
   }
 
@@ -436,11 +488,6 @@ export class KubeObject {
     const doc = new Document()
     doc.contents = this.node
     return stringifyYamlDocument(doc, options)
-  }
-
-  private stringAt(path: FieldPath): string | undefined {
-    const node = this.getNode(path)
-    return isScalar(node) && node.value !== null && typeof node.value !== 'object' ? String(node.value) : undefined
   }
 
   private ensureMap(path: FieldPath): YAMLMap {

@@ -1,7 +1,7 @@
 /** Reading plain multi-document YAML (the `--sources` files) into objects. */
 import { isMap, isScalar, isSeq } from 'yaml'
 import { KubeObject } from './kube-object.js'
-import { parseYamlDocuments } from './yaml.js'
+import { checkNode, parseYamlDocuments } from './yaml.js'
 
 /**
  * Parses a YAML stream into objects. A `ResourceList` or a `List` (any kind
@@ -16,6 +16,8 @@ export function parseObjects(text: string, file: string): KubeObject[] {
     // An empty document (`---` then `---`, or comments only) holds nothing, as kubectl reads it.
     if (root === null || root === undefined || (isScalar(root) && root.value === null && root.range?.[0] === root.range?.[1])) return
     if (!isMap(root)) throw new Error(`${file}: document ${index} is not a Kubernetes object`)
+    // Duplicate keys and aliases are checked as in ResourceList items: these objects are read too.
+    checkNode(root, doc, `${file}: document ${index}`)
     const kind: unknown = root.get('kind')
     const items = root.get('items', true)
     if (typeof kind === 'string' && kind.endsWith('List') && isSeq(items)) {

@@ -1,10 +1,12 @@
 /** ResourceList: the wire format between kpt and a KRM function. */
-import { Document, isMap, isScalar, isSeq, YAMLSeq } from 'yaml'
+import { Document, isMap, isScalar, isSeq, parseDocument, visit, YAMLSeq } from 'yaml'
+import type { YAMLMap } from 'yaml'
+import { isPlainBlockItem } from './item-syntax.js'
 import { KubeObject } from './kube-object.js'
-import { itemsPlaceholder, splitItems } from './lazy-items.js'
+import { itemsPlaceholder, scanHeader, splitItems } from './lazy-items.js'
 import { Results } from './results.js'
 import type { Result } from './results.js'
-import { parseYamlDocument, stringifyYamlDocument, toNode, YamlSyntaxError } from './yaml.js'
+import { checkNode, parseYamlDocument, stringifyYamlDocument, toNode, YamlSyntaxError } from './yaml.js'
 
 /** The input could not be read as a ResourceList; the message says why. */
 export class ResourceListError extends Error {
@@ -53,8 +55,9 @@ export class ResourceList {
     try {
       doc = parseYamlDocument(split ? split.shell : text, 'ResourceList')
     } catch (err) {
-      if (err instanceof YamlSyntaxError) throw new ResourceListError(`malformed YAML in ${err.message}`)
-      throw err
+      if (!(err instanceof YamlSyntaxError)) throw err
+      const item = split || err.line === undefined ? undefined : itemAtLine(text, err.line)
+      throw new ResourceListError(`malformed YAML in ${item === undefined ? err.message : err.message.replace(/^ResourceList/, `ResourceList items[${item}]`)}`)
     }
     const root = doc.contents
     if (!isMap(root)) throw new ResourceListError('input is not a ResourceList: expected a YAML map at the top level')
@@ -70,17 +73,23 @@ export class ResourceList {
     }
     const items: KubeObject[] = []
     if (split) {
-      split.chunks.forEach((chunk, i) => items.push(KubeObject.fromItemSource(chunk, i)))
+      // An item printed back verbatim must be valid YAML: the line check proves it for kpt's
+      // block style, anything else is parsed now (and the parse is kept for when it is read).
+      split.chunks.forEach((chunk, i) => items.push(KubeObject.fromItemSource(chunk, i, { parsed: isPlainBlockItem(chunk) ? undefined : parseItem(chunk, i) })))
     } else if (isSeq(itemsNode)) {
       itemsNode.items.forEach((node, i) => {
         if (!isMap(node)) throw new ResourceListError(`ResourceList \`items[${i}]\` is not an object`)
-        items.push(new KubeObject(node, doc))
+        const item = new KubeObject(node, doc)
+        checkOrThrow(node, doc, () => itemSource(i, item))
+        items.push(item)
       })
     }
     const fcNode = root.get('functionConfig', true)
     let functionConfig: KubeObject | undefined
-    if (isMap(fcNode)) functionConfig = new KubeObject(fcNode, doc)
-    else if (fcNode !== undefined && !(isScalar(fcNode) && fcNode.value === null)) {
+    if (isMap(fcNode)) {
+      functionConfig = new KubeObject(fcNode, doc)
+      checkOrThrow(fcNode, doc, () => 'ResourceList functionConfig')
+    } else if (fcNode !== undefined && !(isScalar(fcNode) && fcNode.value === null)) {
       throw new ResourceListError('ResourceList `functionConfig` must be an object')
     }
     const resultsNode = root.get('results', true)
@@ -118,13 +127,92 @@ export class ResourceList {
       resultsNode.items = [...(this.inputResults as YAMLSeq['items']), ...this.results.items.map(resultNode)]
       root.set('results', resultsNode)
     }
-    const text = stringifyYamlDocument(this.doc)
+    const text = printParseable(this.doc)
     if (!this.lazy || this.items.length === 0) return text
     // The shell printed `items: []` at column 0; put the items there, untouched ones verbatim.
     const at = text.search(new RegExp(`^${itemsPlaceholder.replace(/[[\]]/g, '\\$&')}$`, 'm'))
     if (at < 0) throw new Error('ResourceList shell lost its items placeholder')
     const items = this.items.map((item) => item.toItemText()).join('')
     return `${text.slice(0, at)}items:\n${items}${text.slice(at + itemsPlaceholder.length + 1)}`
+  }
+}
+
+/**
+ * Prints a document, checking that a text with comments reads back: the
+ * printer can put a comment where the parser then misreads it (one more
+ * indented than the block after it), and stdout must always parse. Then the
+ * comments are dropped (the loss of comments beats output kpt cannot read).
+ */
+function printParseable(doc: Document): string {
+  const text = stringifyYamlDocument(doc)
+  if (!text.includes('#') || parseDocument(text, { uniqueKeys: false }).errors.length === 0) return text
+  doc.comment = null
+  doc.commentBefore = null
+  visit(doc, {
+    Node(_, node) {
+      node.comment = null
+      node.commentBefore = null
+    },
+  })
+  return stringifyYamlDocument(doc)
+}
+
+/**
+ * The index of the item whose text holds 1-based `line`, counting the `- `
+ * entries of the top-level `items:` block; undefined outside it.
+ */
+function itemAtLine(text: string, line: number): number | undefined {
+  const lines = text.split('\n', line)
+  const start = lines.findIndex((l) => /^items\s*:\s*(#.*)?$/.test(l))
+  if (start < 0 || start >= line - 1) return undefined
+  let dash: string | undefined
+  let index = -1
+  for (let i = start + 1; i < line; i++) {
+    const l = lines[i]!
+    if (/^\S/.test(l) && !l.startsWith('-') && !l.startsWith('#')) return undefined // a later top-level key
+    const entry = /^( *)- ?/.exec(l)
+    if (entry && (dash === undefined || entry[1] === dash)) {
+      dash ??= entry[1]
+      index++
+    }
+  }
+  return index >= 0 ? index : undefined
+}
+
+/** How messages name item `i`: its position, plus its kind and name when they can be read. */
+function itemSource(i: number, item?: KubeObject): string {
+  let identity = ''
+  try {
+    identity = item ? item.describe() : ''
+  } catch {
+    // A malformed identity still leaves the position to name the item.
+  }
+  return identity && identity !== '/' ? `ResourceList items[${i}] (${identity})` : `ResourceList items[${i}]`
+}
+
+/** Parses and checks a lazily kept item that the line check could not prove well-formed. */
+function parseItem(chunk: string, i: number): Document.Parsed {
+  const header = scanHeader(chunk)
+  const name = header?.kind ? `${header.kind}/${header.namespace ? `${header.namespace}/` : ''}${header.name ?? ''}` : ''
+  const source = name ? `ResourceList items[${i}] (${name})` : `ResourceList items[${i}]`
+  try {
+    const doc = parseYamlDocument(chunk, source)
+    const seq = doc.contents
+    if (isSeq(seq) && isMap(seq.items[0])) checkNode(seq.items[0], doc, source)
+    return doc
+  } catch (err) {
+    if (err instanceof YamlSyntaxError) throw new ResourceListError(`malformed YAML in ${err.message}`)
+    throw err
+  }
+}
+
+/** Checks a parsed item or functionConfig; `source` names it, built only when there is a problem. */
+function checkOrThrow(node: YAMLMap, doc: Document, source: () => string): void {
+  try {
+    checkNode(node, doc, '\0')
+  } catch (err) {
+    if (err instanceof YamlSyntaxError) throw new ResourceListError(`malformed YAML in ${err.message.replace('\0', source())}`)
+    throw err
   }
 }
 

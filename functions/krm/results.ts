@@ -48,8 +48,10 @@ export function newResult(severity: Severity, message: string, target: ResultTar
   const result: Result = { message, severity }
   const { object } = target
   if (object) {
-    const ref: ResourceRef = { apiVersion: object.apiVersion, kind: object.kind, name: object.name }
-    if (object.namespace) ref.namespace = object.namespace
+    // identity() never throws: a result about a malformed object must still be made.
+    const { apiVersion, kind, name, namespace } = object.identity()
+    const ref: ResourceRef = { apiVersion, kind, name }
+    if (namespace) ref.namespace = namespace
     result.resourceRef = ref
   }
   if (target.field !== undefined) {

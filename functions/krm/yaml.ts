@@ -4,11 +4,14 @@
  * (kyaml / go-yaml) wrote it. See reference/krm-functions-and-kpt.md 3.2-3.4.
  */
 import {
+  CST,
   Document,
   isCollection,
   isMap,
+  isPair,
   isScalar,
   isSeq,
+  Lexer,
   Pair,
   parseAllDocuments,
   parseDocument,
@@ -85,8 +88,46 @@ export class YamlSyntaxError extends Error {
   }
 }
 
+/**
+ * Nesting allowed before parsing: far beyond any real manifest, and well below
+ * where the parser slows down or exhausts memory (a flow collection 10,000
+ * deep kills the process outright, so this check runs before the parser).
+ */
+export const maxNestingDepth = 500
+
+/**
+ * Rejects text nested deeper than `maxNestingDepth`, counted without building
+ * nodes: the flow brackets open at once (read by the library's own lexer, so
+ * quotes and comments count right) plus half the widest run of indentation and
+ * `- ` indicators that starts a line. An upper bound of the real depth.
+ */
+export function checkNestingDepth(text: string, source = 'input'): void {
+  let lead = 0
+  for (const match of text.matchAll(/^(?: |- |-$|\? |: )+/gm)) lead = Math.max(lead, match[0].length)
+  const blockDepth = Math.ceil(lead / 2)
+  let depth = blockDepth
+  const tooDeep = () => new YamlSyntaxError(`${source}: nested deeper than ${maxNestingDepth} levels`)
+  if (depth > maxNestingDepth) throw tooDeep()
+  // Flow depth is at most the number of open brackets: only text with many runs the lexer.
+  let brackets = 0
+  for (let i = text.indexOf('[') < 0 && text.indexOf('{') < 0 ? text.length : 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if ((c === 91 || c === 123) && ++brackets + blockDepth > maxNestingDepth) break
+  }
+  if (brackets + blockDepth <= maxNestingDepth) return
+  for (const token of new Lexer().lex(text)) {
+    const type = CST.tokenType(token)
+    if (type === 'flow-seq-start' || type === 'flow-map-start') {
+      if (++depth > maxNestingDepth) throw tooDeep()
+    } else if (type === 'flow-seq-end' || type === 'flow-map-end') {
+      depth = Math.max(blockDepth, depth - 1)
+    }
+  }
+}
+
 /** Parses one YAML document for round-tripping; throws YamlSyntaxError on bad input. */
 export function parseYamlDocument(text: string, source = 'input'): Document.Parsed {
+  checkNestingDepth(text, source)
   let doc: Document.Parsed
   try {
     doc = parseDocument(text, parseOptions)
@@ -101,6 +142,7 @@ export function parseYamlDocument(text: string, source = 'input'): Document.Pars
 
 /** Parses a multi-document YAML stream; throws YamlSyntaxError on the first bad document. */
 export function parseYamlDocuments(text: string, source = 'input'): Document.Parsed[] {
+  checkNestingDepth(text, source)
   let docs: Document.Parsed[]
   try {
     const parsed = parseAllDocuments(text, parseOptions)
@@ -124,6 +166,49 @@ function throwFirstError(doc: Document.Parsed, source: string): void {
   const where = pos ? `:${pos.line}:${pos.col}` : ''
   const firstLine = err.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')
   throw new YamlSyntaxError(`${source}${where}: ${firstLine}`, pos?.line, pos?.col)
+}
+
+/**
+ * Checks what the parser accepts but kpt (go-yaml) does not, in an object a
+ * function reads: a duplicate key (named by its field path), an alias to an
+ * anchor not defined before it, and aliases expanding beyond `maxAliasCount`
+ * (an alias bomb). Throws YamlSyntaxError.
+ */
+export function checkNode(node: Node, doc: Document, source: string): void {
+  let hasAlias = false
+  visit(node, {
+    Alias: () => void (hasAlias = true),
+    Map(_, map, ancestors) {
+      const seen = new Set<string>()
+      for (const pair of map.items) {
+        const key = scalarKey(pair.key)
+        if (key === undefined) continue
+        if (seen.has(key)) throw new YamlSyntaxError(`${source}: duplicate key \`${fieldPathOf([...ancestors, map], key)}\``)
+        seen.add(key)
+      }
+    },
+  })
+  if (!hasAlias) return
+  try {
+    node.toJS(doc, { maxAliasCount })
+  } catch (err) {
+    throw new YamlSyntaxError(`${source}: ${(err as Error).message}`)
+  }
+}
+
+/** The dotted path of `key` in the innermost map of `ancestors` (as visit passes them). */
+function fieldPathOf(ancestors: readonly unknown[], key: string): string {
+  let out = ''
+  ancestors.forEach((node, i) => {
+    const child = ancestors[i + 1]
+    if (isPair(node)) {
+      const k = scalarKey(node.key)
+      if (k !== undefined) out += out === '' ? k : `.${k}`
+    } else if (isSeq(node) && child !== undefined) {
+      out += `[${node.items.indexOf(child as never)}]`
+    }
+  })
+  return out === '' ? key : `${out}.${key}`
 }
 
 /**
@@ -203,12 +288,23 @@ export function isAmbiguousString(value: string): boolean {
   if (value === '' || /^\s|\s$/.test(value)) return true
   // Fast path: a word starting with a letter is a string unless it is a YAML 1.1 bool/null.
   if (/^[A-Za-z][A-Za-z0-9_/.-]*$/.test(value)) return yaml11Words.has(value)
+  // Fast paths for sentences (result messages), which would otherwise each cost a parse:
+  // words and spaces are a string; `: ` after a letter makes a map or an error.
+  if (/^[A-Za-z][A-Za-z0-9 _/.@+=()-]*[A-Za-z0-9_/.)-]$/.test(value)) return false
+  if (/^[A-Za-z][^\n"'\\]*: /.test(value)) return true
+  let ambiguous = ambiguousStrings.get(value)
+  if (ambiguous !== undefined) return ambiguous
   try {
-    return typeof parseValue(value, { version: '1.1', uniqueKeys: false }) !== 'string'
+    ambiguous = typeof parseValue(value, { version: '1.1', uniqueKeys: false }) !== 'string'
   } catch {
-    return true
+    ambiguous = true
   }
+  // Versions and other repeated values are parsed once.
+  if (ambiguousStrings.size < 10_000 && value.length < 100) ambiguousStrings.set(value, ambiguous)
+  return ambiguous
 }
+
+const ambiguousStrings = new Map<string, boolean>()
 
 const yaml11Words = new Set(
   'y Y yes Yes YES n N no No NO true True TRUE false False FALSE on On ON off Off OFF null Null NULL'.split(' '),
