@@ -17,6 +17,7 @@
  * value; nothing else is captured, to spare allocations. Other lines take the
  * general path.
  */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what quoted scalars may not hold
 const commonLine = / *(?:(-) +)?([A-Za-z0-9_][A-Za-z0-9_./-]{0,200}):(?: +(?:(?:[A-Za-z0-9_./][A-Za-z0-9_./@+=-]*|'[^'\n\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff]*'|"[^"\\\n\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff]*"|\{\}|\[\])()(?: +#[^\n]*)?|#[^\n]*))? *\n/y
 /** A plain key and its `:` (then a space or the line's end), matched at a position. */
 const plainKeyAt = /[A-Za-z0-9_][A-Za-z0-9_./-]*:(?= |$)/y
@@ -24,6 +25,7 @@ const plainKeyAt = /[A-Za-z0-9_][A-Za-z0-9_./-]*:(?= |$)/y
 const plainStart = /^(?:[A-Za-z0-9_./$~(+=^\\]|-\S)/
 const blockScalarHeader = /^[|>][+-]?(?: +#.*)?$/
 const doubleQuoteEscape = /\\(?:[0abtnvfre "/\\N_LP\t]|x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8})/y
+// eslint-disable-next-line no-control-regex -- the characters YAML does not allow unescaped
 const controlCharacter = /[\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff]/
 /** Keys near YAML's 1,024-character limit for implicit keys go to the parser. */
 const maxKeyLength = 1000

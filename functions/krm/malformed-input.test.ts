@@ -45,7 +45,7 @@ function expectError(output: string, message: string | RegExp) {
 
 describe.each([true, false])('lazy reader %s', (lazy) => {
   // The non-lazy path: the same text with `items:` indented, which the splitter leaves to the parser.
-  const shape = (text: string) => (lazy ? text : text.replace(/^items:\n/m, 'items:\n').replace(/^(- |  )/gm, '  $1'))
+  const shape = (text: string) => (lazy ? text : text.replace(/^items:\n/m, 'items:\n').replace(/^(- | {2})/gm, '  $1'))
 
   test.each([
     ['an unclosed flow mapping', configMap('  data: {a: 1\n'), /items\[1\]( \(ConfigMap\/a\))?.*Flow map/],
