@@ -19,18 +19,30 @@ function lcg(seed: number): () => number {
 }
 
 function input(packages: CatalogPackage[], installed: PlanInput['installed'] = []): PlanInput {
-  return { targets: [{ package: 'p0', namespace: '', version: packages[0]!.versions[packages[0]!.versions.length > 2 ? 2 : 0]!.version }], catalogs: [{ name: 'bench', packages }], installed, clusterAPIs: [], policy: { ...defaultDependencyPolicy } }
+  return {
+    targets: [{ package: 'p0', namespace: '', version: packages[0]!.versions[packages[0]!.versions.length > 2 ? 2 : 0]!.version }],
+    catalogs: [{ name: 'bench', packages }],
+    installed,
+    clusterAPIs: [],
+    policy: { ...defaultDependencyPolicy },
+  }
 }
 
 /** p0 → p1 → … → p(n-1), one version each: trivially installable, as deep as it gets. */
 export function chain(n: number): PlanInput {
-  const packages = Array.from({ length: n }, (_, i): CatalogPackage => ({ name: `p${i}`, versions: [{ version: '1.0.0', provides: [], dependencies: i + 1 < n ? [{ type: 'Package', name: `p${i + 1}`, version: '^1', optional: false }] : [] }] }))
+  const packages = Array.from({ length: n }, (_, i): CatalogPackage => ({
+    name: `p${i}`,
+    versions: [{ version: '1.0.0', provides: [], dependencies: i + 1 < n ? [{ type: 'Package', name: `p${i + 1}`, version: '^1', optional: false }] : [] }],
+  }))
   return input(packages)
 }
 
 /** A chain whose last package depends on the first: every package is installed and the cycle reported. */
 export function cycle(n: number): PlanInput {
-  const packages = Array.from({ length: n }, (_, i): CatalogPackage => ({ name: `p${i}`, versions: [{ version: '1.0.0', provides: [], dependencies: [{ type: 'Package', name: `p${(i + 1) % n}`, version: '^1', optional: false }] }] }))
+  const packages = Array.from({ length: n }, (_, i): CatalogPackage => ({
+    name: `p${i}`,
+    versions: [{ version: '1.0.0', provides: [], dependencies: [{ type: 'Package', name: `p${(i + 1) % n}`, version: '^1', optional: false }] }],
+  }))
   return input(packages)
 }
 

@@ -82,4 +82,3 @@ function summarise(plan: Plan): string {
   const first = plan.conflicts[0]?.message ?? ''
   return `${plan.result}, ${plan.install.length} installs${first ? `; first conflict: ${first.slice(0, 100)}` : ''}`
 }
-

@@ -15,8 +15,9 @@ const regions = ['us-east1', 'us-west1', 'eu-west1', 'ap-south1']
 /** The blueprint package: a Kptfile, an injection point, and `resources - 1` Deployments and Services. */
 export function blueprintFiles(resources: number, revision: number): Record<string, string> {
   const files: Record<string, string> = {
-    'Kptfile': 'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: app\n  annotations:\n    config.kubernetes.io/local-config: "true"\ninfo:\n  description: benchmark blueprint\n',
-    'endpoints.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: endpoints\n  namespace: app\n  annotations:\n    kpt.dev/config-injection: required\ndata:\n  API: https://api.example.com\n',
+    Kptfile: 'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: app\n  annotations:\n    config.kubernetes.io/local-config: "true"\ninfo:\n  description: benchmark blueprint\n',
+    'endpoints.yaml':
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: endpoints\n  namespace: app\n  annotations:\n    kpt.dev/config-injection: required\ndata:\n  API: https://api.example.com\n',
   }
   for (let i = 0; i < resources - 1; i++) {
     const name = `svc-${String(i).padStart(3, '0')}`
@@ -49,8 +50,11 @@ export async function createFleet(dir: string, options: { variants: number; reso
   const clusters: string[] = []
   for (let i = 0; i < options.variants; i++) {
     const name = clusterName(i)
-    if (!options.oneRepository) docs.push(`apiVersion: config.porch.kpt.dev/v1alpha1\nkind: Repository\nmetadata:\n  name: ${name}\n  namespace: default\nspec:\n  deployment: true\n  git:\n    repo: ../repos/${name}\n`)
-    clusters.push(`apiVersion: infra.nephio.org/v1alpha1\nkind: WorkloadCluster\nmetadata:\n  name: ${name}\n  namespace: default\n  labels:\n    site: edge\n    region: ${regionOf(i)}\nspec:\n  clusterName: ${name}\n`)
+    if (!options.oneRepository)
+      docs.push(`apiVersion: config.porch.kpt.dev/v1alpha1\nkind: Repository\nmetadata:\n  name: ${name}\n  namespace: default\nspec:\n  deployment: true\n  git:\n    repo: ../repos/${name}\n`)
+    clusters.push(
+      `apiVersion: infra.nephio.org/v1alpha1\nkind: WorkloadCluster\nmetadata:\n  name: ${name}\n  namespace: default\n  labels:\n    site: edge\n    region: ${regionOf(i)}\nspec:\n  clusterName: ${name}\n`,
+    )
   }
   writeFileSync(join(fleet, 'repositories.yaml'), docs.join('---\n'))
   writeFileSync(join(fleet, 'clusters.yaml'), clusters.join('---\n'))
@@ -60,7 +64,9 @@ export async function createFleet(dir: string, options: { variants: number; reso
   )
   if (options.oneRepository) {
     // Every variant in one deployment repository, `deployments` (a bare repository: render --git pushes to it).
-    docs.push(`apiVersion: config.porch.kpt.dev/v1alpha1\nkind: Repository\nmetadata:\n  name: deployments\n  namespace: default\nspec:\n  deployment: true\n  git:\n    repo: ../repos/deployments.git\n`)
+    docs.push(
+      `apiVersion: config.porch.kpt.dev/v1alpha1\nkind: Repository\nmetadata:\n  name: deployments\n  namespace: default\nspec:\n  deployment: true\n  git:\n    repo: ../repos/deployments.git\n`,
+    )
     writeFileSync(join(fleet, 'repositories.yaml'), docs.join('---\n'))
     await execa('git', ['init', '-q', '--bare', '-b', 'main', join(dir, 'repos', 'deployments.git')])
   }

@@ -64,17 +64,12 @@ export interface BenchResult {
   rssMb: number
 }
 
-async function time(
-  fn: () => unknown | Promise<unknown>,
-  iterations?: number,
-  beforeEach?: () => unknown | Promise<unknown>,
-): Promise<{ median: number; min: number; n: number }> {
+async function time(fn: () => unknown | Promise<unknown>, iterations?: number, beforeEach?: () => unknown | Promise<unknown>): Promise<{ median: number; min: number; n: number }> {
   await beforeEach?.()
   await fn() // warm-up
   const samples: number[] = []
   const deadline = performance.now() + 3000
-  const more = () =>
-    iterations !== undefined ? samples.length < iterations : samples.length < 3 || (samples.length < 50 && performance.now() < deadline)
+  const more = () => (iterations !== undefined ? samples.length < iterations : samples.length < 3 || (samples.length < 50 && performance.now() < deadline))
   while (more()) {
     await beforeEach?.()
     const start = performance.now()
@@ -145,7 +140,10 @@ function formatResult(r: BenchResult): string {
     if (r.ratio !== undefined && r.ratio > 0 && r.ratio < 1) line += ` (${round(r.baselineMedianMs! / r.medianMs)}x faster)`
   }
   line += `; rss ${r.rssMb} MiB`
-  if (r.figures) line += `; ${Object.entries(r.figures).map(([k, v]) => `${k} ${v}`).join(', ')}`
+  if (r.figures)
+    line += `; ${Object.entries(r.figures)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}`
   return line
 }
 

@@ -87,7 +87,10 @@ export function scalingChart(results: readonly BenchResult[], title: string): st
     for (const [kind, pts] of series) {
       const color = palette[kinds.indexOf(kind) % palette.length]
       parts.push(`<polyline fill="none" stroke="${color}" stroke-width="2" points="${pts.map((p) => `${x(p.variants).toFixed(1)},${y(p.value).toFixed(1)}`).join(' ')}"/>`)
-      for (const p of pts) parts.push(`<circle cx="${x(p.variants).toFixed(1)}" cy="${y(p.value).toFixed(1)}" r="3" fill="${color}"><title>${kind}, ${p.variants} variants: ${p.value.toFixed(2)} ${unit}</title></circle>`)
+      for (const p of pts)
+        parts.push(
+          `<circle cx="${x(p.variants).toFixed(1)}" cy="${y(p.value).toFixed(1)}" r="3" fill="${color}"><title>${kind}, ${p.variants} variants: ${p.value.toFixed(2)} ${unit}</title></circle>`,
+        )
     }
     return parts.join('\n')
   }

@@ -52,7 +52,7 @@ export async function cli(argv: readonly string[], io: CliIO): Promise<number> {
     )
     .argument('<FLEET>', 'directory of YAML: Repositories, PackageVariantSets, PackageVariants, targets, objects to inject, catalogs')
     .option('-o, --out <DIR>', 'write each variant to DIR/<downstream repo>/<downstream package>')
-    .option('--git', "propose each new or changed package as a draft branch drafts/<package>/<workspace> of its downstream Repository (spec.git), as Porch does")
+    .option('--git', 'propose each new or changed package as a draft branch drafts/<package>/<workspace> of its downstream Repository (spec.git), as Porch does')
     .option('--publish', 'with --git, publish the drafts of the run: merge into the branch, tag <package>/v<N>, delete the draft')
     .option('--cache <DIR>', 'where the record of earlier renders and (with --git) the working clones of downstream repositories are kept (default: ~/.cache/kpt-variants)')
     .option('--force', 'render every variant, even one whose inputs and package are unchanged since the last render (which is otherwise skipped)')
@@ -67,7 +67,7 @@ export async function cli(argv: readonly string[], io: CliIO): Promise<number> {
     )
     .option('--shard <I/N>', 'render only the variants whose identity hashes to I of N (0 <= I < N)', parseShard)
     .option('--threads <n>', 'render on n threads (default: one per CPU; small fleets use fewer)', parseThreads)
-    .option('-n, --namespace <NS>', "the namespace of fleet objects without one, as kubectl apply would put them (default: default)")
+    .option('-n, --namespace <NS>', 'the namespace of fleet objects without one, as kubectl apply would put them (default: default)')
     .option('--allow-exec', 'let downstream pipelines run exec: functions (as kpt fn render --allow-exec)')
     .addOption(
       new Option('--image-functions <policy>', 'run a downstream pipeline with image: functions (needs a container engine), or skip it: the package keeps its pipeline for kpt fn render to run later')
@@ -96,8 +96,7 @@ still written), 2 on a usage error.`,
   program
     .command('publish')
     .description(
-      "publish open drafts of a downstream repository, as Porch's approve: each becomes a commit on the branch tagged <package>/v<N> " +
-        '(the next revision), and its draft branch is deleted',
+      "publish open drafts of a downstream repository, as Porch's approve: each becomes a commit on the branch tagged <package>/v<N> " + '(the next revision), and its draft branch is deleted',
     )
     .argument('<REPO>', 'the repository: a URL or path git can clone, or with --fleet the name of a Repository of the fleet')
     .argument('[PACKAGE...]', 'the packages to publish (default: every open draft)')
@@ -114,9 +113,11 @@ still written), 2 on a usage error.`,
 
   program
     .command('status')
-    .description("one line per variant of a fleet, read from its downstream repositories (what porchctl rpkg get shows): published revision, open draft, upstream revision current or behind, last failure")
+    .description(
+      'one line per variant of a fleet, read from its downstream repositories (what porchctl rpkg get shows): published revision, open draft, upstream revision current or behind, last failure',
+    )
     .argument('<FLEET>', 'the fleet directory, as given to render')
-    .option('-n, --namespace <NS>', "the namespace of fleet objects without one, as kubectl apply would put them (default: default)")
+    .option('-n, --namespace <NS>', 'the namespace of fleet objects without one, as kubectl apply would put them (default: default)')
     .option('--cache <DIR>', 'where the working clones are kept (default: ~/.cache/kpt-variants)')
     .option('--lock-timeout <seconds>', 'how long to wait for another run holding a repository', parseSeconds, 60)
     .option('--json', 'print a machine-readable report on stdout')

@@ -73,7 +73,13 @@ export function checkDependencies(packages: readonly BoundPackage[], fleet: read
     }
     if (gathered.results.some((r) => r.severity === 'error') || gathered.input.targets.length === 0) continue
     const plan = planDependencies(gathered.input)
-    attribute(plan, repo, valid, gathered.manifests.map((m) => m.object), verdictOf)
+    attribute(
+      plan,
+      repo,
+      valid,
+      gathered.manifests.map((m) => m.object),
+      verdictOf,
+    )
   }
   return verdicts
 }

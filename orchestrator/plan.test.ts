@@ -35,8 +35,7 @@ const set = source`
     - objectSelector: {apiVersion: infra.nephio.org/v1alpha1, kind: WorkloadCluster, matchLabels: {site: edge}}
       template: {downstream: {repoExpr: target.name}}
 `
-const pv = (name: string, spec: string) =>
-  `apiVersion: config.porch.kpt.dev/v1alpha1\nkind: PackageVariant\nmetadata: {name: ${name}, namespace: default}\nspec: ${spec}\n`
+const pv = (name: string, spec: string) => `apiVersion: config.porch.kpt.dev/v1alpha1\nkind: PackageVariant\nmetadata: {name: ${name}, namespace: default}\nspec: ${spec}\n`
 
 const revision = (n: number): PackageRevision => ({
   kind: 'published',
@@ -102,15 +101,9 @@ describe('planFleet', () => {
     )
     expect(result.variants.map((v) => [v.key, v.upstream.ref])).toEqual([['default/ok', 'nginx/v1']])
     expect(result.failures.map((f) => [f.subject, f.message])).toEqual([
-      [
-        'PackageVariant default/invalid',
-        'missing required field spec.upstream.package; spec.adoptionPolicy field can only be "adoptNone" or "adoptExisting"',
-      ],
+      ['PackageVariant default/invalid', 'missing required field spec.upstream.package; spec.adoptionPolicy field can only be "adoptNone" or "adoptExisting"'],
       ['PackageVariant default/bad-name', expect.stringMatching(/^invalid downstream package name "\.\.\/up": "\.\." a lowercase RFC 1123 label/)],
-      [
-        'PackageVariant default/no-revision',
-        'could not find upstream package revision &v1alpha1.Upstream{Repo:"blueprints", Package:"nginx", Revision:7, WorkspaceName:""}',
-      ],
+      ['PackageVariant default/no-revision', 'could not find upstream package revision &v1alpha1.Upstream{Repo:"blueprints", Package:"nginx", Revision:7, WorkspaceName:""}'],
       ['PackageVariant default/twin', 'PackageVariant default/ok renders the same downstream package edge-01/web'],
       ['PackageVariant default/nowhere', 'downstream repository "edge-09" not found: no Repository of that name in the fleet'],
     ])

@@ -105,7 +105,10 @@ export function planFleet(fleet: Fleet, upstreams: Upstreams, shard?: Shard): Fl
     const fleetVariants = fleet.variants.filter((pv) => pv.namespace === setObject.namespace || pv.namespace === '')
     const rl = ResourceList.of([setObject, ...fleetVariants], setObject)
     const summary = runFanOut(rl, { sources }, { isolateTargets: true })
-    setWarnings.set(set, rl.results.items.filter((r) => r.severity === 'warning' && r.field?.path.startsWith('spec.upstream')).map((r) => `PackageVariantSet ${set}: ${r.message}`))
+    setWarnings.set(
+      set,
+      rl.results.items.filter((r) => r.severity === 'warning' && r.field?.path.startsWith('spec.upstream')).map((r) => `PackageVariantSet ${set}: ${r.message}`),
+    )
     for (const result of rl.results.items) {
       if (result.severity !== 'error') continue
       const target = result.tags?.['target']
@@ -207,10 +210,7 @@ function renderedVariant(object: KubeObject, spec: Record<string, unknown>): { o
  * ignores, else Porch's placeholder revision: the head of the upstream
  * repository's branch, which a render follows as it moves.
  */
-export function resolveUpstream(
-  pv: PackageVariant,
-  revisions: readonly PackageRevision[],
-): { ok: true; revision: PackageRevision } | { ok: false; message: string } {
+export function resolveUpstream(pv: PackageVariant, revisions: readonly PackageRevision[]): { ok: true; revision: PackageRevision } | { ok: false; message: string } {
   const upstream = pv.spec.upstream!
   const workspace = upstream.workspaceName ?? ''
   const revision = upstream.revision ?? 0
@@ -246,4 +246,3 @@ export function inShard(key: string, shard: Shard): boolean {
   const hash = createHash('sha1').update(key).digest()
   return hash.readUInt32BE(0) % shard.count === shard.index
 }
-

@@ -62,7 +62,12 @@ function planned(options: { api?: string; other?: string; commit?: string } = {}
 }
 
 const settings: MemoSettings = { allowExec: false, onConflict: 'upstream', namespace: 'default', imageFunctions: 'run' }
-const rendered: StoredPackage = { published: new Map([['Kptfile', textFile('kind: Kptfile\n')], ['cm.yaml', textFile('data: {API: https://a}\n')]]) }
+const rendered: StoredPackage = {
+  published: new Map([
+    ['Kptfile', textFile('kind: Kptfile\n')],
+    ['cm.yaml', textFile('data: {API: https://a}\n')],
+  ]),
+}
 
 let dir: string
 beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'kpt-variants-memo-'))))
@@ -111,7 +116,12 @@ describe('the record of earlier renders', () => {
     const { fleet, variant } = planned()
     const memo = RenderMemo.open(file, fleet, settings)
     const entry = memo.entry(variant, 'injectors', rendered, { warnings: [] })
-    memo.save(new Map([['edge-01/nginx', entry], ['edge-02/nginx', entry]]))
+    memo.save(
+      new Map([
+        ['edge-01/nginx', entry],
+        ['edge-02/nginx', entry],
+      ]),
+    )
     RenderMemo.open(file, fleet, settings).save(new Map([['edge-02/nginx', undefined]]))
     expect(Object.keys(JSON.parse(readFileSync(file, 'utf8')).entries)).toEqual(['edge-01/nginx'])
     writeFileSync(file, '{"version": 1, "entries": ')

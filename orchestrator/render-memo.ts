@@ -175,7 +175,10 @@ export class RenderMemo {
 /** Digest of a downstream's files; with --git the published package counts too (a draft is rebased when the branch moves under it). */
 function filesDigest(stored: StoredPackage): string {
   const hash = createHash('sha256')
-  for (const [part, files] of [['published', stored.published], ['draft', stored.draft]] as const) {
+  for (const [part, files] of [
+    ['published', stored.published],
+    ['draft', stored.draft],
+  ] as const) {
     hash.update(`\0${part}:${files ? files.size : 'none'}`)
     for (const [path, file] of files ?? []) {
       hash.update(`\0${path}\0${file.executable ? 'x' : '-'}${file.content.length}\0`)

@@ -185,9 +185,9 @@ export class VariantContext {
     const key = `${upstreamRepo.url}|${upstream.ref}|${upstream.commit}|${upstream.directory}`
     let prepared = this.#prepared.get(key)
     if (!prepared) {
-      prepared = this.#sources.readPackage(upstreamRepo.url, upstream.commit, upstream.directory).then((files) =>
-        prepareRevision({ repo: kptRepoUrl(upstreamRepo.url), directory: upstream.directory, ref: upstream.ref, commit: upstream.commit }, files),
-      )
+      prepared = this.#sources
+        .readPackage(upstreamRepo.url, upstream.commit, upstream.directory)
+        .then((files) => prepareRevision({ repo: kptRepoUrl(upstreamRepo.url), directory: upstream.directory, ref: upstream.ref, commit: upstream.commit }, files))
       this.#prepared.set(key, prepared)
     }
     return prepared
@@ -211,9 +211,7 @@ export class VariantContext {
  */
 function dependencyObjects(codec: ResourceCodec, files: PackageFiles, root: string): KubeObject[] {
   const dirs = packageDirectories(files)
-  const candidates = new Map(
-    [...files].filter(([path, file]) => /(^|\/)\.krmignore$/.test(path) || file.content.includes('PackageManifest') || file.content.includes('CustomResourceDefinition')),
-  )
+  const candidates = new Map([...files].filter(([path, file]) => /(^|\/)\.krmignore$/.test(path) || file.content.includes('PackageManifest') || file.content.includes('CustomResourceDefinition')))
   return codec
     .read(candidates, { style: 'eval' }, dirs)
     .items.filter(isDependencyObject)
@@ -225,11 +223,9 @@ function dependencyObjects(codec: ResourceCodec, files: PackageFiles, root: stri
     })
 }
 
-
 function collect(report: VariantReport, results: readonly { severity: string; message: string }[]): void {
   for (const r of results) {
     if (r.severity === 'error') report.reasons.push(r.message)
     else if (r.severity === 'warning') report.warnings.push(r.message)
   }
 }
-

@@ -122,7 +122,11 @@ export async function renderFleet(settings: RenderSettings, progress?: RenderPro
     const shard = settings.shard ? { shard: settings.shard } : {}
     if (run.git) {
       const committer = committerFrom(settings.env)
-      if (!settings.dryRun) await run.git.writeDrafts(accepted.map((p) => ({ report: p.report, files: p.files! })), committer)
+      if (!settings.dryRun)
+        await run.git.writeDrafts(
+          accepted.map((p) => ({ report: p.report, files: p.files! })),
+          committer,
+        )
       await run.git.proposeRemovals(plan, fleet, report, { dryRun: settings.dryRun, diff: settings.diff, ...shard }, committer)
       if (settings.git?.publish && !settings.dryRun) await run.git.publish(report.variants, committer)
       if (!settings.dryRun) recordRun(settings.git!.cacheDir, resolve(settings.cwd, settings.fleetDir), report)
@@ -293,7 +297,12 @@ function withoutUnavailable(plan: FleetPlan, unavailable: Readonly<Record<string
   const variants = plan.variants.filter((v) => {
     const reason = unavailable[v.downstream.repo]
     if (reason === undefined) return true
-    failures.push({ subject: `PackageVariant ${v.key}`, message: `downstream repository ${JSON.stringify(v.downstream.repo)}: ${reason}`, key: v.key, downstream: `${v.downstream.repo}/${v.downstream.package}` })
+    failures.push({
+      subject: `PackageVariant ${v.key}`,
+      message: `downstream repository ${JSON.stringify(v.downstream.repo)}: ${reason}`,
+      key: v.key,
+      downstream: `${v.downstream.repo}/${v.downstream.package}`,
+    })
     return false
   })
   for (const repo of Object.keys(unavailable)) failures.push({ subject: `Repository ${repo}`, message: unavailable[repo]!, downstreamRepo: repo })

@@ -78,7 +78,11 @@ export function formatStatus(rows: readonly VariantStatusRow[]): string {
     r.state === 'behind' ? `behind: ${r.publishedUpstream} -> ${r.upstream}` : r.state ? `${r.state}: ${r.upstream}` : '-',
   ])
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)))
-  const line = (c: string[]) => c.map((x, i) => (i === c.length - 1 ? x : x.padEnd(widths[i]!))).join('  ').trimEnd()
+  const line = (c: string[]) =>
+    c
+      .map((x, i) => (i === c.length - 1 ? x : x.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd()
   const lines = [line(header), ...cells.map(line)]
   const failed = rows.filter((r) => r.lastFailure)
   if (failed.length > 0) {

@@ -54,5 +54,9 @@ await execa('kpt', ['pkg', 'get', `file://${blueprints}.git/nginx@nginx/v1`, pla
 const diff = await execa('git', ['diff', '--no-index', '--color=never', '--', plain, join(demo, 'rendered', 'edge-01', 'nginx')], { cwd: root, reject: false })
 rmSync(join(demo, '.plain'), { recursive: true, force: true })
 console.log(`\nWhat the PackageVariant changed in edge-01's package, compared with \`kpt pkg get --for-deployment\` of nginx/v1:\n`)
-console.log(String(diff.stdout).replaceAll(`a${plain}`, 'a/nginx').replaceAll(`b${join(demo, 'rendered', 'edge-01', 'nginx')}`, 'b/edge-01/nginx'))
+console.log(
+  String(diff.stdout)
+    .replaceAll(`a${plain}`, 'a/nginx')
+    .replaceAll(`b${join(demo, 'rendered', 'edge-01', 'nginx')}`, 'b/edge-01/nginx'),
+)
 console.log(`\n${readdirSync(join(demo, 'rendered')).length} cluster repositories rendered in demo/rendered. Next: the fleet workflow in README.md.`)

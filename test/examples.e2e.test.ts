@@ -8,7 +8,11 @@ describe('kpt e2e examples', () => {
     expect(cases.length).toBeGreaterThan(0)
   })
 
-  test.each(cases.map((c) => [c.name, c] as const))('%s', async (_name, testCase) => {
-    await runCase(testCase)
-  }, 120_000)
+  test.each(cases.map((c) => [c.name, c] as const))(
+    '%s',
+    async (_name, testCase) => {
+      await runCase(testCase)
+    },
+    120_000,
+  )
 })

@@ -11,9 +11,8 @@ import { execa } from 'execa'
 import { gitIdentity, repoRoot } from './e2e/runner.js'
 import { readTree } from './support/files.js'
 
-
 const blueprint: Record<string, string> = {
-  'Kptfile': 'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: blueprint\n  annotations:\n    config.kubernetes.io/local-config: "true"\ninfo:\n  description: nginx blueprint\n',
+  Kptfile: 'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: blueprint\n  annotations:\n    config.kubernetes.io/local-config: "true"\ninfo:\n  description: nginx blueprint\n',
   'deployment.yaml': `# The web tier.
 apiVersion: apps/v1
 kind: Deployment
@@ -38,7 +37,8 @@ spec:
         - name: MODE
           value: 'on'
 `,
-  'service.yaml': 'apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  namespace: default\nspec:\n  ports:\n  - port: 80\n    targetPort: 8080\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web-config\n  namespace: default\ndata:\n  config.json: |\n    {"a": 1}\n',
+  'service.yaml':
+    'apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  namespace: default\nspec:\n  ports:\n  - port: 80\n    targetPort: 8080\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web-config\n  namespace: default\ndata:\n  config.json: |\n    {"a": 1}\n',
   'sub/Kptfile': 'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: sub\n  annotations:\n    config.kubernetes.io/local-config: "true"\n',
   'sub/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: sub-cm\ndata:\n  key: value\n',
 }

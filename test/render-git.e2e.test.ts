@@ -79,7 +79,12 @@ class Workspace {
   /** Every branch and tag of a downstream repository, with the commit it names. */
   async refs(name: string): Promise<Record<string, string>> {
     const out = await git(this.remote(name), 'for-each-ref', '--format=%(refname) %(objectname)')
-    return Object.fromEntries(out.split('\n').filter(Boolean).map((line) => line.split(' ') as [string, string]))
+    return Object.fromEntries(
+      out
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => line.split(' ') as [string, string]),
+    )
   }
 
   async show(name: string, rev: string): Promise<string> {
@@ -99,9 +104,7 @@ describe('kpt-variants render --git', () => {
       // 1. One draft branch per new package, Porch's layout; the commit says what and why.
       const first = await ws.render()
       expect(first.run.exitCode).toBe(0)
-      expect(first.report.variants.map((v) => [v.path, v.status, v.draft])).toEqual(
-        threeClusters.map((c) => [`${c.name}/nginx`, 'created', 'drafts/nginx/packagevariant-1']),
-      )
+      expect(first.report.variants.map((v) => [v.path, v.status, v.draft])).toEqual(threeClusters.map((c) => [`${c.name}/nginx`, 'created', 'drafts/nginx/packagevariant-1']))
       for (const c of threeClusters) {
         const refs = await ws.refs(c.name)
         expect(Object.keys(refs).filter((r) => r.startsWith('refs/heads/drafts/'))).toEqual(['refs/heads/drafts/nginx/packagevariant-1'])
@@ -241,7 +244,7 @@ describe('kpt-variants render --git', () => {
   )
 
   test(
-    "a draft whose published package changed since is not published over the change; rendering again rebases it",
+    'a draft whose published package changed since is not published over the change; rendering again rebases it',
     async () => {
       ws = await Workspace.create({ clusters: threeClusters.slice(0, 1) })
       await ws.render('--publish')

@@ -431,9 +431,7 @@ describe('kpt-variants render', () => {
       // The PackageVariant naming a revision that does not exist: Porch's message.
       const missing = entry(report, 'edge-01/web')
       expect(missing).toMatchObject({ status: 'failed', subject: 'PackageVariant default/web-missing' })
-      expect(missing.reasons).toEqual([
-        'could not find upstream package revision &v1alpha1.Upstream{Repo:"blueprints", Package:"nginx", Revision:9, WorkspaceName:""}',
-      ])
+      expect(missing.reasons).toEqual(['could not find upstream package revision &v1alpha1.Upstream{Repo:"blueprints", Package:"nginx", Revision:9, WorkspaceName:""}'])
 
       expect(report.summary).toEqual({ created: 2, updated: 0, unchanged: 0, deleted: 0, orphaned: 0, failed: 2 })
       expect(report.variants).toHaveLength(4)
@@ -509,7 +507,7 @@ describe('kpt-variants render', () => {
     [
       'a kpt package of its own',
       {
-        'Kptfile': 'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: nginx\n',
+        Kptfile: 'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: nginx\n',
         'deployment.yaml': 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: hand-made\n',
       },
     ],
@@ -527,9 +525,7 @@ describe('kpt-variants render', () => {
       expect(entry(report, 'edge-01/nginx')).toMatchObject({
         status: 'failed',
         subject: 'PackageVariant default/nginx-edge-01-nginx',
-        reasons: [
-          'downstream package edge-01/nginx exists and is not owned by any PackageVariant; adoptionPolicy adoptNone leaves it alone (adoptExisting takes it over)',
-        ],
+        reasons: ['downstream package edge-01/nginx exists and is not owned by any PackageVariant; adoptionPolicy adoptNone leaves it alone (adoptExisting takes it over)'],
       })
       expect(entry(report, 'edge-02/nginx').status).toBe('created')
       expect(existsSync(join(ws.out, 'edge-02', 'nginx', 'Kptfile'))).toBe(true)
@@ -546,43 +542,39 @@ describe('kpt-variants render', () => {
     timeout,
   )
 
-  test(
-    '--shard 0/2 and --shard 1/2 together render exactly what a full run does, byte for byte',
-    async () => {
-      // More than 2 × 64 variants: a full run on a machine with 2+ cores shares them between the main
-      // thread and a worker (orchestrator/render.ts, variantsPerThread), while each shard (about 65)
-      // renders on one thread; so this also checks the threaded run against single-threaded ones.
-      const clusters: Cluster[] = Array.from({ length: 130 }, (_, i) => ({ name: `edge-${String(i + 1).padStart(3, '0')}`, region: regions[i % regions.length]! }))
-      const ws = await workspace({ clusters })
-      const full = await ws.render('fleet', '--out', 'full', '--json')
-      expect(full.exitCode).toBe(0)
-      const fullReport = JSON.parse(full.stdout) as JsonReport
+  test('--shard 0/2 and --shard 1/2 together render exactly what a full run does, byte for byte', async () => {
+    // More than 2 × 64 variants: a full run on a machine with 2+ cores shares them between the main
+    // thread and a worker (orchestrator/render.ts, variantsPerThread), while each shard (about 65)
+    // renders on one thread; so this also checks the threaded run against single-threaded ones.
+    const clusters: Cluster[] = Array.from({ length: 130 }, (_, i) => ({ name: `edge-${String(i + 1).padStart(3, '0')}`, region: regions[i % regions.length]! }))
+    const ws = await workspace({ clusters })
+    const full = await ws.render('fleet', '--out', 'full', '--json')
+    expect(full.exitCode).toBe(0)
+    const fullReport = JSON.parse(full.stdout) as JsonReport
 
-      const shards: JsonReport[] = []
-      for (const shard of ['0/2', '1/2']) {
-        const run = await ws.render('fleet', '--out', 'sharded', '--json', '--shard', shard)
-        expect(run.exitCode).toBe(0)
-        shards.push(JSON.parse(run.stdout) as JsonReport)
-      }
-      const [zero, one] = shards.map(paths) as [(string | undefined)[], (string | undefined)[]]
-      // Both shards have work, none twice, and together they are the whole fleet.
-      expect(zero.length).toBeGreaterThan(0)
-      expect(one.length).toBeGreaterThan(0)
-      expect(zero.filter((p) => one.includes(p))).toEqual([])
-      expect([...zero, ...one].sort()).toEqual(paths(fullReport))
-      expect(paths(fullReport)).toEqual(clusters.map((c) => `${c.name}/nginx`))
-      for (const report of shards) expect(report.variants.every((v) => v.status === 'created')).toBe(true)
+    const shards: JsonReport[] = []
+    for (const shard of ['0/2', '1/2']) {
+      const run = await ws.render('fleet', '--out', 'sharded', '--json', '--shard', shard)
+      expect(run.exitCode).toBe(0)
+      shards.push(JSON.parse(run.stdout) as JsonReport)
+    }
+    const [zero, one] = shards.map(paths) as [(string | undefined)[], (string | undefined)[]]
+    // Both shards have work, none twice, and together they are the whole fleet.
+    expect(zero.length).toBeGreaterThan(0)
+    expect(one.length).toBeGreaterThan(0)
+    expect(zero.filter((p) => one.includes(p))).toEqual([])
+    expect([...zero, ...one].sort()).toEqual(paths(fullReport))
+    expect(paths(fullReport)).toEqual(clusters.map((c) => `${c.name}/nginx`))
+    for (const report of shards) expect(report.variants.every((v) => v.status === 'created')).toBe(true)
 
-      expect(readTreeWithModes(join(ws.dir, 'sharded'))).toEqual(readTreeWithModes(join(ws.dir, 'full')))
+    expect(readTreeWithModes(join(ws.dir, 'sharded'))).toEqual(readTreeWithModes(join(ws.dir, 'full')))
 
-      // A shard never deletes the other shard's packages.
-      const rerun = await ws.render('fleet', '--out', 'sharded', '--json', '--shard', '0/2')
-      expect(rerun.exitCode).toBe(0)
-      expect((JSON.parse(rerun.stdout) as JsonReport).variants.map((v) => v.status).every((s) => s === 'unchanged')).toBe(true)
-      expect(readTreeWithModes(join(ws.dir, 'sharded'))).toEqual(readTreeWithModes(join(ws.dir, 'full')))
-    },
-    60_000,
-  )
+    // A shard never deletes the other shard's packages.
+    const rerun = await ws.render('fleet', '--out', 'sharded', '--json', '--shard', '0/2')
+    expect(rerun.exitCode).toBe(0)
+    expect((JSON.parse(rerun.stdout) as JsonReport).variants.map((v) => v.status).every((s) => s === 'unchanged')).toBe(true)
+    expect(readTreeWithModes(join(ws.dir, 'sharded'))).toEqual(readTreeWithModes(join(ws.dir, 'full')))
+  }, 60_000)
 
   describe('usage errors exit 2', () => {
     let dir: string

@@ -33,11 +33,7 @@ describe('validatePackageVariantSet', () => {
       `${head}spec:\n  upstream: {}\n  targets: []\n`,
       'spec.upstream.package is a required field; spec.upstream.repo is a required field; either spec.upstream.revision or spec.upstream.workspaceName must be specified; must specify at least one item in spec.targets',
     ],
-    [
-      'workspaceName alone is enough',
-      `${head}spec:\n  upstream: {repo: r, package: p, workspaceName: ws}\n  targets: [{repositorySelector: {}}]\n`,
-      '',
-    ],
+    ['workspaceName alone is enough', `${head}spec:\n  upstream: {repo: r, package: p, workspaceName: ws}\n  targets: [{repositorySelector: {}}]\n`, ''],
     [
       'empty repositories list, empty names',
       spec('targets:\n- repositories: []\n- repositories:\n  - name: ""\n    packageNames: [a, ""]\n'),
@@ -94,7 +90,9 @@ describe('validatePackageVariantSet', () => {
         "spec.targets[0].template.pipeline.mutators[0].name must not contain '.'",
       ].join('; '),
     ],
-    ['configMapExprs and removeKeyExprs are not validated', spec(source`
+    [
+      'configMapExprs and removeKeyExprs are not validated',
+      spec(source`
       targets:
       - repositorySelector: {}
         template:
@@ -103,7 +101,9 @@ describe('validatePackageVariantSet', () => {
             mutators:
             - image: fn
               configMapExprs: [{key: a, keyExpr: "'a'"}]
-    `), ''],
+    `),
+      '',
+    ],
   ])('%s', (_, yaml, want) => {
     expect(validate(yaml)).toBe(want)
   })
@@ -137,9 +137,7 @@ describe('validatePackageVariantSet', () => {
     expect(read('revision: "2"').upstream).toEqual({ repo: 'r', package: 'p', revision: 2 })
     expect(read('revision: r2')).toEqual({
       upstream: { repo: 'r', package: 'p', workspaceName: 'r2' },
-      warnings: [
-        '`spec.upstream.revision: "r2"` is older Porch\'s string form: read as the revision named "r2" (the tag <package>/r2, else the head of branch r2); write `workspaceName: r2`',
-      ],
+      warnings: ['`spec.upstream.revision: "r2"` is older Porch\'s string form: read as the revision named "r2" (the tag <package>/r2, else the head of branch r2); write `workspaceName: r2`'],
     })
     expect(read('revision: v4.0.0').upstream).toEqual({ repo: 'r', package: 'p', workspaceName: 'v4.0.0' })
     expect(read('tag: main').upstream).toEqual({ repo: 'r', package: 'p', workspaceName: 'main' })

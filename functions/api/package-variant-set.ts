@@ -117,9 +117,7 @@ export function isPackageVariantSet(object: KubeObject): boolean {
 type Path = readonly (string | number)[]
 
 /** Reads a PackageVariantSet; type errors (a map where a list belongs...) are field errors. */
-export function readPackageVariantSet(
-  object: KubeObject,
-): { ok: true; value: PackageVariantSet } | { ok: false; errors: FieldError[] } {
+export function readPackageVariantSet(object: KubeObject): { ok: true; value: PackageVariantSet } | { ok: false; errors: FieldError[] } {
   const d = new Decoder(object)
   const spec: PackageVariantSetSpec = {}
   const warnings: FieldError[] = []
@@ -433,10 +431,7 @@ function validateMapExprs(exprs: readonly MapExpr[] | undefined, f: string, erro
 export const packageVariantSetRules: readonly PackageVariantSetRule[] = [upstreamRule, targetsPresentRule, targetsRule]
 
 /** Runs the rules and returns every error, in Porch's order (combine with `combineErrors`). */
-export function validatePackageVariantSet(
-  pvs: PackageVariantSet,
-  rules: readonly PackageVariantSetRule[] = packageVariantSetRules,
-): FieldError[] {
+export function validatePackageVariantSet(pvs: PackageVariantSet, rules: readonly PackageVariantSetRule[] = packageVariantSetRules): FieldError[] {
   const ctx: PackageVariantSetRuleContext = { pvs, errors: [] }
   for (const rule of rules) rule(ctx)
   return ctx.errors

@@ -232,20 +232,10 @@ export const pipelineRule: PackageVariantRule = ({ spec }, errors) => {
 }
 
 /** Porch's rules in its emission order, plus the pipeline-name rule. */
-export const packageVariantRules: readonly PackageVariantRule[] = [
-  upstreamRule,
-  downstreamRule,
-  policiesRule,
-  packageContextRule,
-  injectorsRule,
-  pipelineRule,
-]
+export const packageVariantRules: readonly PackageVariantRule[] = [upstreamRule, downstreamRule, policiesRule, packageContextRule, injectorsRule, pipelineRule]
 
 /** Runs rules (all of Porch's by default) and returns every error, in order. */
-export function validatePackageVariant(
-  pv: PackageVariant,
-  rules: readonly PackageVariantRule[] = packageVariantRules,
-): FieldError[] {
+export function validatePackageVariant(pv: PackageVariant, rules: readonly PackageVariantRule[] = packageVariantRules): FieldError[] {
   const errors: FieldError[] = []
   for (const rule of rules) rule(pv, errors)
   return errors

@@ -133,11 +133,7 @@ describe('config-injection', () => {
   })
 
   test('the first applicable injector wins; group "" means the core group only', () => {
-    const out = run(
-      `${kptfile}---\n${team('optional')}`,
-      pv('- {group: "", name: platform}\n- {group: example.com, version: v1, kind: Team, name: platform}\n- name: nospec'),
-      cluster,
-    )
+    const out = run(`${kptfile}---\n${team('optional')}`, pv('- {group: "", name: platform}\n- {group: example.com, version: v1, kind: Team, name: platform}\n- name: nospec'), cluster)
     expect(out.items[0]).toContain('owner: alice')
     expect(out.items[0]).toContain('kpt.dev/injected-resource: platform')
     expect(out.kptfile).toMatchObject({ status: { conditions: [{ reason: 'ConfigInjected' }] } })
@@ -158,7 +154,13 @@ describe('config-injection', () => {
       'an invalid annotation value',
       `${kptfile}---\n${team('Required')}`,
       pv('- name: platform'),
-      [{ message: 'errors in injection points: team.yaml: Team/team has invalid "kpt.dev/config-injection" annotation value of "Required"', field: { path: 'metadata.annotations.kpt.dev/config-injection' }, resourceRef: { kind: 'Team', name: 'team' } }],
+      [
+        {
+          message: 'errors in injection points: team.yaml: Team/team has invalid "kpt.dev/config-injection" annotation value of "Required"',
+          field: { path: 'metadata.annotations.kpt.dev/config-injection' },
+          resourceRef: { kind: 'Team', name: 'team' },
+        },
+      ],
     ],
     [
       'duplicate condition types',

@@ -5,12 +5,7 @@
  */
 import type { InjectionSelector } from '../api/package-variant.js'
 import { configAndKptfile } from '../api/package-variant-config.js'
-import {
-  configInjectionAnnotation,
-  injectedResourceAnnotation,
-  injectedResourceNameAnnotation,
-  rootPackagePath,
-} from '../krm/index.js'
+import { configInjectionAnnotation, injectedResourceAnnotation, injectedResourceNameAnnotation, rootPackagePath } from '../krm/index.js'
 import type { Kptfile, KptCondition, KubeObject, ResourceList, TransformOptions } from '../krm/index.js'
 import { parseConfig } from './config.js'
 import type { ConfigInjectionConfig } from './config.js'
@@ -136,11 +131,7 @@ export function listInCluster(sources: readonly KubeObject[], namespace: string,
  * listed in-cluster objects (same apiVersion and kind) has, wins; its `data`
  * (core ConfigMap) or `spec` replaces the in-package one.
  */
-export function injectPoint(
-  point: InjectionPoint,
-  injectors: readonly InjectionSelector[],
-  listed: readonly KubeObject[],
-): InjectionOutcome {
+export function injectPoint(point: InjectionPoint, injectors: readonly InjectionSelector[], listed: readonly KubeObject[]): InjectionOutcome {
   const target = point.object
   if (injectors.length === 0) return { point, errors: ['no injectors defined'] }
   if (listed.length === 0) return { point, errors: [`no in-cluster resources of type ${target.apiVersion}.${target.kind}`] }

@@ -52,7 +52,7 @@ describe('config-injection isolation', () => {
     expect(injectedApi('team-a', secretOf('team-b', 'team-b-secret'))).toBe('placeholder')
   })
 
-  test('with same-named objects in several namespaces, only the PackageVariant\'s own is read', () => {
+  test("with same-named objects in several namespaces, only the PackageVariant's own is read", () => {
     const cluster = [secretOf('team-b', 'team-b-secret'), secretOf('team-a', 'team-a-value'), secretOf('default', 'default-value')].join('---\n')
     expect(injectedApi('team-a', cluster)).toBe('team-a-value')
     expect(injectedApi('team-b', cluster)).toBe('team-b-secret')

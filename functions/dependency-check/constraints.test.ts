@@ -86,9 +86,7 @@ describe('direction', () => {
 })
 
 describe('properties', () => {
-  const version = fc
-    .tuple(fc.nat(5), fc.nat(5), fc.nat(5), fc.option(fc.constantFrom('alpha', 'rc.1', 'beta.2'), { nil: undefined }))
-    .map(([a, b, p, pre]) => `${a}.${b}.${p}${pre ? `-${pre}` : ''}`)
+  const version = fc.tuple(fc.nat(5), fc.nat(5), fc.nat(5), fc.option(fc.constantFrom('alpha', 'rc.1', 'beta.2'), { nil: undefined })).map(([a, b, p, pre]) => `${a}.${b}.${p}${pre ? `-${pre}` : ''}`)
   const op = fc.constantFrom('>=', '<=', '>', '<', '=', '^', '~', '')
   const comparator = fc.tuple(op, version).map(([o, ver]) => `${o}${ver}`)
 

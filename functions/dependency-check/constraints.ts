@@ -23,9 +23,7 @@ import type { Version } from './versions.js'
 
 /** A parsed constraint. */
 export type Constraint =
-  | { kind: 'any'; raw: string; display: string }
-  | { kind: 'digest'; raw: string; display: string; digest: string }
-  | { kind: 'range'; raw: string; display: string; branches: Branch[] }
+  { kind: 'any'; raw: string; display: string } | { kind: 'digest'; raw: string; display: string; digest: string } | { kind: 'range'; raw: string; display: string; branches: Branch[] }
 
 /** One AND group of a range, compiled. */
 export interface Branch {

@@ -38,7 +38,10 @@ spec: {version: ${installedVersion}}
     'cluster/state.yaml',
   )
 
-type Out = { items: { kind: string; metadata: { name: string; annotations?: Record<string, string> }; status?: Record<string, unknown> }[]; results?: { message: string; severity: string; field?: { path: string }; file?: { path: string } }[] }
+type Out = {
+  items: { kind: string; metadata: { name: string; annotations?: Record<string, string> }; status?: Record<string, unknown> }[]
+  results?: { message: string; severity: string; field?: { path: string }; file?: { path: string } }[]
+}
 const run = (input: string, src = sources('v1.16.3')) => {
   const out = runFunction(dependencyCheckFunction, input, { sources: src })
   return { ...out, parsed: parse(out.output) as Out }
@@ -49,9 +52,17 @@ describe('dependency-check transform', () => {
     const { exitCode, parsed } = run(list(manifest))
     expect(exitCode).toBe(0)
     const result = parsed.items.find((i) => i.kind === 'DependencyCheckResult')!
-    expect(result.metadata).toMatchObject({ name: 'dependency-check', annotations: { 'config.kubernetes.io/local-config': 'true', 'internal.config.kubernetes.io/path': 'dependency-check-result.yaml' } })
+    expect(result.metadata).toMatchObject({
+      name: 'dependency-check',
+      annotations: { 'config.kubernetes.io/local-config': 'true', 'internal.config.kubernetes.io/path': 'dependency-check-result.yaml' },
+    })
     expect(result.status).toMatchObject({ result: 'OK', conditions: [{ type: 'Resolved', status: 'True' }] })
-    expect(parsed.results![0]).toMatchObject({ severity: 'info', message: 'dependency keptn@v1.2.0 -> cert-manager: fulfilled by cert-manager@v1.16.3', field: { path: 'spec.dependencies[0]' }, file: { path: 'package.yaml' } })
+    expect(parsed.results![0]).toMatchObject({
+      severity: 'info',
+      message: 'dependency keptn@v1.2.0 -> cert-manager: fulfilled by cert-manager@v1.16.3',
+      field: { path: 'spec.dependencies[0]' },
+      file: { path: 'package.yaml' },
+    })
   })
 
   test('a conflict: exit 1, items unchanged, an error naming the manifest field', () => {

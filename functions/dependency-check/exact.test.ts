@@ -12,7 +12,10 @@ const gvk = (kind: string): Dependency => ({ type: 'GVK', gvk: { apiVersion: 'x.
 const anyOf = (...alts: Dependency[]): Dependency => ({ type: 'AnyOf', anyOf: alts as never, optional: false })
 
 function pkg(name: string, versions: Record<string, Dependency[]>, provides: Record<string, string[]> = {}): CatalogPackage {
-  return { name, versions: Object.entries(versions).map(([version, dependencies]) => ({ version, dependencies, provides: (provides[version] ?? []).map((kind) => ({ apiVersion: 'x.dev/v1', kind })) })) }
+  return {
+    name,
+    versions: Object.entries(versions).map(([version, dependencies]) => ({ version, dependencies, provides: (provides[version] ?? []).map((kind) => ({ apiVersion: 'x.dev/v1', kind })) })),
+  }
 }
 
 function plan(packages: CatalogPackage[], targetDeps: Dependency[], policy: Partial<DependencyPolicy> = {}, installed: PlanInput['installed'] = []): Plan {
@@ -52,7 +55,10 @@ describe('exact resolution', () => {
   })
 
   test('no solution: the explanation follows the chain of dependants to the conclusion', () => {
-    const p = plan([pkg('a', { '1.0.0': [dep('c', '^1')], '2.0.0': [dep('c', '^2')] }), pkg('b', { '1.0.0': [dep('c', '^3')] }), pkg('c', { '1.0.0': [], '2.0.0': [], '3.0.0': [] })], [dep('a'), dep('b')])
+    const p = plan(
+      [pkg('a', { '1.0.0': [dep('c', '^1')], '2.0.0': [dep('c', '^2')] }), pkg('b', { '1.0.0': [dep('c', '^3')] }), pkg('c', { '1.0.0': [], '2.0.0': [], '3.0.0': [] })],
+      [dep('a'), dep('b')],
+    )
     expect(p.result).toBe('CONFLICT')
     const text = p.explanation!.join('\n')
     expect(text).toContain('app@1.0.0 needs a (any)')
@@ -89,24 +95,32 @@ describe('exact resolution against brute force', () => {
           { weight: 1, arbitrary: fc.constantFrom(...kinds).map(gvk) },
           {
             weight: 1,
-            arbitrary: fc.tuple(fc.integer({ min: from + 1, max: n - 1 }), fc.constantFrom(...ranges), fc.integer({ min: from + 1, max: n - 1 }), fc.constantFrom(...ranges)).map(([i, r, j, s]) => anyOf(dep(`p${i}`, r), dep(`p${j}`, s))),
+            arbitrary: fc
+              .tuple(fc.integer({ min: from + 1, max: n - 1 }), fc.constantFrom(...ranges), fc.integer({ min: from + 1, max: n - 1 }), fc.constantFrom(...ranges))
+              .map(([i, r, j, s]) => anyOf(dep(`p${i}`, r), dep(`p${j}`, s))),
           },
         )
-  const catalogArb = fc.integer({ min: 2, max: 4 }).chain((n) =>
-    fc.tuple(
-      ...Array.from({ length: n }, (_, i) =>
-        fc.subarray(versionNames, { minLength: 1 }).chain((names) =>
-          fc.tuple(...names.map(() => fc.tuple(fc.array(dependencyArb(i, n), { maxLength: 3 }), fc.subarray(kinds)))).map((specs) =>
-            pkg(
-              `p${i}`,
-              Object.fromEntries(names.map((v, k) => [v, specs[k]![0].filter((d): d is Dependency => d !== undefined)])),
-              Object.fromEntries(names.map((v, k) => [v, i === 0 ? [] : specs[k]![1]])),
+  const catalogArb = fc
+    .integer({ min: 2, max: 4 })
+    .chain((n) =>
+      fc.tuple(
+        ...Array.from({ length: n }, (_, i) =>
+          fc
+            .subarray(versionNames, { minLength: 1 })
+            .chain((names) =>
+              fc
+                .tuple(...names.map(() => fc.tuple(fc.array(dependencyArb(i, n), { maxLength: 3 }), fc.subarray(kinds))))
+                .map((specs) =>
+                  pkg(
+                    `p${i}`,
+                    Object.fromEntries(names.map((v, k) => [v, specs[k]![0].filter((d): d is Dependency => d !== undefined)])),
+                    Object.fromEntries(names.map((v, k) => [v, i === 0 ? [] : specs[k]![1]])),
+                  ),
+                ),
             ),
-          ),
         ),
       ),
-    ),
-  )
+    )
 
   /**
    * The package → version assignment satisfies every dependency of every
@@ -140,7 +154,14 @@ describe('exact resolution against brute force', () => {
     const state = new Map<string, 1 | 2>()
     for (const root of chosen.keys()) {
       if (state.has(root)) continue
-      const stack: { name: string; out: string[] }[] = [{ name: root, out: specOf(root).dependencies.map((d) => edge(root, d)).filter((e): e is string => e !== undefined && e !== root) }]
+      const stack: { name: string; out: string[] }[] = [
+        {
+          name: root,
+          out: specOf(root)
+            .dependencies.map((d) => edge(root, d))
+            .filter((e): e is string => e !== undefined && e !== root),
+        },
+      ]
       state.set(root, 1)
       while (stack.length > 0) {
         const top = stack[stack.length - 1]!
@@ -153,7 +174,12 @@ describe('exact resolution against brute force', () => {
         if (state.get(next) === 1) return false
         if (state.has(next)) continue
         state.set(next, 1)
-        stack.push({ name: next, out: specOf(next).dependencies.map((d) => edge(next, d)).filter((e): e is string => e !== undefined && e !== next) })
+        stack.push({
+          name: next,
+          out: specOf(next)
+            .dependencies.map((d) => edge(next, d))
+            .filter((e): e is string => e !== undefined && e !== next),
+        })
       }
     }
     return true

@@ -2,14 +2,7 @@
  * The planner's input and output types: plain data, no KubeObjects required
  * (dependencies may carry `declaredAt`, which the planner passes through).
  */
-import type {
-  CatalogPackage,
-  Dependency,
-  DependencyPolicy,
-  GVK,
-  InstallationType,
-  InstalledPackage,
-} from '../api/dependencies.js'
+import type { CatalogPackage, Dependency, DependencyPolicy, GVK, InstallationType, InstalledPackage } from '../api/dependencies.js'
 
 /** A package to validate as if installed or updated together with the other targets. */
 export interface PlanTarget {
@@ -38,17 +31,7 @@ export interface PlanInput {
 }
 
 /** What happens to one dependency (section 6.2). */
-export type DependencyState =
-  | 'Fulfilled'
-  | 'Install'
-  | 'Upgrade'
-  | 'Downgrade'
-  | 'Conflict'
-  | 'Missing'
-  | 'NoMatchingVersion'
-  | 'Skipped'
-  | 'Cycle'
-  | 'Ambiguous'
+export type DependencyState = 'Fulfilled' | 'Install' | 'Upgrade' | 'Downgrade' | 'Conflict' | 'Missing' | 'NoMatchingVersion' | 'Skipped' | 'Cycle' | 'Ambiguous'
 
 /** Why a conflict is one; section 6.2 plus Missing, NoMatchingVersion, Cycle and ImproperConstraint. */
 export type ConflictReason =

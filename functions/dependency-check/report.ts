@@ -107,12 +107,15 @@ export function resultStatus(plan: Plan): Record<string, unknown> {
 
 /** A new DependencyCheckResult object (local config, written to `dependency-check-result.yaml`). */
 export function newResultObject(name: string, plan: Plan): KubeObject {
-  const object = KubeObject.fromObject({
-    apiVersion: dependenciesApiVersion,
-    kind: dependencyCheckResultKind,
-    metadata: { name, annotations: { [localConfigAnnotation]: 'true' } },
-    status: resultStatus(plan),
-  }, { path: resultFile }) // placed as it is rendered: a later setPath would parse the whole plan back
+  const object = KubeObject.fromObject(
+    {
+      apiVersion: dependenciesApiVersion,
+      kind: dependencyCheckResultKind,
+      metadata: { name, annotations: { [localConfigAnnotation]: 'true' } },
+      status: resultStatus(plan),
+    },
+    { path: resultFile },
+  ) // placed as it is rendered: a later setPath would parse the whole plan back
   return object
 }
 

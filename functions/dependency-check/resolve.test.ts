@@ -37,7 +37,7 @@ const target = (name: string, version?: string, deps?: Dependency[]): PlanTarget
   ...(deps ? { manifest: { dependencies: deps, provides: [] } } : {}),
 })
 
-function plan(input: Partial<Omit<PlanInput, "policy">> & { packages?: CatalogPackage[]; policy?: Partial<DependencyPolicy> }) {
+function plan(input: Partial<Omit<PlanInput, 'policy'>> & { packages?: CatalogPackage[]; policy?: Partial<DependencyPolicy> }) {
   return planDependencies({
     targets: input.targets ?? [],
     catalogs: input.catalogs ?? [{ name: 'main', packages: input.packages ?? [] }],
@@ -67,11 +67,7 @@ describe('planDependencies', () => {
 
   test('a diamond picks a version every dependant accepts', () => {
     const p = plan({
-      packages: [
-        pkg('left', { '1.0.0': [dep('d', '>=1.2.0, <2')] }),
-        pkg('right', { '1.0.0': [dep('d', '~1.3')] }),
-        pkg('d', { '1.2.0': [], '1.3.5': [], '1.4.0': [], '2.0.0': [] }),
-      ],
+      packages: [pkg('left', { '1.0.0': [dep('d', '>=1.2.0, <2')] }), pkg('right', { '1.0.0': [dep('d', '~1.3')] }), pkg('d', { '1.2.0': [], '1.3.5': [], '1.4.0': [], '2.0.0': [] })],
       targets: [target('app', '1.0.0', [dep('left'), dep('right')])],
     })
     expect(p.conflicts).toEqual([])
@@ -111,9 +107,7 @@ describe('planDependencies', () => {
       { package: 'cert-manager', actual: 'v2.1.0', required: '>=1.13.0 <2', direction: 'Above', resolvable: false, reason: 'InstalledTooNew', requiredBy: 'keptn@v1.2.0' },
     ])
     expect(p.conflicts[0]!.message).toMatch(/^cert-manager \(required: >=1.13.0 <2, actual: v2.1.0\)/)
-    expect(plan({ ...input, policy: { downgrades: 'Allow' } }).downgrade).toEqual([
-      { package: 'cert-manager', namespace: '', from: 'v2.1.0', to: 'v1.16.0', requiredBy: ['keptn@v1.2.0'] },
-    ])
+    expect(plan({ ...input, policy: { downgrades: 'Allow' } }).downgrade).toEqual([{ package: 'cert-manager', namespace: '', from: 'v2.1.0', to: 'v1.16.0', requiredBy: ['keptn@v1.2.0'] }])
   })
 
   test('upward check: updating a dependency breaks an installed dependant (Glasskube #364, #400)', () => {
@@ -130,12 +124,7 @@ describe('planDependencies', () => {
 
   test('a re-chosen version drops the installs only the old choice needed', () => {
     const p = plan({
-      packages: [
-        pkg('x', { '1.0.0': [dep('b', '<1.5')] }),
-        pkg('b', { '1.0.0': [dep('c1')], '1.9.0': [dep('c9')] }),
-        pkg('c1', { '1.0.0': [] }),
-        pkg('c9', { '1.0.0': [] }),
-      ],
+      packages: [pkg('x', { '1.0.0': [dep('b', '<1.5')] }), pkg('b', { '1.0.0': [dep('c1')], '1.9.0': [dep('c9')] }), pkg('c1', { '1.0.0': [] }), pkg('c9', { '1.0.0': [] })],
       targets: [target('t', '1.0.0', [dep('x'), dep('b')])],
     })
     expect(p.conflicts).toEqual([])
@@ -158,7 +147,9 @@ describe('planDependencies', () => {
       'dependency (d) does not have a valid version that satisfies all constraints. Constraints: [>=2] (details: all=2 -> after-prereleases-filter=1 -> after-constraints-filter=0)',
       '"nope" is not available in any repository',
     ])
-    expect(plan({ packages: [pkg('d', { '1.0.0': [], '2.0.0-rc.1': [] })], targets: [target('a', '1.0.0', [dep('d', '>=2')])], policy: { prereleases: 'Include' } }).install).toMatchObject([{ package: 'd', version: '2.0.0-rc.1' }])
+    expect(plan({ packages: [pkg('d', { '1.0.0': [], '2.0.0-rc.1': [] })], targets: [target('a', '1.0.0', [dep('d', '>=2')])], policy: { prereleases: 'Include' } }).install).toMatchObject([
+      { package: 'd', version: '2.0.0-rc.1' },
+    ])
     expect(plan({ packages: [pkg('d', { '1.0.0': [], '2.0.0-rc.1': [] })], targets: [target('a', '1.0.0', [dep('d', '>=2.0.0-0')])] }).install).toMatchObject([{ version: '2.0.0-rc.1' }])
   })
 
@@ -246,16 +237,75 @@ describe('planDependencies', () => {
   describe('installationType (rule 7)', () => {
     const d = (installationType?: 'OnePerCluster' | 'OnePerNamespace') => pkg('d', { '1.0.0': [], '1.4.0': [], '2.0.0': [] }, installationType ? { installationType } : {})
     const at = (name: string, namespace: string, deps: Dependency[]): PlanTarget => ({ package: name, namespace, version: '1.0.0', manifest: { dependencies: deps, provides: [] } })
-    const inst = (name: string, version: string, namespace: string, extra: { deps?: Dependency[]; installation?: string } = {}) => ({ ...installed(name, version, { namespace, ...(extra.deps ? { deps: extra.deps } : {}) }), name: extra.installation ?? name })
+    const inst = (name: string, version: string, namespace: string, extra: { deps?: Dependency[]; installation?: string } = {}) => ({
+      ...installed(name, version, { namespace, ...(extra.deps ? { deps: extra.deps } : {}) }),
+      name: extra.installation ?? name,
+    })
     test.each([
-      ['OnePerNamespace: two versions at once in one namespace', { packages: [d('OnePerNamespace')], targets: [at('a', 'ns', [dep('d', '^1')]), at('b', 'ns', [dep('d', '^2')])] }, ['ns/a@1.0.0 InstallationTypeViolation', 'ns/b@1.0.0 InstallationTypeViolation'], 'CONFLICT', ''],
-      ['OnePerNamespace: one version per namespace is fine', { packages: [d('OnePerNamespace')], targets: [at('a', 'ns1', [dep('d', '^1')]), at('b', 'ns2', [dep('d', '^2')])] }, [], 'RESOLVABLE', 'install ns1/d@1.4.0, ns2/d@2.0.0'],
-      ['OnePerNamespace: an installed dependant in the namespace holds the installed version', { packages: [d('OnePerNamespace')], installed: [inst('d', '1.0.0', 'ns'), inst('x', '1.0.0', 'ns', { deps: [dep('d', '^1')] })], targets: [at('a', 'ns', [dep('d', '^2')])] }, ['ns/a@1.0.0 InstallationTypeViolation'], 'CONFLICT', ''],
-      ['OnePerNamespace: a dependant in another namespace does not count', { packages: [d('OnePerNamespace')], installed: [inst('d', '1.0.0', 'ns'), inst('d', '1.0.0', 'other'), inst('x', '1.0.0', 'other', { deps: [dep('d', '^1')] })], targets: [at('a', 'ns', [dep('d', '^2')])] }, [], 'RESOLVABLE', 'upgrade ns/d 1.0.0 -> 2.0.0'],
-      ['NoRestrictions: the same ranges have no common version (not an installationType matter)', { packages: [d()], targets: [at('a', 'ns', [dep('d', '^1')]), at('b', 'ns', [dep('d', '^2')])] }, ['ns/a@1.0.0 NoMatchingVersion', 'ns/b@1.0.0 NoMatchingVersion'], 'CONFLICT', ''],
-      ['OnePerCluster: two versions at once across namespaces', { packages: [d('OnePerCluster')], targets: [at('a', 'ns1', [dep('d', '^1')]), at('b', 'ns2', [dep('d', '^2')])] }, ['ns1/a@1.0.0 InstallationTypeViolation', 'ns2/b@1.0.0 InstallationTypeViolation'], 'CONFLICT', ''],
-      ['OnePerNamespace: updating one of two installations in a namespace', { packages: [d('OnePerNamespace')], installed: [inst('d', '1.0.0', 'ns'), inst('d', '1.0.0', 'ns', { installation: 'd-copy' })], targets: [{ package: 'd', namespace: 'ns', version: '2.0.0' }] }, ['ns/d@2.0.0 InstallationTypeViolation'], 'CONFLICT', ''],
-      ['OnePerNamespace: a second installation in another namespace is fine', { packages: [d('OnePerNamespace')], installed: [inst('d', '1.0.0', 'ns')], targets: [at('a', 'other', [dep('d', '^2')])] }, [], 'RESOLVABLE', 'install other/d@2.0.0'],
+      [
+        'OnePerNamespace: two versions at once in one namespace',
+        { packages: [d('OnePerNamespace')], targets: [at('a', 'ns', [dep('d', '^1')]), at('b', 'ns', [dep('d', '^2')])] },
+        ['ns/a@1.0.0 InstallationTypeViolation', 'ns/b@1.0.0 InstallationTypeViolation'],
+        'CONFLICT',
+        '',
+      ],
+      [
+        'OnePerNamespace: one version per namespace is fine',
+        { packages: [d('OnePerNamespace')], targets: [at('a', 'ns1', [dep('d', '^1')]), at('b', 'ns2', [dep('d', '^2')])] },
+        [],
+        'RESOLVABLE',
+        'install ns1/d@1.4.0, ns2/d@2.0.0',
+      ],
+      [
+        'OnePerNamespace: an installed dependant in the namespace holds the installed version',
+        { packages: [d('OnePerNamespace')], installed: [inst('d', '1.0.0', 'ns'), inst('x', '1.0.0', 'ns', { deps: [dep('d', '^1')] })], targets: [at('a', 'ns', [dep('d', '^2')])] },
+        ['ns/a@1.0.0 InstallationTypeViolation'],
+        'CONFLICT',
+        '',
+      ],
+      [
+        'OnePerNamespace: a dependant in another namespace does not count',
+        {
+          packages: [d('OnePerNamespace')],
+          installed: [inst('d', '1.0.0', 'ns'), inst('d', '1.0.0', 'other'), inst('x', '1.0.0', 'other', { deps: [dep('d', '^1')] })],
+          targets: [at('a', 'ns', [dep('d', '^2')])],
+        },
+        [],
+        'RESOLVABLE',
+        'upgrade ns/d 1.0.0 -> 2.0.0',
+      ],
+      [
+        'NoRestrictions: the same ranges have no common version (not an installationType matter)',
+        { packages: [d()], targets: [at('a', 'ns', [dep('d', '^1')]), at('b', 'ns', [dep('d', '^2')])] },
+        ['ns/a@1.0.0 NoMatchingVersion', 'ns/b@1.0.0 NoMatchingVersion'],
+        'CONFLICT',
+        '',
+      ],
+      [
+        'OnePerCluster: two versions at once across namespaces',
+        { packages: [d('OnePerCluster')], targets: [at('a', 'ns1', [dep('d', '^1')]), at('b', 'ns2', [dep('d', '^2')])] },
+        ['ns1/a@1.0.0 InstallationTypeViolation', 'ns2/b@1.0.0 InstallationTypeViolation'],
+        'CONFLICT',
+        '',
+      ],
+      [
+        'OnePerNamespace: updating one of two installations in a namespace',
+        {
+          packages: [d('OnePerNamespace')],
+          installed: [inst('d', '1.0.0', 'ns'), inst('d', '1.0.0', 'ns', { installation: 'd-copy' })],
+          targets: [{ package: 'd', namespace: 'ns', version: '2.0.0' }],
+        },
+        ['ns/d@2.0.0 InstallationTypeViolation'],
+        'CONFLICT',
+        '',
+      ],
+      [
+        'OnePerNamespace: a second installation in another namespace is fine',
+        { packages: [d('OnePerNamespace')], installed: [inst('d', '1.0.0', 'ns')], targets: [at('a', 'other', [dep('d', '^2')])] },
+        [],
+        'RESOLVABLE',
+        'install other/d@2.0.0',
+      ],
     ] as [string, Parameters<typeof plan>[0], string[], string, string][])('%s', (_name, input, conflicts, result, steps) => {
       const p = plan(input)
       expect(p.conflicts.map((c) => `${c.requiredBy} ${c.reason}`)).toEqual(conflicts)
@@ -268,14 +318,18 @@ describe('planDependencies', () => {
 
     test('the conflict names both ranges and the namespace', () => {
       const p = plan({ packages: [d('OnePerNamespace')], installed: [inst('d', '1.0.0', 'ns'), inst('x', '1.0.0', 'ns', { deps: [dep('d', '^1')] })], targets: [at('a', 'ns', [dep('d', '^2')])] })
-      expect(p.conflicts[0]!.message).toBe('d (required: ^2, actual: 1.0.0): d is OnePerNamespace and ns/a@1.0.0 needs ^2, ns/x@1.0.0 needs ^1: two different versions at once in namespace ns, where only one installation is allowed')
+      expect(p.conflicts[0]!.message).toBe(
+        'd (required: ^2, actual: 1.0.0): d is OnePerNamespace and ns/a@1.0.0 needs ^2, ns/x@1.0.0 needs ^1: two different versions at once in namespace ns, where only one installation is allowed',
+      )
       expect(p.packages[0]!.dependencies[0]).toMatchObject({ state: 'Conflict', resolvable: false })
     })
 
     test('duplicate installations: the plan touching one is a violation, untouched ones a warning', () => {
       const installedState = [inst('d', '1.0.0', 'ns'), inst('d', '1.0.0', 'ns', { installation: 'd-copy' })]
       const update = plan({ packages: [d('OnePerNamespace')], installed: installedState, targets: [{ package: 'd', namespace: 'ns', version: '2.0.0' }] })
-      expect(update.conflicts[0]!.message).toBe('d is OnePerNamespace and ns has another installation, installation d-copy (ns/d@1.0.0); the plan would update installation d to ns/d@2.0.0, leaving two installations (two versions at once) where only one is allowed')
+      expect(update.conflicts[0]!.message).toBe(
+        'd is OnePerNamespace and ns has another installation, installation d-copy (ns/d@1.0.0); the plan would update installation d to ns/d@2.0.0, leaving two installations (two versions at once) where only one is allowed',
+      )
       for (const targets of [[at('a', 'ns', [dep('d', '^1')])], [{ package: 'd', namespace: 'ns', version: '1.0.0' }]]) {
         const untouched = plan({ packages: [d('OnePerNamespace')], installed: installedState, targets })
         expect(untouched.conflicts).toEqual([])
@@ -293,7 +347,14 @@ describe('planDependencies', () => {
       ['Highest', {}, [], 'Upgrade', '0.9.0 -> 2.0.0', undefined],
       ['Lowest', { upgradeTarget: 'Lowest' }, [], 'Upgrade', '0.9.0 -> 1.0.0', undefined],
       ['Highest within every range on it', {}, [holder('<2')], 'Upgrade', '0.9.0 -> 1.5.0', undefined],
-      ['upgrades denied: resolvable, nothing planned', { upgrades: 'Deny' }, [holder('<2')], 'Conflict', '', { reason: 'UpgradeNotAllowed', resolvable: true, resolution: { action: 'Upgrade', version: '1.5.0' }, direction: 'Below' }],
+      [
+        'upgrades denied: resolvable, nothing planned',
+        { upgrades: 'Deny' },
+        [holder('<2')],
+        'Conflict',
+        '',
+        { reason: 'UpgradeNotAllowed', resolvable: true, resolution: { action: 'Upgrade', version: '1.5.0' }, direction: 'Below' },
+      ],
       ['no providing version satisfies the ranges', {}, [holder('<1')], 'Conflict', '', { reason: 'NoVersionSatisfiesAll', resolvable: false }],
     ] as [string, Partial<DependencyPolicy>, ReturnType<typeof installed>[], string, string, Record<string, unknown> | undefined][])('%s', (_name, policy, others, state, upgrade, conflict) => {
       const p = plan({ packages: [cm], installed: [installed('cm', '0.9.0', { asDependency: true }), ...others], targets: needsC, policy })
@@ -306,10 +367,15 @@ describe('planDependencies', () => {
 
     test('upgrade messages and the unresolvable text', () => {
       const up = plan({ packages: [cm], installed: [installed('cm', '0.9.0')], targets: needsC })
-      expect(up.packages[0]!.dependencies[0]).toMatchObject({ satisfiedBy: { package: 'cm', version: '2.0.0' }, message: 'upgrade cm from 0.9.0 to 2.0.0, which provides cert-manager.io/v1/Certificate' })
+      expect(up.packages[0]!.dependencies[0]).toMatchObject({
+        satisfiedBy: { package: 'cm', version: '2.0.0' },
+        message: 'upgrade cm from 0.9.0 to 2.0.0, which provides cert-manager.io/v1/Certificate',
+      })
       expect(up.order).toEqual(['cm', 'a'])
       const none = plan({ packages: [cm], installed: [installed('cm', '0.9.0'), holder('<1')], targets: needsC })
-      expect(none.conflicts[0]!.message).toBe('cm@0.9.0 does not provide cert-manager.io/v1/Certificate: no version of cm both provides it and satisfies [<1] (versions that provide it: 1.0.0, 1.5.0, 2.0.0)')
+      expect(none.conflicts[0]!.message).toBe(
+        'cm@0.9.0 does not provide cert-manager.io/v1/Certificate: no version of cm both provides it and satisfies [<1] (versions that provide it: 1.0.0, 1.5.0, 2.0.0)',
+      )
       expect(none.conflicts[0]!.constraints).toEqual([{ from: 'x@1.0.0', range: '<1' }])
     })
 
@@ -365,17 +431,15 @@ describe('planDependencies', () => {
 describe('planner invariants', () => {
   /** A random DAG over p0..pn: each version depends on some higher-numbered packages. */
   const catalogArb = fc.integer({ min: 2, max: 12 }).chain((n) =>
-    fc
-      .array(fc.array(fc.tuple(fc.nat(n - 1), fc.constantFrom('', '^1', '>=1.1.0', '<2', '1.x || 2.x')), { maxLength: 3 }), { minLength: n, maxLength: n })
-      .map((depsPer) =>
-        depsPer.map((deps, i) =>
-          pkg(`p${i}`, {
-            '1.0.0': deps.filter(([j]) => j > i).map(([j, r]) => dep(`p${j}`, r)),
-            '1.2.0': deps.filter(([j]) => j > i).map(([j, r]) => dep(`p${j}`, r)),
-            '2.0.0': [],
-          }),
-        ),
+    fc.array(fc.array(fc.tuple(fc.nat(n - 1), fc.constantFrom('', '^1', '>=1.1.0', '<2', '1.x || 2.x')), { maxLength: 3 }), { minLength: n, maxLength: n }).map((depsPer) =>
+      depsPer.map((deps, i) =>
+        pkg(`p${i}`, {
+          '1.0.0': deps.filter(([j]) => j > i).map(([j, r]) => dep(`p${j}`, r)),
+          '1.2.0': deps.filter(([j]) => j > i).map(([j, r]) => dep(`p${j}`, r)),
+          '2.0.0': [],
+        }),
       ),
+    ),
   )
 
   test('plan order puts every dependency before its dependant', () => {
@@ -396,7 +460,7 @@ describe('planner invariants', () => {
   test('the plan does not depend on input order', () => {
     fc.assert(
       fc.property(catalogArb, fc.integer({ min: 0, max: 1000 }), fc.nat(3), (packages, seed, installedCount) => {
-        const permute = <T,>(list: readonly T[]): T[] =>
+        const permute = <T>(list: readonly T[]): T[] =>
           list
             .map((item, i) => ({ item, key: (i * 7919 + seed * 104729) % 1009 }))
             .sort((a, b) => a.key - b.key)

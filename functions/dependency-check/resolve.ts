@@ -58,9 +58,7 @@ interface RangeEdge {
 }
 
 /** What applying a decision would change. */
-type Effect =
-  | { kind: 'install'; package: string; namespace: string; version: IndexedVersion }
-  | { kind: 'change'; node: Node; version: IndexedVersion | undefined; action: Action }
+type Effect = { kind: 'install'; package: string; namespace: string; version: IndexedVersion } | { kind: 'change'; node: Node; version: IndexedVersion | undefined; action: Action }
 
 interface Decision {
   report: Omit<DependencyReport, 'requiredBy' | 'transitive' | 'declaredAt'>
@@ -188,7 +186,17 @@ class Planner {
       let node = this.nodes.get(variable.id)
       if (!node) {
         const entry = this.catalog.packages.get(variable.package)
-        node = { id: variable.id, package: variable.package, namespace: variable.namespace, action: 'install', deps: [], provides: [], installationType: value.indexed?.spec.installationType ?? entry?.installationType ?? 'NoRestrictions', changes: 0, choices: new Map() }
+        node = {
+          id: variable.id,
+          package: variable.package,
+          namespace: variable.namespace,
+          action: 'install',
+          deps: [],
+          provides: [],
+          installationType: value.indexed?.spec.installationType ?? entry?.installationType ?? 'NoRestrictions',
+          changes: 0,
+          choices: new Map(),
+        }
         this.addNode(node)
       } else if (node.action === 'keep') {
         node.action = compareVersions(value.version!, node.installed!.version) > 0 ? 'upgrade' : 'downgrade'
@@ -223,7 +231,11 @@ class Planner {
       const id = nodeId(inst.package, inst.namespace)
       const existing = this.nodes.get(id)
       if (existing) {
-        this.issues.push({ severity: 'warning', package: inst.package, message: `installation ${inst.name} duplicates ${existing.installed!.name} (${inst.package} in ${inst.namespace || 'the cluster scope'}); ignored` })
+        this.issues.push({
+          severity: 'warning',
+          package: inst.package,
+          message: `installation ${inst.name} duplicates ${existing.installed!.name} (${inst.package} in ${inst.namespace || 'the cluster scope'}); ignored`,
+        })
         const list = this.duplicates.get(id)
         if (list) list.push({ name: inst.name, version: inst.version })
         else this.duplicates.set(id, [{ name: inst.name, version: inst.version }])
@@ -231,14 +243,23 @@ class Planner {
       }
       const version = parseVersion(inst.version, { coerce: true }) ?? { raw: inst.version, coerced: false }
       if (!version.semver && !version.digest) {
-        this.issues.push({ severity: 'warning', package: inst.package, message: `installation ${inst.name}: version ${JSON.stringify(inst.version)} is not a semantic version; it satisfies only unconstrained dependencies` })
+        this.issues.push({
+          severity: 'warning',
+          package: inst.package,
+          message: `installation ${inst.name}: version ${JSON.stringify(inst.version)} is not a semantic version; it satisfies only unconstrained dependencies`,
+        })
       }
       const entry = this.catalog.packages.get(inst.package)
       const spec = findVersion(entry, version)?.spec
       let deps = inst.dependencies
       if (!deps) {
         deps = spec?.dependencies ?? []
-        if (!spec) this.issues.push({ severity: 'info', package: inst.package, message: `${nodeLabel(inst.package, inst.namespace, inst.version)}: dependencies unknown (no \`spec.dependencies\` and not in the catalog); assumed none` })
+        if (!spec)
+          this.issues.push({
+            severity: 'info',
+            package: inst.package,
+            message: `${nodeLabel(inst.package, inst.namespace, inst.version)}: dependencies unknown (no \`spec.dependencies\` and not in the catalog); assumed none`,
+          })
       }
       this.addNode({
         id,
@@ -291,13 +312,33 @@ class Planner {
       }
       if (!entry) {
         node.deps = []
-        this.targetConflicts.push({ id, package: t.package, namespace: t.namespace, required: t.version ?? t.constraint ?? '', requiredBy: 'spec.targets', constraints: [], resolvable: false, reason: 'Missing', message: `"${t.package}" is not available in any repository` })
+        this.targetConflicts.push({
+          id,
+          package: t.package,
+          namespace: t.namespace,
+          required: t.version ?? t.constraint ?? '',
+          requiredBy: 'spec.targets',
+          constraints: [],
+          resolvable: false,
+          reason: 'Missing',
+          message: `"${t.package}" is not available in any repository`,
+        })
         continue
       }
       if (version) {
         const found = findVersion(entry, version)
         if (!found) {
-          this.targetConflicts.push({ id, package: t.package, namespace: t.namespace, required: t.version!, requiredBy: 'spec.targets', constraints: [], resolvable: false, reason: 'NoMatchingVersion', message: `${t.package} has no version ${t.version} in the catalog` })
+          this.targetConflicts.push({
+            id,
+            package: t.package,
+            namespace: t.namespace,
+            required: t.version!,
+            requiredBy: 'spec.targets',
+            constraints: [],
+            resolvable: false,
+            reason: 'NoMatchingVersion',
+            message: `${t.package} has no version ${t.version} in the catalog`,
+          })
           node.deps = []
           continue
         }
@@ -321,11 +362,26 @@ class Planner {
         this.issues.push({ severity: 'error', package: t.package, message: `target ${node.id}: ${parsed.error}` })
         continue
       }
-      const constraints = [parsed.constraint, ...this.rangesOn(node).filter((r) => r.from !== node).map((r) => r.constraint)]
+      const constraints = [
+        parsed.constraint,
+        ...this.rangesOn(node)
+          .filter((r) => r.from !== node)
+          .map((r) => r.constraint),
+      ]
       const candidates = this.candidates(entry, constraints)
       const chosen = this.pick(entry, candidates, constraints)
       if (!chosen) {
-        this.targetConflicts.push({ id: node.id, package: t.package, namespace: t.namespace, required: parsed.constraint.display, requiredBy: 'spec.targets', constraints: [], resolvable: false, reason: 'NoMatchingVersion', message: noVersionMessage(t.package, constraints, this.funnel(entry, constraints)) })
+        this.targetConflicts.push({
+          id: node.id,
+          package: t.package,
+          namespace: t.namespace,
+          required: parsed.constraint.display,
+          requiredBy: 'spec.targets',
+          constraints: [],
+          resolvable: false,
+          reason: 'NoMatchingVersion',
+          message: noVersionMessage(t.package, constraints, this.funnel(entry, constraints)),
+        })
         continue
       }
       this.unregister(node)
@@ -371,7 +427,11 @@ class Planner {
   private unregister(node: Node): void {
     for (const name of new Set(node.registered ?? [])) {
       const list = this.ranges.get(name)
-      if (list) this.ranges.set(name, list.filter((r) => r.from !== node))
+      if (list)
+        this.ranges.set(
+          name,
+          list.filter((r) => r.from !== node),
+        )
     }
     node.registered = []
   }
@@ -405,9 +465,7 @@ class Planner {
   private candidates(entry: IndexedPackage, constraints: readonly Constraint[]): IndexedVersion[] {
     return entry.versions.filter(
       (v) =>
-        (!v.version.coerced || this.policy.incompleteVersions === 'Coerce') &&
-        candidateAdmitted(v.version, this.policy.prereleases, constraints) &&
-        constraints.every((c) => satisfies(v.version, c)),
+        (!v.version.coerced || this.policy.incompleteVersions === 'Coerce') && candidateAdmitted(v.version, this.policy.prereleases, constraints) && constraints.every((c) => satisfies(v.version, c)),
     )
   }
 
@@ -639,7 +697,9 @@ class Planner {
       }
     }
     if (node.action === 'keep' && target.action === 'keep') {
-      return { report: { ...base, state: 'Conflict', resolvable: false, preExisting: true, message: conflictMessage(target.package, c.display, version.raw, 'pre-existing; not caused by the targets') } }
+      return {
+        report: { ...base, state: 'Conflict', resolvable: false, preExisting: true, message: conflictMessage(target.package, c.display, version.raw, 'pre-existing; not caused by the targets') },
+      }
     }
     if (c.kind === 'digest') return fail('DigestMismatch', false, `digest ${c.digest} required`)
     if (target.action === 'target') {
@@ -661,7 +721,10 @@ class Planner {
     }
     if (target.action === 'install') {
       const chosen = this.pick(entry!, candidates, constraints)!
-      return { effect: { kind: 'change', node: target, version: chosen, action: 'install' }, report: { ...base, state: 'Install', satisfiedBy: { package: target.package, version: chosen.version.raw }, message: `install ${target.package}@${chosen.version.raw}` } }
+      return {
+        effect: { kind: 'change', node: target, version: chosen, action: 'install' },
+        report: { ...base, state: 'Install', satisfiedBy: { package: target.package, version: chosen.version.raw }, message: `install ${target.package}@${chosen.version.raw}` },
+      }
     }
     const original = target.installed!.version
     if (candidates.some((v) => compareVersions(v.version, original) === 0)) {
@@ -672,13 +735,19 @@ class Planner {
     if (up.length > 0) {
       const to = this.policy.upgradeTarget === 'Lowest' ? up[0]! : this.pick(entry!, up, constraints)!
       if (this.policy.upgrades === 'Allow') {
-        return { effect: { kind: 'change', node: target, version: to, action: 'upgrade' }, report: { ...base, state: 'Upgrade', satisfiedBy: { package: target.package, version: to.version.raw }, message: `upgrade ${target.package} from ${original.raw} to ${to.version.raw}` } }
+        return {
+          effect: { kind: 'change', node: target, version: to, action: 'upgrade' },
+          report: { ...base, state: 'Upgrade', satisfiedBy: { package: target.package, version: to.version.raw }, message: `upgrade ${target.package} from ${original.raw} to ${to.version.raw}` },
+        }
       }
       return fail('UpgradeNotAllowed', true, `upgrading to ${to.version.raw} resolves it (\`policy.upgrades\` is Deny)`, { action: 'Upgrade', version: to.version.raw })
     }
     const to = down[down.length - 1]!
     if (this.policy.downgrades === 'Allow') {
-      return { effect: { kind: 'change', node: target, version: to, action: 'downgrade' }, report: { ...base, state: 'Downgrade', satisfiedBy: { package: target.package, version: to.version.raw }, message: `downgrade ${target.package} from ${original.raw} to ${to.version.raw}` } }
+      return {
+        effect: { kind: 'change', node: target, version: to, action: 'downgrade' },
+        report: { ...base, state: 'Downgrade', satisfiedBy: { package: target.package, version: to.version.raw }, message: `downgrade ${target.package} from ${original.raw} to ${to.version.raw}` },
+      }
     }
     return fail(dir === 'Above' ? 'InstalledTooNew' : 'DowngradeNotAllowed', false, `only a downgrade to ${to.version.raw} would resolve it (\`policy.downgrades\` is Deny)`)
   }
@@ -727,7 +796,10 @@ class Planner {
       const before = this.servedBefore().get(key) ?? []
       if (before.length === 0) return { report: { ...base, state: 'Missing', resolvable: false, preExisting: true, message: `${key} is not served` } }
       const message = `${key} would no longer be served (provided before by ${before.join(', ')})`
-      return { report: { ...base, state: 'Missing', resolvable: false, message }, conflict: { id: key, package: key, namespace: node.namespace, required: key, resolvable: false, reason: 'Missing', message } }
+      return {
+        report: { ...base, state: 'Missing', resolvable: false, message },
+        conflict: { id: key, package: key, namespace: node.namespace, required: key, resolvable: false, reason: 'Missing', message },
+      }
     }
     const names = this.catalog.providers.get(key) ?? []
     // An installation of a providing package, at a version that does not provide it: change its version (rule 2 for APIs).
@@ -748,9 +820,7 @@ class Planner {
       const chosen = providing[providing.length - 1]
       if (!chosen) continue
       const ambiguous = absent.length > 1
-      const message = ambiguous
-        ? `${key} is provided by ${absent.join(', ')}; picked ${name}@${chosen.version.raw} (catalog order)`
-        : `install ${name}@${chosen.version.raw}, which provides ${key}`
+      const message = ambiguous ? `${key} is provided by ${absent.join(', ')}; picked ${name}@${chosen.version.raw} (catalog order)` : `install ${name}@${chosen.version.raw}, which provides ${key}`
       return {
         to: nodeId(name, namespace),
         effect: { kind: 'install', package: name, namespace, version: chosen },
@@ -791,15 +861,22 @@ class Planner {
     const providing = this.candidates(entry, constraints).filter((v) => v.spec.provides.some((g) => gvkKey(g) === key))
     if (providing.length === 0) {
       const all = entry.versions.filter((v) => v.spec.provides.some((g) => gvkKey(g) === key)).map((v) => v.version.raw)
-      const text = constraints.length > 0
-        ? `no version of ${present.package} both provides it and satisfies ${describeConstraints(constraints)}`
-        : `no version of ${present.package} that provides it is admitted by \`policy.prereleases\` / \`policy.incompleteVersions\``
+      const text =
+        constraints.length > 0
+          ? `no version of ${present.package} both provides it and satisfies ${describeConstraints(constraints)}`
+          : `no version of ${present.package} that provides it is admitted by \`policy.prereleases\` / \`policy.incompleteVersions\``
       return fail('NoVersionSatisfiesAll', false, `${text} (versions that provide it: ${all.join(', ')})`)
     }
     const report = (state: 'Install' | 'Upgrade' | 'Downgrade' | 'Fulfilled', v: IndexedVersion, message: string, effect: Effect): Decision => ({
       to,
       effect,
-      report: { ...base, state, ...(present.installed ? { installed: present.installed.version.raw } : {}), satisfiedBy: { package: present.package, version: v.version.raw, ...(present.namespace ? { namespace: present.namespace } : {}) }, message },
+      report: {
+        ...base,
+        state,
+        ...(present.installed ? { installed: present.installed.version.raw } : {}),
+        satisfiedBy: { package: present.package, version: v.version.raw, ...(present.namespace ? { namespace: present.namespace } : {}) },
+        message,
+      },
     })
     if (present.action === 'install') {
       const chosen = providing[providing.length - 1]!
@@ -813,13 +890,26 @@ class Planner {
     if (up.length > 0) {
       const chosen = this.policy.upgradeTarget === 'Lowest' ? up[0]! : up[up.length - 1]!
       if (this.policy.upgrades === 'Allow') {
-        return report('Upgrade', chosen, `upgrade ${present.package} from ${original.raw} to ${chosen.version.raw}, which provides ${key}`, { kind: 'change', node: present, version: chosen, action: 'upgrade' })
+        return report('Upgrade', chosen, `upgrade ${present.package} from ${original.raw} to ${chosen.version.raw}, which provides ${key}`, {
+          kind: 'change',
+          node: present,
+          version: chosen,
+          action: 'upgrade',
+        })
       }
-      return fail('UpgradeNotAllowed', true, `upgrading to ${chosen.version.raw} resolves it (\`policy.upgrades\` is Deny)`, { direction: 'Below', resolution: { action: 'Upgrade', version: chosen.version.raw } })
+      return fail('UpgradeNotAllowed', true, `upgrading to ${chosen.version.raw} resolves it (\`policy.upgrades\` is Deny)`, {
+        direction: 'Below',
+        resolution: { action: 'Upgrade', version: chosen.version.raw },
+      })
     }
     const chosen = down[down.length - 1]!
     if (this.policy.downgrades === 'Allow') {
-      return report('Downgrade', chosen, `downgrade ${present.package} from ${original.raw} to ${chosen.version.raw}, which provides ${key}`, { kind: 'change', node: present, version: chosen, action: 'downgrade' })
+      return report('Downgrade', chosen, `downgrade ${present.package} from ${original.raw} to ${chosen.version.raw}, which provides ${key}`, {
+        kind: 'change',
+        node: present,
+        version: chosen,
+        action: 'downgrade',
+      })
     }
     return fail('InstalledTooNew', false, `only a downgrade to ${chosen.version.raw} would provide it (\`policy.downgrades\` is Deny)`, { direction: 'Above' })
   }
@@ -960,7 +1050,19 @@ class Planner {
         } else if (decision.effect && !(decision.effect.kind === 'change' && decision.effect.action === 'keep')) {
           // Diagnosing an input with no solution: this step would fix one edge but break another. Report, never guess.
           const message = `${decision.report.message}, but no plan satisfies every dependency together`
-          decision = { ...decision, report: { ...decision.report, state: 'Conflict', resolvable: false, message }, conflict: { id: decision.to ?? decision.report.name, package: decision.report.name, namespace: node.namespace, required: decision.report.required ?? '', resolvable: false, reason: 'NoVersionSatisfiesAll', message } }
+          decision = {
+            ...decision,
+            report: { ...decision.report, state: 'Conflict', resolvable: false, message },
+            conflict: {
+              id: decision.to ?? decision.report.name,
+              package: decision.report.name,
+              namespace: node.namespace,
+              required: decision.report.required ?? '',
+              resolvable: false,
+              reason: 'NoVersionSatisfiesAll',
+              message,
+            },
+          }
           delete decision.effect
         }
         const report: DependencyReport = { requiredBy: label, ...decision.report, transitive: node.action !== 'target' }
@@ -995,7 +1097,12 @@ class Planner {
 
     // Cycles (rule 9) and dependencies-first order.
     // Targets first, so a cycle is reported on the package being checked.
-    const ids = [...targetIds, ...this.sortedNodes().map((n) => n.id).filter((id) => !targetIds.includes(id))]
+    const ids = [
+      ...targetIds,
+      ...this.sortedNodes()
+        .map((n) => n.id)
+        .filter((id) => !targetIds.includes(id)),
+    ]
     const edges = (id: string) => (evaluated.get(id) ?? []).map((e) => e.decision.to).filter((to): to is string => !!to && to !== id && this.nodes.has(to))
     const { cycles, order } = walkGraph(ids, edges)
     for (const cycle of cycles) {
@@ -1054,13 +1161,28 @@ class Planner {
             sameScope.length > 0
               ? `${pkg} is ${type} and ${scopeOf(n)} has another installation, ${sameScope.join(', ')}; the plan would ${verb} ${n.installed ? `installation ${n.installed.name} to ` : ''}${nodeLabel(n.package, n.namespace, n.version?.raw)}, leaving two installations (two versions at once) where only one is allowed`
               : `${pkg} is ${type} and already installed as ${others.join(', ')}; a second installation in ${scopeOf(n)} is not allowed`
-          addConflict({ package: pkg, namespace: n.namespace, ...(n.version ? { actual: n.version.raw } : {}), required: type, requiredBy: nodeLabel(n.package, n.namespace, n.version?.raw), constraints: [], resolvable: false, reason: 'InstallationTypeViolation', message })
+          addConflict({
+            package: pkg,
+            namespace: n.namespace,
+            ...(n.version ? { actual: n.version.raw } : {}),
+            required: type,
+            requiredBy: nodeLabel(n.package, n.namespace, n.version?.raw),
+            constraints: [],
+            resolvable: false,
+            reason: 'InstallationTypeViolation',
+            message,
+          })
         }
       }
     }
 
     const labels = (id: string) => [...(requiredBy.get(id) ?? [])].sort(byString)
-    const targetLabels = new Set(targetIds.map((id) => { const n = this.nodes.get(id)!; return nodeLabel(n.package, n.namespace, n.version?.raw) }))
+    const targetLabels = new Set(
+      targetIds.map((id) => {
+        const n = this.nodes.get(id)!
+        return nodeLabel(n.package, n.namespace, n.version?.raw)
+      }),
+    )
     const install: InstallStep[] = []
     const upgrade: ChangeStep[] = []
     const downgrade: ChangeStep[] = []

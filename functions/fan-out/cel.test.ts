@@ -39,7 +39,7 @@ describe('CelEngine.evalString', () => {
     ['bool result', 'true', "type conversion error from bool to 'string'"],
     ['null result', 'null', "type conversion error from 'null_type' to 'string'"],
     ['list result', "['a']", "type conversion error from 'list' to 'string'"],
-    ['no extension functions', "target.name.lowerAscii()", "undeclared reference to 'lowerAscii' (in container '')"],
+    ['no extension functions', 'target.name.lowerAscii()', "undeclared reference to 'lowerAscii' (in container '')"],
   ])('%s', (_, expr, want) => {
     expect(new CelEngine().evalString(expr, bindings)).toEqual({ ok: false, error: want })
   })

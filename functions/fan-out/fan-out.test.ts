@@ -73,15 +73,7 @@ const clusterTargets = source`
       injectors:
       - {kind: WorkloadCluster, nameExpr: target.name}
 `
-const fleet = [
-  repo('blueprints'),
-  repo('edge-c1'),
-  repo('edge-c2'),
-  upstream,
-  cluster('c1', 'us-east1'),
-  cluster('c2', 'eu-west1'),
-  cluster('c3', 'ap-south1'),
-]
+const fleet = [repo('blueprints'), repo('edge-c1'), repo('edge-c2'), upstream, cluster('c1', 'us-east1'), cluster('c2', 'eu-west1'), cluster('c3', 'ap-south1')]
 
 function run(input: string) {
   const out = runFunction(fanOutFunction, input)
@@ -150,13 +142,7 @@ describe('fan-out', () => {
     `
     const targets = '- repositories: [{name: edge-c1}, {name: edge-c2}]\n  template: {labels: {a: b}}\n'
     const { items, exitCode, results } = run(
-      resourceList(
-        pvsWith(targets),
-        ...fleet,
-        existing('old-hash-name', 'nginx', 'edge-c1'),
-        existing('nginx-gone-nginx', 'nginx', 'gone'),
-        existing('other-set-pv', 'other', 'edge-c2'),
-      ),
+      resourceList(pvsWith(targets), ...fleet, existing('old-hash-name', 'nginx', 'edge-c1'), existing('nginx-gone-nginx', 'nginx', 'gone'), existing('other-set-pv', 'other', 'edge-c2')),
     )
     expect(exitCode).toBe(0)
     const pvs = variants(items)
@@ -192,24 +178,14 @@ describe('fan-out', () => {
       'template.downstream.packageExpr: no such key: zone',
       'spec.targets[0].template.downstream.packageExpr',
     ],
-    [
-      'a missing Repository',
-      '- repositories: [{name: edge-zz}]\n  template: {}\n',
-      'repository "edge-zz" could not be loaded',
-      'spec.targets[0].template.downstream',
-    ],
+    ['a missing Repository', '- repositories: [{name: edge-zz}]\n  template: {}\n', 'repository "edge-zz" could not be loaded', 'spec.targets[0].template.downstream'],
     [
       'an invalid generated name is an error, not a later API failure',
       '- repositories: [{name: edge-c1, packageNames: [Nginx]}]\n',
       'invalid PackageVariant name "nginx-edge-c1-Nginx": metadata.name: Invalid value: "nginx-edge-c1-Nginx": a lowercase RFC 1123 subdomain',
       'spec.targets[0]',
     ],
-    [
-      'a bad label selector',
-      '- repositorySelector: {matchExpressions: [{key: a, operator: in, values: [b]}]}\n',
-      '"in" is not a valid label selector operator',
-      'spec.targets',
-    ],
+    ['a bad label selector', '- repositorySelector: {matchExpressions: [{key: a, operator: in, values: [b]}]}\n', '"in" is not a valid label selector operator', 'spec.targets'],
   ])('%s: error result, nothing changed', (_, targets, message, field) => {
     const input = resourceList(pvsWith(targets), ...fleet)
     const out = run(input)
@@ -243,7 +219,7 @@ describe('fan-out', () => {
     expect(out.items).toEqual((parse(input) as { items: unknown[] }).items)
   })
 
-  test('a nested package path past the cut of a long name gives a valid hashed name and a file in the set\'s directory', () => {
+  test("a nested package path past the cut of a long name gives a valid hashed name and a file in the set's directory", () => {
     const longRepo = 'edge-' + 'r'.repeat(50)
     const { exitCode, items } = run(resourceList(pvsWith(`- repositories: [{name: ${longRepo}, packageNames: [network/upf]}]\n`), ...fleet, repo(longRepo)))
     expect(exitCode).toBe(0)
@@ -288,17 +264,15 @@ describe('fan-out', () => {
     const rootSet = at('/fleet', 'sets/pvs.yaml', bare(pvsWith(targets)))
     /** Subpackage items first, as kpt passes them; the set as functionConfig with its own annotations (configPath). */
     const renderInput = (subpackageItems: Obj[], rootItems: Obj[] = []) =>
-      stringify({
-        apiVersion: 'config.kubernetes.io/v1',
-        kind: 'ResourceList',
-        items: [
-          ...subpackageItems,
-          rootSet,
-          ...[repo('blueprints'), repo('edge-c1'), repo('edge-c2'), upstream].map((r, i) => at('/fleet', `fleet-${i}.yaml`, bare(r))),
-          ...rootItems,
-        ],
-        functionConfig: rootSet,
-      }, { aliasDuplicateObjects: false })
+      stringify(
+        {
+          apiVersion: 'config.kubernetes.io/v1',
+          kind: 'ResourceList',
+          items: [...subpackageItems, rootSet, ...[repo('blueprints'), repo('edge-c1'), repo('edge-c2'), upstream].map((r, i) => at('/fleet', `fleet-${i}.yaml`, bare(r))), ...rootItems],
+          functionConfig: rootSet,
+        },
+        { aliasDuplicateObjects: false },
+      )
     const annotations = (o: Obj) => o['metadata']['annotations'] as Record<string, string>
 
     test('members in the subpackage are updated in place or deleted; new PackageVariants go next to the root set', () => {
@@ -311,7 +285,14 @@ describe('fan-out', () => {
       const { exitCode, items, results } = run(input)
       expect(exitCode).toBe(0)
       const pvs = variants(items)
-      expect(pvs.map((p) => [p['metadata']['name'], annotations(p)['internal.config.kubernetes.io/package-path'], annotations(p)['internal.config.kubernetes.io/path'], annotations(p)['internal.config.kubernetes.io/index']])).toEqual([
+      expect(
+        pvs.map((p) => [
+          p['metadata']['name'],
+          annotations(p)['internal.config.kubernetes.io/package-path'],
+          annotations(p)['internal.config.kubernetes.io/path'],
+          annotations(p)['internal.config.kubernetes.io/index'],
+        ]),
+      ).toEqual([
         ['nginx-edge-c1-nginx', '/fleet/edge', 'nginx-edge-c1-nginx.yaml', '0'],
         // no package-path: kpt assigns the package whose pipeline runs; index 0, as the subpackage's file of that path is another file
         ['nginx-edge-c2-nginx', undefined, 'sets/nginx-edge-c2-nginx.yaml', '0'],
@@ -346,7 +327,7 @@ describe('fan-out', () => {
     })
   })
 
-  test('with several items of the set\'s name, the functionConfig\'s path picks the set\'s file', () => {
+  test("with several items of the set's name, the functionConfig's path picks the set's file", () => {
     const targets = '- repositories: [{name: edge-c1}]\n'
     const copy = pvsWith(targets).replace('path: sets/pvs.yaml', 'path: copy/pvs.yaml')
     const fc = pvsWith(targets)
@@ -363,8 +344,7 @@ describe('fan-out', () => {
     expect(rl.results.items).toEqual([
       expect.objectContaining({
         severity: 'error',
-        message:
-          'either spec.upstream.revision or spec.upstream.workspaceName must be specified; spec.targets[0] must specify one of `repositories`, `repositorySelector`, or `objectSelector`',
+        message: 'either spec.upstream.revision or spec.upstream.workspaceName must be specified; spec.targets[0] must specify one of `repositories`, `repositorySelector`, or `objectSelector`',
         tags: { reason: 'ValidationError' },
       }),
     ])
@@ -406,9 +386,7 @@ describe('fan-out', () => {
 
   test('objects of another namespace are not targets; objects without a namespace are', () => {
     const targets = '- repositorySelector: {matchLabels: {edge: "yes"}}\n'
-    const { items } = run(
-      resourceList(pvsWith(targets), ...fleet, repo('edge-x', '{edge: "yes"}', 'other'), repo('edge-y', '{edge: "yes"}', '""')),
-    )
+    const { items } = run(resourceList(pvsWith(targets), ...fleet, repo('edge-x', '{edge: "yes"}', 'other'), repo('edge-y', '{edge: "yes"}', '""')))
     expect(variants(items).map((p) => p['spec']['downstream']['repo'])).toEqual(['edge-y'])
   })
 

@@ -71,13 +71,18 @@ export function runFanOut(rl: ResourceList, options: TransformOptions, fanOutOpt
   if (!unrolled.ok) return fail('UnexpectedError', unrolled.message, 'spec.targets')
 
   const isolate = fanOutOptions.isolateTargets === true
-  const rendered = renderAll(pvs, unrolled.contexts, {
+  const rendered = renderAll(
     pvs,
-    upstream: projectObject(upstream.object),
-    repositories: inventory.repositories,
-    engine: new CelEngine(fanOutOptions.celBudget ?? defaultCelBudget),
-    project: cachedProjection(),
-  }, isolate)
+    unrolled.contexts,
+    {
+      pvs,
+      upstream: projectObject(upstream.object),
+      repositories: inventory.repositories,
+      engine: new CelEngine(fanOutOptions.celBudget ?? defaultCelBudget),
+      project: cachedProjection(),
+    },
+    isolate,
+  )
   if (!rendered.ok) return fail('UnexpectedError', rendered.message, rendered.field, rendered.tags)
 
   const existing = existingVariants(pvs, rl.items, rendered.desired)
@@ -104,8 +109,7 @@ export function runFanOut(rl: ResourceList, options: TransformOptions, fanOutOpt
 }
 
 type Rendered =
-  | { ok: true; desired: Map<string, DesiredVariant>; collisions: string[]; skipped: NameProblem[] }
-  | { ok: false; message: string; field: string | undefined; tags: Record<string, string> }
+  { ok: true; desired: Map<string, DesiredVariant>; collisions: string[]; skipped: NameProblem[] } | { ok: false; message: string; field: string | undefined; tags: Record<string, string> }
 
 /**
  * Renders every target before anything changes (Porch's atomicity): the
@@ -164,12 +168,7 @@ interface NameProblem {
  * taken by a PackageVariant outside the set. Names are not sanitised (Porch
  * does not), so a nested package path (`network/upf`) gives a name with `/`.
  */
-function checkNewNames(
-  pvs: PackageVariantSet,
-  desired: ReadonlyMap<string, DesiredVariant>,
-  existing: ReadonlyMap<string, KubeObject>,
-  items: readonly KubeObject[],
-): NameProblem[] {
+function checkNewNames(pvs: PackageVariantSet, desired: ReadonlyMap<string, DesiredVariant>, existing: ReadonlyMap<string, KubeObject>, items: readonly KubeObject[]): NameProblem[] {
   const problems: NameProblem[] = []
   const owned = new Set(existing.values())
   const foreign = new Set<string>()
@@ -224,9 +223,7 @@ function describeTarget(ctx: PvContext): string {
  */
 function findSetItem(items: readonly KubeObject[], fc: KubeObject, pvs: PackageVariantSet): KubeObject | undefined {
   const root = rootPackagePath(items)
-  const candidates = items.filter(
-    (o) => isPackageVariantSet(o) && o.name === pvs.name && o.namespace === pvs.namespace && (o.packagePath ?? root) === root,
-  )
+  const candidates = items.filter((o) => isPackageVariantSet(o) && o.name === pvs.name && o.namespace === pvs.namespace && (o.packagePath ?? root) === root)
   const fcPath = fc.path
   return (fcPath === undefined ? undefined : candidates.find((o) => o.path === fcPath)) ?? candidates[0]
 }

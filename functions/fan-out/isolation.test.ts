@@ -73,11 +73,7 @@ describe('fan-out isolation', () => {
     const { items, exitCode, output } = run(pvs(selectEdges), [upstream('team-a'), repo('edge-1', 'team-a'), ...foreign])
     expect(exitCode).toBe(0)
     const variants = items.filter((i) => i['kind'] === 'PackageVariant')
-    expect(variants.map((v) => `${v['metadata']['namespace']}/${v['metadata']['name']}`)).toEqual([
-      'team-b/nginx-edge-1-nginx',
-      'team-b/nginx-gone-nginx',
-      'team-a/nginx-edge-1-nginx',
-    ])
+    expect(variants.map((v) => `${v['metadata']['namespace']}/${v['metadata']['name']}`)).toEqual(['team-b/nginx-edge-1-nginx', 'team-b/nginx-gone-nginx', 'team-a/nginx-edge-1-nginx'])
     // The other team's objects are printed back byte for byte.
     for (const text of foreign) expect(output).toContain(`-${indent(text, 2).slice(1)}`)
   })

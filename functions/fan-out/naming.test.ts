@@ -6,21 +6,9 @@ describe('packageVariantName', () => {
     ['short ids are kept', 'my-pvs-dnrepo2-dnpkg2', 'my-pvs-dnrepo2-dnpkg2'],
     ['63 bytes is the boundary', `pvs-r-${'p'.repeat(57)}`, `pvs-r-${'p'.repeat(57)}`],
     ['64 bytes are cut and hashed', `pvs-r-${'p'.repeat(58)}`, 'pvs-r-pppppppppppppppppppppppppppppppppppppppppppppppp-359048fb'],
-    [
-      "Porch's unit test",
-      'my-pvs-dnrepo4-supersupersuperloooooooooooooooooooooooooooooooooooooooooooooooooongpkgname',
-      'my-pvs-dnrepo4-supersupersuperlooooooooooooooooooooooo-bec36506',
-    ],
-    [
-      "the docs' example, with the real hash",
-      'very-long-packagevariantset-name-very-long-repo-name-very-long-package-name',
-      'very-long-packagevariantset-name-very-long-repo-name-v-967492f1',
-    ],
-    [
-      'a cut at a hyphen gives a double hyphen',
-      'abcdefghijklmnopqrstuvwxyz-abcdefghijklmnopqrstuvwxyz-ab-cdefghijklmnop',
-      'abcdefghijklmnopqrstuvwxyz-abcdefghijklmnopqrstuvwxyz--0bce6e68',
-    ],
+    ["Porch's unit test", 'my-pvs-dnrepo4-supersupersuperloooooooooooooooooooooooooooooooooooooooooooooooooongpkgname', 'my-pvs-dnrepo4-supersupersuperlooooooooooooooooooooooo-bec36506'],
+    ["the docs' example, with the real hash", 'very-long-packagevariantset-name-very-long-repo-name-very-long-package-name', 'very-long-packagevariantset-name-very-long-repo-name-v-967492f1'],
+    ['a cut at a hyphen gives a double hyphen', 'abcdefghijklmnopqrstuvwxyz-abcdefghijklmnopqrstuvwxyz-ab-cdefghijklmnop', 'abcdefghijklmnopqrstuvwxyz-abcdefghijklmnopqrstuvwxyz--0bce6e68'],
   ])('%s', (_, id, want) => {
     expect(packageVariantName(id)).toBe(want)
   })
@@ -50,10 +38,15 @@ describe('packageVariantName', () => {
 
   test('property: distinct long ids sharing a prefix get distinct names', () => {
     fc.assert(
-      fc.property(fc.string({ minLength: 54, maxLength: 54 }).map((s) => s.replace(/[^a-z]/g, 'a')), segment, segment, (prefix, a, b) => {
-        fc.pre(a !== b)
-        expect(packageVariantName(`${prefix}-${a}`)).not.toBe(packageVariantName(`${prefix}-${b}`))
-      }),
+      fc.property(
+        fc.string({ minLength: 54, maxLength: 54 }).map((s) => s.replace(/[^a-z]/g, 'a')),
+        segment,
+        segment,
+        (prefix, a, b) => {
+          fc.pre(a !== b)
+          expect(packageVariantName(`${prefix}-${a}`)).not.toBe(packageVariantName(`${prefix}-${b}`))
+        },
+      ),
     )
   })
 

@@ -63,11 +63,7 @@ test("the docs' repositories example unrolls to repo-1/pkg-a, repo-1/pkg-b, repo
   `
   const out = runFunction(fanOutFunction, list(pvs, [upstreamRevision]))
   expect(out.exitCode).toBe(0)
-  expect(variants(out.output)).toEqual([
-    porchPv('my-pvs-repo-1-pkg-a', 'repo-1', 'pkg-a'),
-    porchPv('my-pvs-repo-1-pkg-b', 'repo-1', 'pkg-b'),
-    porchPv('my-pvs-repo-2-pkg-c', 'repo-2', 'pkg-c'),
-  ])
+  expect(variants(out.output)).toEqual([porchPv('my-pvs-repo-1-pkg-a', 'repo-1', 'pkg-a'), porchPv('my-pvs-repo-1-pkg-b', 'repo-1', 'pkg-b'), porchPv('my-pvs-repo-2-pkg-c', 'repo-2', 'pkg-c')])
 })
 
 test("the docs' template examples, with Porch's long-name case", () => {
@@ -113,9 +109,7 @@ test('property: a repositorySelector picks exactly the Repositories whose labels
       const rl = ResourceList.parse(list(pvs, [upstreamRevision, ...repos]))
       runFanOut(rl, { sources: [] })
       const selected = rl.items.filter((i) => i.kind === 'PackageVariant').map((i) => i.get(['spec', 'downstream', 'repo']))
-      const expected = repos
-        .filter((r) => Object.entries(selector).every(([k, v]) => (r.metadata.labels as Record<string, string>)[k] === v))
-        .map((r) => r.metadata.name)
+      const expected = repos.filter((r) => Object.entries(selector).every(([k, v]) => (r.metadata.labels as Record<string, string>)[k] === v)).map((r) => r.metadata.name)
       expect(selected).toEqual(expected)
     }),
     { numRuns: 50 },

@@ -40,11 +40,7 @@ export function setLabelValue(pvs: PackageVariantSet): string {
  * `spec.downstream`, not their names). On a duplicate identifier the last
  * one wins, as with Porch's map; the other is left alone.
  */
-export function existingVariants(
-  pvs: PackageVariantSet,
-  items: readonly KubeObject[],
-  desired?: ReadonlyMap<string, DesiredVariant>,
-): Map<string, KubeObject> {
+export function existingVariants(pvs: PackageVariantSet, items: readonly KubeObject[], desired?: ReadonlyMap<string, DesiredVariant>): Map<string, KubeObject> {
   const label = setLabelValue(pvs)
   const out = new Map<string, KubeObject>()
   // Unchanged PackageVariants (the usual case on a re-run) are recognised by the
@@ -91,13 +87,7 @@ export function existingVariants(
  * ones get no `package-path`, which kpt reads as the package whose pipeline
  * runs (the root package), so `dir` must be relative to that package.
  */
-export function reconcileVariants(
-  pvs: PackageVariantSet,
-  items: KubeObject[],
-  existing: ReadonlyMap<string, KubeObject>,
-  desired: ReadonlyMap<string, DesiredVariant>,
-  dir: string,
-): ReconcileSummary {
+export function reconcileVariants(pvs: PackageVariantSet, items: KubeObject[], existing: ReadonlyMap<string, KubeObject>, desired: ReadonlyMap<string, DesiredVariant>, dir: string): ReconcileSummary {
   const summary: ReconcileSummary = { created: [], updated: [], unchanged: [], deleted: [], specs: new Map() }
   const remove = new Set<KubeObject>()
   for (const [id, object] of existing) {

@@ -131,12 +131,7 @@ type Evaluate = (field: string, expr: string) => string
  * An empty result is undefined (the field is omitted). Keys are sorted, as
  * Go's JSON encoding of a map is.
  */
-export function overlay(
-  field: string,
-  base: Readonly<Record<string, string>> | undefined,
-  exprs: readonly MapExpr[] | undefined,
-  ev: Evaluate,
-): Record<string, string> | undefined {
+export function overlay(field: string, base: Readonly<Record<string, string>> | undefined, exprs: readonly MapExpr[] | undefined, ev: Evaluate): Record<string, string> | undefined {
   const out = new Map<string, string>(Object.entries(base ?? {}))
   exprs?.forEach((me, i) => {
     let k = me.key ?? ''

@@ -41,9 +41,7 @@ export function conditionsFor(outcome: Outcome): Condition[] {
  */
 export function setConditions(object: KubeObject, outcome: Outcome): boolean {
   const before = object.get(['status', 'conditions'])
-  const current: Record<string, unknown>[] = Array.isArray(before)
-    ? before.filter((c): c is Record<string, unknown> => typeof c === 'object' && c !== null && !Array.isArray(c))
-    : []
+  const current: Record<string, unknown>[] = Array.isArray(before) ? before.filter((c): c is Record<string, unknown> => typeof c === 'object' && c !== null && !Array.isArray(c)) : []
   const next = current.map((c) => ({ ...c }))
   for (const wanted of conditionsFor(outcome)) {
     const index = next.findIndex((c) => c['type'] === wanted.type)

@@ -57,10 +57,7 @@ export function buildInventory(namespace: string, items: readonly KubeObject[], 
  * repository and package whose revision or workspace name matches (the loose
  * `||` match of the original, quirks included).
  */
-export function findUpstreamRevision(
-  pvs: PackageVariantSet,
-  inventory: Inventory,
-): { ok: true; object: KubeObject } | { ok: false; message: string } {
+export function findUpstreamRevision(pvs: PackageVariantSet, inventory: Inventory): { ok: true; object: KubeObject } | { ok: false; message: string } {
   const upstream = pvs.spec.upstream ?? {}
   const repo = upstream.repo ?? ''
   const pkg = upstream.package ?? ''
@@ -85,10 +82,7 @@ export function findUpstreamRevision(
  * in API-server list order (namespace, then name). A selector error is the
  * apimachinery text; an unknown kind simply selects nothing.
  */
-export function unrollTargets(
-  pvs: PackageVariantSet,
-  inventory: Inventory,
-): { ok: true; contexts: PvContext[] } | { ok: false; message: string } {
+export function unrollTargets(pvs: PackageVariantSet, inventory: Inventory): { ok: true; contexts: PvContext[] } | { ok: false; message: string } {
   const contexts: PvContext[] = []
   const upstreamPackage = pvs.spec.upstream?.package ?? ''
   const targets = pvs.spec.targets ?? []
@@ -118,9 +112,7 @@ export function unrollTargets(
     }
     const compiled = compileLabelSelector(selector)
     if (!compiled.ok) return { ok: false, message: compiled.error }
-    const selected = inventory.objects
-      .filter((o) => o.isGVK(apiVersion, kind) && compiled.matches(o.labels()))
-      .sort(byNamespaceAndName)
+    const selected = inventory.objects.filter((o) => o.isGVK(apiVersion, kind) && compiled.matches(o.labels())).sort(byNamespaceAndName)
     for (const object of selected) {
       contexts.push({ targetIndex: i, template: target.template, repoDefault: object.name, packageDefault: upstreamPackage, object })
     }

@@ -13,14 +13,43 @@ function libraryText(value: Record<string, unknown>): string {
   return stringifyYamlDocument(doc)
 }
 
-const key = fc.oneof(
-  fc.stringMatching(/^[a-zA-Z][a-zA-Z0-9./-]{0,12}$/),
-  fc.constantFrom('on', 'yes', 'y', '1', 'null', 'true', 'a b', 'config.porch.kpt.dev/packagevariantset', 'k: v', '#x', ''),
-)
+const key = fc.oneof(fc.stringMatching(/^[a-zA-Z][a-zA-Z0-9./-]{0,12}$/), fc.constantFrom('on', 'yes', 'y', '1', 'null', 'true', 'a b', 'config.porch.kpt.dev/packagevariantset', 'k: v', '#x', ''))
 const text = fc.oneof(
   fc.stringMatching(/^[a-z0-9 ./:@+=()<>$~^,_-]{0,12}$/),
   fc.string({ maxLength: 8 }),
-  fc.constantFrom('us-east1', 'https://api.example.com', 'nginx:1.25', 'yes', 'on', '0755', '1e3', '', ' x', 'x ', 'a: b', 'a #b', 'é', 'multi\nline', '"q"', "it's", '-x', '- x', '?x', '[a]', '{a}', '*a', '&a', '!a', '%a', '@a', '`a', '|', '>', 'a,b', 'a b c'),
+  fc.constantFrom(
+    'us-east1',
+    'https://api.example.com',
+    'nginx:1.25',
+    'yes',
+    'on',
+    '0755',
+    '1e3',
+    '',
+    ' x',
+    'x ',
+    'a: b',
+    'a #b',
+    'é',
+    'multi\nline',
+    '"q"',
+    "it's",
+    '-x',
+    '- x',
+    '?x',
+    '[a]',
+    '{a}',
+    '*a',
+    '&a',
+    '!a',
+    '%a',
+    '@a',
+    '`a',
+    '|',
+    '>',
+    'a,b',
+    'a b c',
+  ),
 )
 const scalar = fc.oneof(text, fc.integer(), fc.double(), fc.boolean(), fc.constant(null))
 const value = fc.letrec<{ node: unknown; map: Record<string, unknown>; seq: unknown[] }>((tie) => ({

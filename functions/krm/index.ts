@@ -8,14 +8,7 @@ export { newResult, Results } from './results.js'
 export type { FieldRef, FileRef, ResourceRef, Result, ResultTarget, Severity } from './results.js'
 export { applyTransform, runFunction } from './run.js'
 export type { KrmFunction, RunOutput, Transform, TransformOptions } from './run.js'
-export {
-  compileLabelSelector,
-  dns1123LabelErrors,
-  dns1123SubdomainErrors,
-  labelValueErrors,
-  matchesLabelSelector,
-  qualifiedNameErrors,
-} from './selectors.js'
+export { compileLabelSelector, dns1123LabelErrors, dns1123SubdomainErrors, labelValueErrors, matchesLabelSelector, qualifiedNameErrors } from './selectors.js'
 export type { CompiledSelector, LabelSelector, LabelSelectorRequirement } from './selectors.js'
 export { renderFieldText, renderItemText } from './emit.js'
 export { fixCommentPlacement, isAmbiguousString, parseYamlDocument, parseYamlDocuments, stringifyYamlDocument, YamlSyntaxError } from './yaml.js'

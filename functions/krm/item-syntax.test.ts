@@ -67,15 +67,52 @@ describe('isPlainBlockItem', () => {
 })
 
 const key = fc.constantFrom('a', 'b', 'name', 'spec', 'x.y/z', 'k8s', 'a-b', '_')
-const scalar = fc.constantFrom('v', "'q'", "'it''s'", '"d"', '"a\\"b"', '"\\x41"', '"\\q"', '1', '-1', '-', 'a:b', 'a: b', 'b:', '{}', '[]', '[a]', '{a: 1}', '*x', '&x v', '!t v', '|', '>-', '"open', "'open", 'a #c', 'x # c', '? a', ': a', '@x', '%x', 'a\tb')
-const line = fc.tuple(fc.integer({ min: 0, max: 8 }), fc.oneof(
-  fc.tuple(key, scalar).map(([k, v]) => `${k}: ${v}`),
-  key.map((k) => `${k}:`),
-  scalar.map((v) => `- ${v}`),
-  fc.tuple(key, scalar).map(([k, v]) => `- ${k}: ${v}`),
-  key.map((k) => `- ${k}:`),
-  fc.constantFrom('-', '# c', 'text', '- - x', ''),
-)).map(([indent, text]) => `${' '.repeat(indent)}${text}`)
+const scalar = fc.constantFrom(
+  'v',
+  "'q'",
+  "'it''s'",
+  '"d"',
+  '"a\\"b"',
+  '"\\x41"',
+  '"\\q"',
+  '1',
+  '-1',
+  '-',
+  'a:b',
+  'a: b',
+  'b:',
+  '{}',
+  '[]',
+  '[a]',
+  '{a: 1}',
+  '*x',
+  '&x v',
+  '!t v',
+  '|',
+  '>-',
+  '"open',
+  "'open",
+  'a #c',
+  'x # c',
+  '? a',
+  ': a',
+  '@x',
+  '%x',
+  'a\tb',
+)
+const line = fc
+  .tuple(
+    fc.integer({ min: 0, max: 8 }),
+    fc.oneof(
+      fc.tuple(key, scalar).map(([k, v]) => `${k}: ${v}`),
+      key.map((k) => `${k}:`),
+      scalar.map((v) => `- ${v}`),
+      fc.tuple(key, scalar).map(([k, v]) => `- ${k}: ${v}`),
+      key.map((k) => `- ${k}:`),
+      fc.constantFrom('-', '# c', 'text', '- - x', ''),
+    ),
+  )
+  .map(([indent, text]) => `${' '.repeat(indent)}${text}`)
 
 test('property: an accepted item parses without errors, duplicate keys or aliases', () => {
   fc.assert(

@@ -17,8 +17,9 @@
  * value; nothing else is captured, to spare allocations. Other lines take the
  * general path.
  */
-// eslint-disable-next-line no-control-regex -- control characters are exactly what quoted scalars may not hold
-const commonLine = / *(?:(-) +)?([A-Za-z0-9_][A-Za-z0-9_./-]{0,200}):(?: +(?:(?:[A-Za-z0-9_./][A-Za-z0-9_./@+=-]*|'[^'\n\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff]*'|"[^"\\\n\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff]*"|\{\}|\[\])()(?: +#[^\n]*)?|#[^\n]*))? *\n/y
+const commonLine =
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what quoted scalars may not hold
+  / *(?:(-) +)?([A-Za-z0-9_][A-Za-z0-9_./-]{0,200}):(?: +(?:(?:[A-Za-z0-9_./][A-Za-z0-9_./@+=-]*|'[^'\n\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff]*'|"[^"\\\n\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff]*"|\{\}|\[\])()(?: +#[^\n]*)?|#[^\n]*))? *\n/y
 /** A plain key and its `:` (then a space or the line's end), matched at a position. */
 const plainKeyAt = /[A-Za-z0-9_][A-Za-z0-9_./-]*:(?= |$)/y
 /** How a one-line plain scalar may start: no indicator (`-` only before a non-space). */

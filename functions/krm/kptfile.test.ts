@@ -61,46 +61,74 @@ describe('findKptfile', () => {
   })
 
   test.each([
-    ['no Kptfile', source`
+    [
+      'no Kptfile',
+      source`
       - apiVersion: v1
         kind: ConfigMap
         metadata: {name: x, annotations: {internal.config.kubernetes.io/path: cm.yaml}}
-    `, { message: '"Kptfile" not found in the package' }],
-    ['a Kptfile of another kind', source`
+    `,
+      { message: '"Kptfile" not found in the package' },
+    ],
+    [
+      'a Kptfile of another kind',
+      source`
       - apiVersion: v1
         kind: ConfigMap
         metadata: {name: x, annotations: {internal.config.kubernetes.io/path: Kptfile}}
-    `, { message: '"Kptfile" does not contain kind "Kptfile" of apiVersion kpt.dev/v1 (found ConfigMap)', field: 'kind' }],
-    ['a pipeline that is not a map', source`
+    `,
+      { message: '"Kptfile" does not contain kind "Kptfile" of apiVersion kpt.dev/v1 (found ConfigMap)', field: 'kind' },
+    ],
+    [
+      'a pipeline that is not a map',
+      source`
       - apiVersion: kpt.dev/v1
         kind: Kptfile
         metadata: {name: x, annotations: {internal.config.kubernetes.io/path: Kptfile}}
         pipeline: [a]
-    `, { message: 'malformed Kptfile: `pipeline` must be a map', field: 'pipeline' }],
-    ['mutators that are not a list', source`
+    `,
+      { message: 'malformed Kptfile: `pipeline` must be a map', field: 'pipeline' },
+    ],
+    [
+      'mutators that are not a list',
+      source`
       - apiVersion: kpt.dev/v1
         kind: Kptfile
         metadata: {name: x, annotations: {internal.config.kubernetes.io/path: Kptfile}}
         pipeline: {mutators: {image: x}}
-    `, { message: 'malformed Kptfile: `pipeline.mutators` must be a list', field: 'pipeline.mutators' }],
-    ['a function name that is not a string', source`
+    `,
+      { message: 'malformed Kptfile: `pipeline.mutators` must be a list', field: 'pipeline.mutators' },
+    ],
+    [
+      'a function name that is not a string',
+      source`
       - apiVersion: kpt.dev/v1
         kind: Kptfile
         metadata: {name: x, annotations: {internal.config.kubernetes.io/path: Kptfile}}
         pipeline: {validators: [{image: x, name: [a]}]}
-    `, { message: 'malformed Kptfile: `pipeline.validators[0].name` must be a string', field: 'pipeline.validators[0].name' }],
-    ['conditions that are not a list', source`
+    `,
+      { message: 'malformed Kptfile: `pipeline.validators[0].name` must be a string', field: 'pipeline.validators[0].name' },
+    ],
+    [
+      'conditions that are not a list',
+      source`
       - apiVersion: kpt.dev/v1
         kind: Kptfile
         metadata: {name: x, annotations: {internal.config.kubernetes.io/path: Kptfile}}
         status: {conditions: yes}
-    `, { message: 'malformed Kptfile: `status.conditions` must be a list', field: 'status.conditions' }],
-    ['a readiness gate that is not a map', source`
+    `,
+      { message: 'malformed Kptfile: `status.conditions` must be a list', field: 'status.conditions' },
+    ],
+    [
+      'a readiness gate that is not a map',
+      source`
       - apiVersion: kpt.dev/v1
         kind: Kptfile
         metadata: {name: x, annotations: {internal.config.kubernetes.io/path: Kptfile}}
         info: {readinessGates: [x]}
-    `, { message: 'malformed Kptfile: `info.readinessGates[0]` must be a map', field: 'info.readinessGates[0]' }],
+    `,
+      { message: 'malformed Kptfile: `info.readinessGates[0]` must be a map', field: 'info.readinessGates[0]' },
+    ],
   ])('reports %s', (_, input, want) => {
     expect(findKptfile(items(input))).toMatchObject({ ok: false, ...want })
   })

@@ -31,9 +31,7 @@ const deployment = source`
 describe('KubeObject', () => {
   test('identity accessors', () => {
     const { object } = objectOf(deployment)
-    expect([object.apiVersion, object.kind, object.name, object.namespace, object.group, object.version]).toEqual([
-      'apps/v1', 'Deployment', 'web', 'ns1', 'apps', 'v1',
-    ])
+    expect([object.apiVersion, object.kind, object.name, object.namespace, object.group, object.version]).toEqual(['apps/v1', 'Deployment', 'web', 'ns1', 'apps', 'v1'])
     expect(object.isGVK('apps/v1', 'Deployment')).toBe(true)
     expect(object.isGroupKind('apps', 'Deployment')).toBe(true)
     expect(object.isGroupKind('', 'Deployment')).toBe(false)
@@ -51,9 +49,7 @@ describe('KubeObject', () => {
     expect(object.getStringMap(['metadata', 'labels'])).toEqual({ app: 'web' })
     expect(object.getString(['metadata', 'missing'])).toBeUndefined()
     expect(() => object.getString(['spec', 'template'])).toThrow(FieldTypeError)
-    expect(() => object.getStringMap(['spec', 'template', 'spec', 'containers'])).toThrow(
-      'Deployment/ns1/web: `spec.template.spec.containers` must be a map of strings',
-    )
+    expect(() => object.getStringMap(['spec', 'template', 'spec', 'containers'])).toThrow('Deployment/ns1/web: `spec.template.spec.containers` must be a map of strings')
   })
 
   test('set edits in place and keeps every other byte', () => {

@@ -5,15 +5,7 @@
  */
 import { Document, isMap, isScalar, isSeq, Pair, visit, YAMLMap, YAMLSeq } from 'yaml'
 import type { Node } from 'yaml'
-import {
-  indexAnnotation,
-  legacyIndexAnnotation,
-  legacyPathAnnotation,
-  localConfigAnnotation,
-  packagePathAnnotation,
-  pathAnnotation,
-  upstreamIdentifierAnnotation,
-} from './annotations.js'
+import { indexAnnotation, legacyIndexAnnotation, legacyPathAnnotation, localConfigAnnotation, packagePathAnnotation, pathAnnotation, upstreamIdentifierAnnotation } from './annotations.js'
 import { renderFieldText, renderItemText } from './emit.js'
 import { scanHeader, topLevelFieldText } from './lazy-items.js'
 import type { ItemHeader } from './lazy-items.js'

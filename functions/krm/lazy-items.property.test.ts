@@ -13,19 +13,9 @@ const value = fc.oneof(
   word.map((w) => `"${w}"`),
   fc.constantFrom("'0'", '0', 'true', "'it''s'", '"a\\"b"', 'a:b', 'http://x.y/z', 'null', '~', '""', "''", '0755', '{}', '[a]', '|', 'a b'),
 )
-const annotationKey = fc.constantFrom(
-  'config.kubernetes.io/path',
-  'internal.config.kubernetes.io/path',
-  'internal.config.kubernetes.io/index',
-  'kpt.dev/config-injection',
-  'a',
-  '"quoted/key"',
-)
+const annotationKey = fc.constantFrom('config.kubernetes.io/path', 'internal.config.kubernetes.io/path', 'internal.config.kubernetes.io/index', 'kpt.dev/config-injection', 'a', '"quoted/key"')
 /** `key: value` lines; a block scalar's text is indented under its key, as kpt writes it. */
-const mapLines = (indent: number, entries: [string, string][]) =>
-  entries
-    .map(([k, v]) => `${' '.repeat(indent)}${k}: ${v.startsWith('|') ? `|\n${' '.repeat(indent + 2)}text` : v}`)
-    .join('\n')
+const mapLines = (indent: number, entries: [string, string][]) => entries.map(([k, v]) => `${' '.repeat(indent)}${k}: ${v.startsWith('|') ? `|\n${' '.repeat(indent + 2)}text` : v}`).join('\n')
 
 const item = fc
   .record({
@@ -162,9 +152,13 @@ describe('lazy items (property)', () => {
 
 describe('scanHeader', () => {
   test.each([
-    ['a plain kpt item', "- apiVersion: v1\n  kind: ConfigMap\n  metadata: # kpt-merge: /a\n    name: a\n    annotations:\n      config.kubernetes.io/path: 'a.yaml'\n  data:\n    k: v\n", { apiVersion: 'v1', kind: 'ConfigMap', name: 'a', annotations: { 'config.kubernetes.io/path': 'a.yaml' } }],
+    [
+      'a plain kpt item',
+      "- apiVersion: v1\n  kind: ConfigMap\n  metadata: # kpt-merge: /a\n    name: a\n    annotations:\n      config.kubernetes.io/path: 'a.yaml'\n  data:\n    k: v\n",
+      { apiVersion: 'v1', kind: 'ConfigMap', name: 'a', annotations: { 'config.kubernetes.io/path': 'a.yaml' } },
+    ],
     ['flow metadata', '- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a}\n', undefined],
-    ['a numeric annotation value', "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    annotations:\n      a: 0\n", undefined],
+    ['a numeric annotation value', '- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    annotations:\n      a: 0\n', undefined],
     ['a block scalar annotation', '- kind: A\n  metadata:\n    annotations:\n      a: |\n        x\n', undefined],
     ['duplicate keys', '- kind: A\n  kind: B\n', undefined],
   ])('%s', (_name, chunk, want) => {

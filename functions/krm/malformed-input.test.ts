@@ -63,7 +63,11 @@ describe.each([true, false])('lazy reader %s', (lazy) => {
 
   test.each([
     ['`metadata.annotations` as a list', '- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n    annotations:\n    - x\n', 'ConfigMap/a: `metadata.annotations` must be a map of strings'],
-    ['an annotation value that is a map', '- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n    annotations:\n      a: {b: c}\n', 'ConfigMap/a: `metadata.annotations.a` must be a string'],
+    [
+      'an annotation value that is a map',
+      '- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n    annotations:\n      a: {b: c}\n',
+      'ConfigMap/a: `metadata.annotations.a` must be a string',
+    ],
     ['`metadata` as a list', '- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n  - name: a\n', '`metadata` must be a map'],
     ['`spec` as a string', configMap('  spec: hello\n'), 'ConfigMap/a: `spec` must be a map'],
     ['`kind` as a map', '- apiVersion: v1\n  kind: {a: b}\n  metadata:\n    name: a\n', '`kind` must be a string'],

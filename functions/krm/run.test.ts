@@ -56,7 +56,12 @@ describe('runFunction', () => {
   })
 
   test('a thrown bug becomes one error result, never a stack trace on stdout', () => {
-    const broken: KrmFunction = { ...labeler, transform: () => { throw new Error('boom') } }
+    const broken: KrmFunction = {
+      ...labeler,
+      transform: () => {
+        throw new Error('boom')
+      },
+    }
     const run = runFunction(broken, input('x'))
     expect(run.exitCode).toBe(1)
     expect(run.output).toContain('labeler: internal error: boom')
@@ -104,7 +109,7 @@ describe('runMain', () => {
   test('an unknown flag is an error with a ResourceList on stdout', async () => {
     const { io, out } = fakeIO('')
     expect(await runMain(labeler, ['--nope'], io)).toBe(1)
-    expect(out.stdout).toContain("items: []")
+    expect(out.stdout).toContain('items: []')
     expect(out.stderr).toContain("Unknown option '--nope'")
   })
 
@@ -123,7 +128,10 @@ describe('runMain', () => {
     const { tmpdir } = await import('node:os')
     const dir = mkdtempSync(join(tmpdir(), 'sources-'))
     mkdirSync(join(dir, 'cluster'))
-    writeFileSync(join(dir, 'cluster', 'a.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: b}}\n')
+    writeFileSync(
+      join(dir, 'cluster', 'a.yaml'),
+      'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: b}}\n',
+    )
     writeFileSync(join(dir, 'c.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n')
     const { io, out } = fakeIO(input('x'), { KPT_VARIANTS_SOURCES: join(dir, 'c.yaml') })
     expect(await runMain(labeler, ['--sources', join(dir, 'cluster')], io)).toBe(0)

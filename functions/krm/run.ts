@@ -42,11 +42,7 @@ export interface RunOutput {
  * Runs a function over a ResourceList text. On any error result the output
  * carries the input items unchanged, so nothing half-done can be written.
  */
-export function runFunction(
-  fn: KrmFunction,
-  input: string,
-  options: { sources?: readonly KubeObject[]; sourceResults?: readonly Result[] } = {},
-): RunOutput {
+export function runFunction(fn: KrmFunction, input: string, options: { sources?: readonly KubeObject[]; sourceResults?: readonly Result[] } = {}): RunOutput {
   let rl: ResourceList
   try {
     rl = ResourceList.parse(input)

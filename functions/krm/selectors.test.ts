@@ -71,16 +71,12 @@ describe('label selector properties', () => {
 
 describe('DNS-1123 subdomain names', () => {
   test.each(['a', 'my-pvs-edge1-nginx', 'a.b-c', '0abc'])('%j is valid', (name) => expect(dns1123SubdomainErrors(name)).toEqual([]))
-  test.each(['', 'Upper', 'a/b', '-a', 'a-', 'a_b', 'x'.repeat(254)])('%j is invalid', (name) =>
-    expect(dns1123SubdomainErrors(name).length).toBeGreaterThan(0),
-  )
+  test.each(['', 'Upper', 'a/b', '-a', 'a-', 'a_b', 'x'.repeat(254)])('%j is invalid', (name) => expect(dns1123SubdomainErrors(name).length).toBeGreaterThan(0))
 })
 
 describe('DNS-1123 labels', () => {
   test.each(['a', 'edge-01', '0abc', 'x'.repeat(63)])('%j is valid', (name) => expect(dns1123LabelErrors(name)).toEqual([]))
-  test.each(['', 'a.b', '..', 'Edge', 'a/b', '-a', 'a-', 'x'.repeat(64)])('%j is invalid', (name) =>
-    expect(dns1123LabelErrors(name).length).toBeGreaterThan(0),
-  )
+  test.each(['', 'a.b', '..', 'Edge', 'a/b', '-a', 'a-', 'x'.repeat(64)])('%j is invalid', (name) => expect(dns1123LabelErrors(name).length).toBeGreaterThan(0))
   test('says what a label must be, as apimachinery does', () =>
     expect(dns1123LabelErrors('Edge_01')).toEqual([
       "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",

@@ -20,10 +20,11 @@ const scalar: fc.Arbitrary<Scalar> = scalarText.map((text) => ({ kind: 'scalar',
 const tree = fc.letrec<{ map: MapNode; seq: SeqNode; value: Tree }>((tie) => ({
   value: fc.oneof({ depthSize: 'small', withCrossShrink: true }, scalar, tie('map'), tie('seq')),
   map: fc
-    .uniqueArray(
-      fc.record({ key: word, head: fc.option(comment, { nil: undefined }), comment: fc.option(comment, { nil: undefined }), value: tie('value') }),
-      { minLength: 1, maxLength: 4, selector: (e) => e.key },
-    )
+    .uniqueArray(fc.record({ key: word, head: fc.option(comment, { nil: undefined }), comment: fc.option(comment, { nil: undefined }), value: tie('value') }), {
+      minLength: 1,
+      maxLength: 4,
+      selector: (e) => e.key,
+    })
     .map((entries) => ({ kind: 'map' as const, entries })),
   seq: fc
     .array(

@@ -6,34 +6,51 @@ const roundTrip = (text: string) => stringifyYamlDocument(parseYamlDocument(text
 
 describe('round trip keeps kpt-written YAML byte for byte', () => {
   test.each([
-    ['a head comment after a sequence dash', source`
+    [
+      'a head comment after a sequence dash',
+      source`
       items:
       - # head comment for deploy.yaml
         apiVersion: apps/v1
         kind: Deployment
-    `],
-    ['a kpt-merge comment after a map key', source`
+    `,
+    ],
+    [
+      'a kpt-merge comment after a map key',
+      source`
       metadata: # kpt-merge: ns1/web
         name: web # name comment
-    `],
-    ['a comment after a key holding a sequence', source`
+    `,
+    ],
+    [
+      'a comment after a key holding a sequence',
+      source`
       list: # items follow
       - a
       - b
-    `],
-    ['several comment lines after a dash', source`
+    `,
+    ],
+    [
+      'several comment lines after a dash',
+      source`
       - # first
         # second
         key: v
-    `],
-    ['nested dash comments', source`
+    `,
+    ],
+    [
+      'nested dash comments',
+      source`
       spec:
         containers:
         - # nested
           name: a
           image: "nginx:1.25"
-    `],
-    ['scalar styles', source`
+    `,
+    ],
+    [
+      'scalar styles',
+      source`
       plain: text
       single: 'it''s'
       double: "quoted"
@@ -44,8 +61,11 @@ describe('round trip keeps kpt-written YAML byte for byte', () => {
         folded text
       flow: {a: b, c: [d, e]}
       empty: []
-    `],
-    ['numbers in their original form', source`
+    `,
+    ],
+    [
+      'numbers in their original form',
+      source`
       octal: 0755
       exp: 1e3
       hex: 0xFF
@@ -53,18 +73,25 @@ describe('round trip keeps kpt-written YAML byte for byte', () => {
       float: 1.50
       bool: TRUE
       tilde: ~
-    `],
-    ['kpt annotations', source`
+    `,
+    ],
+    [
+      'kpt annotations',
+      source`
       metadata:
         annotations:
           config.kubernetes.io/index: '0'
           config.kubernetes.io/path: 'deploy.yaml'
           internal.config.kubernetes.io/seqindent: 'compact'
-    `],
-    ['unicode and long lines', source`
+    `,
+    ],
+    [
+      'unicode and long lines',
+      source`
       text: "héllo wörld ✓"
       long: ${'x'.repeat(300)}
-    `],
+    `,
+    ],
   ])('%s', (_name, text) => {
     expect(roundTrip(text)).toBe(text)
   })
@@ -85,13 +112,10 @@ describe('parse errors are reported, not thrown raw', () => {
 })
 
 describe('isAmbiguousString', () => {
-  test.each(['yes', 'No', 'on', 'OFF', 'y', '0755', '08', '1:20', '2001-12-14', '1e3', '.5', '~', 'null', 'true', '0x1F', '1_000', '+1', '', ' padded'])(
-    '%j is quoted',
-    (value) => expect(isAmbiguousString(value)).toBe(true),
+  test.each(['yes', 'No', 'on', 'OFF', 'y', '0755', '08', '1:20', '2001-12-14', '1e3', '.5', '~', 'null', 'true', '0x1F', '1_000', '+1', '', ' padded'])('%j is quoted', (value) =>
+    expect(isAmbiguousString(value)).toBe(true),
   )
-  test.each(['us-east1', 'nginx:1.25', 'gold', 'a.b.c', 'hello world', 'v1.2.3', 'example.com/name'])('%j stays plain', (value) =>
-    expect(isAmbiguousString(value)).toBe(false),
-  )
+  test.each(['us-east1', 'nginx:1.25', 'gold', 'a.b.c', 'hello world', 'v1.2.3', 'example.com/name'])('%j stays plain', (value) => expect(isAmbiguousString(value)).toBe(false))
 })
 
 describe('toNode and reconcileNode', () => {

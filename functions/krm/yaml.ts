@@ -3,24 +3,7 @@
  * that is read and written without changes comes back byte for byte as kpt
  * (kyaml / go-yaml) wrote it. See reference/krm-functions-and-kpt.md 3.2-3.4.
  */
-import {
-  CST,
-  Document,
-  isCollection,
-  isMap,
-  isPair,
-  isScalar,
-  isSeq,
-  Lexer,
-  Pair,
-  parseAllDocuments,
-  parseDocument,
-  parse as parseValue,
-  Scalar,
-  visit,
-  YAMLMap,
-  YAMLSeq,
-} from 'yaml'
+import { CST, Document, isCollection, isMap, isPair, isScalar, isSeq, Lexer, Pair, parseAllDocuments, parseDocument, parse as parseValue, Scalar, visit, YAMLMap, YAMLSeq } from 'yaml'
 import type { Node, ParsedNode, Tags } from 'yaml'
 
 /** Options that make the `yaml` printer match go-yaml's block style. */
@@ -235,9 +218,7 @@ export function fixCommentPlacement(doc: Document): void {
         if (!itemToken || !isMap(item) || item.commentBefore == null || item.items.length === 0) return
         if (!hasCommentAfterDash(itemToken.start)) return
         const firstKey = item.items[0]!.key as Node
-        firstKey.commentBefore = firstKey.commentBefore
-          ? `${item.commentBefore}\n${firstKey.commentBefore}`
-          : item.commentBefore
+        firstKey.commentBefore = firstKey.commentBefore ? `${item.commentBefore}\n${firstKey.commentBefore}` : item.commentBefore
         item.commentBefore = undefined
       })
     },
@@ -306,9 +287,7 @@ export function isAmbiguousString(value: string): boolean {
 
 const ambiguousStrings = new Map<string, boolean>()
 
-const yaml11Words = new Set(
-  'y Y yes Yes YES n N no No NO true True TRUE false False FALSE on On ON off Off OFF null Null NULL'.split(' '),
-)
+const yaml11Words = new Set('y Y yes Yes YES n N no No NO true True TRUE false False FALSE on On ON off Off OFF null Null NULL'.split(' '))
 
 /** Sets a scalar's value in place, keeping its style where the style can still hold the value. */
 function setScalarValue(node: Scalar, value: string | number | boolean | null): void {
@@ -406,8 +385,10 @@ export type { Node, ParsedNode }
 
 /** Prints a multi-document stream; documents after the first carry their own `---`. */
 export function stringifyYamlDocuments(docs: readonly Document[]): string {
-  return docs.map((doc, i) => {
-    const text = stringifyYamlDocument(doc)
-    return i === 0 || text.startsWith('---') ? text : `---\n${text}`
-  }).join('')
+  return docs
+    .map((doc, i) => {
+      const text = stringifyYamlDocument(doc)
+      return i === 0 || text.startsWith('---') ? text : `---\n${text}`
+    })
+    .join('')
 }

@@ -1,11 +1,5 @@
 /** The package-context functionConfig: a PackageVariant, or a ConfigMap of keys to set. */
-import {
-  isPackageVariant,
-  packageContextRule,
-  readPackageVariant,
-  reservedPackageContextKeys,
-  validatePackageVariant,
-} from '../api/package-variant.js'
+import { isPackageVariant, packageContextRule, readPackageVariant, reservedPackageContextKeys, validatePackageVariant } from '../api/package-variant.js'
 import type { PackageVariant } from '../api/package-variant.js'
 import { describeKind, isConfigMap } from '../api/function-config.js'
 import { newResult } from '../krm/index.js'
@@ -28,9 +22,7 @@ export function packageContextConfigOf(pv: PackageVariant): PackageContextConfig
 }
 
 /** Reads the functionConfig into a config, or error results naming the field. */
-export function parseConfig(
-  fc: KubeObject | undefined,
-): { ok: true; config: PackageContextConfig } | { ok: false; results: Result[] } {
+export function parseConfig(fc: KubeObject | undefined): { ok: true; config: PackageContextConfig } | { ok: false; results: Result[] } {
   if (!fc) {
     return { ok: false, results: [newResult('error', `functionConfig is missing: ${expected}`)] }
   }

@@ -101,10 +101,20 @@ describe('package-context', () => {
 
   test.each([
     ['reserved key in data', pv('data:\n  name: other'), 'spec.packageContext.data: Invalid value: {"name":"other"}: must not contain the key "name"', 'spec.packageContext.data'],
-    ['reserved key in removeKeys', pv('removeKeys: [a, package-path]'), 'spec.packageContext.removeKeys: Invalid value: ["a","package-path"]: must not contain the key "package-path"', 'spec.packageContext.removeKeys'],
+    [
+      'reserved key in removeKeys',
+      pv('removeKeys: [a, package-path]'),
+      'spec.packageContext.removeKeys: Invalid value: ["a","package-path"]: must not contain the key "package-path"',
+      'spec.packageContext.removeKeys',
+    ],
     ['a non-string data value', pv('data:\n  replicas: [3]'), '`spec.packageContext.data.replicas` must be a string', 'spec.packageContext.data.replicas'],
     ['reserved key in a ConfigMap', configMap('{package-path: x}'), 'data: Invalid value: {"package-path":"x"}: must not contain the key "package-path"', 'data'],
-    ['an unsupported kind', 'apiVersion: fn.kpt.dev/v1alpha1\nkind: SetLabels\nmetadata:\n  name: x\n', 'unsupported functionConfig SetLabels.fn.kpt.dev/v1alpha1: expected PackageVariant.config.porch.kpt.dev/v1alpha1 or ConfigMap.v1', 'kind'],
+    [
+      'an unsupported kind',
+      'apiVersion: fn.kpt.dev/v1alpha1\nkind: SetLabels\nmetadata:\n  name: x\n',
+      'unsupported functionConfig SetLabels.fn.kpt.dev/v1alpha1: expected PackageVariant.config.porch.kpt.dev/v1alpha1 or ConfigMap.v1',
+      'kind',
+    ],
   ])('invalid config: %s', (_name, fc, message, field) => {
     const out = run(kptfile + context(), fc)
     expect(out.exitCode).toBe(1)

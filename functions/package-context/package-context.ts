@@ -34,9 +34,7 @@ export function setPackageContext(rl: ResourceList, config: PackageContextConfig
 }
 
 /** Finds the root package's context ConfigMap, or Porch's message for what is wrong. */
-export function findPackageContext(
-  items: readonly KubeObject[],
-): { ok: true; object: KubeObject } | { ok: false; message: string; object?: KubeObject } {
+export function findPackageContext(items: readonly KubeObject[]): { ok: true; object: KubeObject } | { ok: false; message: string; object?: KubeObject } {
   const pkg = JSON.stringify(packageName(items))
   const candidates = findRootObjects(items, packageContextFile)
   if (candidates.length === 0) {

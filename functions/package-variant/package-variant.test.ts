@@ -52,10 +52,7 @@ injectors:
 - name: us-endpoints
 `)
 
-const cluster = parseObjects(
-  'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: us-endpoints, namespace: default}\ndata: {api: "https://us.example.com"}\n',
-  'cluster.yaml',
-)
+const cluster = parseObjects('apiVersion: v1\nkind: ConfigMap\nmetadata: {name: us-endpoints, namespace: default}\ndata: {api: "https://us.example.com"}\n', 'cluster.yaml')
 
 const list = (fc: string, body = items) => `apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n${body}\nfunctionConfig:\n  ${fc}\n`
 
@@ -74,7 +71,12 @@ describe('package-variant', () => {
     for (const fn of [packageContextFunction, pipelinePrependFunction, configInjectionFunction]) {
       const step = runFunction(fn, text, { sources: cluster })
       expect(step.exitCode).toBe(0)
-      text = list(valid, ResourceList.parse(step.output).items.map((i) => `- ${i.toYaml().trimEnd().replace(/\n/g, '\n  ')}`).join('\n'))
+      text = list(
+        valid,
+        ResourceList.parse(step.output)
+          .items.map((i) => `- ${i.toYaml().trimEnd().replace(/\n/g, '\n  ')}`)
+          .join('\n'),
+      )
     }
     expect(itemsOf(once.output)).toBe(itemsOf(text))
     const out = itemsOf(once.output)
@@ -120,9 +122,7 @@ pipeline:
   ])('rejects an invalid PackageVariant: %s', (_, fc, want) => {
     const out = runFunction(packageVariantFunction, list(fc), { sources: cluster })
     expect(out.exitCode).toBe(1)
-    expect((parse(out.output) as { results: unknown[] }).results).toEqual(
-      want.map(([message, path]) => expect.objectContaining({ message, severity: 'error', field: { path } })),
-    )
+    expect((parse(out.output) as { results: unknown[] }).results).toEqual(want.map(([message, path]) => expect.objectContaining({ message, severity: 'error', field: { path } })))
     expect(itemsOf(out.output)).toBe(itemsOf(list(fc)))
   })
 

@@ -18,9 +18,7 @@ export interface PipelinePrependConfig {
 }
 
 /** Reads the functionConfig into a config, or error results naming the field. */
-export function parseConfig(
-  fc: KubeObject | undefined,
-): { ok: true; config: PipelinePrependConfig } | { ok: false; results: Result[] } {
+export function parseConfig(fc: KubeObject | undefined): { ok: true; config: PipelinePrependConfig } | { ok: false; results: Result[] } {
   const read = readPackageVariantConfig(fc, [pipelineRule])
   if (!read.ok) return read
   return pipelineConfigOf(read.pv)

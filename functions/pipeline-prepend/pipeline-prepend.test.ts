@@ -72,7 +72,7 @@ describe('pipeline-prepend', () => {
       `,
     ],
     [
-      'keeps user and other PackageVariants\' entries with comments after its own (a comment above the list stays first, as kpt would put it back there)',
+      "keeps user and other PackageVariants' entries with comments after its own (a comment above the list stays first, as kpt would put it back there)",
       header +
         source`
           pipeline:
@@ -124,12 +124,7 @@ describe('pipeline-prepend', () => {
           - image: user-fn
       `,
     ],
-    [
-      'removes its entries, empty lists and the pipeline when spec.pipeline is gone',
-      header + 'pipeline:\n  validators:\n  - name: PackageVariant.my-pv.v.0\n    image: v\n',
-      pv('my-pv', ''),
-      header,
-    ],
+    ['removes its entries, empty lists and the pipeline when spec.pipeline is gone', header + 'pipeline:\n  validators:\n  - name: PackageVariant.my-pv.v.0\n    image: v\n', pv('my-pv', ''), header],
     [
       'a dotted PackageVariant name is recognised (Porch would duplicate)',
       header + 'pipeline:\n  mutators:\n  - name: PackageVariant.edge.eu.fn.0\n    image: fn\n',
@@ -184,7 +179,13 @@ describe('pipeline-prepend', () => {
     ['a function name that is not a string', header, pv('p', 'validators:\n- image: x\n  name: [a]\n'), '`spec.pipeline.validators[0].name` must be a string', 'spec.pipeline.validators[0].name'],
     ['mutators that are not a list', header, pv('p', 'mutators: {image: x}\n'), '`spec.pipeline.mutators` must be a list', 'spec.pipeline.mutators'],
     ['a Kptfile whose pipeline is not a map', header + 'pipeline: x\n', pv('p', ''), 'malformed Kptfile: `pipeline` must be a map', 'pipeline'],
-    ['a functionConfig of another kind', header, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n', 'unsupported functionConfig ConfigMap.v1: expected PackageVariant.config.porch.kpt.dev/v1alpha1', 'kind'],
+    [
+      'a functionConfig of another kind',
+      header,
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n',
+      'unsupported functionConfig ConfigMap.v1: expected PackageVariant.config.porch.kpt.dev/v1alpha1',
+      'kind',
+    ],
   ])('rejects %s', (_, kptfile, config, message, field) => {
     const out = runFunction(pipelinePrependFunction, resourceList(kptfile, config))
     expect(out.exitCode).toBe(1)
@@ -195,9 +196,7 @@ describe('pipeline-prepend', () => {
   test('drops fields kpt functions do not have, with a warning naming each (as Porch prunes them)', () => {
     const out = runFunction(pipelinePrependFunction, resourceList(header, pv('p', 'validators:\n- image: x\n  fooBar: 1\n  configmap: {a: b}\n')))
     expect(out.exitCode).toBe(0)
-    expect(ResourceList.parse(out.output).items[0]!.toYaml()).toBe(
-      header + 'pipeline:\n  validators:\n  - name: PackageVariant.p..0\n    image: x\n',
-    )
+    expect(ResourceList.parse(out.output).items[0]!.toYaml()).toBe(header + 'pipeline:\n  validators:\n  - name: PackageVariant.p..0\n    image: x\n')
     const results = parse(out.output).results as { severity: string; field?: { path: string }; message: string }[]
     expect(results.filter((r) => r.severity === 'warning')).toMatchObject([
       { field: { path: 'spec.pipeline.validators[0].fooBar' }, message: expect.stringContaining('is not a field of a kpt function and is dropped') },
@@ -206,10 +205,7 @@ describe('pipeline-prepend', () => {
   })
 
   test('reports a missing Kptfile', () => {
-    const out = runFunction(
-      pipelinePrependFunction,
-      `apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\nfunctionConfig:\n  ${indent(pv('p', ''), '  ')}\n`,
-    )
+    const out = runFunction(pipelinePrependFunction, `apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\nfunctionConfig:\n  ${indent(pv('p', ''), '  ')}\n`)
     expect(out.exitCode).toBe(1)
     expect(parse(out.output).results).toMatchObject([{ severity: 'error', message: '"Kptfile" not found in the package' }])
   })

@@ -59,7 +59,15 @@ export function prepareRevision(upstream: UpstreamRef, source: ReadonlyMap<strin
   const warnings: string[] = []
   const copied: [string, PackageFile][] = []
   for (const [path, file] of source) {
-    if (path.split('/').some((_, i, parts) => parts.slice(0, i + 1).join('/').endsWith('.git'))) continue
+    if (
+      path.split('/').some((_, i, parts) =>
+        parts
+          .slice(0, i + 1)
+          .join('/')
+          .endsWith('.git'),
+      )
+    )
+      continue
     if (file.mode === '120000') {
       warnings.push(`Ignoring symlink ${JSON.stringify(path)}`)
       continue

@@ -159,7 +159,11 @@ function decode(node: unknown, shape: Shape, path: string, errors: string[]): un
 }
 
 function typeName(path: string): string {
-  const last = path.replace(/\[\d+\]/g, '').split('.').pop() ?? ''
+  const last =
+    path
+      .replace(/\[\d+\]/g, '')
+      .split('.')
+      .pop() ?? ''
   return last === '' ? 'v1.KptFile' : `v1.${last}`
 }
 

@@ -19,7 +19,10 @@ export const upstreamIdentifierAnnotation = 'internal.kpt.dev/upstream-identifie
 /** The `namespace` and `name` a `kpt-merge:` comment records (split at the first `/`), or undefined. */
 export function parseMergeComment(comment: string | null | undefined): { namespace: string; name: string } | undefined {
   if (!comment || !comment.includes('kpt-merge:')) return undefined
-  const text = comment.replace(/^[\s#]+/, '').replace(/^kpt-merge:/, '').trim()
+  const text = comment
+    .replace(/^[\s#]+/, '')
+    .replace(/^kpt-merge:/, '')
+    .trim()
   const slash = text.indexOf('/')
   if (slash < 0) return undefined
   return { namespace: text.slice(0, slash), name: text.slice(slash + 1) }

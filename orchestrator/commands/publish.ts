@@ -32,7 +32,8 @@ export async function publishCommand(repo: string, packages: readonly string[], 
   const { snapshot, lock } = await openRepository(repository, { base, cacheDir, lockTimeoutMs: options.lockTimeout * 1000 })
   try {
     const { outcomes, rejected } = await publishDrafts(snapshot, packages, committerFrom(io.env))
-    if (options.json) io.stdout(`${JSON.stringify({ apiVersion: 'kpt-variants.dev/v1alpha1', kind: 'PublishReport', repository: snapshot.source, published: outcomes, ...(rejected ? { rejected } : {}) }, null, 2)}\n`)
+    if (options.json)
+      io.stdout(`${JSON.stringify({ apiVersion: 'kpt-variants.dev/v1alpha1', kind: 'PublishReport', repository: snapshot.source, published: outcomes, ...(rejected ? { rejected } : {}) }, null, 2)}\n`)
     for (const o of outcomes) {
       if (!o.ok) io.stderr(`${o.package}: not published: ${o.reason}\n`)
       else if (rejected) io.stderr(`${o.package}: not published: the push was refused: ${rejected}\n`)

@@ -53,7 +53,10 @@ describe('loadFleetDirectory', () => {
   test('a document that is not YAML, not a map, or a List: the file is read as before (a problem naming it, or its items)', () => {
     writeFileSync(join(dir, 'a-broken.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: [unclosed\n')
     writeFileSync(join(dir, 'b-scalar.yaml'), 'just text\n')
-    writeFileSync(join(dir, 'c-list.yaml'), 'apiVersion: v1\nkind: ConfigMapList\nitems:\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: one}}\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: two}}\n')
+    writeFileSync(
+      join(dir, 'c-list.yaml'),
+      'apiVersion: v1\nkind: ConfigMapList\nitems:\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: one}}\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: two}}\n',
+    )
     writeFileSync(join(dir, 'd-repo.yaml'), 'apiVersion: config.porch.kpt.dev/v1alpha1\nkind: Repository\nmetadata: {name: r}\nspec: {git: {repo: "unclosed}\n')
     const loaded = loadFleetDirectory(dir)
     expect(loaded.problems.map((p) => p.file)).toEqual(['a-broken.yaml', 'b-scalar.yaml', 'd-repo.yaml'])

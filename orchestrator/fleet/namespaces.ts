@@ -8,32 +8,30 @@
 import type { KubeObject } from '../../functions/krm/index.js'
 
 /** The cluster-scoped kinds of the Kubernetes API (kubectl api-resources --namespaced=false), by group. */
-const clusterScoped = new Set(
-  [
-    '/Namespace',
-    '/Node',
-    '/PersistentVolume',
-    '/ComponentStatus',
-    'storage.k8s.io/StorageClass',
-    'storage.k8s.io/CSIDriver',
-    'storage.k8s.io/CSINode',
-    'storage.k8s.io/VolumeAttachment',
-    'apiextensions.k8s.io/CustomResourceDefinition',
-    'apiregistration.k8s.io/APIService',
-    'rbac.authorization.k8s.io/ClusterRole',
-    'rbac.authorization.k8s.io/ClusterRoleBinding',
-    'scheduling.k8s.io/PriorityClass',
-    'admissionregistration.k8s.io/MutatingWebhookConfiguration',
-    'admissionregistration.k8s.io/ValidatingWebhookConfiguration',
-    'admissionregistration.k8s.io/ValidatingAdmissionPolicy',
-    'admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding',
-    'node.k8s.io/RuntimeClass',
-    'networking.k8s.io/IngressClass',
-    'certificates.k8s.io/CertificateSigningRequest',
-    'flowcontrol.apiserver.k8s.io/FlowSchema',
-    'flowcontrol.apiserver.k8s.io/PriorityLevelConfiguration',
-  ],
-)
+const clusterScoped = new Set([
+  '/Namespace',
+  '/Node',
+  '/PersistentVolume',
+  '/ComponentStatus',
+  'storage.k8s.io/StorageClass',
+  'storage.k8s.io/CSIDriver',
+  'storage.k8s.io/CSINode',
+  'storage.k8s.io/VolumeAttachment',
+  'apiextensions.k8s.io/CustomResourceDefinition',
+  'apiregistration.k8s.io/APIService',
+  'rbac.authorization.k8s.io/ClusterRole',
+  'rbac.authorization.k8s.io/ClusterRoleBinding',
+  'scheduling.k8s.io/PriorityClass',
+  'admissionregistration.k8s.io/MutatingWebhookConfiguration',
+  'admissionregistration.k8s.io/ValidatingWebhookConfiguration',
+  'admissionregistration.k8s.io/ValidatingAdmissionPolicy',
+  'admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding',
+  'node.k8s.io/RuntimeClass',
+  'networking.k8s.io/IngressClass',
+  'certificates.k8s.io/CertificateSigningRequest',
+  'flowcontrol.apiserver.k8s.io/FlowSchema',
+  'flowcontrol.apiserver.k8s.io/PriorityLevelConfiguration',
+])
 
 /**
  * Puts every namespaced object without a namespace in `namespace`. A kind is

@@ -28,7 +28,7 @@ describe('git plumbing', () => {
   })
   afterEach(() => rmSync(dir, { recursive: true, force: true }))
 
-  test('a failing command throws GitError with git\'s own first line', async () => {
+  test("a failing command throws GitError with git's own first line", async () => {
     await expect(git(['rev-parse', '--verify', 'nope'], { cwd: work })).rejects.toThrow(GitError)
     await expect(git(['rev-parse', '--verify', 'nope'], { cwd: work })).rejects.toThrow('git rev-parse --verify nope: Needed a single revision')
   })
@@ -49,15 +49,30 @@ describe('git plumbing', () => {
   test('updateRefs applies all commands or none; listRefs reads them back', async () => {
     const a = await commit({ x: '1\n' }, 'a')
     await updateRefs(work, [`update refs/heads/one ${a}`, `update refs/tags/t ${a}`])
-    expect(await listRefs(work, ['refs/heads/one', 'refs/tags/'])).toEqual(new Map([['refs/heads/one', a], ['refs/tags/t', a]]))
+    expect(await listRefs(work, ['refs/heads/one', 'refs/tags/'])).toEqual(
+      new Map([
+        ['refs/heads/one', a],
+        ['refs/tags/t', a],
+      ]),
+    )
     await expect(updateRefs(work, [`delete refs/heads/one`, `update refs/heads/two ${a} ${'0'.repeat(39)}1`])).rejects.toThrow(GitError)
     expect((await listRefs(work, ['refs/heads/'])).has('refs/heads/one')).toBe(true)
   })
 
   test('pushAtomic pushes all refs or none, and refuses to overwrite a ref that moved since it was fetched', async () => {
     const a = await commit({ x: '1\n' }, 'a')
-    expect(await pushAtomic(work, 'origin', [{ ref: 'refs/heads/main', oid: a, expect: '' }, { ref: 'refs/tags/v1', oid: a, expect: '' }])).toEqual({ ok: true })
-    expect(await listRefs(remote, ['refs/'])).toEqual(new Map([['refs/heads/main', a], ['refs/tags/v1', a]]))
+    expect(
+      await pushAtomic(work, 'origin', [
+        { ref: 'refs/heads/main', oid: a, expect: '' },
+        { ref: 'refs/tags/v1', oid: a, expect: '' },
+      ]),
+    ).toEqual({ ok: true })
+    expect(await listRefs(remote, ['refs/'])).toEqual(
+      new Map([
+        ['refs/heads/main', a],
+        ['refs/tags/v1', a],
+      ]),
+    )
 
     // Someone else pushes main; our lease (main at a) is stale now.
     const other = join(dir, 'other')

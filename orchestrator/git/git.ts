@@ -189,5 +189,11 @@ export async function pushAtomic(repo: string, remote: string, updates: readonly
 const quietGitEnv: Record<string, string> = { GIT_TERMINAL_PROMPT: '0', GIT_PAGER: 'cat', LC_ALL: 'C' }
 
 function firstLine(text: string): string {
-  return text.trim().split('\n').find((line) => line.trim() !== '')?.replace(/^(fatal|error): /, '') ?? ''
+  return (
+    text
+      .trim()
+      .split('\n')
+      .find((line) => line.trim() !== '')
+      ?.replace(/^(fatal|error): /, '') ?? ''
+  )
 }

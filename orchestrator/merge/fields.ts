@@ -141,7 +141,10 @@ function mergeKeyed(local: YAMLSeq | undefined, origin: YAMLSeq | undefined, upd
     const l = elementOf(local, key, keys)
     const o = elementOf(origin, key, keys)
     const u = elementOf(updated, key, keys)
-    const label = keys.map((k) => `${k}=${stringField(l ?? u ?? o, k)}`).filter((s) => !s.endsWith('=')).join(',')
+    const label = keys
+      .map((k) => `${k}=${stringField(l ?? u ?? o, k)}`)
+      .filter((s) => !s.endsWith('='))
+      .join(',')
     const child = { path: [...at.path, '[]'], display: `${at.display}[${label}]`, parentInLocal: at.parentInLocal && local !== undefined }
     const merged = mergeNode(l, o, u, child, merge) as YAMLMap | undefined
     if (merged === undefined || merged.items.length === 0) {

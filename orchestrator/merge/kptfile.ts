@@ -19,16 +19,18 @@ import { mergeFields } from './fields.js'
 import type { ConflictPolicy, FieldConflict } from './fields.js'
 import type { ListStrategy } from './schema.js'
 
-export type KptfileMerge =
-  | { ok: true; kptfile: KptfileStruct; conflicts: FieldConflict[] }
-  | { ok: false; message: string }
+export type KptfileMerge = { ok: true; kptfile: KptfileStruct; conflicts: FieldConflict[] } | { ok: false; message: string }
 
 const syntheticPrefix = '_kpt-merge_'
 
 /** Merges three Kptfile texts (origin may be absent: a package adopted without history). */
 export function mergeKptfiles(local: string, origin: string | undefined, updated: string, policy: ConflictPolicy): KptfileMerge {
   const decoded: KptfileStruct[] = []
-  for (const [which, text] of [['downstream', local], ['old upstream', origin], ['new upstream', updated]] as const) {
+  for (const [which, text] of [
+    ['downstream', local],
+    ['old upstream', origin],
+    ['new upstream', updated],
+  ] as const) {
     if (text === undefined) {
       decoded.push({})
       continue

@@ -1,7 +1,8 @@
 import { mergeYamlFile } from './resources.js'
 import type { ConflictPolicy } from './fields.js'
 
-const identifier = (name: string, kind: string, apiVersion: string) => `    internal.kpt.dev/upstream-identifier: '${apiVersion.includes('/') ? apiVersion.split('/')[0] : ''}|${kind}|default|${name}'\n`
+const identifier = (name: string, kind: string, apiVersion: string) =>
+  `    internal.kpt.dev/upstream-identifier: '${apiVersion.includes('/') ? apiVersion.split('/')[0] : ''}|${kind}|default|${name}'\n`
 /** A resource head as kpt writes it: the merge comment and the upstream identifier. */
 const head = (name: string, kind = 'ConfigMap', apiVersion = 'v1') =>
   `apiVersion: ${apiVersion}\nkind: ${kind}\nmetadata: # kpt-merge: /${name}\n  name: ${name}\n  annotations:\n${identifier(name, kind, apiVersion)}`

@@ -65,7 +65,11 @@ export function mergeYamlFile(path: string, local: string | undefined, origin: s
 
 function mergeThreeVersions(path: string, local: string | undefined, origin: string | undefined, updated: string | undefined, policy: ConflictPolicy): FileMerge {
   const read: Partial<Record<Source, Resource[]>> = {}
-  for (const [source, text] of [['local', local], ['origin', origin], ['updated', updated]] as const) {
+  for (const [source, text] of [
+    ['local', local],
+    ['origin', origin],
+    ['updated', updated],
+  ] as const) {
     if (text === undefined) continue
     const resources = readResources(path, text)
     if (!resources.ok) return resources

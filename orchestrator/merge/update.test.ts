@@ -70,12 +70,13 @@ pipeline:
     const context = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: kptfile.kpt.dev\n  annotations:\n    config.kubernetes.io/local-config: "true"\ndata:\n  name: edge-01\n'
     const result = updatePackage(input({ 'package-context.yaml': context }, {}, {}))
     expect(texts(result.files)['package-context.yaml']).toBe(
-      "apiVersion: v1\nkind: ConfigMap\nmetadata: # kpt-merge: /kptfile.kpt.dev\n  name: kptfile.kpt.dev\n  annotations:\n    config.kubernetes.io/local-config: \"true\"\n    internal.kpt.dev/upstream-identifier: '|ConfigMap|default|kptfile.kpt.dev'\ndata:\n  name: edge-01\n",
+      'apiVersion: v1\nkind: ConfigMap\nmetadata: # kpt-merge: /kptfile.kpt.dev\n  name: kptfile.kpt.dev\n  annotations:\n    config.kubernetes.io/local-config: "true"\n    internal.kpt.dev/upstream-identifier: \'|ConfigMap|default|kptfile.kpt.dev\'\ndata:\n  name: edge-01\n',
     )
   })
 
   it("fails without changing anything on a conflict under onConflict 'fail'", () => {
-    const cm = (v: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata: # kpt-merge: /c\n  name: c\n  annotations:\n    internal.kpt.dev/upstream-identifier: '|ConfigMap|default|c'\ndata:\n  k: ${v}\n`
+    const cm = (v: string) =>
+      `apiVersion: v1\nkind: ConfigMap\nmetadata: # kpt-merge: /c\n  name: c\n  annotations:\n    internal.kpt.dev/upstream-identifier: '|ConfigMap|default|c'\ndata:\n  k: ${v}\n`
     const result = updatePackage({ ...input({ 'c.yaml': cm('local') }, { 'c.yaml': cm('v1') }, { 'c.yaml': cm('v2') }), onConflict: 'fail' })
     expect(result.ok).toBe(false)
     expect(result.conflicts).toEqual([{ file: 'c.yaml', resource: 'ConfigMap c', field: 'data.k', origin: 'v1', local: 'local', upstream: 'v2', resolution: 'fail' }])

@@ -23,7 +23,11 @@ function fileDiff(path: string, a: PackageFile | undefined, b: PackageFile | und
   const mode = a && b && Boolean(a.executable) !== Boolean(b.executable) ? `old mode ${a.executable ? '100755' : '100644'}\nnew mode ${b.executable ? '100755' : '100644'}\n` : ''
   const patch = createTwoFilesPatch(from, to, a ? a.content.toString('utf8') : '', b ? b.content.toString('utf8') : '', '', '', { context: 3 })
   // Drop the library's `====` line and the tab it leaves after empty headers.
-  const body = patch.split('\n').filter((line) => !/^=+$/.test(line)).map((line) => line.replace(/^(---|\+\+\+) (.*)\t$/, '$1 $2')).join('\n')
+  const body = patch
+    .split('\n')
+    .filter((line) => !/^=+$/.test(line))
+    .map((line) => line.replace(/^(---|\+\+\+) (.*)\t$/, '$1 $2'))
+    .join('\n')
   return mode + body
 }
 

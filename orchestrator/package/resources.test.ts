@@ -45,7 +45,7 @@ function texts(files: PackageFiles): Record<string, string> {
 }
 
 describe('ResourceCodec', () => {
-  const files = pkg({ 'Kptfile': kptfile, 'deploy.yaml': deployment, 'cms.yaml': multi, 'README.md': '# hi\n' })
+  const files = pkg({ Kptfile: kptfile, 'deploy.yaml': deployment, 'cms.yaml': multi, 'README.md': '# hi\n' })
 
   test('reads every KRM document as an item with kpt path and index annotations', () => {
     const resources = new ResourceCodec().read(files)
@@ -87,7 +87,7 @@ describe('ResourceCodec', () => {
   })
 
   test('gives subpackage items paths relative to their package and a package-path in render style', () => {
-    const nested = pkg({ 'Kptfile': kptfile, 'sub/Kptfile': kptfile.replace('pkg', 'sub'), 'sub/cm.yaml': multi })
+    const nested = pkg({ Kptfile: kptfile, 'sub/Kptfile': kptfile.replace('pkg', 'sub'), 'sub/cm.yaml': multi })
     const codec = new ResourceCodec()
     const resources = codec.read(nested, { style: 'render', root: '/fleet/pkg' })
     expect(resources.items.map((i) => [i.path, i.packagePath])).toEqual([
@@ -104,7 +104,7 @@ describe('ResourceCodec', () => {
   })
 
   test('skips files the package .krmignore lists and reports documents that are not KRM', () => {
-    const withIgnore = pkg({ 'Kptfile': kptfile, '.krmignore': 'cluster/\n', 'cluster/cm.yaml': multi, 'values.yaml': 'foo: bar\n' })
+    const withIgnore = pkg({ Kptfile: kptfile, '.krmignore': 'cluster/\n', 'cluster/cm.yaml': multi, 'values.yaml': 'foo: bar\n' })
     const resources = new ResourceCodec().read(withIgnore)
     expect(resources.items.map((i) => i.path)).toEqual(['Kptfile'])
     expect(resources.notKrm).toEqual([{ path: 'values.yaml', message: 'values.yaml: resource must have `apiVersion`' }])

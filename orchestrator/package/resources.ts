@@ -11,15 +11,7 @@
  */
 import { isMap, isScalar } from 'yaml'
 import type { YAMLMap } from 'yaml'
-import {
-  indexAnnotation,
-  KubeObject,
-  legacyIndexAnnotation,
-  legacyPathAnnotation,
-  packagePathAnnotation,
-  parseYamlDocument,
-  pathAnnotation,
-} from '../../functions/krm/index.js'
+import { indexAnnotation, KubeObject, legacyIndexAnnotation, legacyPathAnnotation, packagePathAnnotation, parseYamlDocument, pathAnnotation } from '../../functions/krm/index.js'
 import { isEmptyDocument, joinDocuments, sequenceStyle, splitDocuments } from './documents.js'
 import type { DocumentText } from './documents.js'
 import { fileText, owningPackage, packageDirectories, textFile } from './files.js'

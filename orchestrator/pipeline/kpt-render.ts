@@ -61,7 +61,10 @@ export async function renderWithKpt(files: PackageFiles, name: string, options: 
     })
     const results = readResults(join(resultsDir, 'results.yaml'))
     if (run.exitCode !== 0) {
-      const lines = String(run.stderr).split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('[RUNNING]'))
+      const lines = String(run.stderr)
+        .split('\n')
+        .map((l) => l.trim())
+        .filter((l) => l && !l.startsWith('[RUNNING]'))
       const engine = lines.find((l) => /docker must be running|cannot connect to the (docker|podman)|executable file not found in \$PATH/i.test(l))
       if (engine) {
         const failed = lines.find((l) => l.startsWith('[FAIL]'))?.replace(/^\[FAIL\] ("[^"]*").*$/, '$1') ?? 'an image function'
@@ -73,7 +76,8 @@ export async function renderWithKpt(files: PackageFiles, name: string, options: 
     }
     return { ok: true, files: readPackageDirectory(pkg)!, results }
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { ok: false, results: [{ severity: 'error', message: 'kpt fn render: kpt is not installed (needed for pipelines with functions other than ours)' }] }
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT')
+      return { ok: false, results: [{ severity: 'error', message: 'kpt fn render: kpt is not installed (needed for pipelines with functions other than ours)' }] }
     throw err
   } finally {
     rmSync(work, { recursive: true, force: true })

@@ -12,7 +12,11 @@ export function formatSummary(report: RunReport): string {
     const rows = shown.map((v) => [v.status, v.path ?? '-', v.subject.replace(/^PackageVariant /, ''), ...(git ? [v.published ?? v.draft ?? '-'] : []), upstreamColumn(v)])
     const header = ['STATUS', 'PACKAGE', 'VARIANT', ...(git ? ['GIT'] : []), 'UPSTREAM']
     const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
-    const format = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd()
+    const format = (cells: string[]) =>
+      cells
+        .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!)))
+        .join('  ')
+        .trimEnd()
     lines.push(format(header), ...rows.map(format))
   }
   const failed = shown.filter((v) => v.status === 'failed')
@@ -42,7 +46,9 @@ export function formatSummary(report: RunReport): string {
   if (report.deletionsSkipped) lines.push('', `No package deleted: ${report.deletionsSkipped}.`)
   const counts = countByStatus(report)
   const total = shown.length
-  const parts = (['created', 'updated', 'unchanged', 'deleted', 'orphaned', 'failed'] as const).filter((s) => counts[s] > 0 || ['created', 'updated', 'unchanged', 'failed'].includes(s)).map((s) => `${counts[s]} ${s}`)
+  const parts = (['created', 'updated', 'unchanged', 'deleted', 'orphaned', 'failed'] as const)
+    .filter((s) => counts[s] > 0 || ['created', 'updated', 'unchanged', 'failed'].includes(s))
+    .map((s) => `${counts[s]} ${s}`)
   lines.push('', `${report.dryRun ? 'Dry run (nothing written): ' : ''}${total} variant(s): ${parts.join(', ')}`)
   return `${lines.join('\n').replace(/^\n/, '')}\n`
 }

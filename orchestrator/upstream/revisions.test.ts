@@ -24,8 +24,28 @@ describe('published revisions from git tags', () => {
     ])
     const revisions = revisionsOf({ name: 'catalog', namespace: 'default', directory: 'blueprints' }, tags, commits, [true, true], [message, ''])
     expect(revisions).toEqual([
-      { kind: 'published', repository: 'catalog', namespace: 'default', packageName: 'redis', revision: 3, workspaceName: 'ws-7', ref: 'blueprints/redis/v3', commit: 'c3', directory: 'blueprints/redis' },
-      { kind: 'published', repository: 'catalog', namespace: 'default', packageName: 'redis', revision: 4, workspaceName: 'v4', ref: 'blueprints/redis/v4', commit: 'c4', directory: 'blueprints/redis' },
+      {
+        kind: 'published',
+        repository: 'catalog',
+        namespace: 'default',
+        packageName: 'redis',
+        revision: 3,
+        workspaceName: 'ws-7',
+        ref: 'blueprints/redis/v3',
+        commit: 'c3',
+        directory: 'blueprints/redis',
+      },
+      {
+        kind: 'published',
+        repository: 'catalog',
+        namespace: 'default',
+        packageName: 'redis',
+        revision: 4,
+        workspaceName: 'v4',
+        ref: 'blueprints/redis/v4',
+        commit: 'c4',
+        directory: 'blueprints/redis',
+      },
     ])
   })
 
@@ -36,7 +56,17 @@ describe('published revisions from git tags', () => {
 
   test('the PackageRevision object is what Porch lists', () => {
     expect(packageRevisionName('blueprints', 'network/upf', 'v2')).toBe('blueprints.network.upf.v2')
-    const object = packageRevisionObject({ kind: 'published', repository: 'blueprints', namespace: 'default', packageName: 'nginx', revision: 2, workspaceName: 'v2', ref: 'nginx/v2', commit: 'c', directory: 'nginx' })
+    const object = packageRevisionObject({
+      kind: 'published',
+      repository: 'blueprints',
+      namespace: 'default',
+      packageName: 'nginx',
+      revision: 2,
+      workspaceName: 'v2',
+      ref: 'nginx/v2',
+      commit: 'c',
+      directory: 'nginx',
+    })
     expect(object.toJS()).toEqual({
       apiVersion: 'porch.kpt.dev/v1alpha1',
       kind: 'PackageRevision',

@@ -94,7 +94,8 @@ export async function listRevisions(repo: Repository, source: GitSource): Promis
   const packageName = (dir: string) => (repo.directory === '' ? dir : dir.slice(repo.directory.length + 1))
   const base = { repository: repo.name, namespace: repo.namespace, revision: -1 }
   named.forEach((t, i) => {
-    if (hasKptfile[parsed.length + i]) revisions.push({ ...base, kind: 'named', packageName: packageName(t.directory), workspaceName: t.name, ref: t.tag, commit: tags.get(t.tag)!, directory: t.directory })
+    if (hasKptfile[parsed.length + i])
+      revisions.push({ ...base, kind: 'named', packageName: packageName(t.directory), workspaceName: t.name, ref: t.tag, commit: tags.get(t.tag)!, directory: t.directory })
   })
   const head = await source.branchHead(repo.branch)
   if (head) {

@@ -26,11 +26,7 @@ export type Downstream =
  * Classifies an existing downstream package: ours, adoptable (`adoptExisting`),
  * or someone else's, which `adoptNone` leaves alone (a failure with the reason).
  */
-export function classifyDownstream(
-  variant: PlannedVariant,
-  current: PackageFiles | undefined,
-  upstreamRepoUrl: string,
-): { ok: true; downstream: Downstream } | { ok: false; message: string } {
+export function classifyDownstream(variant: PlannedVariant, current: PackageFiles | undefined, upstreamRepoUrl: string): { ok: true; downstream: Downstream } | { ok: false; message: string } {
   if (!current) return { ok: true, downstream: { kind: 'new' } }
   const record = readPackageRecord(current)
   let adopted = false
@@ -46,8 +42,7 @@ export function classifyDownstream(
   }
   const lock = record.lock
   const wanted = variant.upstream
-  const sameRevision =
-    lock !== undefined && lock.commit === wanted.commit && lock.ref === wanted.ref && trimSlashes(lock.directory) === wanted.directory && sameRepo(lock.repo, upstreamRepoUrl)
+  const sameRevision = lock !== undefined && lock.commit === wanted.commit && lock.ref === wanted.ref && trimSlashes(lock.directory) === wanted.directory && sameRepo(lock.repo, upstreamRepoUrl)
   if (sameRevision) return { ok: true, downstream: { kind: 'current', files: current, adopted } }
   return { ok: true, downstream: { kind: 'update', files: current, adopted, lock } }
 }

@@ -114,28 +114,32 @@ describe('clone = kpt pkg get --for-deployment', () => {
   test.each([
     ['a non-bare repository by file:// URL', 'nonbare', (dir: string) => `file://${dir}.git`],
     ['a bare repository by path', 'bare', (dir: string) => `${dir}.git`],
-  ])('%s: same files, same bytes, same modes', async (_, name, urlOf) => {
-    const repo = join(work, name)
-    await createRepo(repo, [['blueprint/v1', blueprint]])
-    if (name === 'bare') {
-      await execa('git', ['clone', '-q', '--bare', repo, `${repo}.git`])
-      rmSync(repo, { recursive: true, force: true })
-    }
-    const url = urlOf(repo)
-    const dest = join(work, `${name}-out`, 'edge-web')
-    await execa('mkdir', ['-p', join(work, `${name}-out`)])
-    await execa('kpt', ['pkg', 'get', `${url}/blueprint@blueprint/v1`, dest, '--for-deployment'], { cwd: work })
-    const expected = readTreeWithModes(dest)
+  ])(
+    '%s: same files, same bytes, same modes',
+    async (_, name, urlOf) => {
+      const repo = join(work, name)
+      await createRepo(repo, [['blueprint/v1', blueprint]])
+      if (name === 'bare') {
+        await execa('git', ['clone', '-q', '--bare', repo, `${repo}.git`])
+        rmSync(repo, { recursive: true, force: true })
+      }
+      const url = urlOf(repo)
+      const dest = join(work, `${name}-out`, 'edge-web')
+      await execa('mkdir', ['-p', join(work, `${name}-out`)])
+      await execa('kpt', ['pkg', 'get', `${url}/blueprint@blueprint/v1`, dest, '--for-deployment'], { cwd: work })
+      const expected = readTreeWithModes(dest)
 
-    const gitSource = await GitSource.open(url, work, work)
-    const commit = (await gitSource.tags()).get('blueprint/v1')!
-    const files = await gitSource.readDirectory(commit, 'blueprint')
-    const prepared = prepareRevision({ repo: kptRepoUrl(url), directory: 'blueprint', ref: 'blueprint/v1', commit }, files)
-    if (!prepared.ok) throw new Error(prepared.message)
-    expect(prepared.revision.warnings).toEqual(['Ignoring symlink "link.md"'])
-    const clone = clonePackage(prepared.revision, 'edge-web')
-    const actual = new Map([...clone].map(([path, file]) => [path, fileText(file) + (file.executable ? '\n+x' : '')]))
-    expect([...actual.keys()]).toEqual([...expected.keys()])
-    for (const [path, text] of expected) expect({ path, text: actual.get(path) }).toEqual({ path, text })
-  }, 60_000)
+      const gitSource = await GitSource.open(url, work, work)
+      const commit = (await gitSource.tags()).get('blueprint/v1')!
+      const files = await gitSource.readDirectory(commit, 'blueprint')
+      const prepared = prepareRevision({ repo: kptRepoUrl(url), directory: 'blueprint', ref: 'blueprint/v1', commit }, files)
+      if (!prepared.ok) throw new Error(prepared.message)
+      expect(prepared.revision.warnings).toEqual(['Ignoring symlink "link.md"'])
+      const clone = clonePackage(prepared.revision, 'edge-web')
+      const actual = new Map([...clone].map(([path, file]) => [path, fileText(file) + (file.executable ? '\n+x' : '')]))
+      expect([...actual.keys()]).toEqual([...expected.keys()])
+      for (const [path, text] of expected) expect({ path, text: actual.get(path) }).toEqual({ path, text })
+    },
+    60_000,
+  )
 })

@@ -629,7 +629,10 @@ function editLocally(dir: string): void {
   edit(
     'rbac.yaml',
     // [upstream moves a resource in its file] + a resource added locally to the same file.
-    [/$/, '---\napiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n  name: web-audit\n  namespace: prod\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: ClusterRole\n  name: view\nsubjects:\n- kind: Group\n  name: auditors\n'],
+    [
+      /$/,
+      '---\napiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n  name: web-audit\n  namespace: prod\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: ClusterRole\n  name: view\nsubjects:\n- kind: Group\n  name: auditors\n',
+    ],
   )
   // [renamed locally] the kpt-merge comment keeps the upstream identity, upstream adds imagePullSecrets.
   edit('serviceaccount.yaml', ['  name: web\n', '  name: web-edge\n'])
@@ -694,7 +697,6 @@ const knownDifferences: Record<string, { kpt: unknown; ours: unknown }> = {
   'raw/extra.yaml': { kpt: undefined, ours: [{ extra: true }] },
 }
 
-
 const isYaml = (path: string) => /(^|\/)Kptfile$|\.ya?ml$/.test(path)
 
 /** What the comparison sees of a file: YAML as values per document, anything else as bytes and mode. */
@@ -718,7 +720,13 @@ function comments(file: PackageFile): string[][] {
   return parseAllDocuments(fileText(file)).map((doc) => {
     const lines: string[] = []
     const add = (comment: string | null | undefined) => {
-      if (comment) lines.push(...comment.split('\n').map((line) => line.trim()).filter(Boolean))
+      if (comment)
+        lines.push(
+          ...comment
+            .split('\n')
+            .map((line) => line.trim())
+            .filter(Boolean),
+        )
     }
     add(doc.commentBefore)
     visit(doc, (_key, node) => {

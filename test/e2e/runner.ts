@@ -100,10 +100,7 @@ export async function runCase(testCase: E2eCase): Promise<void> {
 }
 
 async function runOnce(config: CaseConfig, pkg: string, resultsDir: string, base: string): Promise<RunResult> {
-  const args =
-    config.testType === 'eval'
-      ? evalArgs(config, resultsDir)
-      : ['fn', 'render', '.', '--allow-exec', '--results-dir', resultsDir]
+  const args = config.testType === 'eval' ? evalArgs(config, resultsDir) : ['fn', 'render', '.', '--allow-exec', '--results-dir', resultsDir]
   const env = {
     ...process.env,
     ...config.env,

@@ -18,7 +18,7 @@ async function runCase(name: string, hostile: HostileCase): Promise<void> {
     input: hostile.input(name),
     reject: false,
     timeout: 60_000,
-    env: { NODE_OPTIONS: '--max-old-space-size=512' },
+    env: { NODE_OPTIONS: `--max-old-space-size=${hostile.heapMb ?? 512}` },
     stripFinalNewline: false,
   })
   expect({ case: hostile.name, timedOut: run.timedOut, signal: run.signal }).toEqual({ case: hostile.name, timedOut: false, signal: undefined })
@@ -26,10 +26,14 @@ async function runCase(name: string, hostile: HostileCase): Promise<void> {
 }
 
 // The small cases of one program run side by side: each is a separate process, and the machine has more than one core.
-test.each(bins)('bin/%s', async (name) => {
-  const cases = corpus.filter((c) => c.process === true && (c.programs ?? [name]).includes(name))
-  await Promise.all(cases.map((hostile) => runCase(name, hostile)))
-}, 90_000)
+test.each(bins)(
+  'bin/%s',
+  async (name) => {
+    const cases = corpus.filter((c) => c.process === true && (c.programs ?? [name]).includes(name))
+    await Promise.all(cases.map((hostile) => runCase(name, hostile)))
+  },
+  90_000,
+)
 
 // The large ones (kept out of jest's slower in-process runtime) one at a time.
 const large = bins.flatMap((name) => corpus.filter((c) => c.process === 'only' && (c.programs ?? [name]).includes(name)).map((hostile) => ({ name, hostile })))

@@ -44,12 +44,16 @@ describe.each(programs)('bin/$name', ({ name, exportName, dir }) => {
   })
 
   const cases = corpus.filter((c) => c.process !== 'only' && (c.programs ?? [name]).includes(name))
-  test.each(cases)('$name', async (hostile) => {
-    const input = hostile.input(name)
-    const first = await run(fn, input)
-    expectContract(hostile, name, first)
-    if (input.length > 200_000) return // the large cases only check bounds; determinism is checked on the rest
-    const second = await run(fn, input)
-    expect(second.stdout).toBe(first.stdout)
-  }, 30_000)
+  test.each(cases)(
+    '$name',
+    async (hostile) => {
+      const input = hostile.input(name)
+      const first = await run(fn, input)
+      expectContract(hostile, name, first)
+      if (input.length > 200_000) return // the large cases only check bounds; determinism is checked on the rest
+      const second = await run(fn, input)
+      expect(second.stdout).toBe(first.stdout)
+    },
+    30_000,
+  )
 })

@@ -95,7 +95,14 @@ describe('kpt-variants render with hostile names and packages', () => {
     expect(out.every((p) => p.startsWith('edge/nginx/'))).toBe(true)
     for (const file of out) expect(readFileSync(join(dir, 'out', file), 'utf8')).not.toContain('c2VjcmV0')
     expect(byName.get('fine')!.warnings.join('\n')).toMatch(/symlink/i)
-    if (process.env['SHOW_REPORT']) console.log(JSON.stringify(report.variants.map((v) => [v.subject, v.status, v.reasons, v.warnings]), null, 1))
+    if (process.env['SHOW_REPORT'])
+      console.log(
+        JSON.stringify(
+          report.variants.map((v) => [v.subject, v.status, v.reasons, v.warnings]),
+          null,
+          1,
+        ),
+      )
   }, 90_000)
 })
 

@@ -23,7 +23,8 @@ export function blueprint(image: string, extraContainerFields = ''): TreeSpec {
         description: nginx web tier for edge clusters
     `,
     'nginx/README.md': '# nginx\n\nThe web tier every edge cluster runs.\n',
-    'nginx/deployment.yaml': source`
+    'nginx/deployment.yaml':
+      source`
       # The web tier.
       apiVersion: apps/v1
       kind: Deployment
@@ -69,10 +70,7 @@ export function blueprint(image: string, extraContainerFields = ''): TreeSpec {
 export const v1Image = 'nginx:1.25.5'
 export const v2Image = 'nginx:1.27.3'
 export const nginxV1 = blueprint(v1Image)
-export const nginxV2 = blueprint(
-  v2Image,
-  '        readinessProbe:\n          httpGet:\n            path: /healthz\n            port: 8080\n',
-)
+export const nginxV2 = blueprint(v2Image, '        readinessProbe:\n          httpGet:\n            path: /healthz\n            port: 8080\n')
 
 // ---------------------------------------------------------------------------
 // The fleet.

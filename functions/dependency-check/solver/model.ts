@@ -127,7 +127,10 @@ class ModelBuilder {
     for (const n of nodes) {
       const list = this.existingByPackage.get(n.package) ?? []
       list.push(n)
-      this.existingByPackage.set(n.package, list.sort((a, b) => (a.namespace < b.namespace ? -1 : a.namespace > b.namespace ? 1 : 0)))
+      this.existingByPackage.set(
+        n.package,
+        list.sort((a, b) => (a.namespace < b.namespace ? -1 : a.namespace > b.namespace ? 1 : 0)),
+      )
     }
   }
 
@@ -191,7 +194,13 @@ class ModelBuilder {
     const entry = this.context.catalog.packages.get(node.package)
     const { policy } = this.context
     if (node.target) {
-      const values: Value[] = node.target.values.map((t) => ({ kind: 'target', ...(t.version ? { version: t.version } : {}), ...(t.indexed ? { indexed: t.indexed } : {}), deps: t.deps, provides: t.provides }))
+      const values: Value[] = node.target.values.map((t) => ({
+        kind: 'target',
+        ...(t.version ? { version: t.version } : {}),
+        ...(t.indexed ? { indexed: t.indexed } : {}),
+        deps: t.deps,
+        provides: t.provides,
+      }))
       this.addVariable({ id: node.id, package: node.package, namespace: node.namespace, values, order: values.map((_, i) => i) })
       return
     }
@@ -338,7 +347,9 @@ class ModelBuilder {
     if (changes.isEmpty()) return
     const dependants = [...(this.neededBy.get(x) ?? [])].map(([variable, set]) => ({ variable, set: set.not() }))
     this.add([{ variable: x, set: changes }, ...dependants], () =>
-      dependants.length === 0 ? `${variable.label} stays at its installed version: nothing the plan installs or changes depends on it` : `${variable.label} changes version only if a package the plan installs or changes needs it`,
+      dependants.length === 0
+        ? `${variable.label} stays at its installed version: nothing the plan installs or changes depends on it`
+        : `${variable.label} changes version only if a package the plan installs or changes needs it`,
     )
   }
 
@@ -431,7 +442,12 @@ class ModelBuilder {
     for (const path of findCycles(this.variables.length, present, (v) => edgesOf(v).map((e) => e.to))) {
       if (!path.some((v) => this.variables[v]!.values[values[v]!]!.kind !== 'keep')) continue
       const terms: Term[] = []
-      for (let k = 0; k + 1 < path.length; k++) terms.push(...edgesOf(path[k]!).find((e) => e.to === path[k + 1])!.terms())
+      for (let k = 0; k + 1 < path.length; k++)
+        terms.push(
+          ...edgesOf(path[k]!)
+            .find((e) => e.to === path[k + 1])!
+            .terms(),
+        )
       const labels = path.map((v) => `${this.variables[v]!.label}@${this.variables[v]!.valueLabels[values[v]!]}`)
       const inc = incompatibility(terms, { kind: 'external', text: () => `${labels.join(' -> ')} would be a cycle (detected cycle on: ${this.variables[path[0]!]!.label})` })
       if (inc) out.push(inc)

@@ -18,10 +18,7 @@ export interface Step {
 }
 
 /** How an incompatibility stands against the partial solution. */
-export type Relation =
-  | { kind: 'satisfied' }
-  | { kind: 'almost'; term: Term }
-  | { kind: 'open' }
+export type Relation = { kind: 'satisfied' } | { kind: 'almost'; term: Term } | { kind: 'open' }
 
 /** Allowed sets, the trail, and per-variable history (trail indices). */
 export class PartialSolution {

@@ -79,12 +79,18 @@ class Solver {
   }
 
   run(): Solution {
-    const root = this.propagate(this.problem.domainSizes.map((_, v) => v), this.problem.incompatibilities.filter((i) => i.terms.length <= 1))
+    const root = this.propagate(
+      this.problem.domainSizes.map((_, v) => v),
+      this.problem.incompatibilities.filter((i) => i.terms.length <= 1),
+    )
     if (root) return { ok: false, root }
     for (;;) {
       const decision = this.nextDecision()
       if (!decision) break
-      this.solution.narrow(decision.variable, ValueSet.where(this.problem.domainSizes[decision.variable]!, (i) => i === decision.value))
+      this.solution.narrow(
+        decision.variable,
+        ValueSet.where(this.problem.domainSizes[decision.variable]!, (i) => i === decision.value),
+      )
       const failed = this.propagate([decision.variable], [])
       if (failed) return { ok: false, root: failed }
     }

@@ -47,19 +47,19 @@ export class ValueSet {
   /** The values whose index passes the test. */
   static where(size: number, test: (index: number) => boolean): ValueSet {
     const words = new Array<number>(wordCount(size)).fill(0)
-    for (let i = 0; i < size; i++) if (test(i)) words[(i / bits) | 0]! |= 1 << i % bits
+    for (let i = 0; i < size; i++) if (test(i)) words[(i / bits) | 0]! |= 1 << (i % bits)
     return ValueSet.make(size, words)
   }
 
   /** The values at these indices. */
   static of(size: number, indices: readonly number[]): ValueSet {
     const words = new Array<number>(wordCount(size)).fill(0)
-    for (const i of indices) words[(i / bits) | 0]! |= 1 << i % bits
+    for (const i of indices) words[(i / bits) | 0]! |= 1 << (i % bits)
     return ValueSet.make(size, words)
   }
 
   has(index: number): boolean {
-    return (this.words[(index / bits) | 0]! & (1 << index % bits)) !== 0
+    return (this.words[(index / bits) | 0]! & (1 << (index % bits))) !== 0
   }
 
   and(other: ValueSet): ValueSet {

@@ -24,7 +24,12 @@ export function cloneSource(url: string, base: string): string {
 
 /** The working clone of a repository in the cache: one directory per clone source. */
 export function clonePath(cacheDir: string, source: string): string {
-  const name = source.replace(/\/+$/, '').replace(/\.git$/, '').split(/[/:]/).pop()!.replace(/[^A-Za-z0-9._-]/g, '_')
+  const name = source
+    .replace(/\/+$/, '')
+    .replace(/\.git$/, '')
+    .split(/[/:]/)
+    .pop()!
+    .replace(/[^A-Za-z0-9._-]/g, '_')
   return join(cacheDir, 'repos', `${name}-${createHash('sha1').update(source).digest('hex').slice(0, 12)}.git`)
 }
 

@@ -19,7 +19,15 @@ describe('fastImportStream', () => {
     const shared = textFile('apiVersion: v1\nkind: ConfigMap\n')
     const stream = fastImportStream(
       [
-        { ref: 'refs/heads/a', message: 'a\n', directory: 'pkgs/a', files: new Map([['cm.yaml', shared], ['run.sh', textFile('#!/bin/sh\n', true)]]) },
+        {
+          ref: 'refs/heads/a',
+          message: 'a\n',
+          directory: 'pkgs/a',
+          files: new Map([
+            ['cm.yaml', shared],
+            ['run.sh', textFile('#!/bin/sh\n', true)],
+          ]),
+        },
         { ref: 'refs/heads/b', message: 'b\n', directory: 'pkgs/b', files: new Map([['cm.yaml', shared]]) },
       ],
       committer,

@@ -21,7 +21,10 @@ let exitHookInstalled = false
 
 /** The repository is locked by another live render and the wait timed out. */
 export class LockedError extends Error {
-  constructor(readonly file: string, readonly owner: string) {
+  constructor(
+    readonly file: string,
+    readonly owner: string,
+  ) {
     super(`another kpt-variants run (${owner}) holds the lock ${file}`)
     this.name = 'LockedError'
   }

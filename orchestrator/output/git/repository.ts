@@ -152,8 +152,7 @@ export async function readPackages(snapshot: RepositorySnapshot, packages: reado
     if (!('content' in o)) throw new Error(`repository ${snapshot.source}: object ${oids[i]} is missing`)
     contents.set(oids[i]!, o.content)
   })
-  const asFiles = (entries: Map<string, { mode: string; oid: string }>) =>
-    gitPackageFiles(new Map([...entries].map(([path, e]) => [path, { mode: e.mode, content: contents.get(e.oid)! }])))
+  const asFiles = (entries: Map<string, { mode: string; oid: string }>) => gitPackageFiles(new Map([...entries].map(([path, e]) => [path, { mode: e.mode, content: contents.get(e.oid)! }])))
   const out = new Map<string, StoredPackage>()
   for (const [pkg, s] of found) {
     const stored: StoredPackage = {}
@@ -203,7 +202,10 @@ export type DraftsWritten = { ok: true; drafts: Map<string, Draft> } | { ok: fal
  */
 export async function writeDrafts(snapshot: RepositorySnapshot, changes: readonly DraftChange[], committer: Signature): Promise<DraftsWritten> {
   if (changes.length === 0) return { ok: true, drafts: new Map() }
-  const used = await workspacesInUse(snapshot, changes.map((c) => c.package))
+  const used = await workspacesInUse(
+    snapshot,
+    changes.map((c) => c.package),
+  )
   const drafts = new Map<string, Draft>()
   const commits: PackageCommit[] = changes.map((change, i) => {
     const open = snapshot.drafts[change.package]
@@ -246,7 +248,10 @@ export async function publishDrafts(snapshot: RepositorySnapshot, packages: read
   })
   if (drafted.length === 0) return { outcomes }
   // The draft's parent and the package tree there, in the draft, and now: `<commit>:<dir>` resolves to a tree or is missing.
-  const commits = await catFileBatch(snapshot.clone, drafted.map((pkg) => snapshot.drafts[pkg]!.commit))
+  const commits = await catFileBatch(
+    snapshot.clone,
+    drafted.map((pkg) => snapshot.drafts[pkg]!.commit),
+  )
   const parents = commits.map((c) => ('content' in c ? /^parent ([0-9a-f]+)$/m.exec(c.content.toString('utf8'))?.[1] : undefined))
   const trees = await catFileBatch(
     snapshot.clone,
@@ -277,7 +282,12 @@ export async function publishDrafts(snapshot: RepositorySnapshot, packages: read
     if (drafted) tagged.push({ pkg, revision, tag: `${dir}/v${revision}`, mark: stream.length })
   })
   if (stream.length === 0) return { outcomes }
-  const written = await importCommits(snapshot, stream, committer, tagged.map((t) => ({ ref: `${pendingPrefix}tags/${t.tag}`, commitIndex: t.mark - 1 })))
+  const written = await importCommits(
+    snapshot,
+    stream,
+    committer,
+    tagged.map((t) => ({ ref: `${pendingPrefix}tags/${t.tag}`, commitIndex: t.mark - 1 })),
+  )
   const head = written.get(`${pendingPrefix}published`)!
   const updates: RefUpdate[] = [{ ref: `refs/heads/${snapshot.branch}`, oid: head, expect: snapshot.head ?? '' }]
   for (const t of tagged) updates.push({ ref: `refs/tags/${t.tag}`, oid: written.get(`${pendingPrefix}tags/${t.tag}`)!, expect: '' })
@@ -307,7 +317,10 @@ async function importCommits(
   tags: readonly { ref: string; commitIndex: number }[] = [],
 ): Promise<Map<string, string>> {
   const stale = await listRefs(snapshot.clone, [pendingPrefix])
-  await updateRefs(snapshot.clone, [...stale.keys()].map((ref) => `delete ${ref}`))
+  await updateRefs(
+    snapshot.clone,
+    [...stale.keys()].map((ref) => `delete ${ref}`),
+  )
   await fastImport(snapshot.clone, fastImportStream(commits, committer, tags))
   return listRefs(snapshot.clone, [pendingPrefix])
 }
@@ -326,7 +339,10 @@ async function pushAndRecord(snapshot: RepositorySnapshot, updates: readonly Ref
 async function workspacesInUse(snapshot: RepositorySnapshot, packages: readonly string[]): Promise<Map<string, string[]>> {
   const used = new Map<string, string[]>()
   const revisions = packages.flatMap((pkg) => (snapshot.drafts[pkg] ? [] : (snapshot.published[pkg] ?? []).map((p) => ({ pkg, commit: p.commit }))))
-  const messages = await catFileBatch(snapshot.clone, revisions.map((r) => r.commit))
+  const messages = await catFileBatch(
+    snapshot.clone,
+    revisions.map((r) => r.commit),
+  )
   revisions.forEach((r, i) => {
     const object = messages[i]!
     const workspace = 'content' in object ? workspaceFromMessage(object.content.toString('utf8'), packageDir(snapshot, r.pkg)) : undefined
@@ -348,7 +364,10 @@ export function nextWorkspace(used: readonly string[]): string {
 /** The published commit's message: the draft's, its first line saying what was published, and Porch's `kpt:` annotation. */
 function publishMessage(draft: { type: string; content?: Buffer }, dir: string, workspace: string, revision: number): string {
   const text = draft.content?.toString('utf8') ?? ''
-  const body = text.slice(text.indexOf('\n\n') + 2).replace(/^kpt:.*\n?/m, '').trimEnd()
+  const body = text
+    .slice(text.indexOf('\n\n') + 2)
+    .replace(/^kpt:.*\n?/m, '')
+    .trimEnd()
   const title = revision > 0 ? `Publish ${dir} v${revision}` : `Remove ${dir}`
   const annotation = `kpt:${JSON.stringify({ package: dir, workspaceName: workspace, revision: revision > 0 ? `v${revision}` : '' })}`
   return `${title}\n\n${body}\n\n${annotation}\n`
