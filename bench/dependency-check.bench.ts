@@ -2,7 +2,7 @@
  * dependency-check: the exact resolver against the greedy round-based planner
  * it replaced (bench/baseline/greedy-planner.ts), on the same inputs in the
  * same run, plus each one's wall time and peak RSS as a fresh process.
- * Goals (issue 15, DESIGN.md): a 50,000-deep chain, 5,000 packages with
+ * Goals (issue 15): a 50,000-deep chain, 5,000 packages with
  * 20,000 edges, and a 2,000-node cycle, each well under a second.
  */
 import { execFileSync } from 'node:child_process'

@@ -4,8 +4,7 @@
  */
 /**
  * The pure planner: `planDependencies(input) → plan` over the whole graph of
- * targets, installed packages and planned installs (reference/dependencies.md
- * section 6.3). No I/O; the same input (in any order) gives the same plan.
+ * targets, installed packages and planned installs (docs/upstream-behaviour.md, "Resolution"). No I/O; the same input (in any order) gives the same plan.
  *
  * Resolution runs in rounds. Round 0 evaluates the targets' dependencies;
  * every install, upgrade or re-chosen version marks the changed node (its

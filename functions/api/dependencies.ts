@@ -1,6 +1,6 @@
 /**
- * The dependency kinds of `kpt-variants.dev/v1alpha1` (reference/dependencies.md
- * section 6): PackageManifest, PackageCatalog, InstalledPackage, ClusterAPIs,
+ * The dependency kinds of `kpt-variants.dev/v1alpha1` (the data model in docs/upstream-behaviour.md,
+ * "Dependencies", and functions/dependency-check/README.md): PackageManifest, PackageCatalog, InstalledPackage, ClusterAPIs,
  * DependencyCheck and DependencyCheckResult. Readers return a typed value or
  * field errors naming the path; constraint syntax is checked by dependency-check.
  */
@@ -139,7 +139,7 @@ export interface DependencyPolicy {
   incompleteVersions: 'Ignore' | 'Coerce'
 }
 
-/** The defaults of section 6.1. */
+/** The defaults functions/dependency-check/README.md documents. */
 export const defaultDependencyPolicy: Readonly<DependencyPolicy> = Object.freeze({
   upgrades: 'Allow',
   upgradeTarget: 'Highest',

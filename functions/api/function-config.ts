@@ -1,4 +1,4 @@
-/** Helpers for the functionConfig forms kpt passes (reference/krm-functions-and-kpt.md 1.3). */
+/** Helpers for the functionConfig forms kpt passes (docs/upstream-behaviour.md, "functionConfig forms"). */
 import type { KubeObject } from '../krm/index.js'
 
 /** True for a core `v1 ConfigMap`. */

@@ -1,7 +1,7 @@
 /**
  * `config.porch.kpt.dev/v1alpha2 PackageVariantSet`: typed reading and Porch's
- * validation (`validatePackageVariantSet`, reference/porch-packagevariantset.md
- * sections 1-2), with its exact messages in its order.
+ * validation (`validatePackageVariantSet`, docs/upstream-behaviour.md, "PackageVariantSet validation"),
+ * with its exact messages in its order.
  */
 import type { FieldPath, KubeObject, LabelSelector, LabelSelectorRequirement } from '../krm/index.js'
 import { Decoder } from './decode.js'

@@ -1,6 +1,6 @@
 /**
  * `config.porch.kpt.dev/v1alpha1 PackageVariant`: typed reading and Porch's
- * validation (`validatePackageVariant`, reference/porch-packagevariant.md 1.2),
+ * validation (`validatePackageVariant`, docs/upstream-behaviour.md, "PackageVariant validation"),
  * with its exact messages.
  */
 import type { KubeObject } from '../krm/index.js'

@@ -1,7 +1,7 @@
 /**
  * config-injection: copies in-cluster objects into the package's injection
  * points and records the outcome in the root Kptfile, as Porch's
- * `ensureConfigInjection` does (reference/porch-packagevariant.md section 4).
+ * `ensureConfigInjection` does (docs/upstream-behaviour.md, "Config injection").
  */
 import type { InjectionSelector } from '../api/package-variant.js'
 import { configAndKptfile } from '../api/package-variant-config.js'

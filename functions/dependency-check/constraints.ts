@@ -1,7 +1,7 @@
 /**
  * Version constraints: the Masterminds (Glasskube, Crossplane) and blang
  * (Carvel) syntaxes translated to npm `semver` ranges, never in loose mode
- * (reference/dependencies.md section 4), plus Crossplane's digest pins.
+ * (docs/upstream-behaviour.md, "Versions and constraints"), plus Crossplane's digest pins.
  *
  * Translation, per `||` branch:
  * - `""` and `*` mean any version (Glasskube; Crossplane rejects `""`);
@@ -10,7 +10,7 @@
  * - `!=X` and blang's `!X` split the branch into `<X` and `>X` branches;
  * - anything npm does not accept (strictly) is `improper constraint: <text>`.
  *
- * Prerelease policy (Carvel's, option (c) of section 4): ranges are evaluated
+ * Prerelease policy (Carvel's; docs/upstream-behaviour.md, "Versions and constraints"): ranges are evaluated
  * with `includePrerelease: true`; which prerelease *candidates* may be picked
  * is a separate filter (see `candidateAdmitted`). A branch whose own text names
  * a prerelease (`>=1.0.0-0`) admits prerelease candidates whatever the policy

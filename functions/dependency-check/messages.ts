@@ -1,6 +1,6 @@
 /**
  * Message texts users of Glasskube, Crossplane and Carvel recognise
- * (reference/dependencies.md sections 1.3, 2.3, 2.4, 3 and 6.2).
+ * (docs/upstream-behaviour.md, "Messages").
  */
 import type { Constraint } from './constraints.js'
 

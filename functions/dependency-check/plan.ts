@@ -30,10 +30,10 @@ export interface PlanInput {
   policy: DependencyPolicy
 }
 
-/** What happens to one dependency (section 6.2). */
+/** What happens to one dependency. */
 export type DependencyState = 'Fulfilled' | 'Install' | 'Upgrade' | 'Downgrade' | 'Conflict' | 'Missing' | 'NoMatchingVersion' | 'Skipped' | 'Cycle' | 'Ambiguous'
 
-/** Why a conflict is one; section 6.2 plus Missing, NoMatchingVersion, Cycle and ImproperConstraint. */
+/** Why a conflict is one; the upstream reasons plus Missing, NoMatchingVersion, Cycle and ImproperConstraint. */
 export type ConflictReason =
   | 'InstalledTooNew'
   | 'InstalledTooOld'

@@ -1,5 +1,5 @@
 /**
- * Turns a plan into the `DependencyCheckResult` object (section 6.2) and
+ * Turns a plan into the `DependencyCheckResult` object (described in README.md) and
  * results: one per dependency of each target (errors for unmet ones, in
  * Glasskube's `unmet dependency P -> D: …` form), one per remaining conflict,
  * the input issues, the explanation when no plan exists, and a summary with

@@ -1,7 +1,6 @@
 /**
  * The pure planner: `planDependencies(input) → plan` over the whole graph of
- * targets, installed packages and planned installs (reference/dependencies.md
- * section 6.3). No I/O; the same input (in any order) gives the same plan.
+ * targets, installed packages and planned installs (docs/upstream-behaviour.md, "Resolution"). No I/O; the same input (in any order) gives the same plan.
  *
  * The versions come from the exact resolver (`solver/`): a PubGrub solver
  * over every installation's possible versions, which finds a plan whenever

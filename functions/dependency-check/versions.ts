@@ -1,7 +1,7 @@
 /**
  * Package versions: parsing (semver, `v` prefix kept in `raw`), the
  * incomplete-version policy (`v1`, `1.2`), digests, and a total order with a
- * build-metadata tiebreak (reference/dependencies.md section 4).
+ * build-metadata tiebreak (docs/upstream-behaviour.md, "Versions and constraints").
  */
 import semver from 'semver'
 import type { SemVer } from 'semver'

@@ -1,5 +1,5 @@
 /**
- * The CEL environment of PackageVariantSet templates (reference section 4,
+ * The CEL environment of PackageVariantSet templates (docs/upstream-behaviour.md, "Templates and CEL";
  * "CEL environment"): standard CEL only, five variables, string results.
  *
  * Each distinct expression is parsed, checked and planned once per run

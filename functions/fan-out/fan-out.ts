@@ -1,7 +1,7 @@
 /**
  * fan-out: expands a PackageVariantSet into PackageVariants over the
  * ResourceList, as Porch's PackageVariantSet controller does
- * (reference/porch-packagevariantset.md): validate, find the upstream,
+ * (docs/upstream-behaviour.md, "Porch's PackageVariantSet controller"): validate, find the upstream,
  * unroll targets, render every spec, then reconcile the set. Any error before
  * reconciliation leaves the items untouched.
  */

@@ -1,5 +1,5 @@
 /**
- * PackageVariant identifiers and names (reference section 5,
+ * PackageVariant identifiers and names (docs/upstream-behaviour.md, "PackageVariant names";
  * `packageVariantIdentifier`, `packageVariantName`).
  */
 import { createHash } from 'node:crypto'

@@ -1,7 +1,7 @@
 /**
  * PackageVariantSets from Porch's documentation (the reconciliation page's
  * unrolling example) and unit tests (the long-name case of render_test.go)
- * produce the PackageVariants Porch would create (reference sections 3, 5, 6).
+ * produce the PackageVariants Porch would create (docs/upstream-behaviour.md, "Porch's PackageVariantSet controller").
  */
 import fc from 'fast-check'
 import { parse } from 'yaml'

@@ -1,5 +1,5 @@
 /**
- * Set-based reconciliation over the ResourceList (reference section 7,
+ * Set-based reconciliation over the ResourceList (docs/upstream-behaviour.md, "Set reconciliation and status";
  * `ensurePackageVariants`): existing PackageVariants of the set are matched to
  * the desired ones by identifier, then deleted, updated (spec only) or created.
  */
@@ -138,7 +138,7 @@ export function reconcileVariants(pvs: PackageVariantSet, items: KubeObject[], e
   return summary
 }
 
-/** A new PackageVariant as Porch creates it (reference section 6), plus kpt's path annotations. */
+/** A new PackageVariant as Porch creates it (docs/upstream-behaviour.md, "The generated PackageVariants"), plus kpt's path annotations. */
 export function newPackageVariant(pvs: PackageVariantSet, want: DesiredVariant, placement?: { path: string; index: number }): KubeObject {
   const metadata: Record<string, unknown> = { name: want.name }
   if (pvs.namespace) metadata['namespace'] = pvs.namespace

@@ -1,5 +1,5 @@
 /**
- * Template rendering (reference section 4, `renderPackageVariantSpec`): the
+ * Template rendering (Porch's `renderPackageVariantSpec`; docs/upstream-behaviour.md, "Templates and CEL"): the
  * PackageVariant spec for one unrolled target, with CEL expressions evaluated
  * and map expressions overlaid.
  */

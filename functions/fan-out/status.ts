@@ -1,5 +1,5 @@
 /**
- * The PackageVariantSet's `status.conditions` (reference section 7):
+ * The PackageVariantSet's `status.conditions` (docs/upstream-behaviour.md, "Set reconciliation and status"):
  * `Stalled` and `Ready` with Porch's reasons and messages.
  */
 import type { KubeObject } from '../krm/index.js'

@@ -1,5 +1,5 @@
 /**
- * What a PackageVariantSet reads besides itself (reference section 3):
+ * What a PackageVariantSet reads besides itself (docs/upstream-behaviour.md, "Targets"):
  * objects in its namespace, the upstream PackageRevision, Repositories, and
  * the unrolled targets (`unrollDownstreamTargets`).
  */

@@ -119,7 +119,7 @@ export class Kptfile {
   /**
    * Replaces `pipeline.<list>` with these entries (their nodes are reused). An
    * empty list removes the key, and a pipeline left with neither list is
-   * removed as a whole (Porch, reference 3).
+   * removed as a whole (Porch; docs/upstream-behaviour.md, "Pipeline prepend").
    */
   setFunctions(list: PipelineList, functions: readonly KubeObject[]): void {
     if (functions.length === 0) {

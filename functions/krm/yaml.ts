@@ -1,7 +1,7 @@
 /**
  * YAML plumbing on the `yaml` package's Document API, tuned so that a document
  * that is read and written without changes comes back byte for byte as kpt
- * (kyaml / go-yaml) wrote it. See reference/krm-functions-and-kpt.md 3.2-3.4.
+ * (kyaml / go-yaml) wrote it. See docs/upstream-behaviour.md, "Comments and field order".
  */
 import { CST, Document, isCollection, isMap, isPair, isScalar, isSeq, Lexer, Pair, parseAllDocuments, parseDocument, parse as parseValue, Scalar, visit, YAMLMap, YAMLSeq } from 'yaml'
 import type { Node, ParsedNode, Tags } from 'yaml'
@@ -204,7 +204,7 @@ export function stringifyYamlDocument(doc: Document, options: { wide?: boolean }
 
 /**
  * Moves two comment placements back to where go-yaml keeps them, so that kpt's
- * comment copy-back does not duplicate them (reference 3.4):
+ * comment copy-back does not duplicate them (docs/upstream-behaviour.md, "Comments and field order"):
  * 1. `- # comment` before a map item: the comment belongs to the first key;
  * 2. `key: # comment` before a block collection: the comment belongs to the key.
  */

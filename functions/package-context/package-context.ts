@@ -1,7 +1,7 @@
 /**
  * package-context: writes `spec.packageContext` of a PackageVariant into the
  * package's `kptfile.kpt.dev` ConfigMap, as Porch's `ensurePackageContext` does
- * (reference/porch-packagevariant.md section 2).
+ * (docs/upstream-behaviour.md, "Package context").
  */
 import { findRootObjects, isKptfile, packageContextFile, packageContextName, rootPackagePath } from '../krm/index.js'
 import type { KubeObject, ResourceList } from '../krm/index.js'

@@ -1,8 +1,8 @@
 /**
  * pipeline-prepend: puts a PackageVariant's `spec.pipeline` functions in front
  * of the root Kptfile's pipeline, as Porch's `ensureKRMFunctions` does
- * (reference/porch-packagevariant.md section 3), with an exact-prefix match
- * for this PackageVariant's earlier entries (DESIGN.md).
+ * (docs/upstream-behaviour.md, "Pipeline prepend"), with an exact-prefix match
+ * for this PackageVariant's earlier entries (the difference is explained there).
  */
 import { kptFunctionFields } from '../api/package-variant.js'
 import { configAndKptfile } from '../api/package-variant-config.js'
