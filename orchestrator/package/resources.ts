@@ -52,11 +52,14 @@ interface FileLayout {
 }
 
 /**
- * A document made ready: its item text, its sequence style, and whether it is
- * in the printer's normal form (printing the parsed item gives the document
- * back), which lets `write` tell a changed item by printing it once.
+ * A document made ready: its item text, its sequence style, and, once known,
+ * whether it is in the printer's normal form (printing the parsed item gives
+ * the document back), which lets `write` tell a changed item by printing it
+ * once. Finding that out costs a parse and a print, which pays only for a
+ * document that recurs (a blueprint's, in every variant), so it is found out
+ * on the second use; `uses` counts them.
  */
-type Prepared = { ok: true; chunk: string; wide: boolean; normal: boolean } | { ok: false; message: string }
+type Prepared = { ok: true; chunk: string; wide: boolean; normal?: boolean; uses: number } | { ok: false; message: string }
 
 const resourceFile = /(^|\/)(Kptfile|[^/]*\.(ya?ml|json))$/
 
@@ -146,6 +149,7 @@ export class ResourceCodec {
   #prepare(text: string, path: string, index: number, packagePath: string | undefined): Prepared {
     const key = `${path}\0${index}\0${packagePath ?? ''}\0${text}`
     let prepared = this.#cache.get(key)
+    if (prepared?.ok) prepared.uses++
     if (!prepared) {
       prepared = prepareItem(text, path, index, packagePath)
       if (this.#cache.size >= this.cacheLimit) this.#cache.delete(this.#cache.keys().next().value!)
@@ -181,7 +185,7 @@ function prepareItem(text: string, path: string, index: number, packagePath: str
   if (packagePath !== undefined) object.setAnnotation(packagePathAnnotation, packagePath)
   const chunk = object.toItemText()
   const wide = sequenceStyle(text) === 'wide'
-  return { ok: true, chunk, wide, normal: printDocument(KubeObject.fromItemSource(chunk, 0), wide) === text }
+  return { ok: true, chunk, wide, uses: 1 }
 }
 
 /**
@@ -193,8 +197,10 @@ function itemText(item: KubeObject, origin: ItemOrigin | undefined, resources: P
   if (origin === undefined) return printDocument(item, false)
   const original = resources.layouts.get(origin.file)!.docs[origin.slot]!.text
   if (item.unparsedText === origin.chunk) return original
-  if (origin.prepared.normal) return printDocument(item, origin.prepared.wide)
-  return item.toItemText() === origin.chunk ? original : printDocument(item, origin.prepared.wide)
+  const prepared = origin.prepared
+  if (prepared.normal === undefined && prepared.uses > 1) prepared.normal = printDocument(KubeObject.fromItemSource(prepared.chunk, 0), prepared.wide) === original
+  if (prepared.normal) return printDocument(item, prepared.wide)
+  return item.toItemText() === origin.chunk ? original : printDocument(item, prepared.wide)
 }
 
 /**
