@@ -7,7 +7,6 @@
 import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { createHash } from 'node:crypto'
 import { dirname, join, relative, resolve, sep } from 'node:path'
-import { sortedFiles } from '../package/files.js'
 import type { PackageFile, PackageFiles } from '../package/files.js'
 
 /** Name prefix of the staging directories inside DIR (never a package: it starts with a dot). */
@@ -22,22 +21,28 @@ export function readPackageDirectory(dir: string): PackageFiles | undefined {
     return undefined
   }
   if (!stat.isDirectory()) throw new Error(`${dir} exists and is not a directory`)
-  const files: [string, PackageFile][] = []
+  return new Map(
+    packageFilePaths(dir).map(({ path, full }): [string, PackageFile] => {
+      const file: PackageFile = { content: readFileSync(full) }
+      if ((lstatSync(full).mode & 0o111) !== 0) file.executable = true
+      return [path, file]
+    }),
+  )
+}
+
+/** The regular files below a package directory (`.git` skipped): slash-separated paths relative to it, in sorted order, and full paths. */
+function packageFilePaths(dir: string): { path: string; full: string }[] {
+  const files: { path: string; full: string }[] = []
   const walk = (current: string) => {
     for (const entry of readdirSync(current, { withFileTypes: true })) {
       if (entry.name === '.git') continue
       const full = join(current, entry.name)
       if (entry.isDirectory()) walk(full)
-      else if (entry.isFile()) {
-        const executable = (lstatSync(full).mode & 0o111) !== 0
-        const file: PackageFile = { content: readFileSync(full) }
-        if (executable) file.executable = true
-        files.push([relative(dir, full).split(sep).join('/'), file])
-      }
+      else if (entry.isFile()) files.push({ path: relative(dir, full).split(sep).join('/'), full })
     }
   }
   walk(dir)
-  return sortedFiles(files)
+  return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
 }
 
 /** How long after a file's modification its metadata is trusted to show a later edit (git's racy-clean rule, with a margin for coarse clocks). */
@@ -53,25 +58,16 @@ const racyWindowMs = 2000
 export function statPackageDirectory(dir: string, now = Date.now()): string | undefined {
   const hash = createHash('sha256')
   const newest = BigInt(now - racyWindowMs) * 1_000_000n
-  const walk = (current: string): boolean => {
-    for (const entry of readdirSync(current, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-      if (entry.name === '.git') continue
-      const full = join(current, entry.name)
-      if (entry.isDirectory()) {
-        if (!walk(full)) return false
-      } else if (entry.isFile()) {
-        const stat = lstatSync(full, { bigint: true })
-        if (stat.mtimeNs > newest || stat.ctimeNs > newest) return false
-        hash.update(`${relative(dir, full)}\0${stat.size}\0${stat.mtimeNs}\0${stat.ctimeNs}\0${stat.ino}\0${stat.mode}\n`)
-      }
-    }
-    return true
-  }
   try {
-    return walk(dir) ? hash.digest('hex') : undefined
+    for (const { path, full } of packageFilePaths(dir)) {
+      const stat = lstatSync(full, { bigint: true })
+      if (stat.mtimeNs > newest || stat.ctimeNs > newest) return undefined
+      hash.update(`${path}\0${stat.size}\0${stat.mtimeNs}\0${stat.ctimeNs}\0${stat.ino}\0${stat.mode}\n`)
+    }
   } catch {
     return undefined
   }
+  return hash.digest('hex')
 }
 
 /** Writes packages below one output directory, each as a whole. */
