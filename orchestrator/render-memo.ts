@@ -79,6 +79,8 @@ const codeIdentity = (() => {
 export class RenderMemo {
   readonly #entries: Map<string, MemoEntry>
   #byName: Map<string, KubeObject[]> | undefined
+  /** Input digests by variant and scope: a render looks its variant up, then records it. */
+  readonly #inputDigests = new WeakMap<PlannedVariant, Partial<Record<MemoScope, string>>>()
 
   private constructor(
     readonly file: string,
@@ -154,6 +156,12 @@ export class RenderMemo {
   }
 
   #inputs(variant: PlannedVariant, scope: MemoScope): string {
+    let digests = this.#inputDigests.get(variant)
+    if (!digests) this.#inputDigests.set(variant, (digests = {}))
+    return (digests[scope] ??= this.#inputsDigest(variant, scope))
+  }
+
+  #inputsDigest(variant: PlannedVariant, scope: MemoScope): string {
     const { upstream, upstreamRepo } = variant
     return createHash('sha256')
       .update(
