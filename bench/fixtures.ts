@@ -53,3 +53,58 @@ items:
 ${items.join('\n')}
 ${functionConfig}`
 }
+
+/** A `functionConfig:` block for package-context: a ConfigMap of keys to set. */
+export const packageContextConfig = `functionConfig:
+  apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: function-input
+  data:
+    region: us-east1
+    tier: gold`
+
+/** A `functionConfig:` block: a PackageVariant with package context, a pipeline function and an injector. */
+export const packageVariantConfig = `functionConfig:
+  apiVersion: config.porch.kpt.dev/v1alpha1
+  kind: PackageVariant
+  metadata:
+    name: blueprint-us-east1
+    namespace: edge
+  spec:
+    upstream: {repo: blueprints, package: blueprint}
+    downstream: {repo: edge, package: blueprint}
+    packageContext:
+      data: {region: us-east1, tier: gold}
+    pipeline:
+      mutators:
+      - {name: set-labels, image: set-labels:v0.2.0, configMap: {region: us-east1}}
+    injectors:
+    - {kind: ConfigMap, name: us-east1-endpoints}`
+
+/** The in-cluster object packageVariantConfig's injector names (a `--sources` file). */
+export const endpointsSource = `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: us-east1-endpoints
+  namespace: edge
+data:
+  api: https://api.us-east1.example.com
+`
+
+/** `n` resources plus the Kptfile, package context and a required injection point, with packageVariantConfig as functionConfig. */
+export function packageVariantResourceList(n: number): string {
+  return packageResourceList(n, packageVariantConfig).replace('\nitems:\n', `\nitems:\n${injectionPoint}`)
+}
+
+const injectionPoint = `- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: endpoints
+    annotations:
+      kpt.dev/config-injection: required
+      config.kubernetes.io/path: 'endpoints.yaml'
+      internal.config.kubernetes.io/path: 'endpoints.yaml'
+  data:
+    api: https://api.example.com # placeholder
+`

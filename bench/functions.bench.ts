@@ -17,61 +17,18 @@ import { packageContextFunction } from '../functions/package-context/index.js'
 import { packageVariantFunction } from '../functions/package-variant/index.js'
 import { pipelinePrependFunction } from '../functions/pipeline-prepend/index.js'
 import type { Benchmark } from './harness.js'
-import { packageResourceList } from './fixtures.js'
+import { endpointsSource, packageContextConfig, packageResourceList, packageVariantResourceList } from './fixtures.js'
 
 const resources = 50
-const injectionPoint = `- apiVersion: v1
-  kind: ConfigMap
-  metadata:
-    name: endpoints
-    annotations:
-      kpt.dev/config-injection: required
-      config.kubernetes.io/path: 'endpoints.yaml'
-      internal.config.kubernetes.io/path: 'endpoints.yaml'
-  data:
-    api: https://api.example.com # placeholder
-`
-const packageVariant = `functionConfig:
-  apiVersion: config.porch.kpt.dev/v1alpha1
-  kind: PackageVariant
-  metadata:
-    name: blueprint-us-east1
-    namespace: edge
-  spec:
-    upstream: {repo: blueprints, package: blueprint}
-    downstream: {repo: edge, package: blueprint}
-    packageContext:
-      data: {region: us-east1, tier: gold}
-    pipeline:
-      mutators:
-      - {name: set-labels, image: set-labels:v0.2.0, configMap: {region: us-east1}}
-    injectors:
-    - {kind: ConfigMap, name: us-east1-endpoints}`
-const contextConfig = `functionConfig:
-  apiVersion: v1
-  kind: ConfigMap
-  metadata:
-    name: function-input
-  data:
-    region: us-east1
-    tier: gold`
-const cluster = `apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: us-east1-endpoints
-  namespace: edge
-data:
-  api: https://api.us-east1.example.com
-`
 // The Kptfile, the package context and the injection point count among the resources.
-const withPackageVariant = packageResourceList(resources - 3, packageVariant).replace('\nitems:\n', `\nitems:\n${injectionPoint}`)
-const sources = parseObjects(cluster, 'cluster.yaml')
+const withPackageVariant = packageVariantResourceList(resources - 3)
+const sources = parseObjects(endpointsSource, 'cluster.yaml')
 const sourcesFile = join(mkdtempSync(join(tmpdir(), 'kpt-variants-bench-')), 'cluster.yaml')
-writeFileSync(sourcesFile, cluster)
+writeFileSync(sourcesFile, endpointsSource)
 const root = resolve(new URL('../..', import.meta.url).pathname)
 
 const cases: { fn: KrmFunction; input: string; expect: string; sources: boolean }[] = [
-  { fn: packageContextFunction, input: packageResourceList(resources - 2, contextConfig), expect: 'tier: gold', sources: false },
+  { fn: packageContextFunction, input: packageResourceList(resources - 2, packageContextConfig), expect: 'tier: gold', sources: false },
   { fn: pipelinePrependFunction, input: withPackageVariant, expect: 'PackageVariant.blueprint-us-east1.set-labels.0', sources: false },
   { fn: configInjectionFunction, input: withPackageVariant, expect: 'reason: ConfigInjected', sources: true },
   { fn: packageVariantFunction, input: withPackageVariant, expect: 'reason: ConfigInjected', sources: true },

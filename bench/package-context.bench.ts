@@ -8,19 +8,9 @@ import { parseDocument } from 'yaml'
 import { runFunction } from '../functions/krm/index.js'
 import { packageContextFunction } from '../functions/package-context/index.js'
 import type { Benchmark } from './harness.js'
-import { packageResourceList } from './fixtures.js'
+import { packageContextConfig, packageResourceList } from './fixtures.js'
 
-const input = packageResourceList(
-  100,
-  `functionConfig:
-  apiVersion: v1
-  kind: ConfigMap
-  metadata:
-    name: function-input
-  data:
-    region: us-east1
-    tier: gold`,
-)
+const input = packageResourceList(100, packageContextConfig)
 const bin = join(resolve(new URL('../..', import.meta.url).pathname), 'bin', 'package-context')
 
 function spawnOrThrow(command: string, args: string[]): void {

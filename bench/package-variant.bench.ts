@@ -11,50 +11,12 @@ import { parseDocument } from 'yaml'
 import { parseObjects, runFunction } from '../functions/krm/index.js'
 import { packageVariantFunction } from '../functions/package-variant/index.js'
 import type { Benchmark } from './harness.js'
-import { packageResourceList } from './fixtures.js'
+import { endpointsSource, packageVariantResourceList } from './fixtures.js'
 
-const injectionPoint = `- apiVersion: v1
-  kind: ConfigMap
-  metadata:
-    name: endpoints
-    annotations:
-      kpt.dev/config-injection: required
-      config.kubernetes.io/path: 'endpoints.yaml'
-      internal.config.kubernetes.io/path: 'endpoints.yaml'
-  data:
-    api: https://api.example.com # placeholder
-`
-const input = packageResourceList(
-  99,
-  `functionConfig:
-  apiVersion: config.porch.kpt.dev/v1alpha1
-  kind: PackageVariant
-  metadata:
-    name: blueprint-us-east1
-    namespace: edge
-  spec:
-    upstream: {repo: blueprints, package: blueprint}
-    downstream: {repo: edge, package: blueprint}
-    packageContext:
-      data: {region: us-east1, tier: gold}
-    pipeline:
-      mutators:
-      - {name: set-labels, image: set-labels:v0.2.0, configMap: {region: us-east1}}
-    injectors:
-    - {kind: ConfigMap, name: us-east1-endpoints}`,
-).replace('\nitems:\n', `\nitems:\n${injectionPoint}`)
-
-const cluster = `apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: us-east1-endpoints
-  namespace: edge
-data:
-  api: https://api.us-east1.example.com
-`
-const sources = parseObjects(cluster, 'cluster.yaml')
+const input = packageVariantResourceList(99)
+const sources = parseObjects(endpointsSource, 'cluster.yaml')
 const sourcesFile = join(mkdtempSync(join(tmpdir(), 'kpt-variants-bench-')), 'cluster.yaml')
-writeFileSync(sourcesFile, cluster)
+writeFileSync(sourcesFile, endpointsSource)
 const bin = join(resolve(new URL('../..', import.meta.url).pathname), 'bin', 'package-variant')
 
 function spawnOrThrow(command: string, args: string[]): void {
