@@ -19,27 +19,28 @@ import { pipelinePrependFunction } from '../functions/pipeline-prepend/index.js'
 import type { Benchmark } from './harness.js'
 import { endpointsSource, packageContextConfig, packageResourceList, packageVariantResourceList } from './fixtures.js'
 
-const resources = 50
+export const resources = 50
 // The Kptfile, the package context and the injection point count among the resources.
 const withPackageVariant = packageVariantResourceList(resources - 3)
 const sources = parseObjects(endpointsSource, 'cluster.yaml')
-const sourcesFile = join(mkdtempSync(join(tmpdir(), 'kpt-variants-bench-')), 'cluster.yaml')
+export const sourcesFile = join(mkdtempSync(join(tmpdir(), 'kpt-variants-bench-')), 'cluster.yaml')
 writeFileSync(sourcesFile, endpointsSource)
 const root = resolve(new URL('../..', import.meta.url).pathname)
 
-const cases: { fn: KrmFunction; input: string; expect: string; sources: boolean }[] = [
+/** Each function's 50-resource input and a line its output must hold; the image benchmark runs the same. */
+export const functionCases: { fn: KrmFunction; input: string; expect: string; sources: boolean }[] = [
   { fn: packageContextFunction, input: packageResourceList(resources - 2, packageContextConfig), expect: 'tier: gold', sources: false },
   { fn: pipelinePrependFunction, input: withPackageVariant, expect: 'PackageVariant.blueprint-us-east1.set-labels.0', sources: false },
   { fn: configInjectionFunction, input: withPackageVariant, expect: 'reason: ConfigInjected', sources: true },
   { fn: packageVariantFunction, input: withPackageVariant, expect: 'reason: ConfigInjected', sources: true },
 ]
 
-function spawnOrThrow(command: string, args: string[], input: string): void {
+export function spawnOrThrow(command: string, args: string[], input: string): void {
   const run = spawnSync(command, args, { input, encoding: 'utf8' })
   if (run.status !== 0) throw new Error(`${command} failed: ${run.stderr}`)
 }
 
-export const benchmarks: Benchmark[] = cases.flatMap(({ fn, input, expect, sources: needsSources }): Benchmark[] => {
+export const benchmarks: Benchmark[] = functionCases.flatMap(({ fn, input, expect, sources: needsSources }): Benchmark[] => {
   const options = needsSources ? { sources } : {}
   const bin = join(root, 'bin', fn.name)
   return [

@@ -5,12 +5,17 @@
  * `runCount` times (default 2, to prove idempotency), and its exit code,
  * stderr, results and `git diff` compared with `.expected/`.
  * `KPT_E2E_UPDATE_EXPECTED=true` rewrites `diff.patch` and `results.yaml`.
+ *
+ * With `images`, the same case runs the functions' container images instead:
+ * the Kptfile's `exec: <fn>` becomes `image: <tag>` for the run and is put
+ * back before the diff, `--exec` becomes `--image`, and results name the
+ * function as `exec:` did, so the same `.expected/` holds for both.
  */
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { delimiter, join, resolve } from 'node:path'
 import { execa } from 'execa'
-import { parse } from 'yaml'
+import { parse, stringify } from 'yaml'
 
 /** `.expected/config.yaml`, the subset of kpt's e2e fields we support. */
 export interface CaseConfig {
@@ -67,8 +72,14 @@ interface RunResult {
   results: string | undefined
 }
 
+/** How the functions run as images: the engine kpt uses and each function's image. */
+export interface ImageRuntime {
+  engine: string
+  tag(fn: string): string
+}
+
 /** Runs one case; throws an Error describing the first mismatch. */
-export async function runCase(testCase: E2eCase): Promise<void> {
+export async function runCase(testCase: E2eCase, images?: ImageRuntime): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'kpt-variants-e2e-'))
   const pkg = join(work, 'pkg')
   try {
@@ -80,7 +91,7 @@ export async function runCase(testCase: E2eCase): Promise<void> {
     const expectedDir = join(testCase.dir, '.expected')
     const runs = testCase.config.runCount ?? 2
     for (let i = 0; i < runs; i++) {
-      const run = await runOnce(testCase.config, pkg, join(work, `results-${i}`), base)
+      const run = await runOnce(testCase.config, pkg, join(work, `results-${i}`), base, images)
       const label = `${testCase.name} (run ${i + 1})`
       const wantExit = testCase.config.exitCode ?? 0
       if (run.exitCode !== wantExit) {
@@ -91,7 +102,8 @@ export async function runCase(testCase: E2eCase): Promise<void> {
       }
       compareFile(label, join(expectedDir, 'diff.patch'), run.diff, i === 0)
       if (i === 0 && (existsSync(join(expectedDir, 'results.yaml')) || (update && run.results))) {
-        compareFile(label, join(expectedDir, 'results.yaml'), run.results ?? '', true)
+        if (images) compareFile(label, join(expectedDir, 'results.yaml'), asImageResults(run.results ?? ''), false, asImageResults)
+        else compareFile(label, join(expectedDir, 'results.yaml'), run.results ?? '', true)
       }
     }
   } finally {
@@ -99,14 +111,17 @@ export async function runCase(testCase: E2eCase): Promise<void> {
   }
 }
 
-async function runOnce(config: CaseConfig, pkg: string, resultsDir: string, base: string): Promise<RunResult> {
-  const args = config.testType === 'eval' ? evalArgs(config, resultsDir) : ['fn', 'render', '.', '--allow-exec', '--results-dir', resultsDir]
+async function runOnce(config: CaseConfig, pkg: string, resultsDir: string, base: string, images: ImageRuntime | undefined): Promise<RunResult> {
+  const args = config.testType === 'eval' ? evalArgs(config, pkg, resultsDir, images) : ['fn', 'render', '.', '--allow-exec', '--results-dir', resultsDir]
   const env = {
     ...process.env,
     ...config.env,
     PATH: `${binDir}${delimiter}${process.env['PATH'] ?? ''}`,
+    ...(images ? { KPT_FN_RUNTIME: images.engine } : {}),
   }
+  if (images && config.testType !== 'eval') swapKptfileFunctions(pkg, images, 'image')
   const run = await execa('kpt', args, { cwd: pkg, env, reject: false, stdin: 'ignore' })
+  if (images && config.testType !== 'eval') swapKptfileFunctions(pkg, images, 'exec')
   await git(pkg, 'add', '-A')
   const diff = await git(pkg, 'diff', '--cached', base)
   const resultsFile = join(resultsDir, 'results.yaml')
@@ -114,30 +129,73 @@ async function runOnce(config: CaseConfig, pkg: string, resultsDir: string, base
     exitCode: run.exitCode ?? -1,
     stderr: String(run.stderr),
     diff,
-    results: existsSync(resultsFile) ? normaliseResults(readFileSync(resultsFile, 'utf8')) : undefined,
+    results: existsSync(resultsFile) ? normaliseResults(readFileSync(resultsFile, 'utf8'), images) : undefined,
   }
 }
 
-function evalArgs(config: CaseConfig, resultsDir: string): string[] {
+function evalArgs(config: CaseConfig, pkg: string, resultsDir: string, images: ImageRuntime | undefined): string[] {
   if (!config.execPath) throw new Error('an eval case needs `execPath` in .expected/config.yaml')
-  const args = ['fn', 'eval', '.', '--exec', config.execPath, '--results-dir', resultsDir]
+  const args = ['fn', 'eval', '.', ...(images ? ['--image', images.tag(config.execPath)] : ['--exec', config.execPath]), '--results-dir', resultsDir]
+  if (images) {
+    // A container sees neither the environment nor the files of the host: each variable is passed, and a path it names mounted where it is.
+    for (const [name, value] of Object.entries(config.env ?? {})) {
+      const path = resolve(pkg, value)
+      args.push('--env', `${name}=${existsSync(path) ? path : value}`)
+      if (existsSync(path)) args.push('--mount', `type=bind,src=${path},dst=${path}`)
+    }
+  }
   if (config.fnConfig) args.push('--fn-config', config.fnConfig)
   const kv = Object.entries(config.args ?? {})
   if (kv.length > 0) args.push('--', ...kv.map(([k, v]) => `${k}=${v}`))
   return args
 }
 
-/** kpt prints stderr of functions with absolute temp paths; keep results stable. */
-function normaliseResults(text: string): string {
-  return text.replace(/\/tmp\/kpt-variants-e2e-[^/\s]+\/pkg/g, '<pkg>')
+/** The Kptfile's functions as `exec: <fn>` (the example as written) or as `image: <tag>`. */
+function swapKptfileFunctions(pkg: string, images: ImageRuntime, to: 'exec' | 'image'): void {
+  const kptfile = join(pkg, 'Kptfile')
+  if (!existsSync(kptfile)) return
+  const text = readFileSync(kptfile, 'utf8')
+  const swapped = text.replace(/\b(exec|image): ([\w./:-]+)$/gm, (line, field: string, name: string) => {
+    if (to === 'image' && field === 'exec') return `image: ${images.tag(name)}`
+    if (to === 'exec' && field === 'image') return `exec: ${execName(name, images) ?? name}`
+    return line
+  })
+  if (swapped !== text) writeFileSync(kptfile, swapped)
 }
 
-function compareFile(label: string, file: string, actual: string, mayUpdate: boolean): void {
+/** The function whose image `tag` is, if it is one of ours. */
+function execName(tag: string, images: ImageRuntime): string | undefined {
+  const fn = /^(?:localhost\/)?kpt-variants\/([\w-]+):/.exec(tag)?.[1]
+  return fn && images.tag(fn) === tag.replace(/^localhost\//, '') ? fn : undefined
+}
+
+/** kpt prints stderr of functions with absolute temp paths, and names an image function by its image; keep results stable. */
+function normaliseResults(text: string, images: ImageRuntime | undefined): string {
+  const stable = text.replace(/\/tmp\/kpt-variants-e2e-[^/\s]+\/pkg/g, '<pkg>')
+  if (!images) return stable
+  return stable.replace(/^(\s*-? ?)image: (\S+)$/gm, (line, indent: string, tag: string) => {
+    const fn = execName(tag, images)
+    return fn ? `${indent}exec: ${fn}` : line
+  })
+}
+
+/**
+ * Results as an image run reports them: kpt trims a container's stderr, and
+ * a source file mounted at its host path is named by that path. Applied to
+ * both sides, so the same `.expected/` holds for `exec:` and `image:`.
+ */
+function asImageResults(text: string): string {
+  const list = parse(text.replace(/<pkg>\//g, '')) as { items?: { stderr?: unknown }[] } | null
+  for (const item of list?.items ?? []) if (typeof item.stderr === 'string') item.stderr = item.stderr.trimEnd()
+  return stringify(list)
+}
+
+function compareFile(label: string, file: string, actual: string, mayUpdate: boolean, normalise = (text: string) => text): void {
   if (update && mayUpdate) {
     writeFileSync(file, actual)
     return
   }
-  const expected = existsSync(file) ? readFileSync(file, 'utf8') : ''
+  const expected = existsSync(file) ? normalise(readFileSync(file, 'utf8')) : ''
   if (expected !== actual) {
     throw new Error(`${label}: ${file.slice(repoRoot.length + 1)} differs.\n--- expected\n${expected}\n--- actual\n${actual}`)
   }

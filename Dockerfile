@@ -1,0 +1,67 @@
+# One image per KRM function and one for the orchestrator, built from the same
+# layers; each image's entrypoint is the program in bin/ that `exec:` runs.
+#
+#   docker build --target package-context -t kpt-variants/package-context:0.1.0 .
+#
+# `npm run images` builds them all. BASE is any Node 20 image with npm at
+# /usr/local/lib/node_modules/npm (the official node images have it); the
+# images run as nobody, as `kpt fn render` runs function containers.
+# Every instruction uses the exec form: no shell is needed in BASE.
+ARG BASE=node:20-slim
+# The orchestrator's base: BASE with git (Debian's package), or an image that has node, npm and git.
+ARG GIT_BASE=base-with-git
+
+# Compile the TypeScript with every dependency installed.
+FROM ${BASE} AS build
+WORKDIR /src
+COPY package.json package-lock.json ./
+RUN ["node", "/usr/local/lib/node_modules/npm/bin/npm-cli.js", "ci", "--ignore-scripts", "--no-audit", "--no-fund"]
+COPY tsconfig.json tsconfig.build.json ./
+COPY functions functions
+COPY orchestrator orchestrator
+RUN ["node", "node_modules/typescript/bin/tsc", "-p", "tsconfig.build.json"]
+
+# Only the runtime dependencies ship.
+FROM ${BASE} AS dependencies
+WORKDIR /src
+COPY package.json package-lock.json ./
+RUN ["node", "/usr/local/lib/node_modules/npm/bin/npm-cli.js", "ci", "--omit=dev", "--ignore-scripts", "--no-audit", "--no-fund"]
+
+FROM ${BASE} AS runtime
+ENV NODE_ENV=production
+WORKDIR /app
+COPY package.json ./
+COPY --from=dependencies /src/node_modules node_modules
+COPY --from=build /src/dist/functions dist/functions
+COPY --from=build /src/dist/orchestrator dist/orchestrator
+COPY bin bin
+USER 65534:65534
+
+FROM runtime AS package-context
+ENTRYPOINT ["node", "/app/bin/package-context"]
+
+FROM runtime AS pipeline-prepend
+ENTRYPOINT ["node", "/app/bin/pipeline-prepend"]
+
+FROM runtime AS config-injection
+ENTRYPOINT ["node", "/app/bin/config-injection"]
+
+FROM runtime AS package-variant
+ENTRYPOINT ["node", "/app/bin/package-variant"]
+
+FROM runtime AS fan-out
+ENTRYPOINT ["node", "/app/bin/fan-out"]
+
+FROM runtime AS dependency-check
+ENTRYPOINT ["node", "/app/bin/dependency-check"]
+
+FROM ${BASE} AS base-with-git
+RUN apt-get update && apt-get install -y --no-install-recommends git ca-certificates && rm -rf /var/lib/apt/lists/*
+
+# The orchestrator, for the in-cluster CronJob and Indexed Job: it runs git.
+FROM ${GIT_BASE} AS kpt-variants
+ENV NODE_ENV=production
+COPY --from=runtime /app /app
+WORKDIR /app
+USER 65534:65534
+ENTRYPOINT ["node", "/app/bin/kpt-variants"]
