@@ -85,6 +85,14 @@ describe('PackageVariantSet conditions', () => {
 })
 
 describe('statusUpdates', () => {
+  test("a message longer than metav1.Condition's limit is truncated", () => {
+    const long = { ...outcome, report: { ...outcome.report, variants: [report('PackageVariant default/broken', 'failed', { reasons: ['x'.repeat(40000)] })] } }
+    const [update] = statusUpdates([listed('PackageVariant', 'broken')], [], long, now)
+    const message = (update!.status['conditions'] as { message: string }[])[1]!.message
+    expect(message).toHaveLength(32768)
+    expect(message.endsWith('... (truncated: see the report)')).toBe(true)
+  })
+
   test('new conditions get the time; an unchanged status keeps its time; other conditions stay; unchanged objects get no update', () => {
     const keep = { type: 'Custom', status: 'True', reason: 'Mine', message: 'kept', lastTransitionTime: earlier }
     const sameStatus = {

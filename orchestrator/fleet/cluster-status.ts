@@ -125,6 +125,14 @@ export function statusUpdates(variants: readonly ListedObject[], sets: readonly 
   return updates
 }
 
+/** metav1.Condition's message is at most 32768 characters: the API server refuses more. */
+const maxMessage = 32768
+
+function truncate(message: string): string {
+  const more = '... (truncated: see the report)'
+  return message.length <= maxMessage ? message : `${message.slice(0, maxMessage - more.length)}${more}`
+}
+
 function canonical(value: unknown): string {
   return JSON.stringify(value, (_, v: unknown) =>
     typeof v === 'object' && v !== null && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
@@ -137,7 +145,7 @@ function mergeConditions(before: readonly Record<string, unknown>[], wanted: rea
     const index = next.findIndex((c) => c['type'] === w.type)
     const existing = index >= 0 ? next[index] : undefined
     const time = existing && existing['status'] === w.status && typeof existing['lastTransitionTime'] === 'string' ? existing['lastTransitionTime'] : now
-    const condition = { type: w.type, status: w.status, lastTransitionTime: time, reason: w.reason, message: w.message }
+    const condition = { type: w.type, status: w.status, lastTransitionTime: time, reason: w.reason, message: truncate(w.message) }
     if (index >= 0) next[index] = condition
     else next.push(condition)
   }
