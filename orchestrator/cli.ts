@@ -50,7 +50,10 @@ export async function cli(argv: readonly string[], io: CliIO): Promise<number> {
       'render every PackageVariant of a fleet (PackageVariantSets expanded) into downstream packages: clone new ones, ' +
         '3-way merge upstream updates into existing ones, apply package context, pipeline and injection, check dependencies, run the pipeline',
     )
-    .argument('<FLEET>', 'directory of YAML: Repositories, PackageVariantSets, PackageVariants, targets, objects to inject, catalogs')
+    .argument('[FLEET]', 'directory of YAML: Repositories, PackageVariantSets, PackageVariants, targets, objects to inject, catalogs (or --cluster)')
+    .option('--cluster', "read the fleet from the Kubernetes API server of the kubeconfig's context instead of a directory, and write PackageVariant(Set) status back (docs/cluster.md)")
+    .option('--kubeconfig <PATH>', "with --cluster, the kubeconfig (default: $KUBECONFIG, ~/.kube/config, or the pod's service account)")
+    .option('--context <NAME>', "with --cluster, the kubeconfig's context to use (default: its current context)")
     .option('-o, --out <DIR>', 'write each variant to DIR/<downstream repo>/<downstream package>')
     .option('--git', 'propose each new or changed package as a draft branch drafts/<package>/<workspace> of its downstream Repository (spec.git), as Porch does')
     .option('--publish', 'with --git, publish the drafts of the run: merge into the branch, tag <package>/v<N>, delete the draft')
@@ -67,7 +70,7 @@ export async function cli(argv: readonly string[], io: CliIO): Promise<number> {
     )
     .option('--shard <I/N>', 'render only the variants whose identity hashes to I of N (0 <= I < N)', parseShard)
     .option('--threads <n>', 'render on n threads (default: one per CPU; small fleets use fewer)', parseThreads)
-    .option('-n, --namespace <NS>', 'the namespace of fleet objects without one, as kubectl apply would put them (default: default)')
+    .option('-n, --namespace <NS>', 'the namespace of fleet objects without one, as kubectl apply would put them (default: default); with --cluster, the only namespace read (default: all)')
     .option('--allow-exec', 'let downstream pipelines run exec: functions (as kpt fn render --allow-exec)')
     .addOption(
       new Option('--image-functions <policy>', 'run a downstream pipeline with image: functions (needs a container engine), or skip it: the package keeps its pipeline for kpt fn render to run later')
@@ -84,11 +87,15 @@ Examples:
   kpt-variants render fleet/ --out rendered/ --shard 0/4 --json
   kpt-variants render fleet/ --git
   kpt-variants render fleet/ --git --publish
+  kpt-variants render --cluster --git
+  kpt-variants render --cluster --context kind-mgmt -n fleet --out rendered/ --dry-run
 
 Exit status: 0 when every variant rendered, 1 when any failed (the others are
-still written), 2 on a usage error.`,
+still written) or, with --cluster, a status could not be written, 2 on a usage
+error or when the cluster cannot be read (no kubeconfig, server unreachable,
+a list forbidden).`,
     )
-    .action(async (fleet: string, options: RenderOptions) => {
+    .action(async (fleet: string | undefined, options: RenderOptions) => {
       const { renderCommand } = await import('./commands/render.js')
       exitCode = await renderCommand(fleet, options, io)
     })

@@ -69,6 +69,7 @@ describe('planFleet', () => {
         set: 'default/nginx',
         downstreamRepo: 'edge-02x',
         message: 'repository "edge-02x" could not be loaded',
+        reason: 'UnexpectedError',
       },
     ])
     // Only the missing repository's packages could be that target's: the set's other packages may still go.

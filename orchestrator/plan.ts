@@ -51,6 +51,8 @@ export interface PlanFailure {
   downstreamRepo?: string
   /** The PackageVariant's identity, when it failed as one: packages it owns are kept. */
   key?: string
+  /** For a set's failure: Porch's condition reason (`ValidationError`, `UpstreamNotFound`, ...), as fan-out reports it. */
+  reason?: string
 }
 
 /** The plan of a run. */
@@ -98,7 +100,7 @@ export function planFleet(fleet: Fleet, upstreams: Upstreams, shard?: Shard): Fl
     const upstreamName = setObject.get(['spec', 'upstream', 'repo'])
     const problem = typeof upstreamName === 'string' ? unreadable(findRepository(fleet, setObject.namespace, upstreamName)) : undefined
     if (problem) {
-      failures.push({ subject: `PackageVariantSet ${set}`, message: `upstream repository ${JSON.stringify(upstreamName)} cannot be read: ${problem}`, set })
+      failures.push({ subject: `PackageVariantSet ${set}`, message: `upstream repository ${JSON.stringify(upstreamName)} cannot be read: ${problem}`, set, reason: 'UpstreamNotFound' })
       incompleteSets.add(set)
       continue
     }
@@ -117,6 +119,7 @@ export function planFleet(fleet: Fleet, upstreams: Upstreams, shard?: Shard): Fl
       const failure: PlanFailure = { subject: `PackageVariantSet ${set}${target ? ` target ${target}` : ''}`, message: result.message, set }
       // A target that rendered but cannot be named keeps just its package, one whose repository is missing that
       // repository's packages; otherwise any package of the set may be its.
+      if (result.tags?.['reason']) failure.reason = result.tags['reason']
       if (downstream) failure.downstream = downstream
       else if (downstreamRepo !== undefined) failure.downstreamRepo = downstreamRepo
       else incompleteSets.add(set)

@@ -38,6 +38,12 @@ import { GitSources, indexUpstreams } from './upstream/upstreams.js'
 /** The settings of one render, after option parsing. */
 export interface RenderSettings {
   fleetDir: string
+  /** The fleet's identity for the records kept between runs (default: the fleet directory); `--cluster` names the server, as its snapshot directory changes. */
+  fleetId?: string
+  /** Where relative repository paths resolve (default: the fleet directory). */
+  repositoryBase?: string
+  /** `group/Kind` of cluster-scoped kinds beyond the built-in ones (an API server's discovery). */
+  clusterScoped?: string[]
   outDir: string
   dryRun: boolean
   diff: boolean
@@ -81,8 +87,11 @@ function fleetBytes(fleetDir: string): number {
   }
 }
 
-/** Renders a fleet directory into an output directory (or previews it with `dryRun`). */
-export async function renderFleet(settings: RenderSettings, progress?: RenderProgress): Promise<RunReport> {
+/**
+ * Renders a fleet directory into an output directory (or previews it with
+ * `dryRun`); `onPlan` sees the main thread's plan (`--cluster` writes status from it).
+ */
+export async function renderFleet(settings: RenderSettings, progress?: RenderProgress, onPlan?: (plan: FleetPlan) => void): Promise<RunReport> {
   const threads = Math.max(1, settings.threads ?? availableParallelism())
   // Worker progress can arrive before the main thread has planned (and started the bar).
   let planned = false
@@ -101,6 +110,7 @@ export async function renderFleet(settings: RenderSettings, progress?: RenderPro
   }
   try {
     const { fleet, plan } = run
+    onPlan?.(plan)
     // Workers only for a fleet big enough to share (each computes the same count from the same plan).
     const count = sharesOf(plan.variants.length, threads)
     const shared = run.git ? { ...settings, repositories: run.git.shared } : settings
@@ -129,7 +139,7 @@ export async function renderFleet(settings: RenderSettings, progress?: RenderPro
         )
       await run.git.proposeRemovals(plan, fleet, report, { dryRun: settings.dryRun, diff: settings.diff, ...shard }, committer)
       if (settings.git?.publish && !settings.dryRun) await run.git.publish(report.variants, committer)
-      if (!settings.dryRun) recordRun(settings.git!.cacheDir, resolve(settings.cwd, settings.fleetDir), report)
+      if (!settings.dryRun) recordRun(settings.git!.cacheDir, settings.fleetId ?? resolve(settings.cwd, settings.fleetDir), report)
     } else {
       const written = new Set(accepted)
       for (const p of pending) {
@@ -176,8 +186,9 @@ export async function startRun(settings: RenderSettings, thread = 0): Promise<Ru
   const writer = new DirectoryWriter(settings.git ? join(settings.git.cacheDir, 'staging') : outDir, thread)
   let git: GitRepositories | undefined
   try {
-    const fleet = buildFleet(loadFleetDirectory(fleetDir), settings.namespace)
-    const sources = new GitSources(fleetDir, scratch)
+    const origin = { ...(settings.repositoryBase ? { base: resolve(settings.cwd, settings.repositoryBase) } : {}), ...(settings.clusterScoped ? { clusterScoped: settings.clusterScoped } : {}) }
+    const fleet = buildFleet(loadFleetDirectory(fleetDir), settings.namespace, origin)
+    const sources = new GitSources(fleet.base, scratch)
     let plan = planFleet(fleet, await indexUpstreams(fleet, sources), settings.shard)
     let downstreams: Downstreams = new DirectoryDownstreams(writer)
     if (settings.git) {

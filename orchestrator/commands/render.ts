@@ -1,14 +1,16 @@
-/** `kpt-variants render FLEET --out DIR | --git`: options to settings, the run, the reports and the exit code. */
+/** `kpt-variants render FLEET|--cluster --out DIR | --git`: options to settings, the run, the reports, status (`--cluster`) and the exit code. */
 import { existsSync, statSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { UsageError } from '../cli.js'
 import type { CliIO } from '../cli.js'
+import type { ClusterFleet } from '../fleet/cluster.js'
 import type { ConflictPolicy } from '../merge/update.js'
 import { renderFleet } from '../render.js'
-import type { Shard } from '../plan.js'
+import type { FleetPlan, Shard } from '../plan.js'
 import { defaultCacheDir } from '../output/git/clone.js'
 import { memoFileFor } from '../render-memo.js'
 import { exitCodeOf } from '../report/report.js'
+import type { RunReport } from '../report/report.js'
 import { formatJson, formatSummary } from '../report/summary.js'
 
 /** The options commander parsed. */
@@ -30,31 +32,78 @@ export interface RenderOptions {
   /** `--force`: render every variant, ignoring the record of earlier renders. */
   force?: boolean
   progress: boolean
+  /** `--cluster`: the fleet comes from the Kubernetes API server of the kubeconfig's context. */
+  cluster?: boolean
+  kubeconfig?: string
+  context?: string
 }
 
 /** Runs a render; resolves to the exit code (0 all rendered, 1 something failed). */
-export async function renderCommand(fleet: string, options: RenderOptions, io: CliIO): Promise<number> {
-  const fleetDir = resolve(io.cwd, fleet)
-  if (!existsSync(fleetDir) || !statSync(fleetDir).isDirectory()) throw new UsageError(`fleet directory ${fleet} does not exist`)
+export async function renderCommand(fleet: string | undefined, options: RenderOptions, io: CliIO): Promise<number> {
+  if (options.cluster && fleet !== undefined) throw new UsageError('give either a FLEET directory or --cluster, not both')
+  if (!options.cluster && fleet === undefined) throw new UsageError('give a FLEET directory, or --cluster')
+  if (!options.cluster && (options.kubeconfig !== undefined || options.context !== undefined)) throw new UsageError('--kubeconfig and --context need --cluster')
+  const fleetDir = fleet === undefined ? undefined : resolve(io.cwd, fleet)
+  if (fleetDir && (!existsSync(fleetDir) || !statSync(fleetDir).isDirectory())) throw new UsageError(`fleet directory ${fleet} does not exist`)
   if (options.diff && !options.dryRun) throw new UsageError('--diff needs --dry-run')
   if (Boolean(options.git) === Boolean(options.out)) throw new UsageError('give either --out DIR or --git')
   if (options.publish && !options.git) throw new UsageError('--publish needs --git')
   const outDir = resolve(io.cwd, options.out ?? '.')
   if (options.out) {
     if (existsSync(outDir) && !statSync(outDir).isDirectory()) throw new UsageError(`--out ${options.out} is not a directory`)
-    if (outDir === fleetDir || fleetDir.startsWith(`${outDir}/`)) throw new UsageError('--out must not contain the fleet directory')
+    if (fleetDir && (outDir === fleetDir || fleetDir.startsWith(`${outDir}/`))) throw new UsageError('--out must not contain the fleet directory')
   }
   const cacheDir = resolve(io.cwd, options.cache ?? defaultCacheDir(io.env))
   const git = options.git ? { cacheDir, lockTimeoutMs: options.lockTimeout * 1000, publish: Boolean(options.publish) } : undefined
+  const cluster = options.cluster ? await readCluster(options, cacheDir, io) : undefined
+  try {
+    return await render(cluster ? { dir: cluster.dir, id: cluster.id } : { dir: fleetDir!, id: fleetDir! }, outDir, cacheDir, git, cluster, options, io)
+  } finally {
+    cluster?.close()
+  }
+}
+
+/** Lists the fleet from the cluster into a snapshot directory (see fleet/cluster.ts); its expected failures are usage errors. */
+async function readCluster(options: RenderOptions, cacheDir: string, io: CliIO): Promise<ClusterFleet> {
+  const { ClusterError, readCluster: read } = await import('../fleet/cluster.js')
+  try {
+    const cluster = await read({
+      ...(options.kubeconfig !== undefined ? { kubeconfig: options.kubeconfig } : {}),
+      ...(options.context !== undefined ? { context: options.context } : {}),
+      ...(options.namespace !== undefined ? { namespace: options.namespace } : {}),
+      cacheDir,
+      cwd: io.cwd,
+      env: io.env,
+    })
+    for (const warning of cluster.warnings) io.stderr(`kpt-variants: warning: ${warning}\n`)
+    return cluster
+  } catch (err) {
+    if (err instanceof ClusterError) throw new UsageError(err.message)
+    throw err
+  }
+}
+
+async function render(
+  fleet: { dir: string; id: string },
+  outDir: string,
+  cacheDir: string,
+  git: { cacheDir: string; lockTimeoutMs: number; publish: boolean } | undefined,
+  cluster: ClusterFleet | undefined,
+  options: RenderOptions,
+  io: CliIO,
+): Promise<number> {
   // One record per output: the directory, or (with --git) the fleet's downstream repositories.
-  const memo = options.force ? undefined : memoFileFor(cacheDir, git ? `git ${fleetDir}` : outDir)
+  const memo = options.force ? undefined : memoFileFor(cacheDir, git ? `git ${fleet.id}` : outDir)
 
   const bar = options.progress && io.stderrIsTTY && io.stderrStream ? (await import('../report/progress.js')).progressBar(io.stderrStream) : undefined
   let report
+  let plan: FleetPlan | undefined
   try {
     report = await renderFleet(
       {
-        fleetDir,
+        fleetDir: fleet.dir,
+        // A cluster's snapshot is a new directory each run: records go by the server, repository paths by the working directory.
+        ...(cluster ? { fleetId: fleet.id, repositoryBase: io.cwd, clusterScoped: cluster.clusterScoped } : {}),
         outDir,
         dryRun: Boolean(options.dryRun),
         diff: Boolean(options.diff),
@@ -70,6 +119,7 @@ export async function renderCommand(fleet: string, options: RenderOptions, io: C
         env: io.env,
       },
       bar,
+      (p) => (plan = p),
     )
   } finally {
     bar?.stop()
@@ -78,5 +128,17 @@ export async function renderCommand(fleet: string, options: RenderOptions, io: C
   if (options.diff && !options.json) for (const v of report.variants) if (v.diff) io.stdout(v.diff)
   if (options.json) io.stdout(formatJson(report))
   io.stderr(formatSummary(report))
-  return exitCodeOf(report)
+  const statusFailed = cluster && plan && !options.dryRun ? await writeStatus(cluster, plan, report, options, io) : false
+  return statusFailed ? 1 : exitCodeOf(report)
+}
+
+/** Writes the run's PackageVariant and PackageVariantSet status back; true when a write failed (each is reported). */
+async function writeStatus(cluster: ClusterFleet, plan: FleetPlan, report: RunReport, options: RenderOptions, io: CliIO): Promise<boolean> {
+  const { statusUpdates } = await import('../fleet/cluster-status.js')
+  const outcome = { variants: plan.variants, failures: plan.failures, report, sharded: options.shard !== undefined }
+  const updates = statusUpdates(cluster.variants, cluster.sets, outcome, new Date().toISOString().replace(/\.\d+Z$/, 'Z'))
+  const { written, failures } = await cluster.writeStatus(updates)
+  for (const failure of failures) io.stderr(`kpt-variants: ${failure}\n`)
+  io.stderr(`status: ${written} of ${updates.length} changed PackageVariant(s) and PackageVariantSet(s) written to ${cluster.server}\n`)
+  return failures.length > 0
 }

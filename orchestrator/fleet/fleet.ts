@@ -23,6 +23,8 @@ export interface FleetProblem {
 export interface Fleet {
   /** The fleet directory. */
   root: string
+  /** Where relative `spec.git.repo` paths of Repositories resolve: the fleet directory, or (with `--cluster`) the working directory. */
+  base: string
   /** Every object, in file order: what functions see as sources. */
   objects: readonly KubeObject[]
   repositories: readonly Repository[]
@@ -34,13 +36,21 @@ export interface Fleet {
   digest: string
 }
 
+/** Where a fleet came from, when not from a directory a user wrote. */
+export interface FleetOrigin {
+  /** Where relative repository paths resolve (default: the fleet directory). */
+  base?: string
+  /** `group/Kind` of further cluster-scoped kinds (an API server's discovery): their objects get no namespace. */
+  clusterScoped?: readonly string[]
+}
+
 /**
  * Sorts loaded objects into a Fleet, every namespaced object without a
  * namespace put in `namespace` first (as kubectl apply would); an invalid
  * Repository is a problem naming its file and field.
  */
-export function buildFleet(loaded: LoadedFleet, namespace = 'default'): Fleet {
-  applyDefaultNamespace(loaded.objects, namespace)
+export function buildFleet(loaded: LoadedFleet, namespace = 'default', origin: FleetOrigin = {}): Fleet {
+  applyDefaultNamespace(loaded.objects, namespace, origin.clusterScoped)
   const problems: FleetProblem[] = loaded.problems.map((p) => ({ file: p.file, message: p.message }))
   const repositories: Repository[] = []
   for (const object of loaded.objects) {
@@ -51,6 +61,7 @@ export function buildFleet(loaded: LoadedFleet, namespace = 'default'): Fleet {
   }
   return {
     root: loaded.root,
+    base: origin.base ?? loaded.root,
     objects: loaded.objects,
     repositories,
     sets: loaded.objects.filter(isPackageVariantSet),

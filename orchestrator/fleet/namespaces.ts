@@ -35,12 +35,13 @@ const clusterScoped = new Set([
 
 /**
  * Puts every namespaced object without a namespace in `namespace`. A kind is
- * cluster-scoped when the API says so, or when a CustomResourceDefinition of
- * the fleet declares it `scope: Cluster`; kpt's local-config objects (a
- * Kptfile) are left alone.
+ * cluster-scoped when the API says so, when a CustomResourceDefinition of
+ * the fleet declares it `scope: Cluster`, or when it is one of `moreClusterScoped`
+ * (`group/Kind`: what an API server's discovery said, with `--cluster`);
+ * kpt's local-config objects (a Kptfile) are left alone.
  */
-export function applyDefaultNamespace(objects: readonly KubeObject[], namespace: string): void {
-  const scoped = new Set(clusterScoped)
+export function applyDefaultNamespace(objects: readonly KubeObject[], namespace: string, moreClusterScoped: readonly string[] = []): void {
+  const scoped = new Set([...clusterScoped, ...moreClusterScoped])
   for (const object of objects) {
     if (object.kind !== 'CustomResourceDefinition' || object.get(['spec', 'scope']) !== 'Cluster') continue
     const group = object.get(['spec', 'group'])

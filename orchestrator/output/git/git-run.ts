@@ -60,7 +60,7 @@ export class GitRepositories {
     const locks: Lock[] = []
     for (const [name, repo] of [...wanted].sort(([a], [b]) => (a < b ? -1 : 1))) {
       try {
-        const { snapshot, lock } = await openRepository(repo, { base: fleet.root, cacheDir: settings.cacheDir, lockTimeoutMs: settings.lockTimeoutMs })
+        const { snapshot, lock } = await openRepository(repo, { base: fleet.base, cacheDir: settings.cacheDir, lockTimeoutMs: settings.lockTimeoutMs })
         shared.snapshots.push(snapshot)
         locks.push(lock)
       } catch (err) {
