@@ -21,8 +21,14 @@ COPY functions functions
 COPY orchestrator orchestrator
 RUN ["node", "node_modules/typescript/bin/tsc", "-p", "tsconfig.build.json"]
 
-# Only the runtime dependencies ship.
+# Only the runtime dependencies ship; the functions' images leave out the optional Kubernetes client,
+# which only the orchestrator's --cluster uses.
 FROM ${BASE} AS dependencies
+WORKDIR /src
+COPY package.json package-lock.json ./
+RUN ["node", "/usr/local/lib/node_modules/npm/bin/npm-cli.js", "ci", "--omit=dev", "--omit=optional", "--ignore-scripts", "--no-audit", "--no-fund"]
+
+FROM ${BASE} AS orchestrator-dependencies
 WORKDIR /src
 COPY package.json package-lock.json ./
 RUN ["node", "/usr/local/lib/node_modules/npm/bin/npm-cli.js", "ci", "--omit=dev", "--ignore-scripts", "--no-audit", "--no-fund"]
@@ -61,7 +67,11 @@ RUN apt-get update && apt-get install -y --no-install-recommends git ca-certific
 # The orchestrator, for the in-cluster CronJob and Indexed Job: it runs git.
 FROM ${GIT_BASE} AS kpt-variants
 ENV NODE_ENV=production
-COPY --from=runtime /app /app
 WORKDIR /app
+COPY package.json ./
+COPY --from=orchestrator-dependencies /src/node_modules node_modules
+COPY --from=build /src/dist/functions dist/functions
+COPY --from=build /src/dist/orchestrator dist/orchestrator
+COPY bin bin
 USER 65534:65534
 ENTRYPOINT ["node", "/app/bin/kpt-variants"]

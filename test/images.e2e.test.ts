@@ -6,11 +6,14 @@
  * is reachable. Without a container engine the suite is skipped, saying so;
  * CI installs podman and runc so it always runs.
  */
-import { readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { execa, execaSync } from 'execa'
-import { findCases, repoRoot, runCase } from './e2e/runner.js'
+import { findCases, gitIdentity, repoRoot, runCase } from './e2e/runner.js'
 import type { ImageRuntime } from './e2e/runner.js'
+import { fleetFiles, nginxV1, nginxV2, threeClusters } from './support/fleet.js'
+import { createRepo, git, readTreeWithModes, writeTree } from './support/git-repo.js'
 import { imageTag } from '../scripts/image-names.js'
 
 const engine = ['podman', 'docker'].find((name) => execaSync(name, ['--version'], { reject: false }).exitCode === 0)
@@ -40,5 +43,45 @@ if (!images) {
       },
       120_000,
     )
+
+    test("the orchestrator's image renders a fleet as bin/kpt-variants does, and proposes drafts with git, as nobody", async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'kpt-variants-image-'))
+      try {
+        await createRepo(join(dir, 'repos', 'blueprints'), [
+          ['nginx/v1', nginxV1],
+          ['nginx/v2', nginxV2],
+        ])
+        writeTree(join(dir, 'fleet'), fleetFiles({ clusters: threeClusters }))
+        for (const name of ['edge-01', 'edge-02', 'edge-03']) await git(dir, 'init', '-q', '--bare', '-b', 'main', `repos/${name}.git`)
+        const container = (...args: string[]) =>
+          execa(
+            images.engine,
+            ['run', '--rm', '--network', 'none', ...user, '-e', 'HOME=/tmp', '-v', `${dir}:${dir}`, '-w', dir, images.tag('kpt-variants'), 'render', ...args, '--cache', `${dir}/cache-image`],
+            {
+              reject: false,
+            },
+          )
+        const local = await execa('node', [join(repoRoot, 'bin', 'kpt-variants'), 'render', 'fleet', '--out', 'local', '--cache', 'cache-local'], {
+          cwd: dir,
+          env: { ...process.env, ...gitIdentity },
+          reject: false,
+        })
+        expect(local.exitCode).toBe(0)
+        // The image runs as nobody, as in the cluster, so the repositories become nobody's (git refuses another user's
+        // repository); where the tests cannot chown, the container runs as the tests' user instead.
+        const asRoot = process.getuid?.() === 0
+        if (asRoot) await execa('chown', ['-R', '65534:65534', dir])
+        const user = asRoot ? [] : ['--user', `${process.getuid?.()}:${process.getgid?.()}`]
+        const out = await container('fleet', '--out', 'image')
+        expect(out.stderr).toContain('3 variant(s): 3 created')
+        expect(out.exitCode).toBe(0)
+        expect(readTreeWithModes(join(dir, 'image'))).toEqual(readTreeWithModes(join(dir, 'local')))
+        const drafts = await container('fleet', '--git')
+        expect(drafts.exitCode).toBe(0)
+        expect((await git(join(dir, 'repos', 'edge-02.git'), '-c', 'safe.directory=*', 'branch', '--list', 'drafts/*')).trim()).toBe('drafts/nginx/packagevariant-1')
+      } finally {
+        rmSync(dir, { recursive: true, force: true })
+      }
+    }, 120_000)
   })
 }

@@ -81,9 +81,19 @@ interface Served {
   namespaced: boolean
 }
 
+/** The client library: an optional dependency, which the function images leave out (only --cluster needs it). */
+async function loadClient(): Promise<typeof import('@kubernetes/client-node')> {
+  try {
+    return await import('@kubernetes/client-node')
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw err
+    throw new ClusterError('--cluster needs the optional dependency @kubernetes/client-node, which is not installed (npm install @kubernetes/client-node)')
+  }
+}
+
 /** Lists the fleet's objects from the cluster and writes the snapshot. */
 export async function readCluster(options: ClusterOptions): Promise<ClusterFleet> {
-  const k8s = await import('@kubernetes/client-node')
+  const k8s = await loadClient()
   const kc = loadKubeConfig(k8s, options)
   const server = kc.getCurrentCluster()!.server
 
