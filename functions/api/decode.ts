@@ -158,8 +158,3 @@ export function compact<T extends object>(value: T): T {
   for (const key of Object.keys(value) as (keyof T)[]) if (value[key] === undefined) delete value[key]
   return value
 }
-
-/** Sets `target[key]` when the value was read. */
-export function assign<T extends object, K extends keyof T>(target: T, key: K, value: T[K] | undefined): void {
-  if (value !== undefined) target[key] = value
-}
