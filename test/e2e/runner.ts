@@ -2,8 +2,9 @@
  * The kpt function catalog's e2e convention, run through the real `kpt`:
  * every `functions/<name>/examples/<case>/` with `.expected/config.yaml` is
  * copied to a temp dir, committed to a fresh git repo, run (render or eval)
- * `runCount` times (default 2, to prove idempotency), and its exit code,
- * stderr, results and `git diff` compared with `.expected/`.
+ * `runCount` times (default 2, to prove idempotency), and every run's exit
+ * code, stderr and `git diff` compared with `.expected/`, and its results: the
+ * first run's, and every run's of a case that is expected to fail.
  * `KPT_E2E_UPDATE_EXPECTED=true` rewrites `diff.patch` and `results.yaml`.
  */
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -16,7 +17,7 @@ import { parse } from 'yaml'
 export interface CaseConfig {
   testType?: 'render' | 'eval'
   exitCode?: number
-  /** Substring that stderr of the first run must contain. */
+  /** Substring that stderr of every run must contain. */
   stdErr?: string
   runCount?: number
   skip?: boolean
@@ -40,7 +41,7 @@ export const repoRoot = resolve(new URL('../..', import.meta.url).pathname)
 /** A fixed git identity, so commits work on machines without git config. */
 export const gitIdentity = { GIT_AUTHOR_NAME: 'e2e', GIT_AUTHOR_EMAIL: 'e2e@example.com', GIT_COMMITTER_NAME: 'e2e', GIT_COMMITTER_EMAIL: 'e2e@example.com' }
 const binDir = join(repoRoot, 'bin')
-const update = process.env['KPT_E2E_UPDATE_EXPECTED'] === 'true'
+const updateExpected = process.env['KPT_E2E_UPDATE_EXPECTED'] === 'true'
 
 /** Finds every example with an `.expected/config.yaml` under functions/. */
 export function findCases(root = join(repoRoot, 'functions')): E2eCase[] {
@@ -67,8 +68,11 @@ interface RunResult {
   results: string | undefined
 }
 
-/** Runs one case; throws an Error describing the first mismatch. */
-export async function runCase(testCase: E2eCase): Promise<void> {
+/**
+ * Runs one case; throws an Error describing the first mismatch. `update`: the
+ * first run writes `diff.patch` and `results.yaml`, and later runs are held to them.
+ */
+export async function runCase(testCase: E2eCase, update = updateExpected): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'kpt-variants-e2e-'))
   const pkg = join(work, 'pkg')
   try {
@@ -86,12 +90,15 @@ export async function runCase(testCase: E2eCase): Promise<void> {
       if (run.exitCode !== wantExit) {
         throw new Error(`${label}: exit code ${run.exitCode}, expected ${wantExit}\n${run.stderr}`)
       }
-      if (i === 0 && testCase.config.stdErr && !run.stderr.includes(testCase.config.stdErr)) {
+      if (testCase.config.stdErr && !run.stderr.includes(testCase.config.stdErr)) {
         throw new Error(`${label}: stderr does not contain ${JSON.stringify(testCase.config.stdErr)}:\n${run.stderr}`)
       }
-      compareFile(label, join(expectedDir, 'diff.patch'), run.diff, i === 0)
-      if (i === 0 && (existsSync(join(expectedDir, 'results.yaml')) || (update && run.results))) {
-        compareFile(label, join(expectedDir, 'results.yaml'), run.results ?? '', true)
+      compareFile(label, join(expectedDir, 'diff.patch'), run.diff, update && i === 0)
+      // A failing case leaves the package as it was, so every run must report the same; a succeeding one reports
+      // what it changed, which its second run (nothing left to change) does not repeat.
+      const resultsChecked = i === 0 || wantExit !== 0
+      if (resultsChecked && (existsSync(join(expectedDir, 'results.yaml')) || (update && i === 0 && run.results))) {
+        compareFile(label, join(expectedDir, 'results.yaml'), run.results ?? '', update && i === 0)
       }
     }
   } finally {
@@ -132,8 +139,8 @@ function normaliseResults(text: string): string {
   return text.replace(/\/tmp\/kpt-variants-e2e-[^/\s]+\/pkg/g, '<pkg>')
 }
 
-function compareFile(label: string, file: string, actual: string, mayUpdate: boolean): void {
-  if (update && mayUpdate) {
+function compareFile(label: string, file: string, actual: string, write: boolean): void {
+  if (write) {
     writeFileSync(file, actual)
     return
   }
