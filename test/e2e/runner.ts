@@ -5,7 +5,8 @@
  * `runCount` times (default 2, to prove idempotency), and every run's exit
  * code, stderr and `git diff` compared with `.expected/`, and its results: the
  * first run's, and every run's of a case that is expected to fail.
- * `KPT_E2E_UPDATE_EXPECTED=true` rewrites `diff.patch` and `results.yaml`.
+ * `KPT_E2E_UPDATE_EXPECTED=true` rewrites `diff.patch` and `results.yaml` from
+ * the first run, and holds the later runs to them.
  */
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -41,7 +42,7 @@ export const repoRoot = resolve(new URL('../..', import.meta.url).pathname)
 /** A fixed git identity, so commits work on machines without git config. */
 export const gitIdentity = { GIT_AUTHOR_NAME: 'e2e', GIT_AUTHOR_EMAIL: 'e2e@example.com', GIT_COMMITTER_NAME: 'e2e', GIT_COMMITTER_EMAIL: 'e2e@example.com' }
 const binDir = join(repoRoot, 'bin')
-const updateExpected = process.env['KPT_E2E_UPDATE_EXPECTED'] === 'true'
+const update = process.env['KPT_E2E_UPDATE_EXPECTED'] === 'true'
 
 /** Finds every example with an `.expected/config.yaml` under functions/. */
 export function findCases(root = join(repoRoot, 'functions')): E2eCase[] {
@@ -68,11 +69,8 @@ interface RunResult {
   results: string | undefined
 }
 
-/**
- * Runs one case; throws an Error describing the first mismatch. `update`: the
- * first run writes `diff.patch` and `results.yaml`, and later runs are held to them.
- */
-export async function runCase(testCase: E2eCase, update = updateExpected): Promise<void> {
+/** Runs one case; throws an Error describing the first mismatch. */
+export async function runCase(testCase: E2eCase): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'kpt-variants-e2e-'))
   const pkg = join(work, 'pkg')
   try {
@@ -93,12 +91,12 @@ export async function runCase(testCase: E2eCase, update = updateExpected): Promi
       if (testCase.config.stdErr && !run.stderr.includes(testCase.config.stdErr)) {
         throw new Error(`${label}: stderr does not contain ${JSON.stringify(testCase.config.stdErr)}:\n${run.stderr}`)
       }
-      compareFile(label, join(expectedDir, 'diff.patch'), run.diff, update && i === 0)
+      compareFile(label, join(expectedDir, 'diff.patch'), run.diff, i === 0)
       // A failing case leaves the package as it was, so every run must report the same; a succeeding one reports
       // what it changed, which its second run (nothing left to change) does not repeat.
       const resultsChecked = i === 0 || wantExit !== 0
       if (resultsChecked && (existsSync(join(expectedDir, 'results.yaml')) || (update && i === 0 && run.results))) {
-        compareFile(label, join(expectedDir, 'results.yaml'), run.results ?? '', update && i === 0)
+        compareFile(label, join(expectedDir, 'results.yaml'), run.results ?? '', i === 0)
       }
     }
   } finally {
@@ -139,8 +137,8 @@ function normaliseResults(text: string): string {
   return text.replace(/\/tmp\/kpt-variants-e2e-[^/\s]+\/pkg/g, '<pkg>')
 }
 
-function compareFile(label: string, file: string, actual: string, write: boolean): void {
-  if (write) {
+function compareFile(label: string, file: string, actual: string, mayUpdate: boolean): void {
+  if (update && mayUpdate) {
     writeFileSync(file, actual)
     return
   }
