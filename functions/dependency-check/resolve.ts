@@ -13,18 +13,19 @@
  * 4. report: every dependency edge evaluated against the graph, conflicts,
  *    cycles, installation types, steps and order (`report.ts`).
  */
+import { parseConstraint } from './constraints.js'
+import { findVersion } from './graph.js'
 import type { Plan, PlanInput, PlanTarget } from './plan.js'
 import { compareVersions } from './versions.js'
-import { candidates, pick } from './planner/candidates.js'
 import { buildGraph, chooseConstraintTargets } from './planner/build.js'
+import { candidates, pick } from './planner/candidates.js'
 import { decide } from './planner/decide.js'
+import type { Decision } from './planner/decision.js'
 import { nodeId } from './planner/plan-graph.js'
-import type { PlanGraph } from './planner/plan-graph.js'
+import type { PlanGraph, PlanNode } from './planner/plan-graph.js'
 import { report, unsettledConflict } from './planner/report.js'
 import type { ReportOptions } from './planner/report.js'
 import { diagnose } from './planner/rounds.js'
-import { parseConstraint } from './constraints.js'
-import { findVersion } from './graph.js'
 import { explain } from './solver/explain.js'
 import type { Incompatibility } from './solver/incompatibility.js'
 import { buildModel } from './solver/model.js'
@@ -65,10 +66,15 @@ export function planDependencies(input: PlanInput): Plan {
   return explained(report(graph, targetIds, diagnosing), solution.root, model)
 }
 
+/** A step that would fix one edge but break another: reported, never guessed. */
+function noPlan(decision: Decision, node: PlanNode): Decision {
+  return unsettledConflict(decision, node, `${decision.report.message}, but no plan satisfies every dependency together`)
+}
+
 /** A solved graph: an optional dependency still to install was left out by the solver; anything else cannot be. */
 const solved: ReportOptions = {
   unsettled: (decision, node, dep) => {
-    if (!dep.optional) return unsettledConflict(decision, node, `${decision.report.message}, but no plan satisfies every dependency together`)
+    if (!dep.optional) return noPlan(decision, node)
     // The solver left an optional dependency out: installing it does not fit the rest of the plan.
     const skipped = {
       report: { ...decision.report, state: 'Skipped' as const, message: `optional dependency ${decision.report.name} cannot be installed together with the rest of the plan; skipped` },
@@ -78,10 +84,8 @@ const solved: ReportOptions = {
   },
 }
 
-/** A diagnosed graph: a step that would fix one edge breaks another. Report, never guess. */
-const diagnosing: ReportOptions = {
-  unsettled: (decision, node) => unsettledConflict(decision, node, `${decision.report.message}, but no plan satisfies every dependency together`),
-}
+/** A diagnosed graph (no plan exists): every step still wanted is a conflict. */
+const diagnosing: ReportOptions = { unsettled: noPlan }
 
 function explained(plan: Plan, root: Incompatibility, model: Model): Plan {
   if (plan.result === 'CONFLICT') plan.explanation = explain(root, model.variables)
