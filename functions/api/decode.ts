@@ -1,8 +1,10 @@
 /**
- * Typed reading of API objects: each accessor returns the value or records a
- * field error naming the path, so one pass reports every bad field.
+ * The typed reader of every API object: each accessor returns the value or
+ * records a field error naming the path, so one pass reports every bad field.
+ * Fields are read from the YAML nodes; a subtree becomes JavaScript only when
+ * its value is wanted as it is (`plainMap`).
  */
-import { isMap, isScalar, isSeq } from 'yaml'
+import { Document, isAlias, isMap, isScalar, isSeq } from 'yaml'
 import type { Node } from 'yaml'
 import { FieldTypeError, formatFieldPath } from '../krm/index.js'
 import type { FieldPath, KubeObject } from '../krm/index.js'
@@ -38,6 +40,15 @@ export class Decoder {
     return this.guard(() => this.object.getStringList(path))
   }
 
+  /** A string field that must be set and not empty. */
+  requiredString(path: FieldPath): string | undefined {
+    const before = this.errors.length
+    const value = this.string(path)
+    if (value) return value
+    if (this.errors.length === before) this.fail(path, 'is required')
+    return undefined
+  }
+
   /** A boolean field (YAML bool). */
   boolean(path: FieldPath): boolean | undefined {
     const value = this.object.get(path)
@@ -54,6 +65,54 @@ export class Decoder {
     if (typeof value === 'number' && Number.isInteger(value)) return value
     this.fail(path, 'must be an integer')
     return undefined
+  }
+
+  /** Present and not null: what Go's JSON decoding turns into a non-nil pointer. */
+  present(path: FieldPath): boolean {
+    const node = this.object.getNode(path)
+    if (node === undefined) return false
+    return !isNull(isAlias(node) ? (node.resolve(this.object.doc ?? new Document()) ?? node) : node)
+  }
+
+  /** The map at a path read by `read`, when present and not null; anything but a map there is a field error. */
+  map<T>(path: FieldPath, read: (path: FieldPath) => T): T | undefined {
+    return this.present(path) && this.isMapOrAbsent(path) ? read(path) : undefined
+  }
+
+  /**
+   * Each entry of a list field read by `read` (a null entry reads as an empty
+   * map; any other non-map entry is a field error), or undefined when the list
+   * is absent.
+   */
+  list<T>(path: FieldPath, read: (path: FieldPath, index: number) => T): T[] | undefined {
+    const count = this.listLength(path)
+    if (count === undefined) return undefined
+    const out: T[] = []
+    for (let i = 0; i < count; i++) {
+      const entry = [...path, i]
+      if (this.isMapOrAbsent(entry)) out.push(read(entry, i))
+    }
+    return out
+  }
+
+  /** Calls `visit` for each entry of a list field that is a map; any other entry (null too) is a field error. */
+  each(path: FieldPath, visit: (path: FieldPath, index: number) => void): void {
+    const node = this.object.getNode(path)
+    if (node === undefined || isNull(node)) return
+    if (!isSeq(node)) {
+      this.fail(path, 'must be a list')
+      return
+    }
+    node.items.forEach((item, i) => {
+      const entry = [...path, i]
+      if (isMap(item)) visit(entry, i)
+      else this.fail(entry, 'must be an object')
+    })
+  }
+
+  /** A map field as a plain object, kept as written (a kpt function, say); `{}` when absent. */
+  plainMap(path: FieldPath): Record<string, unknown> {
+    return (this.object.get(path) ?? {}) as Record<string, unknown>
   }
 
   /** The number of entries of a list field; records an error if it is not a list. */
@@ -92,4 +151,10 @@ export class Decoder {
 
 function isNull(node: Node): boolean {
   return isScalar(node) && node.value === null
+}
+
+/** The value with its undefined fields removed (as Go's `omitempty` leaves them out). */
+export function compact<T extends object>(value: T): T {
+  for (const key of Object.keys(value) as (keyof T)[]) if (value[key] === undefined) delete value[key]
+  return value
 }

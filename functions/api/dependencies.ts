@@ -4,7 +4,7 @@
  * DependencyCheck and DependencyCheckResult. Readers return a typed value or
  * field errors naming the path; constraint syntax is checked by dependency-check.
  */
-import { isMap, isScalar, isSeq } from 'yaml'
+import { isMap, isSeq } from 'yaml'
 import { formatFieldPath } from '../krm/index.js'
 import type { FieldPath, KubeObject } from '../krm/index.js'
 import { Decoder } from './decode.js'
@@ -176,8 +176,8 @@ export function readPackageCatalog(object: KubeObject): Read<PackageCatalog> {
   const d = new Decoder(object)
   const packages: CatalogPackage[] = []
   const names = new Map<string, number>()
-  each(d, ['spec', 'packages'], (base, i) => {
-    const name = requiredString(d, [...base, 'name'])
+  d.each(['spec', 'packages'], (base, i) => {
+    const name = d.requiredString([...base, 'name'])
     if (name !== undefined) {
       const first = names.get(name)
       if (first !== undefined) d.fail([...base, 'name'], `duplicates \`spec.packages[${first}].name\` ${JSON.stringify(name)}`)
@@ -185,8 +185,8 @@ export function readPackageCatalog(object: KubeObject): Read<PackageCatalog> {
     }
     const versions: CatalogVersion[] = []
     const seen = new Map<string, number>()
-    each(d, [...base, 'versions'], (vbase, j) => {
-      const version = requiredString(d, [...vbase, 'version'])
+    d.each([...base, 'versions'], (vbase, j) => {
+      const version = d.requiredString([...vbase, 'version'])
       if (version !== undefined) {
         const dup = seen.get(version)
         if (dup !== undefined) d.fail([...vbase, 'version'], `duplicates \`${formatFieldPath([...base, 'versions', dup, 'version'])}\` ${JSON.stringify(version)}`)
@@ -232,15 +232,15 @@ export function readPackageManifest(object: KubeObject): Read<PackageManifest> {
 /** Reads an InstalledPackage; `spec.package` defaults to `metadata.name`. */
 export function readInstalledPackage(object: KubeObject): Read<InstalledPackage> {
   const d = new Decoder(object)
-  const version = requiredString(d, ['spec', 'version'])
+  const version = d.requiredString(['spec', 'version'])
   const installed: InstalledPackage = {
     object,
     name: object.name,
     package: d.string(['spec', 'package']) || object.name,
     version: version ?? '',
     namespace: d.string(['spec', 'namespace']) ?? '',
-    installedAsDependency: readBoolean(d, ['spec', 'installedAsDependency']) ?? false,
-    deleting: readBoolean(d, ['spec', 'deleting']) ?? false,
+    installedAsDependency: d.boolean(['spec', 'installedAsDependency']) ?? false,
+    deleting: d.boolean(['spec', 'deleting']) ?? false,
   }
   if (!installed.package) d.fail(['spec', 'package'], 'must be set (or `metadata.name`)')
   if (d.has(['spec', 'dependencies'])) installed.dependencies = readDependencies(d, ['spec', 'dependencies'])
@@ -257,15 +257,16 @@ export function readClusterAPIs(object: KubeObject): Read<ClusterAPIs> {
 export function crdProvides(object: KubeObject): GVK[] {
   const group = object.get(['spec', 'group'])
   const kind = object.get(['spec', 'names', 'kind'])
-  const versions = object.get(['spec', 'versions'])
-  if (typeof group !== 'string' || typeof kind !== 'string' || !Array.isArray(versions)) return []
+  // Each version carries its whole schema: only its name and `served` are read, never the schema as JavaScript.
+  const versions = object.getNode(['spec', 'versions'])
+  if (typeof group !== 'string' || typeof kind !== 'string' || !isSeq(versions)) return []
   const out: GVK[] = []
-  for (const v of versions as unknown[]) {
-    if (typeof v !== 'object' || v === null) continue
-    const entry = v as Record<string, unknown>
-    if (typeof entry['name'] !== 'string' || entry['served'] === false) continue
-    out.push({ apiVersion: `${group}/${entry['name']}`, kind })
-  }
+  versions.items.forEach((version, i) => {
+    if (!isMap(version)) return
+    const name = object.get(['spec', 'versions', i, 'name'])
+    if (typeof name !== 'string' || object.get(['spec', 'versions', i, 'served']) === false) return
+    out.push({ apiVersion: `${group}/${name}`, kind })
+  })
   return out
 }
 
@@ -282,9 +283,9 @@ const policyEnums: { [K in Exclude<keyof DependencyPolicy, 'prereleases'>]: read
 export function readDependencyCheck(object: KubeObject): Read<DependencyCheck> {
   const d = new Decoder(object)
   const targets: DependencyTarget[] = []
-  each(d, ['spec', 'targets'], (base) => {
+  d.each(['spec', 'targets'], (base) => {
     const target: DependencyTarget = {
-      package: requiredString(d, [...base, 'package']) ?? '',
+      package: d.requiredString([...base, 'package']) ?? '',
       namespace: d.string([...base, 'namespace']) ?? '',
     }
     const version = d.string([...base, 'version'])
@@ -316,7 +317,7 @@ export function readDependencyCheck(object: KubeObject): Read<DependencyCheck> {
 
 function readDependencies(d: Decoder, path: FieldPath): Dependency[] {
   const out: Dependency[] = []
-  each(d, path, (base) => {
+  d.each(path, (base) => {
     const dep = readDependency(d, base, true)
     if (dep) out.push(dep)
   })
@@ -325,14 +326,14 @@ function readDependencies(d: Decoder, path: FieldPath): Dependency[] {
 
 function readDependency(d: Decoder, base: FieldPath, allowAnyOf: boolean): Dependency | undefined {
   const declaredAt: DeclaredAt = { object: d.object, field: formatFieldPath(base) }
-  const optional = readBoolean(d, [...base, 'optional']) ?? false
+  const optional = d.boolean([...base, 'optional']) ?? false
   const forms = ['name', 'gvk', 'anyOf'].filter((key) => d.has([...base, key]))
   if (forms.length !== 1) {
     d.fail(base, forms.length === 0 ? 'must set one of `name`, `gvk` or `anyOf`' : `must set only one of ${forms.map((f) => `\`${f}\``).join(', ')}`)
     return undefined
   }
   if (forms[0] === 'name') {
-    const name = requiredString(d, [...base, 'name'])
+    const name = d.requiredString([...base, 'name'])
     if (name === undefined) return undefined
     return { type: 'Package', name, version: d.string([...base, 'version']) ?? '', optional, declaredAt }
   }
@@ -346,7 +347,7 @@ function readDependency(d: Decoder, base: FieldPath, allowAnyOf: boolean): Depen
     return undefined
   }
   const anyOf: (PackageDependency | GVKDependency)[] = []
-  each(d, [...base, 'anyOf'], (alt) => {
+  d.each([...base, 'anyOf'], (alt) => {
     const dep = readDependency(d, alt, false)
     if (dep && dep.type !== 'AnyOf') anyOf.push(dep)
   })
@@ -356,7 +357,7 @@ function readDependency(d: Decoder, base: FieldPath, allowAnyOf: boolean): Depen
 
 function readGVKs(d: Decoder, path: FieldPath): GVK[] {
   const out: GVK[] = []
-  each(d, path, (base) => {
+  d.each(path, (base) => {
     const gvk = readGVK(d, base)
     if (gvk) out.push(gvk)
   })
@@ -368,8 +369,8 @@ function readGVK(d: Decoder, base: FieldPath): GVK | undefined {
     d.fail(base, 'must be an object with `apiVersion` and `kind`')
     return undefined
   }
-  const apiVersion = requiredString(d, [...base, 'apiVersion'])
-  const kind = requiredString(d, [...base, 'kind'])
+  const apiVersion = d.requiredString([...base, 'apiVersion'])
+  const kind = d.requiredString([...base, 'kind'])
   return apiVersion !== undefined && kind !== undefined ? { apiVersion, kind } : undefined
 }
 
@@ -379,40 +380,6 @@ function readInstallationType(d: Decoder, path: FieldPath): InstallationType | u
   if ((installationTypes as readonly string[]).includes(value)) return value as InstallationType
   d.fail(path, `must be one of ${installationTypes.join(', ')}, got ${JSON.stringify(value)}`)
   return undefined
-}
-
-function readBoolean(d: Decoder, path: FieldPath): boolean | undefined {
-  const node = d.object.getNode(path)
-  if (node === undefined || (isScalar(node) && node.value === null)) return undefined
-  if (isScalar(node) && typeof node.value === 'boolean') return node.value
-  d.fail(path, 'must be a boolean')
-  return undefined
-}
-
-function requiredString(d: Decoder, path: FieldPath): string | undefined {
-  const before = d.errors.length
-  const value = d.string(path)
-  if (value) return value
-  if (d.errors.length === before) d.fail(path, 'is required')
-  return undefined
-}
-
-/**
- * Calls `visit` for each map entry of a list field; records errors for other
- * shapes. Checks node types directly (no `toJS`), so big catalogs read in one pass.
- */
-function each(d: Decoder, path: FieldPath, visit: (base: FieldPath, index: number) => void): void {
-  const node = d.object.getNode(path)
-  if (node === undefined || (isScalar(node) && node.value === null)) return
-  if (!isSeq(node)) {
-    d.fail(path, 'must be a list')
-    return
-  }
-  node.items.forEach((item, i) => {
-    const base = [...path, i]
-    if (isMap(item)) visit(base, i)
-    else d.fail(base, 'must be an object')
-  })
 }
 
 function done<T>(d: Decoder, value: T): Read<T> {

@@ -4,7 +4,7 @@
  * with its exact messages in its order.
  */
 import type { FieldPath, KubeObject, LabelSelector, LabelSelectorRequirement } from '../krm/index.js'
-import { Decoder } from './decode.js'
+import { compact, Decoder } from './decode.js'
 import { readUpstreamRevision } from './upstream-revision.js'
 import type { FieldError } from './decode.js'
 import type { Upstream } from './package-variant.js'
@@ -114,30 +114,15 @@ export function isPackageVariantSet(object: KubeObject): boolean {
   return object.isGroupKind('config.porch.kpt.dev', packageVariantSetKind)
 }
 
-type Path = readonly (string | number)[]
-
 /** Reads a PackageVariantSet; type errors (a map where a list belongs...) are field errors. */
 export function readPackageVariantSet(object: KubeObject): { ok: true; value: PackageVariantSet } | { ok: false; errors: FieldError[] } {
   const d = new Decoder(object)
-  const spec: PackageVariantSetSpec = {}
   const warnings: FieldError[] = []
   d.isMapOrAbsent(['spec'])
-  if (present(d, ['spec', 'upstream']) && d.isMapOrAbsent(['spec', 'upstream'])) {
-    const u = ['spec', 'upstream']
-    spec.upstream = compact({
-      repo: d.string([...u, 'repo']),
-      package: d.string([...u, 'package']),
-      ...readUpstreamRevision(d, u, warnings),
-    })
-  }
-  const targetCount = d.listLength(['spec', 'targets'])
-  if (targetCount !== undefined) {
-    spec.targets = []
-    for (let i = 0; i < targetCount; i++) {
-      const base = ['spec', 'targets', i]
-      if (d.isMapOrAbsent(base)) spec.targets.push(readTarget(d, base))
-    }
-  }
+  const spec: PackageVariantSetSpec = compact({
+    upstream: d.map(['spec', 'upstream'], (p) => compact({ repo: d.string([...p, 'repo']), package: d.string([...p, 'package']), ...readUpstreamRevision(d, p, warnings) })),
+    targets: d.list(['spec', 'targets'], (p) => readTarget(d, p)),
+  })
   const uid = d.string(['metadata', 'uid']) ?? ''
   if (d.errors.length > 0) return { ok: false, errors: d.errors }
   return {
@@ -155,152 +140,74 @@ export function readPackageVariantSet(object: KubeObject): { ok: true; value: Pa
   }
 }
 
-function readTarget(d: Decoder, base: Path): Target {
-  const target: Target = {}
-  const reposCount = d.listLength([...base, 'repositories'])
-  if (reposCount !== undefined) {
-    target.repositories = []
-    for (let j = 0; j < reposCount; j++) {
-      const p = [...base, 'repositories', j]
-      if (!d.isMapOrAbsent(p)) continue
-      target.repositories.push(compact({ name: d.string([...p, 'name']) ?? '', packageNames: d.stringList([...p, 'packageNames']) }))
-    }
-  }
-  if (present(d, [...base, 'repositorySelector']) && d.isMapOrAbsent([...base, 'repositorySelector'])) {
-    target.repositorySelector = readLabelSelector(d, [...base, 'repositorySelector'])
-  }
-  if (present(d, [...base, 'objectSelector']) && d.isMapOrAbsent([...base, 'objectSelector'])) {
-    const p = [...base, 'objectSelector']
-    target.objectSelector = compact({
-      apiVersion: d.string([...p, 'apiVersion']) ?? '',
-      kind: d.string([...p, 'kind']) ?? '',
-      name: d.string([...p, 'name']),
-      ...readLabelSelector(d, p),
-    })
-  }
-  if (present(d, [...base, 'template']) && d.isMapOrAbsent([...base, 'template'])) {
-    target.template = readTemplate(d, [...base, 'template'])
-  }
-  return target
+function readTarget(d: Decoder, base: FieldPath): Target {
+  return compact({
+    repositories: d.list([...base, 'repositories'], (p) => compact({ name: d.string([...p, 'name']) ?? '', packageNames: d.stringList([...p, 'packageNames']) })),
+    repositorySelector: d.map([...base, 'repositorySelector'], (p) => readLabelSelector(d, p)),
+    objectSelector: d.map([...base, 'objectSelector'], (p) =>
+      compact({ apiVersion: d.string([...p, 'apiVersion']) ?? '', kind: d.string([...p, 'kind']) ?? '', name: d.string([...p, 'name']), ...readLabelSelector(d, p) }),
+    ),
+    template: d.map([...base, 'template'], (p) => readTemplate(d, p)),
+  })
 }
 
-function readLabelSelector(d: Decoder, base: Path): LabelSelector {
-  const selector: LabelSelector = {}
-  const matchLabels = d.stringMap([...base, 'matchLabels'])
-  if (matchLabels) selector.matchLabels = matchLabels
-  const count = d.listLength([...base, 'matchExpressions'])
-  if (count !== undefined) {
-    selector.matchExpressions = []
-    for (let i = 0; i < count; i++) {
-      const p = [...base, 'matchExpressions', i]
-      if (!d.isMapOrAbsent(p)) continue
-      const req: LabelSelectorRequirement = { key: d.string([...p, 'key']) ?? '', operator: d.string([...p, 'operator']) ?? '' }
-      const values = d.stringList([...p, 'values'])
-      if (values) req.values = values
-      selector.matchExpressions.push(req)
-    }
-  }
-  return selector
+function readLabelSelector(d: Decoder, base: FieldPath): LabelSelector {
+  return compact({
+    matchLabels: d.stringMap([...base, 'matchLabels']),
+    matchExpressions: d.list([...base, 'matchExpressions'], (p): LabelSelectorRequirement =>
+      compact({ key: d.string([...p, 'key']) ?? '', operator: d.string([...p, 'operator']) ?? '', values: d.stringList([...p, 'values']) }),
+    ),
+  })
 }
 
-function readTemplate(d: Decoder, base: Path): PackageVariantTemplate {
-  const t: PackageVariantTemplate = {}
-  if (present(d, [...base, 'downstream']) && d.isMapOrAbsent([...base, 'downstream'])) {
-    const p = [...base, 'downstream']
-    t.downstream = compact({
-      repo: d.string([...p, 'repo']),
-      package: d.string([...p, 'package']),
-      repoExpr: d.string([...p, 'repoExpr']),
-      packageExpr: d.string([...p, 'packageExpr']),
-    })
-  }
-  assign(t, 'adoptionPolicy', d.string([...base, 'adoptionPolicy']))
-  assign(t, 'deletionPolicy', d.string([...base, 'deletionPolicy']))
-  assign(t, 'labels', d.stringMap([...base, 'labels']))
-  assign(t, 'labelExprs', readMapExprs(d, [...base, 'labelExprs']))
-  assign(t, 'annotations', d.stringMap([...base, 'annotations']))
-  assign(t, 'annotationExprs', readMapExprs(d, [...base, 'annotationExprs']))
-  if (present(d, [...base, 'packageContext']) && d.isMapOrAbsent([...base, 'packageContext'])) {
-    const p = [...base, 'packageContext']
-    t.packageContext = compact({
-      data: d.stringMap([...p, 'data']),
-      removeKeys: d.stringList([...p, 'removeKeys']),
-      dataExprs: readMapExprs(d, [...p, 'dataExprs']),
-      removeKeyExprs: d.stringList([...p, 'removeKeyExprs']),
-    })
-  }
-  if (present(d, [...base, 'pipeline']) && d.isMapOrAbsent([...base, 'pipeline'])) {
-    const p = [...base, 'pipeline']
-    t.pipeline = compact({
-      validators: readFunctions(d, [...p, 'validators']),
-      mutators: readFunctions(d, [...p, 'mutators']),
-    })
-  }
-  const injectorCount = d.listLength([...base, 'injectors'])
-  if (injectorCount !== undefined) {
-    t.injectors = []
-    for (let i = 0; i < injectorCount; i++) {
-      const p = [...base, 'injectors', i]
-      if (!d.isMapOrAbsent(p)) continue
-      t.injectors.push(
-        compact({
-          group: d.string([...p, 'group']),
-          version: d.string([...p, 'version']),
-          kind: d.string([...p, 'kind']),
-          name: d.string([...p, 'name']),
-          nameExpr: d.string([...p, 'nameExpr']),
-        }),
-      )
-    }
-  }
-  return t
-}
-
-function readMapExprs(d: Decoder, path: Path): MapExpr[] | undefined {
-  const count = d.listLength(path)
-  if (count === undefined) return undefined
-  const out: MapExpr[] = []
-  for (let i = 0; i < count; i++) {
-    const p = [...path, i]
-    if (!d.isMapOrAbsent(p)) continue
-    out.push(
+function readTemplate(d: Decoder, base: FieldPath): PackageVariantTemplate {
+  return compact({
+    downstream: d.map([...base, 'downstream'], (p) =>
+      compact({ repo: d.string([...p, 'repo']), package: d.string([...p, 'package']), repoExpr: d.string([...p, 'repoExpr']), packageExpr: d.string([...p, 'packageExpr']) }),
+    ),
+    adoptionPolicy: d.string([...base, 'adoptionPolicy']),
+    deletionPolicy: d.string([...base, 'deletionPolicy']),
+    labels: d.stringMap([...base, 'labels']),
+    labelExprs: readMapExprs(d, [...base, 'labelExprs']),
+    annotations: d.stringMap([...base, 'annotations']),
+    annotationExprs: readMapExprs(d, [...base, 'annotationExprs']),
+    packageContext: d.map([...base, 'packageContext'], (p) =>
       compact({
-        key: d.string([...p, 'key']),
-        value: d.string([...p, 'value']),
-        keyExpr: d.string([...p, 'keyExpr']),
-        valueExpr: d.string([...p, 'valueExpr']),
+        data: d.stringMap([...p, 'data']),
+        removeKeys: d.stringList([...p, 'removeKeys']),
+        dataExprs: readMapExprs(d, [...p, 'dataExprs']),
+        removeKeyExprs: d.stringList([...p, 'removeKeyExprs']),
       }),
-    )
-  }
-  return out
-}
-
-function readFunctions(d: Decoder, path: Path): FunctionTemplate[] | undefined {
-  const count = d.listLength(path)
-  if (count === undefined) return undefined
-  const out: FunctionTemplate[] = []
-  for (let i = 0; i < count; i++) {
-    const p = [...path, i]
-    if (!d.isMapOrAbsent(p)) continue
-    const fields = { ...((d.object.get(p) ?? {}) as Record<string, unknown>) }
-    delete fields['configMapExprs']
-    out.push(
+    ),
+    pipeline: d.map([...base, 'pipeline'], (p) => compact({ validators: readFunctions(d, [...p, 'validators']), mutators: readFunctions(d, [...p, 'mutators']) })),
+    injectors: d.list([...base, 'injectors'], (p) =>
       compact({
-        fields,
-        image: d.string([...p, 'image']),
+        group: d.string([...p, 'group']),
+        version: d.string([...p, 'version']),
+        kind: d.string([...p, 'kind']),
         name: d.string([...p, 'name']),
-        configMap: d.stringMap([...p, 'configMap']),
-        configMapExprs: readMapExprs(d, [...p, 'configMapExprs']),
+        nameExpr: d.string([...p, 'nameExpr']),
       }),
-    )
-  }
-  return out
+    ),
+  })
 }
 
-/** Present and not null: what Go's JSON decoding turns into a non-nil pointer. */
-function present(d: Decoder, path: FieldPath): boolean {
-  const value = d.object.get(path)
-  return value !== undefined && value !== null
+function readMapExprs(d: Decoder, path: FieldPath): MapExpr[] | undefined {
+  return d.list(path, (p) => compact({ key: d.string([...p, 'key']), value: d.string([...p, 'value']), keyExpr: d.string([...p, 'keyExpr']), valueExpr: d.string([...p, 'valueExpr']) }))
+}
+
+function readFunctions(d: Decoder, path: FieldPath): FunctionTemplate[] | undefined {
+  return d.list(path, (p) => {
+    const fields = { ...d.plainMap(p) }
+    delete fields['configMapExprs']
+    return compact({
+      fields,
+      image: d.string([...p, 'image']),
+      name: d.string([...p, 'name']),
+      configMap: d.stringMap([...p, 'configMap']),
+      configMapExprs: readMapExprs(d, [...p, 'configMapExprs']),
+    })
+  })
 }
 
 // --- validation (validate.go) ---
@@ -435,13 +342,4 @@ export function validatePackageVariantSet(pvs: PackageVariantSet, rules: readonl
   const ctx: PackageVariantSetRuleContext = { pvs, errors: [] }
   for (const rule of rules) rule(ctx)
   return ctx.errors
-}
-
-function compact<T extends object>(value: T): T {
-  for (const key of Object.keys(value) as (keyof T)[]) if (value[key] === undefined) delete value[key]
-  return value
-}
-
-function assign<T extends object, K extends keyof T>(target: T, key: K, value: T[K] | undefined): void {
-  if (value !== undefined) target[key] = value
 }

@@ -4,7 +4,7 @@
  * with its exact messages.
  */
 import type { KubeObject } from '../krm/index.js'
-import { Decoder } from './decode.js'
+import { compact, Decoder } from './decode.js'
 import type { FieldError } from './decode.js'
 import { readUpstreamRevision } from './upstream-revision.js'
 
@@ -73,69 +73,25 @@ export function isPackageVariant(object: KubeObject): boolean {
  */
 export function readPackageVariant(object: KubeObject): { ok: true; value: PackageVariant } | { ok: false; errors: FieldError[] } {
   const d = new Decoder(object)
-  const spec: PackageVariantSpec = {}
   const warnings: FieldError[] = []
   d.isMapOrAbsent(['spec'])
-  if (d.has(['spec', 'upstream']) && d.isMapOrAbsent(['spec', 'upstream'])) {
-    spec.upstream = omitUndefined({
-      repo: d.string(['spec', 'upstream', 'repo']),
-      package: d.string(['spec', 'upstream', 'package']),
-      ...readUpstreamRevision(d, ['spec', 'upstream'], warnings),
-    })
-  }
-  if (d.has(['spec', 'downstream']) && d.isMapOrAbsent(['spec', 'downstream'])) {
-    spec.downstream = omitUndefined({
-      repo: d.string(['spec', 'downstream', 'repo']),
-      package: d.string(['spec', 'downstream', 'package']),
-    })
-  }
-  assign(spec, 'adoptionPolicy', d.string(['spec', 'adoptionPolicy']))
-  assign(spec, 'deletionPolicy', d.string(['spec', 'deletionPolicy']))
-  assign(spec, 'labels', d.stringMap(['spec', 'labels']))
-  assign(spec, 'annotations', d.stringMap(['spec', 'annotations']))
-  if (d.has(['spec', 'packageContext']) && d.isMapOrAbsent(['spec', 'packageContext'])) {
-    spec.packageContext = omitUndefined({
-      data: d.stringMap(['spec', 'packageContext', 'data']),
-      removeKeys: d.stringList(['spec', 'packageContext', 'removeKeys']),
-    })
-  }
-  if (d.has(['spec', 'pipeline']) && d.isMapOrAbsent(['spec', 'pipeline'])) {
-    spec.pipeline = omitUndefined({
-      mutators: readFunctions(d, ['spec', 'pipeline', 'mutators']),
-      validators: readFunctions(d, ['spec', 'pipeline', 'validators']),
-    })
-  }
-  const injectorCount = d.listLength(['spec', 'injectors'])
-  if (injectorCount !== undefined) {
-    spec.injectors = []
-    for (let i = 0; i < injectorCount; i++) {
-      const base = ['spec', 'injectors', i] as const
-      if (!d.isMapOrAbsent(base)) continue
-      spec.injectors.push(
-        omitUndefined({
-          group: d.string([...base, 'group']),
-          version: d.string([...base, 'version']),
-          kind: d.string([...base, 'kind']),
-          name: d.string([...base, 'name']) ?? '',
-        }),
-      )
-    }
-  }
+  const spec: PackageVariantSpec = compact({
+    upstream: d.map(['spec', 'upstream'], (p) => compact({ repo: d.string([...p, 'repo']), package: d.string([...p, 'package']), ...readUpstreamRevision(d, p, warnings) })),
+    downstream: d.map(['spec', 'downstream'], (p) => compact({ repo: d.string([...p, 'repo']), package: d.string([...p, 'package']) })),
+    adoptionPolicy: d.string(['spec', 'adoptionPolicy']),
+    deletionPolicy: d.string(['spec', 'deletionPolicy']),
+    labels: d.stringMap(['spec', 'labels']),
+    annotations: d.stringMap(['spec', 'annotations']),
+    packageContext: d.map(['spec', 'packageContext'], (p) => compact({ data: d.stringMap([...p, 'data']), removeKeys: d.stringList([...p, 'removeKeys']) })),
+    pipeline: d.map(['spec', 'pipeline'], (p) => compact({ mutators: d.list([...p, 'mutators'], (f) => d.plainMap(f)), validators: d.list([...p, 'validators'], (f) => d.plainMap(f)) })),
+    injectors: d.list(['spec', 'injectors'], (p) =>
+      compact({ group: d.string([...p, 'group']), version: d.string([...p, 'version']), kind: d.string([...p, 'kind']), name: d.string([...p, 'name']) ?? '' }),
+    ),
+  })
   if (d.errors.length > 0) return { ok: false, errors: d.errors }
   const value: PackageVariant = { object, name: object.name, namespace: object.namespace, spec }
   if (warnings.length > 0) value.warnings = warnings
   return { ok: true, value }
-}
-
-function readFunctions(d: Decoder, path: readonly (string | number)[]): Record<string, unknown>[] | undefined {
-  const count = d.listLength(path)
-  if (count === undefined) return undefined
-  const out: Record<string, unknown>[] = []
-  for (let i = 0; i < count; i++) {
-    if (!d.isMapOrAbsent([...path, i])) continue
-    out.push((d.object.get([...path, i]) ?? {}) as Record<string, unknown>)
-  }
-  return out
 }
 
 /** One validation rule: pushes Porch's messages for the fields it checks. */
@@ -254,13 +210,4 @@ function sortedJson(map: Record<string, string>): string {
   const sorted: Record<string, string> = {}
   for (const key of Object.keys(map).sort()) sorted[key] = map[key]!
   return JSON.stringify(sorted)
-}
-
-function omitUndefined<T extends object>(value: T): T {
-  for (const key of Object.keys(value) as (keyof T)[]) if (value[key] === undefined) delete value[key]
-  return value
-}
-
-function assign<T extends object, K extends keyof T>(target: T, key: K, value: T[K] | undefined): void {
-  if (value !== undefined) target[key] = value
 }

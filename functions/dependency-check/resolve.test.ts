@@ -163,6 +163,18 @@ describe('planDependencies', () => {
     expect(plan({ packages: builds, targets: [target('a', '1', [dep('d', '>=1.0.0 <1.1.1')])] }).install[0]!.version).toBe('1.1.0+2')
   })
 
+  test('latest: HighestStable with prereleases: Include prefers the highest stable version, else the highest prerelease', () => {
+    const packages = [pkg('d', { 'v1.1.7': [], 'v1.17.1+1': [], 'v2.0.0-alpha.1': [] })]
+    const policy = { latest: 'HighestStable', prereleases: 'Include' } as const
+    // A new installation (the solver's preference) and a target given by constraint (the planner's pick).
+    expect(plan({ packages, targets: [target('a', '1.0.0', [dep('d')])], policy }).install[0]!.version).toBe('v1.17.1+1')
+    expect(plan({ packages, targets: [{ package: 'd', namespace: '' }], policy }).packages[0]!.version).toBe('v1.17.1+1')
+    // Only prereleases: the highest of them.
+    const prereleases = [pkg('d', { '2.0.0-alpha.1': [], '2.0.0-beta.1': [] })]
+    expect(plan({ packages: prereleases, targets: [target('a', '1.0.0', [dep('d')])], policy }).install[0]!.version).toBe('2.0.0-beta.1')
+    expect(plan({ packages: prereleases, targets: [{ package: 'd', namespace: '' }], policy }).packages[0]!.version).toBe('2.0.0-beta.1')
+  })
+
   test('GVK dependencies: cluster APIs, installed providers, catalog providers, ambiguity', () => {
     const packages = [
       pkg('gw-a', { '1.0.0': [] }, {}, { '1.0.0': ['gateway.networking.k8s.io/v1|Gateway'] }),

@@ -1,34 +1,19 @@
 /**
  * KubeObject: a KRM object backed by the YAML nodes it was parsed from, so
  * every edit happens in place and comments, key order and styles survive
- * (modelled on the Go SDK's `fn.KubeObject`).
+ * (modelled on the Go SDK's `fn.KubeObject`). Where the content lives, nodes
+ * or an item's unparsed source text, is its backing's business (object-backing.ts).
  */
-import { Document, isMap, isScalar, isSeq, Pair, visit, YAMLMap, YAMLSeq } from 'yaml'
+import { Document, isMap, isScalar, isSeq, Pair, YAMLMap } from 'yaml'
 import type { Node } from 'yaml'
 import { indexAnnotation, legacyIndexAnnotation, legacyPathAnnotation, localConfigAnnotation, packagePathAnnotation, pathAnnotation, upstreamIdentifierAnnotation } from './annotations.js'
 import { renderFieldText, renderItemText } from './emit.js'
-import { scanHeader, topLevelFieldText } from './lazy-items.js'
+import { topLevelFieldText } from './lazy-items.js'
 import type { ItemHeader } from './lazy-items.js'
+import { NodeBacking, SourceBacking } from './object-backing.js'
+import type { ObjectBacking } from './object-backing.js'
 import type { FileRef } from './results.js'
-import { checkNode, maxAliasCount, newScalar, parseYamlDocument, reconcileNode, scalarKey, stringifyYamlDocument, toNode, YamlSyntaxError } from './yaml.js'
-
-/**
- * Scanned headers by item text. The same item text recurs in every variant of
- * a blueprint (the orchestrator shares one text per document), so each is
- * scanned once; headers are never mutated (readers get copies).
- */
-const headers = new Map<string, ItemHeader | null>()
-const headerCacheLimit = 8_000
-
-function scannedHeader(text: string): ItemHeader | null {
-  let header = headers.get(text)
-  if (header === undefined) {
-    header = scanHeader(text) ?? null
-    if (headers.size >= headerCacheLimit) headers.delete(headers.keys().next().value!)
-    headers.set(text, header)
-  }
-  return header
-}
+import { maxAliasCount, newScalar, reconcileNode, scalarKey, stringifyYamlDocument, toNode, YamlSyntaxError } from './yaml.js'
 
 /** A field path: keys for maps, numbers for sequence indexes. */
 export type FieldPath = readonly (string | number)[]
@@ -66,118 +51,13 @@ export class KubeObject {
   /** Set on objects read from `--sources`. */
   origin?: ObjectOrigin
 
-  #node: YAMLMap | undefined
-  #doc: Document | undefined
-  /** For a lazily parsed ResourceList item: its source text (a `- ` entry) and position. */
-  #source: { text: string; index: number; generated?: boolean; checked?: boolean; parsed?: Document.Parsed; header?: ItemHeader | null; itemDoc?: Document } | undefined
+  readonly #backing: ObjectBacking
 
-  constructor(node: YAMLMap, doc?: Document) {
-    this.#node = node
-    this.#doc = doc
-  }
-
-  /**
-   * An item of a ResourceList kept as its source text (see lazy-items.ts): it
-   * is parsed the first time anything beyond its identity is read, and printed
-   * back verbatim if it never is. `checked`: the caller has proven the text
-   * well-formed (see item-syntax.ts), with `parsed` its parse if it made one;
-   * otherwise the first parse also checks keys and aliases.
-   */
-  static fromItemSource(text: string, index: number, checked?: { parsed?: Document.Parsed | undefined }): KubeObject {
-    // No node yet: `#load` parses the text on first use.
-    const object = new KubeObject(undefined as unknown as YAMLMap)
-    object.#source = { text, index }
-    if (checked) {
-      object.#source.checked = true
-      if (checked.parsed) object.#source.parsed = checked.parsed
-    }
-    return object
-  }
-
-  /** The map node; edits through this object change it in place. */
-  get node(): YAMLMap {
-    if (this.#node === undefined) this.#load()
-    return this.#node!
-  }
-
-  /** The document the node lives in (anchors and schema), if any. */
-  get doc(): Document | undefined {
-    if (this.#node === undefined) this.#load()
-    return this.#doc
-  }
-
-  /** The item's exact source text while it has not been parsed; undefined once it has. */
-  get unparsedText(): string | undefined {
-    return this.#node === undefined ? this.#source?.text : undefined
-  }
-
-  /**
-   * The object as an entry of a block sequence (`- apiVersion: ...`), as
-   * ResourceList items are printed: its source text if it was never parsed.
-   */
-  toItemText(): string {
-    const unparsed = this.unparsedText
-    if (unparsed !== undefined) return unparsed
-    const itemDoc = this.#source?.itemDoc
-    if (itemDoc) return stringifyYamlDocument(itemDoc)
-    const doc = new Document()
-    const seq = new YAMLSeq()
-    seq.items.push(this.node)
-    doc.contents = seq
-    return stringifyYamlDocument(doc)
-  }
-
-  /**
-   * True when this item has not been parsed and its top-level `key` is written
-   * exactly as `value` renders (see emit.ts), which proves them equal without
-   * parsing. False only means "not known": compare the parsed value then.
-   */
-  fieldTextEquals(key: string, value: unknown): boolean {
-    const text = this.unparsedText
-    if (text === undefined) return false
-    const field = topLevelFieldText(text, key)
-    return field !== undefined && field === renderFieldText(key, value)
-  }
-
-  /** The source text of an unparsed item's top-level field (see `fieldTextEquals`). */
-  unparsedFieldText(key: string): string | undefined {
-    const text = this.unparsedText
-    return text === undefined ? undefined : topLevelFieldText(text, key)
-  }
-
-  #load(): void {
-    const source = this.#source!
-    const name = `ResourceList items[${source.index}]`
-    const doc = source.parsed ?? parseYamlDocument(source.text, name)
-    source.parsed = undefined
-    const seq = doc.contents
-    if (!isSeq(seq) || seq.items.length !== 1 || !isMap(seq.items[0])) {
-      throw new YamlSyntaxError(`ResourceList \`items[${source.index}]\` is not an object`)
-    }
-    if (!source.checked && !source.generated) checkNode(seq.items[0], doc, name)
-    // Empty collections print as `{}` / `[]` either way, but a parsed one is flow
-    // style and would stay so when filled; a generated object is block style throughout.
-    if (source.generated) {
-      visit(doc, {
-        Map: (_, map) => void (map.items.length === 0 && (map.flow = undefined)),
-        Seq: (_, seq) => void (seq.items.length === 0 && (seq.flow = undefined)),
-      })
-    }
-    this.#node = seq.items[0]
-    this.#doc = doc
-    source.itemDoc = doc
-  }
-
-  /** The scanned identity of a lazy item that has not been parsed (undefined otherwise). */
-  #header(): ItemHeader | undefined {
-    const source = this.#source
-    if (source === undefined || this.#node !== undefined) return undefined
-    if (source.header === undefined) source.header = scannedHeader(source.text)
-    if (source.header === null) {
-      this.#load()
-      return undefined
-    }
-    return source.header
+  constructor(node: YAMLMap, doc?: Document)
+  /** An object over a backing of its own (object-backing.ts). */
+  constructor(backing: ObjectBacking)
+  constructor(content: YAMLMap | ObjectBacking, doc?: Document) {
+    this.#backing = isMap(content) ? new NodeBacking(content, doc) : content
   }
 
   /**
@@ -188,34 +68,51 @@ export class KubeObject {
   static fromObject(value: Record<string, unknown>, placement?: { path: string; index?: number }): KubeObject {
     const placed = placement ? withPathAnnotations(value, placement.path, placement.index ?? 0) : value
     const text = renderItemText(placed)
-    if (text !== undefined) {
-      const object = KubeObject.fromItemSource(text, -1, {})
-      object.#source!.generated = true
-      return object
-    }
+    if (text !== undefined) return new KubeObject(new SourceBacking(text, -1, { generated: true }))
     const node = toNode(placed)
     if (!isMap(node)) throw new TypeError('a KubeObject must be a map')
     return new KubeObject(node)
   }
 
+  /**
+   * An item of a ResourceList kept as its source text (see lazy-items.ts): it
+   * is parsed the first time anything beyond its identity is read, and printed
+   * back verbatim if it never is. `checked`: the caller has proven the text
+   * well-formed (see item-syntax.ts), with `parsed` its parse if it made one;
+   * otherwise the first parse also checks keys and aliases.
+   */
+  static fromItemSource(text: string, index: number, checked?: { parsed?: Document.Parsed | undefined }): KubeObject {
+    return new KubeObject(new SourceBacking(text, index, checked ? { checked: true, parsed: checked.parsed } : {}))
+  }
+
+  /** The map node; edits through this object change it in place. */
+  get node(): YAMLMap {
+    return this.#backing.node
+  }
+
+  /** The document the node lives in (anchors and schema), if any. */
+  get doc(): Document | undefined {
+    return this.#backing.doc
+  }
+
   /** Throws FieldTypeError when `apiVersion` is not a string (as do kind, name and namespace). */
   get apiVersion(): string {
-    const header = this.#header()
+    const header = this.#backing.header()
     return (header ? header.apiVersion : this.getString(['apiVersion'])) ?? ''
   }
 
   get kind(): string {
-    const header = this.#header()
+    const header = this.#backing.header()
     return (header ? header.kind : this.getString(['kind'])) ?? ''
   }
 
   get name(): string {
-    const header = this.#header()
+    const header = this.#backing.header()
     return (header ? header.name : this.getString(['metadata', 'name'])) ?? ''
   }
 
   get namespace(): string {
-    const header = this.#header()
+    const header = this.#backing.header()
     return (header ? header.namespace : this.getString(['metadata', 'namespace'])) ?? ''
   }
 
@@ -226,7 +123,7 @@ export class KubeObject {
   identity(): { apiVersion: string; kind: string; name: string; namespace: string } {
     let header: ItemHeader | undefined
     try {
-      header = this.#header()
+      header = this.#backing.header()
     } catch (err) {
       if (!(err instanceof YamlSyntaxError)) throw err
       return { apiVersion: '', kind: '', name: '', namespace: '' }
@@ -383,13 +280,13 @@ export class KubeObject {
 
   /** The annotations, as a fresh object. */
   annotations(): Record<string, string> {
-    const header = this.#header()
+    const header = this.#backing.header()
     if (header) return { ...header.annotations }
     return this.getStringMap(['metadata', 'annotations']) ?? {}
   }
 
   getAnnotation(key: string): string | undefined {
-    const header = this.#header()
+    const header = this.#backing.header()
     if (header) return header.annotations?.[key]
     return this.#metadataString('annotations', key)
   }
@@ -410,13 +307,13 @@ export class KubeObject {
 
   /** The labels, as a fresh object. */
   labels(): Record<string, string> {
-    const header = this.#header()
+    const header = this.#backing.header()
     if (header) return { ...header.labels }
     return this.getStringMap(['metadata', 'labels']) ?? {}
   }
 
   getLabel(key: string): string | undefined {
-    const header = this.#header()
+    const header = this.#backing.header()
     if (header) return header.labels?.[key]
     return this.#metadataString('labels', key)
   }
@@ -480,6 +377,39 @@ export class KubeObject {
     const doc = new Document()
     doc.contents = this.node
     return stringifyYamlDocument(doc, options)
+  }
+
+  // ---- as a ResourceList item: printed back from its source text while it is not parsed
+
+  /** The item's exact source text while it has not been parsed; undefined once it has. */
+  get unparsedText(): string | undefined {
+    return this.#backing.unparsedText
+  }
+
+  /**
+   * The object as an entry of a block sequence (`- apiVersion: ...`), as
+   * ResourceList items are printed: its source text if it was never parsed.
+   */
+  toItemText(): string {
+    return this.#backing.itemText()
+  }
+
+  /**
+   * True when this item has not been parsed and its top-level `key` is written
+   * exactly as `value` renders (see emit.ts), which proves them equal without
+   * parsing. False only means "not known": compare the parsed value then.
+   */
+  fieldTextEquals(key: string, value: unknown): boolean {
+    const text = this.unparsedText
+    if (text === undefined) return false
+    const field = topLevelFieldText(text, key)
+    return field !== undefined && field === renderFieldText(key, value)
+  }
+
+  /** The source text of an unparsed item's top-level field (see `fieldTextEquals`). */
+  unparsedFieldText(key: string): string | undefined {
+    const text = this.unparsedText
+    return text === undefined ? undefined : topLevelFieldText(text, key)
   }
 
   private ensureMap(path: FieldPath): YAMLMap {

@@ -2,9 +2,11 @@
  * The kpt function catalog's e2e convention, run through the real `kpt`:
  * every `functions/<name>/examples/<case>/` with `.expected/config.yaml` is
  * copied to a temp dir, committed to a fresh git repo, run (render or eval)
- * `runCount` times (default 2, to prove idempotency), and its exit code,
- * stderr, results and `git diff` compared with `.expected/`.
- * `KPT_E2E_UPDATE_EXPECTED=true` rewrites `diff.patch` and `results.yaml`.
+ * `runCount` times (default 2, to prove idempotency), and every run's exit
+ * code, stderr and `git diff` compared with `.expected/`, and its results: the
+ * first run's, and every run's of a case that is expected to fail.
+ * `KPT_E2E_UPDATE_EXPECTED=true` rewrites `diff.patch` and `results.yaml` from
+ * the first run, and holds the later runs to them.
  *
  * With `images`, the same case runs the functions' container images instead:
  * the Kptfile's `exec: <fn>` becomes `image: <tag>` for the run and is put
@@ -21,7 +23,7 @@ import { parse, stringify } from 'yaml'
 export interface CaseConfig {
   testType?: 'render' | 'eval'
   exitCode?: number
-  /** Substring that stderr of the first run must contain. */
+  /** Substring that stderr of every run must contain. */
   stdErr?: string
   runCount?: number
   skip?: boolean
@@ -97,13 +99,16 @@ export async function runCase(testCase: E2eCase, images?: ImageRuntime): Promise
       if (run.exitCode !== wantExit) {
         throw new Error(`${label}: exit code ${run.exitCode}, expected ${wantExit}\n${run.stderr}`)
       }
-      if (i === 0 && testCase.config.stdErr && !run.stderr.includes(testCase.config.stdErr)) {
+      if (testCase.config.stdErr && !run.stderr.includes(testCase.config.stdErr)) {
         throw new Error(`${label}: stderr does not contain ${JSON.stringify(testCase.config.stdErr)}:\n${run.stderr}`)
       }
       compareFile(label, join(expectedDir, 'diff.patch'), run.diff, i === 0)
-      if (i === 0 && (existsSync(join(expectedDir, 'results.yaml')) || (update && run.results))) {
+      // A failing case leaves the package as it was, so every run must report the same; a succeeding one reports
+      // what it changed, which its second run (nothing left to change) does not repeat.
+      const resultsChecked = i === 0 || wantExit !== 0
+      if (resultsChecked && (existsSync(join(expectedDir, 'results.yaml')) || (update && i === 0 && run.results))) {
         if (images) compareFile(label, join(expectedDir, 'results.yaml'), asImageResults(run.results ?? ''), false, asImageResults)
-        else compareFile(label, join(expectedDir, 'results.yaml'), run.results ?? '', true)
+        else compareFile(label, join(expectedDir, 'results.yaml'), run.results ?? '', i === 0)
       }
     }
   } finally {

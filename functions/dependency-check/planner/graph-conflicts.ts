@@ -1,0 +1,90 @@
+/**
+ * Conflicts of the planned graph as a whole rather than of one dependency:
+ * cycles (rule 9) and installation types (rule 7). What the plan does not
+ * change is a pre-existing warning, not a conflict.
+ */
+import type { Cycle } from '../graph.js'
+import type { PlanIssue } from '../plan.js'
+import { compareVersions } from '../versions.js'
+import { byString, isChanged, nodeLabel } from './plan-graph.js'
+import type { PlanGraph, PlanNode } from './plan-graph.js'
+import type { ConflictList, Evaluated } from './report.js'
+
+/** Crossplane's `detected cycle on: <id>`: a conflict on the dependency that closes it, when the plan changes a node on it. */
+export function reportCycles(graph: PlanGraph, cycles: readonly Cycle[], evaluated: Map<string, Evaluated[]>, conflicts: ConflictList, issues: PlanIssue[]): void {
+  for (const cycle of cycles) {
+    const involved = cycle.path.some((id) => isChanged(graph.nodes.get(id)!))
+    const message = `detected cycle on: ${cycle.on} (${cycle.path.join(' -> ')})`
+    const entry = (evaluated.get(cycle.from) ?? []).find((e) => e.decision.to === cycle.on)
+    if (!involved) {
+      issues.push({ severity: 'warning', package: cycle.on, message: `${message} (pre-existing)` })
+      continue
+    }
+    if (entry) {
+      entry.report.state = 'Cycle'
+      entry.report.resolvable = false
+      entry.report.message = message
+    }
+    const on = graph.nodes.get(cycle.on)!
+    const from = graph.nodes.get(cycle.from)!
+    conflicts.add({
+      package: on.package,
+      namespace: on.namespace,
+      ...(on.version ? { actual: on.version.raw } : {}),
+      required: entry?.report.required ?? '',
+      requiredBy: nodeLabel(from.package, from.namespace, from.version?.raw),
+      constraints: [],
+      resolvable: false,
+      reason: 'Cycle',
+      message,
+      ...(entry?.dep.declaredAt ? { declaredAt: entry.dep.declaredAt } : {}),
+    })
+  }
+}
+
+/**
+ * A second installation of a OnePerCluster package anywhere, or of a
+ * OnePerNamespace package in one namespace (duplicate InstalledPackages count
+ * as installations).
+ */
+export function reportInstallationTypes(graph: PlanGraph, conflicts: ConflictList, issues: PlanIssue[]): void {
+  for (const [pkg, list] of [...graph.byPackage].sort((a, b) => byString(a[0], b[0]))) {
+    const present = list.filter((n) => graph.nodes.has(n.id))
+    const type = present.some((n) => n.installationType === 'OnePerCluster') ? 'OnePerCluster' : present.some((n) => n.installationType === 'OnePerNamespace') ? 'OnePerNamespace' : undefined
+    if (!type) continue
+    const groups = type === 'OnePerCluster' ? [present] : present.map((n) => [n])
+    for (const group of groups) {
+      const duplicates = group.flatMap((n) => (graph.duplicates.get(n.id) ?? []).map((d) => ({ node: n, label: `${d.name} (${nodeLabel(pkg, n.namespace, d.version)})` })))
+      if (group.length + duplicates.length < 2) continue
+      const scopeOf = (n: PlanNode) => n.namespace || 'the cluster scope'
+      // A target at the version already installed creates nothing new.
+      const extra = group.filter((n) => isChanged(n) && !(n.action === 'target' && n.installed && n.version && compareVersions(n.version, n.installed.version) === 0))
+      if (extra.length === 0) {
+        const places = [...group, ...duplicates.map((d) => d.node)].map(scopeOf).sort(byString)
+        const text = type === 'OnePerNamespace' ? `${places.length} times in ${places[0]}` : `in ${places.join(', ')}`
+        issues.push({ severity: 'warning', package: pkg, message: `${pkg} is ${type} but installed ${text} (pre-existing)` })
+        continue
+      }
+      for (const n of extra) {
+        const others = [...group.filter((o) => o !== n).map((o) => nodeLabel(o.package, o.namespace, o.version?.raw)), ...duplicates.map((d) => `installation ${d.label}`)]
+        const sameScope = duplicates.filter((d) => d.node === n).map((d) => `installation ${d.label}`)
+        const verb = n.action === 'target' ? (n.installed ? 'update' : 'install') : n.action
+        const message =
+          sameScope.length > 0
+            ? `${pkg} is ${type} and ${scopeOf(n)} has another installation, ${sameScope.join(', ')}; the plan would ${verb} ${n.installed ? `installation ${n.installed.name} to ` : ''}${nodeLabel(n.package, n.namespace, n.version?.raw)}, leaving two installations (two versions at once) where only one is allowed`
+            : `${pkg} is ${type} and already installed as ${others.join(', ')}; a second installation in ${scopeOf(n)} is not allowed`
+        conflicts.add({
+          package: pkg,
+          namespace: n.namespace,
+          ...(n.version ? { actual: n.version.raw } : {}),
+          required: type,
+          requiredBy: nodeLabel(n.package, n.namespace, n.version?.raw),
+          constraints: [],
+          resolvable: false,
+          reason: 'InstallationTypeViolation',
+          message,
+        })
+      }
+    }
+  }
+}

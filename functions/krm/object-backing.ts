@@ -1,0 +1,153 @@
+/**
+ * Where a KubeObject's content lives (the Go SDK keeps it behind an internal
+ * map variant; we have two kinds):
+ * - `NodeBacking`: the YAML map node it was parsed from or built as;
+ * - `SourceBacking`: a ResourceList item kept as its source text (see
+ *   lazy-items.ts) or a new object rendered straight to text (emit.ts). Its
+ *   identity is read from a scanned header, and the text is parsed into nodes
+ *   only when anything else is read; never parsed, it prints back verbatim.
+ */
+import { Document, isMap, isSeq, visit, YAMLSeq } from 'yaml'
+import type { YAMLMap } from 'yaml'
+import { scanHeader } from './lazy-items.js'
+import type { ItemHeader } from './lazy-items.js'
+import { checkNode, parseYamlDocument, stringifyYamlDocument, YamlSyntaxError } from './yaml.js'
+
+export interface ObjectBacking {
+  /** The map node; a source is parsed on first use. */
+  readonly node: YAMLMap
+  /** The document the node lives in (anchors and schema), if any. */
+  readonly doc: Document | undefined
+  /** The exact source text while it has not been parsed; undefined once it has. */
+  readonly unparsedText: string | undefined
+  /** The scanned identity while the source has not been parsed; undefined otherwise (or when the scanner gives up, which parses). */
+  header(): ItemHeader | undefined
+  /** The object as an entry of a block sequence (`- apiVersion: ...`), as ResourceList items are printed. */
+  itemText(): string
+}
+
+export class NodeBacking implements ObjectBacking {
+  constructor(
+    readonly node: YAMLMap,
+    readonly doc: Document | undefined,
+  ) {}
+
+  get unparsedText(): undefined {
+    return undefined
+  }
+
+  header(): undefined {
+    return undefined
+  }
+
+  itemText(): string {
+    return itemTextOf(this.node)
+  }
+}
+
+/**
+ * Scanned headers by item text. The same item text recurs in every variant of
+ * a blueprint (the orchestrator shares one text per document), so each is
+ * scanned once; headers are never mutated (readers get copies).
+ */
+const headers = new Map<string, ItemHeader | null>()
+const headerCacheLimit = 8_000
+
+function scannedHeader(text: string): ItemHeader | null {
+  let header = headers.get(text)
+  if (header === undefined) {
+    header = scanHeader(text) ?? null
+    if (headers.size >= headerCacheLimit) headers.delete(headers.keys().next().value!)
+    headers.set(text, header)
+  }
+  return header
+}
+
+export interface SourceOptions {
+  /** The caller has proven the text well-formed (see item-syntax.ts): the parse need not check keys and aliases. */
+  checked?: boolean
+  /** The caller's parse of the text, if it made one. */
+  parsed?: Document.Parsed | undefined
+  /** Rendered by emit.ts rather than read: block style throughout, nothing to check. */
+  generated?: boolean
+}
+
+export class SourceBacking implements ObjectBacking {
+  #node: YAMLMap | undefined
+  /** The item's own document (`- ` entry and all) once parsed: it prints the item back. */
+  #doc: Document | undefined
+  #parsed: Document.Parsed | undefined
+  /** Scanned on first read; null when the scanner gave up. */
+  #header: ItemHeader | null | undefined
+  readonly #checked: boolean
+  readonly #generated: boolean
+
+  constructor(
+    readonly text: string,
+    readonly index: number,
+    options: SourceOptions = {},
+  ) {
+    this.#checked = options.checked ?? false
+    this.#parsed = options.parsed
+    this.#generated = options.generated ?? false
+  }
+
+  get node(): YAMLMap {
+    if (this.#node === undefined) this.#load()
+    return this.#node!
+  }
+
+  get doc(): Document | undefined {
+    if (this.#node === undefined) this.#load()
+    return this.#doc
+  }
+
+  get unparsedText(): string | undefined {
+    return this.#node === undefined ? this.text : undefined
+  }
+
+  header(): ItemHeader | undefined {
+    if (this.#node !== undefined) return undefined
+    if (this.#header === undefined) this.#header = scannedHeader(this.text)
+    if (this.#header === null) {
+      this.#load()
+      return undefined
+    }
+    return this.#header
+  }
+
+  itemText(): string {
+    if (this.#node === undefined) return this.text
+    return stringifyYamlDocument(this.#doc!)
+  }
+
+  #load(): void {
+    const name = `ResourceList items[${this.index}]`
+    const doc = this.#parsed ?? parseYamlDocument(this.text, name)
+    this.#parsed = undefined
+    const seq = doc.contents
+    if (!isSeq(seq) || seq.items.length !== 1 || !isMap(seq.items[0])) {
+      throw new YamlSyntaxError(`ResourceList \`items[${this.index}]\` is not an object`)
+    }
+    if (!this.#checked && !this.#generated) checkNode(seq.items[0], doc, name)
+    // Empty collections print as `{}` / `[]` either way, but a parsed one is flow
+    // style and would stay so when filled; a generated object is block style throughout.
+    if (this.#generated) {
+      visit(doc, {
+        Map: (_, map) => void (map.items.length === 0 && (map.flow = undefined)),
+        Seq: (_, seq) => void (seq.items.length === 0 && (seq.flow = undefined)),
+      })
+    }
+    this.#node = seq.items[0]
+    this.#doc = doc
+  }
+}
+
+/** A map node printed as the one entry of a block sequence. */
+function itemTextOf(node: YAMLMap): string {
+  const doc = new Document()
+  const seq = new YAMLSeq()
+  seq.items.push(node)
+  doc.contents = seq
+  return stringifyYamlDocument(doc)
+}
