@@ -11,7 +11,8 @@ import { Document, isMap, isSeq, visit, YAMLSeq } from 'yaml'
 import type { YAMLMap } from 'yaml'
 import { scanHeader } from './lazy-items.js'
 import type { ItemHeader } from './lazy-items.js'
-import { checkNode, parseYamlDocument, stringifyYamlDocument, YamlSyntaxError } from './yaml.js'
+import { parseRepeatedYamlDocument } from './repeated-parse.js'
+import { checkNode, stringifyYamlDocument, YamlSyntaxError } from './yaml.js'
 
 export interface ObjectBacking {
   /** The map node; a source is parsed on first use. */
@@ -123,7 +124,7 @@ export class SourceBacking implements ObjectBacking {
 
   #load(): void {
     const name = `ResourceList items[${this.index}]`
-    const doc = this.#parsed ?? parseYamlDocument(this.text, name)
+    const doc = this.#parsed ?? parseRepeatedYamlDocument(this.text, name)
     this.#parsed = undefined
     const seq = doc.contents
     if (!isSeq(seq) || seq.items.length !== 1 || !isMap(seq.items[0])) {
