@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseObjects } from '../functions/krm/index.js'
@@ -126,6 +126,17 @@ describe('the record of earlier renders', () => {
     expect(Object.keys(JSON.parse(readFileSync(file, 'utf8')).entries)).toEqual(['edge-01/nginx'])
     writeFileSync(file, '{"version": 1, "entries": ')
     expect(RenderMemo.open(file, fleet, settings).recorded(variant, 'edge-01/nginx')).toBeUndefined()
+  })
+
+  test('a package renamed into place just now is not trusted, even when its files are older', async () => {
+    const staged = join(dir, 'staged')
+    mkdirSync(staged, { recursive: true })
+    writeFileSync(join(staged, 'Kptfile'), 'kind: Kptfile\n')
+    await new Promise((resolve) => setTimeout(resolve, 2100))
+    expect(statPackageDirectory(staged)).toMatch(/^[0-9a-f]{64}$/)
+    renameSync(staged, join(dir, 'pkg'))
+    expect(statPackageDirectory(join(dir, 'pkg'))).toBeUndefined()
+    expect(statPackageDirectory(join(dir, 'pkg'), Date.now() + 5000)).toMatch(/^[0-9a-f]{64}$/)
   })
 
   test("a package's metadata digest: trusted two seconds after the last write, changed by any edit, addition, removal or mode", async () => {

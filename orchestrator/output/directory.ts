@@ -59,6 +59,9 @@ export function statPackageDirectory(dir: string, now = Date.now()): string | un
   const hash = createHash('sha256')
   const newest = BigInt(now - racyWindowMs) * 1_000_000n
   try {
+    // A package renamed into place (or a file added or removed) this recently changed its directory too: no need to walk it.
+    const own = lstatSync(dir, { bigint: true })
+    if (own.mtimeNs > newest || own.ctimeNs > newest) return undefined
     for (const { path, full } of packageFilePaths(dir)) {
       const stat = lstatSync(full, { bigint: true })
       if (stat.mtimeNs > newest || stat.ctimeNs > newest) return undefined
