@@ -6,7 +6,8 @@
 # `npm run images` builds them all. BASE is any Node 20 image with npm at
 # /usr/local/lib/node_modules/npm (the official node images have it); the
 # images run as nobody, as `kpt fn render` runs function containers.
-# Every instruction uses the exec form: no shell is needed in BASE.
+# Every instruction uses the exec form, so BASE needs no shell; only base-with-git runs
+# Debian's apt-get, and only when GIT_BASE is left at its default.
 ARG BASE=node:20-slim
 # The orchestrator's base: BASE with git (Debian's package), or an image that has node, npm and git.
 ARG GIT_BASE=base-with-git

@@ -53,14 +53,6 @@ if (!images) {
         ])
         writeTree(join(dir, 'fleet'), fleetFiles({ clusters: threeClusters }))
         for (const name of ['edge-01', 'edge-02', 'edge-03']) await git(dir, 'init', '-q', '--bare', '-b', 'main', `repos/${name}.git`)
-        const container = (...args: string[]) =>
-          execa(
-            images.engine,
-            ['run', '--rm', '--network', 'none', ...user, '-e', 'HOME=/tmp', '-v', `${dir}:${dir}`, '-w', dir, images.tag('kpt-variants'), 'render', ...args, '--cache', `${dir}/cache-image`],
-            {
-              reject: false,
-            },
-          )
         const local = await execa('node', [join(repoRoot, 'bin', 'kpt-variants'), 'render', 'fleet', '--out', 'local', '--cache', 'cache-local'], {
           cwd: dir,
           env: { ...process.env, ...gitIdentity },
@@ -72,6 +64,14 @@ if (!images) {
         const asRoot = process.getuid?.() === 0
         if (asRoot) await execa('chown', ['-R', '65534:65534', dir])
         const user = asRoot ? [] : ['--user', `${process.getuid?.()}:${process.getgid?.()}`]
+        const container = (...args: string[]) =>
+          execa(
+            images.engine,
+            ['run', '--rm', '--network', 'none', ...user, '-e', 'HOME=/tmp', '-v', `${dir}:${dir}`, '-w', dir, images.tag('kpt-variants'), 'render', ...args, '--cache', `${dir}/cache-image`],
+            {
+              reject: false,
+            },
+          )
         const out = await container('fleet', '--out', 'image')
         expect(out.stderr).toContain('3 variant(s): 3 created')
         expect(out.exitCode).toBe(0)
