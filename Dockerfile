@@ -6,11 +6,11 @@
 # `npm run images` builds them all. BASE is any Node 20 image with npm at
 # /usr/local/lib/node_modules/npm (the official node images have it); the
 # images run as nobody, as `kpt fn render` runs function containers.
-# Every instruction uses the exec form, so BASE needs no shell; only base-with-git runs
-# Debian's apt-get, and only when GIT_BASE is left at its default.
+# Every instruction uses the exec form, so BASE needs no shell; only the orchestrator's
+# base runs a shell, to install git (Debian's package) where GIT_BASE lacks it.
 ARG BASE=node:20-slim
-# The orchestrator's base: BASE with git (Debian's package), or an image that has node, npm and git.
-ARG GIT_BASE=base-with-git
+# The orchestrator's base: BASE (git is installed into it), or an image that has node and git.
+ARG GIT_BASE=${BASE}
 
 # Compile the TypeScript with every dependency installed.
 FROM ${BASE} AS build
@@ -62,11 +62,11 @@ ENTRYPOINT ["node", "/app/bin/fan-out"]
 FROM runtime AS dependency-check
 ENTRYPOINT ["node", "/app/bin/dependency-check"]
 
-FROM ${BASE} AS base-with-git
-RUN apt-get update && apt-get install -y --no-install-recommends git ca-certificates && rm -rf /var/lib/apt/lists/*
+FROM ${GIT_BASE} AS base-with-git
+RUN ["/bin/sh", "-c", "command -v git >/dev/null || { apt-get update && apt-get install -y --no-install-recommends git ca-certificates && rm -rf /var/lib/apt/lists/*; }"]
 
 # The orchestrator, for the in-cluster CronJob and Indexed Job: it runs git.
-FROM ${GIT_BASE} AS kpt-variants
+FROM base-with-git AS kpt-variants
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json ./
