@@ -5,17 +5,15 @@
  * as `exec:` runs it. Needs a container engine and `npm run images`; without
  * them the cases are left out, saying why.
  */
-import { spawnSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import type { Benchmark } from './harness.js'
 import { functionCases, resources, sourcesFile, spawnOrThrow } from './functions.bench.js'
-import { imageTag } from '../scripts/image-names.js'
+import { hasImage, imageTag, installedEngine, packageVersion } from '../scripts/image-names.js'
 
 const root = resolve(new URL('../..', import.meta.url).pathname)
-const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version
-const engine = process.env['KPT_FN_RUNTIME'] ?? ['podman', 'docker'].find((name) => spawnSync(name, ['--version']).status === 0)
-const missing = engine ? functionCases.map(({ fn }) => imageTag(fn.name, version)).filter((tag) => spawnSync(engine, ['image', 'inspect', tag]).status !== 0) : []
+const version = packageVersion(root)
+const engine = installedEngine()
+const missing = engine ? functionCases.map(({ fn }) => imageTag(fn.name, version)).filter((tag) => !hasImage(engine, tag)) : []
 
 if (!engine) console.error('images: no container engine (podman or docker): the image cases are left out')
 else if (missing.length > 0) console.error(`images: ${missing.join(', ')} not built (npm run images): the image cases are left out`)

@@ -12,15 +12,14 @@
  *   npm run images -- --only fan-out      # some of them
  *   npm run images -- --engine docker --base node:20-bookworm-slim
  */
-import { readFileSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { resolve } from 'node:path'
 import { Command } from 'commander'
 import { execa } from 'execa'
-import { imageTargets, imageTag } from './image-names.js'
+import { hasImage, imageTargets, imageTag, installedEngine, packageVersion } from './image-names.js'
 import { makeLocalBases } from './local-base.js'
 
 const root = resolve(new URL('../..', import.meta.url).pathname)
-const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version
+const version = packageVersion(root)
 const defaultBase = 'node:20-slim'
 
 const options = new Command('images')
@@ -32,7 +31,7 @@ const options = new Command('images')
   .parse()
   .opts<{ engine?: string; base?: string; localBase?: boolean; only?: string }>()
 
-const engine = options.engine ?? (await findEngine())
+const engine = options.engine ?? installedEngine() ?? fail('no container engine found: install podman (or docker), or set KPT_FN_RUNTIME')
 const targets = options.only ? options.only.split(',').map((s) => s.trim()) : imageTargets
 for (const target of targets) if (!imageTargets.includes(target)) fail(`unknown image "${target}": one of ${imageTargets.join(', ')}`)
 
@@ -53,18 +52,8 @@ for (const target of targets) {
   console.log(`${tag.padEnd(40)} ${(Number(size.stdout) / 2 ** 20).toFixed(0).padStart(5)} MiB  ${((performance.now() - started) / 1000).toFixed(1)} s`)
 }
 
-/** The engine kpt would use: KPT_FN_RUNTIME, else podman, else docker. */
-async function findEngine(): Promise<string> {
-  const wanted = process.env['KPT_FN_RUNTIME']
-  for (const candidate of wanted ? [wanted] : ['podman', 'docker']) {
-    const probe = await execa(candidate, ['--version'], { reject: false })
-    if (probe.exitCode === 0) return candidate
-  }
-  return fail('no container engine found: install podman (or docker), or set KPT_FN_RUNTIME')
-}
-
 async function hasOrPulls(image: string): Promise<boolean> {
-  if ((await execa(engine, ['image', 'inspect', image], { reject: false })).exitCode === 0) return true
+  if (hasImage(engine, image)) return true
   return (await execa(engine, ['pull', image], { reject: false })).exitCode === 0
 }
 

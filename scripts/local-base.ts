@@ -11,6 +11,7 @@ import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, realpathSync, rm
 import { tmpdir } from 'node:os'
 import { basename, dirname, join, relative } from 'node:path'
 import { execa } from 'execa'
+import { hasImage } from './image-names.js'
 
 /** The two bases, as image names the Dockerfile's BASE and GIT_BASE take. */
 export interface LocalBases {
@@ -24,8 +25,7 @@ const caBundle = '/etc/ssl/certs/ca-certificates.crt'
 export async function makeLocalBases(engine: string): Promise<LocalBases> {
   const tag = process.version
   const bases = { node: `localhost/kpt-variants/node-base:${tag}`, git: `localhost/kpt-variants/node-git-base:${tag}` }
-  const present = async (image: string) => (await execa(engine, ['image', 'inspect', image], { reject: false })).exitCode === 0
-  if ((await present(bases.node)) && (await present(bases.git))) return bases
+  if (hasImage(engine, bases.node) && hasImage(engine, bases.git)) return bases
 
   const node = realpathSync(process.execPath)
   const npm = realpathSync(join(dirname(process.execPath), '..', 'lib', 'node_modules', 'npm'))

@@ -6,18 +6,18 @@
  * is reachable. Without a container engine the suite is skipped, saying so;
  * CI installs podman and runc so it always runs.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { execa, execaSync } from 'execa'
+import { execa } from 'execa'
 import { findCases, gitIdentity, repoRoot, runCase } from './e2e/runner.js'
 import type { ImageRuntime } from './e2e/runner.js'
 import { fleetFiles, nginxV1, nginxV2, threeClusters } from './support/fleet.js'
 import { createRepo, git, readTreeWithModes, writeTree } from './support/git-repo.js'
-import { imageTag } from '../scripts/image-names.js'
+import { imageTag, installedEngine, packageVersion } from '../scripts/image-names.js'
 
-const engine = ['podman', 'docker'].find((name) => execaSync(name, ['--version'], { reject: false }).exitCode === 0)
-const version = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version
+const engine = installedEngine()
+const version = packageVersion(repoRoot)
 const images: ImageRuntime | undefined = engine ? { engine, tag: (fn) => imageTag(fn, version) } : undefined
 
 /**
