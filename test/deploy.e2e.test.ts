@@ -16,6 +16,7 @@ import { defaultKinds, FakeApiServer } from './support/fake-apiserver.js'
 import type { Json, Recorded } from './support/fake-apiserver.js'
 import { fleetFiles, nginxV1, nginxV2, threeClusters } from './support/fleet.js'
 import { createRepo, git } from './support/git-repo.js'
+import { source } from './support/source.js'
 
 const deploy = join(repoRoot, 'deploy')
 const bin = join(repoRoot, 'bin', 'kpt-variants')
@@ -67,14 +68,14 @@ beforeEach(async () => {
     ['nginx/v1', nginxV1],
     ['nginx/v2', nginxV2],
   ])
-  const standalone = [
-    'apiVersion: config.porch.kpt.dev/v1alpha1',
-    'kind: PackageVariant',
-    'metadata: {name: standalone, namespace: default}',
-    'spec:',
-    '  upstream: {repo: blueprints, package: nginx, revision: 2}',
-    '  downstream: {repo: edge-01, package: standalone}',
-  ].join('\n')
+  const standalone = source`
+    apiVersion: config.porch.kpt.dev/v1alpha1
+    kind: PackageVariant
+    metadata: {name: standalone, namespace: default}
+    spec:
+      upstream: {repo: blueprints, package: nginx, revision: 2}
+      downstream: {repo: edge-01, package: standalone}
+  `
   const files = fleetFiles({ clusters: threeClusters, extra: { 'variants.yaml': standalone } })
   const objects = Object.values(files).flatMap((text) => parseAllDocuments(text).map((d) => d.toJS() as Json))
   for (const o of objects) if (o['kind'] === 'Repository') o['spec']['git']['repo'] = o['spec']['git']['repo'].replace('../repos/', 'repos/')
