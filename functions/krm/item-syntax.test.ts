@@ -61,6 +61,9 @@ describe('isPlainBlockItem', () => {
     ['a control character', '- kind: A\n  a: b\u0001c\n'],
     ['a whitespace-only line', '- kind: A\n   \n  a: b\n'],
     ['a compact nested sequence', '- kind: A\n  a:\n  - - x\n'],
+    ['a line separator (not YAML white space) before #', '- kind: A\n  a: b\u2028#  k: v\n'],
+    ['a no-break space before #', '- kind: A\n  a: b\u00a0#k: v\n'],
+    ['a byte order mark before #', '- kind: A\n  a: b\ufeff#k: v\n'],
   ])('hands %s to the parser', (_name, chunk) => {
     expect(isPlainBlockItem(chunk)).toBe(false)
   })
@@ -99,6 +102,9 @@ const scalar = fc.constantFrom(
   '@x',
   '%x',
   'a\tb',
+  'a\u2028#c: d',
+  'a\u00a0#c: d',
+  'a\u3000',
 )
 const line = fc
   .tuple(

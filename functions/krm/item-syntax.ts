@@ -189,8 +189,9 @@ function isValue(text: string): boolean {
     const end = text[0] === "'" ? singleQuotedEnd(text) : doubleQuotedEnd(text)
     return end !== undefined && isCommentOrNothing(text.slice(end))
   }
-  const comment = text.indexOf('#') < 0 ? -1 : text.search(/\s#/)
-  const value = comment >= 0 ? text.slice(0, comment).trimEnd() : text.trimEnd()
+  // YAML's white space is only space and tab: \s would also take U+2028 or U+00A0 before `#` for the start of a comment.
+  const comment = text.indexOf('#') < 0 ? -1 : text.search(/[ \t]#/)
+  const value = (comment >= 0 ? text.slice(0, comment) : text).replace(/[ \t]+$/, '')
   if (value === '{}' || value === '[]') return true
   return plainStart.test(value) && !value.includes(': ') && !value.endsWith(':') && !controlCharacter.test(value)
 }
