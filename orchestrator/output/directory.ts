@@ -56,21 +56,35 @@ const racyWindowMs = 2000
  * edit within the same clock tick would not show.
  */
 export function statPackageDirectory(dir: string, now = Date.now()): string | undefined {
-  const hash = createHash('sha256')
   const newest = BigInt(now - racyWindowMs) * 1_000_000n
+  const lines: string[] = []
+  // Paths joined by hand, not with path.join/relative: this walk runs for every unchanged variant of a re-render.
+  const walk = (full: string, path: string): boolean => {
+    for (const entry of readdirSync(full, { withFileTypes: true })) {
+      if (entry.name === '.git') continue
+      const entryFull = `${full}${sep}${entry.name}`
+      const entryPath = path === '' ? entry.name : `${path}/${entry.name}`
+      if (entry.isDirectory()) {
+        if (!walk(entryFull, entryPath)) return false
+      } else if (entry.isFile()) {
+        const stat = lstatSync(entryFull, { bigint: true })
+        if (stat.mtimeNs > newest || stat.ctimeNs > newest) return false
+        lines.push(`${entryPath}\0${stat.size}\0${stat.mtimeNs}\0${stat.ctimeNs}\0${stat.ino}\0${stat.mode}\n`)
+      }
+    }
+    return true
+  }
   try {
     // A package renamed into place (or a file added or removed) this recently changed its directory too: no need to walk it.
     const own = lstatSync(dir, { bigint: true })
     if (own.mtimeNs > newest || own.ctimeNs > newest) return undefined
-    for (const { path, full } of packageFilePaths(dir)) {
-      const stat = lstatSync(full, { bigint: true })
-      if (stat.mtimeNs > newest || stat.ctimeNs > newest) return undefined
-      hash.update(`${path}\0${stat.size}\0${stat.mtimeNs}\0${stat.ctimeNs}\0${stat.ino}\0${stat.mode}\n`)
-    }
+    if (!walk(dir, '')) return undefined
   } catch {
     return undefined
   }
-  return hash.digest('hex')
+  // By path, whatever order the directory listed them in (`\0` ends each path, so a path sorts before its extensions).
+  lines.sort()
+  return createHash('sha256').update(lines.join('')).digest('hex')
 }
 
 /** Writes packages below one output directory, each as a whole. */
