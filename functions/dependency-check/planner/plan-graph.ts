@@ -75,6 +75,8 @@ export class PlanGraph {
   /** Node id → the installations of the same package and namespace that were ignored (duplicates). */
   readonly duplicates = new Map<string, { name: string; version: string }[]>()
   private providerCache: Map<string, PlanNode[]> | undefined
+  /** The nodes by id, until a node is added or removed (a new array then: one being iterated stays as it was). */
+  private sorted: readonly PlanNode[] | undefined
   private installedProvides: Map<string, string[]> | undefined
 
   constructor(
@@ -85,6 +87,7 @@ export class PlanGraph {
 
   addNode(node: PlanNode): void {
     this.providerCache = undefined
+    this.sorted = undefined
     this.nodes.set(node.id, node)
     const list = this.byPackage.get(node.package)
     if (list) {
@@ -96,6 +99,7 @@ export class PlanGraph {
   removeNode(node: PlanNode): void {
     this.unregister(node)
     this.providerCache = undefined
+    this.sorted = undefined
     this.nodes.delete(node.id)
     const rest = (this.byPackage.get(node.package) ?? []).filter((n) => n !== node)
     if (rest.length > 0) this.byPackage.set(node.package, rest)
@@ -107,8 +111,9 @@ export class PlanGraph {
     this.providerCache = undefined
   }
 
-  sortedNodes(): PlanNode[] {
-    return [...this.nodes.values()].sort((a, b) => byString(a.id, b.id))
+  /** Every node by id; the report and each stage walk them in this order many times, so it is sorted once per change of the node set. */
+  sortedNodes(): readonly PlanNode[] {
+    return (this.sorted ??= [...this.nodes.values()].sort((a, b) => byString(a.id, b.id)))
   }
 
   // ---- ranges ---------------------------------------------------------------
