@@ -112,7 +112,7 @@ export class VariantContext {
         if (this.settings.diff) report.diff = packageDiff(path, current, files)
       } else {
         if (this.settings.git) pending.files = files
-        else pending.staged = this.writer.stage(files)
+        else pending.staged = await this.writer.stageInBackground(files)
       }
       pending.dependencies = dependencyObjects(this.codec, files, this.writer.packageDir(path))
     } catch (err) {

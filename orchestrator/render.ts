@@ -251,6 +251,17 @@ export async function renderShare(run: Run, index: number, threads: number, onDo
     done.push(pending)
     onDone(pending)
   }
+  // A package the staging thread could not write fails its variant and is never committed.
+  const unwritten = await run.writer.settleStaging()
+  for (const pending of done) {
+    const error = pending.staged === undefined ? undefined : unwritten.get(pending.staged)
+    if (error === undefined) continue
+    run.writer.discard(pending.staged!)
+    delete pending.staged
+    delete pending.memo
+    pending.report.status = 'failed'
+    pending.report.reasons.push(`cannot write the package: ${error}`)
+  }
   return done
 }
 

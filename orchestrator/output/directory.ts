@@ -8,6 +8,7 @@ import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync,
 import { createHash } from 'node:crypto'
 import { dirname, join, relative, resolve, sep } from 'node:path'
 import type { PackageFile, PackageFiles } from '../package/files.js'
+import { StagingThread } from './staging-thread.js'
 
 /** Name prefix of the staging directories inside DIR (never a package: it starts with a dot). */
 export const stagingPrefix = '.kpt-variants-staging-'
@@ -91,6 +92,7 @@ export function statPackageDirectory(dir: string, now = Date.now()): string | un
 export class DirectoryWriter {
   #staging: string | undefined
   #count = 0
+  #thread: StagingThread | undefined
 
   /** `thread` tells the staging directories of one run's threads apart. */
   constructor(
@@ -126,6 +128,27 @@ export class DirectoryWriter {
       writeFileSync(full, content.content, { mode: content.executable ? 0o755 : 0o644 })
     }
     return staged
+  }
+
+  /**
+   * Queues a package for the staging thread (see staging-thread.ts) and
+   * returns the directory it goes to; `settleStaging` says which could not be
+   * written. For the many packages of a render; `stage` writes one at once.
+   */
+  async stageInBackground(files: PackageFiles): Promise<string> {
+    const staged = join(this.#stagingDir(), String(this.#count++))
+    await (this.#thread ??= new StagingThread()).write(staged, files)
+    return staged
+  }
+
+  /** Waits for the packages queued by `stageInBackground`; returns those that could not be written, with the error, and stops the thread. */
+  async settleStaging(): Promise<Map<string, string>> {
+    const thread = this.#thread
+    if (!thread) return new Map()
+    this.#thread = undefined
+    const failures = await thread.settle()
+    await thread.close()
+    return failures
   }
 
   /** Replaces the package at `path` by a staged one, in one rename. */
@@ -171,6 +194,9 @@ export class DirectoryWriter {
 
   /** Removes the staging directories of this process (every thread's); call once at the end of a run. */
   close(): void {
+    // Normally settled already; after an error, whatever the thread still had queued is dropped with the directories.
+    void this.#thread?.close()
+    this.#thread = undefined
     this.#removeStaging((pid) => pid === process.pid)
     this.#staging = undefined
   }

@@ -1,0 +1,51 @@
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { textFile } from '../package/files.js'
+import type { PackageFiles } from '../package/files.js'
+import { StagingThread } from './staging-thread.js'
+
+let dir: string
+beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'staging-thread-'))))
+afterEach(() => rmSync(dir, { recursive: true, force: true }))
+
+const pkg = (n: number): PackageFiles =>
+  new Map([
+    ['Kptfile', textFile(`kind: Kptfile\nmetadata: {name: p${n}}\n`)],
+    ['sub/deep/cm.yaml', textFile(`data: {n: "${n}"}\n`)],
+    ['run.sh', { content: Buffer.from('#!/bin/sh\n'), executable: true }],
+  ])
+
+describe('StagingThread', () => {
+  test('writes every queued package, nested directories and modes included (waiting whenever two are queued)', async () => {
+    const thread = new StagingThread(2)
+    for (let n = 0; n < 20; n++) await thread.write(join(dir, String(n)), pkg(n))
+    expect(await thread.settle()).toEqual(new Map())
+    await thread.close()
+    for (let n = 0; n < 20; n++) {
+      expect(readFileSync(join(dir, String(n), 'Kptfile'), 'utf8')).toBe(`kind: Kptfile\nmetadata: {name: p${n}}\n`)
+      expect(readFileSync(join(dir, String(n), 'sub/deep/cm.yaml'), 'utf8')).toBe(`data: {n: "${n}"}\n`)
+      expect(statSync(join(dir, String(n), 'run.sh')).mode & 0o777).toBe(0o755)
+      expect(statSync(join(dir, String(n), 'Kptfile')).mode & 0o777).toBe(0o644)
+    }
+  })
+
+  test('a package that cannot be written is named with the error; the others are written', async () => {
+    writeFileSync(join(dir, 'a-file'), '')
+    const thread = new StagingThread()
+    await thread.write(join(dir, 'ok-1'), pkg(1))
+    await thread.write(join(dir, 'a-file', 'bad'), pkg(2))
+    await thread.write(join(dir, 'ok-3'), pkg(3))
+    const failures = await thread.settle()
+    await thread.close()
+    expect([...failures.keys()]).toEqual([join(dir, 'a-file', 'bad')])
+    expect(failures.get(join(dir, 'a-file', 'bad'))).toMatch(/ENOTDIR/)
+    expect(readFileSync(join(dir, 'ok-3', 'Kptfile'), 'utf8')).toContain('p3')
+  })
+
+  test('settles at once when nothing was queued', async () => {
+    const thread = new StagingThread()
+    expect(await thread.settle()).toEqual(new Map())
+    await thread.close()
+  })
+})

@@ -1,0 +1,117 @@
+/**
+ * Writing staged packages on a thread of their own. A new variant's fifty-odd
+ * files cost nearly as much to write (open, write, close: system-call time)
+ * as the variant costs to render, and the render thread need not wait for
+ * them: it queues each package and renders the next while this thread writes,
+ * so a second core does the writing. Measured on 1,000 packages of 51 files
+ * with 2 ms of rendering each: 2.9 s written in line, 2.1 s queued here.
+ * (Node's own asynchronous fs was slower than writing in line, 4.6-5.1 s: a
+ * promise per file on the render thread costs more than the write.)
+ *
+ * Packages are written in the order queued; `settle` waits for every one and
+ * names those that could not be written, which the caller then discards and
+ * reports as failed: nothing half-written is ever committed.
+ */
+import { Worker } from 'node:worker_threads'
+import type { PackageFiles } from '../package/files.js'
+
+/**
+ * The thread's whole program, as CommonJS source: it has no imports of ours,
+ * so it runs the same from the compiled build and from the TypeScript sources
+ * the tests load (a module file would exist only in the build).
+ */
+const threadSource = `
+const { parentPort } = require('node:worker_threads')
+const { mkdirSync, writeFileSync } = require('node:fs')
+const { dirname, join } = require('node:path')
+parentPort.on('message', ({ dir, files }) => {
+  try {
+    mkdirSync(dir, { recursive: true })
+    const made = new Set([dir])
+    for (const [path, content, mode] of files) {
+      const full = join(dir, ...path.split('/'))
+      const parent = dirname(full)
+      if (!made.has(parent)) {
+        mkdirSync(parent, { recursive: true })
+        made.add(parent)
+      }
+      writeFileSync(full, content, { mode })
+    }
+    parentPort.postMessage({ dir })
+  } catch (err) {
+    parentPort.postMessage({ dir, error: err.message })
+  }
+})
+`
+
+/** What the thread is sent per package: its directory and each file's slash path, bytes and mode. */
+interface PackageMessage {
+  dir: string
+  files: [string, Uint8Array, number][]
+}
+
+export class StagingThread {
+  #worker: Worker | undefined
+  /** Directories queued and not yet acknowledged, oldest first. */
+  readonly #queued: string[] = []
+  readonly #failures = new Map<string, string>()
+  #wake: (() => void) | undefined
+
+  /** `maxQueued` bounds the packages held in memory while the thread catches up. */
+  constructor(private readonly maxQueued = 32) {}
+
+  /** Queues `files` to be written below `dir`; waits while `maxQueued` packages are already waiting. */
+  async write(dir: string, files: PackageFiles): Promise<void> {
+    const message: PackageMessage = { dir, files: [...files].map(([path, file]) => [path, file.content, file.executable ? 0o755 : 0o644]) }
+    const worker = this.#start()
+    worker.postMessage(message)
+    // Kept alive while it has work: the render may be awaiting nothing but this thread.
+    if (this.#queued.push(dir) === 1) worker.ref()
+    while (this.#queued.length > this.maxQueued) await this.#acknowledged()
+  }
+
+  /** Waits until every queued package is written; returns the directories that could not be, with the error. */
+  async settle(): Promise<Map<string, string>> {
+    while (this.#queued.length > 0) await this.#acknowledged()
+    return this.#failures
+  }
+
+  /** Stops the thread (call after `settle`). */
+  async close(): Promise<void> {
+    const worker = this.#worker
+    this.#worker = undefined
+    if (worker) await worker.terminate()
+  }
+
+  #start(): Worker {
+    if (this.#worker) return this.#worker
+    const worker = new Worker(threadSource, { eval: true })
+    worker.on('message', ({ dir, error }: { dir: string; error?: string }) => {
+      this.#queued.splice(this.#queued.indexOf(dir), 1)
+      if (error !== undefined) this.#failures.set(dir, error)
+      if (this.#queued.length === 0) worker.unref()
+      this.#wakeUp()
+    })
+    // The thread itself failed (it cannot start, or ran out of memory): nothing queued was written.
+    const lost = (message: string) => {
+      if (this.#worker !== worker) return
+      this.#worker = undefined
+      for (const dir of this.#queued.splice(0)) this.#failures.set(dir, message)
+      this.#wakeUp()
+    }
+    worker.on('error', (err) => lost(err.message))
+    worker.on('exit', (code) => lost(`the staging thread stopped (exit code ${code})`))
+    this.#worker = worker
+    return worker
+  }
+
+  #acknowledged(): Promise<void> {
+    return new Promise((resolve) => (this.#wake = resolve))
+  }
+
+  #wakeUp(): void {
+    const wake = this.#wake
+    this.#wake = undefined
+    wake?.()
+  }
+}
