@@ -46,8 +46,18 @@ export function joinDocuments(docs: readonly DocumentText[]): string {
 
 /** True when a document holds nothing but blank lines and comments (kpt drops such documents). */
 export function isEmptyDocument(text: string): boolean {
-  return text.split('\n').every((line) => /^\s*(#.*)?$/.test(line) || /^\.\.\.\s*$/.test(line))
+  // Line by line up to the first line with content: nearly every document has one near its top.
+  for (let at = 0; at <= text.length;) {
+    const eol = text.indexOf('\n', at)
+    const end = eol < 0 ? text.length : eol
+    emptyLine.lastIndex = at
+    if (!emptyLine.test(text) || emptyLine.lastIndex !== end) return false
+    at = end + 1
+  }
+  return true
 }
+/** From a line's start: a document end marker (`...`, at column 0), or white space and perhaps a comment. */
+const emptyLine = /\.\.\.[^\S\n]*|[^\S\n]*(?:#[^\n]*)?/y
 
 /**
  * kyaml's `DeriveSeqIndentStyle`: the first `- ` line whose key line (the
