@@ -60,7 +60,7 @@ export interface RenderSettings {
   repositories?: SharedRepositories
   /** The record of earlier renders (render-memo.ts) to skip unchanged variants with, and to update; none renders everything. */
   memo?: string
-  /** Threads rendering variants (default: the machine's cores); the output is the same for any number. */
+  /** Threads rendering variants (default: defaultThreads()); the output is the same for any number. */
   threads?: number
   /** kpt runs here (relative `exec:` paths resolve against it). */
   cwd: string
@@ -75,6 +75,18 @@ export interface RenderProgress {
 
 /** Below this many variants per thread, more threads cost more than they save. */
 const variantsPerThread = 64
+
+/**
+ * Render threads when `--threads` is not given: one per CPU but one. The
+ * remaining core is not idle: each render thread's staging thread writes its
+ * packages there, and V8 collects garbage there. Measured on 2 CPUs (1,000
+ * and 10,000 new variants of 50 resources): one render thread 3.9 s and
+ * 25.7 s, two 6.1 s and 30.5 s, as each render thread loads and plans the
+ * fleet and warms up its own compiled code.
+ */
+export function defaultThreads(cpus = availableParallelism()): number {
+  return Math.max(1, cpus - 1)
+}
 /** Fleets of this many bytes of YAML or more start their workers before planning (~150 variants' worth of objects). */
 const earlyStartBytes = 64 * 1024
 
@@ -92,7 +104,7 @@ function fleetBytes(fleetDir: string): number {
  * `dryRun`); `onPlan` sees the main thread's plan (`--cluster` writes status from it).
  */
 export async function renderFleet(settings: RenderSettings, progress?: RenderProgress, onPlan?: (plan: FleetPlan) => void): Promise<RunReport> {
-  const threads = Math.max(1, settings.threads ?? availableParallelism())
+  const threads = Math.max(1, settings.threads ?? defaultThreads())
   // Worker progress can arrive before the main thread has planned (and started the bar).
   let planned = false
   const early: VariantReport[] = []
