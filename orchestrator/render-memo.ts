@@ -92,15 +92,19 @@ export class RenderMemo {
     this.#entries = new Map(Object.entries(entries))
   }
 
-  /** Reads the record (a missing or unreadable one is empty: it only costs a full render). */
-  static open(file: string, fleet: { digest: string; objects: readonly KubeObject[] }, settings: MemoSettings): RenderMemo {
-    let entries: Record<string, MemoEntry> = {}
+  /** Reads the record's entries, by package path (a missing or unreadable record has none: it only costs a full render). */
+  static read(file: string): Record<string, MemoEntry> {
     try {
       const parsed = JSON.parse(readFileSync(file, 'utf8')) as MemoFile
-      if (parsed.version === 2 && parsed.entries && typeof parsed.entries === 'object') entries = parsed.entries
+      if (parsed.version === 2 && parsed.entries && typeof parsed.entries === 'object') return parsed.entries
     } catch {
       // No record yet, or a damaged one.
     }
+    return {}
+  }
+
+  /** The record of `file` for this fleet and these settings; `entries` as `read` gives them. */
+  static open(file: string, fleet: { digest: string; objects: readonly KubeObject[] }, settings: MemoSettings, entries = RenderMemo.read(file)): RenderMemo {
     return new RenderMemo(file, entries, fleet.digest, fleet.objects, settings)
   }
 

@@ -27,6 +27,7 @@ import type { GitSettings, SharedRepositories } from './output/git/git-run.js'
 import { recordRun } from './output/git/last-run.js'
 import { planFleet } from './plan.js'
 import type { FleetPlan, Shard } from './plan.js'
+import { digestInBackground } from './output/stat-thread.js'
 import { RenderMemo } from './render-memo.js'
 import type { MemoEntry } from './render-memo.js'
 import { VariantContext } from './render-variant.js'
@@ -197,12 +198,16 @@ export async function startRun(settings: RenderSettings, thread = 0): Promise<Ru
   const scratch = mkdtempSync(join(tmpdir(), 'kpt-variants-'))
   const writer = new DirectoryWriter(settings.git ? join(settings.git.cacheDir, 'staging') : outDir, thread)
   let git: GitRepositories | undefined
+  // The recorded packages' digests are taken on another thread while this one loads and plans (stat-thread.ts).
+  const recorded = settings.memo ? RenderMemo.read(settings.memo) : undefined
+  const recordedDirs = recorded && !settings.git && thread === 0 ? Object.keys(recorded).filter((path) => recorded[path]?.stat !== undefined) : []
+  const digests = digestInBackground(recordedDirs.flatMap((path) => packageDirOf(writer, path)))
   try {
     const origin = { ...(settings.repositoryBase ? { base: resolve(settings.cwd, settings.repositoryBase) } : {}), ...(settings.clusterScoped ? { clusterScoped: settings.clusterScoped } : {}) }
     const fleet = buildFleet(loadFleetDirectory(fleetDir), settings.namespace, origin)
     const sources = new GitSources(fleet.base, scratch)
     let plan = planFleet(fleet, await indexUpstreams(fleet, sources), settings.shard)
-    let downstreams: Downstreams = new DirectoryDownstreams(writer)
+    let downstreams: Downstreams = new DirectoryDownstreams(writer, await digests)
     if (settings.git) {
       if (!settings.repositories) git = await GitRepositories.open(fleet, plan, settings.git)
       const shared = settings.repositories ?? git!.shared
@@ -210,7 +215,7 @@ export async function startRun(settings: RenderSettings, thread = 0): Promise<Ru
       downstreams = new GitDownstreams(shared.snapshots)
     }
     const memoSettings = { allowExec: settings.allowExec, onConflict: settings.onConflict, namespace: settings.namespace ?? 'default', imageFunctions: settings.imageFunctions ?? 'run' }
-    const memo = settings.memo ? RenderMemo.open(settings.memo, fleet, memoSettings) : undefined
+    const memo = settings.memo ? RenderMemo.open(settings.memo, fleet, memoSettings, recorded) : undefined
     return {
       settings,
       outDir,
@@ -233,6 +238,15 @@ export async function startRun(settings: RenderSettings, thread = 0): Promise<Ru
     git?.close()
     rmSync(scratch, { recursive: true, force: true })
     throw err
+  }
+}
+
+/** The directory of a recorded package path; none for a path the writer refuses (the render reports it). */
+function packageDirOf(writer: DirectoryWriter, path: string): string[] {
+  try {
+    return [writer.packageDir(path)]
+  } catch {
+    return []
   }
 }
 

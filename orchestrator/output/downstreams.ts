@@ -22,7 +22,11 @@ export interface Downstreams {
 
 /** Packages in directories below the output directory: published as they are, never drafted. */
 export class DirectoryDownstreams implements Downstreams {
-  constructor(private readonly writer: DirectoryWriter) {}
+  /** `digests`: digests taken ahead (stat-thread.ts), by directory; each answers once, as the package may then be rewritten. */
+  constructor(
+    private readonly writer: DirectoryWriter,
+    private readonly digests = new Map<string, string | undefined>(),
+  ) {}
 
   async prefetch(): Promise<void> {}
 
@@ -32,7 +36,13 @@ export class DirectoryDownstreams implements Downstreams {
   }
 
   statDigest(path: string): string | undefined {
-    return statPackageDirectory(this.writer.packageDir(path))
+    const dir = this.writer.packageDir(path)
+    if (this.digests.has(dir)) {
+      const digest = this.digests.get(dir)
+      this.digests.delete(dir)
+      return digest
+    }
+    return statPackageDirectory(dir)
   }
 }
 

@@ -1,0 +1,44 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { DirectoryWriter, statPackageDirectory } from './directory.js'
+import { DirectoryDownstreams } from './downstreams.js'
+import { digestInBackground } from './stat-thread.js'
+
+// The worker runs compiled code: the build's (npm test builds first).
+const builtWorker = new URL('../../dist/orchestrator/output/stat-worker.js', import.meta.url)
+
+let dir: string
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'stat-thread-'))
+  for (const name of ['a', 'b']) {
+    mkdirSync(join(dir, 'repo', name, 'sub'), { recursive: true })
+    writeFileSync(join(dir, 'repo', name, 'Kptfile'), `kind: Kptfile # ${name}\n`)
+    writeFileSync(join(dir, 'repo', name, 'sub', 'cm.yaml'), 'data: {}\n')
+  }
+  // Past the racy window, so that the digests exist.
+  await new Promise((resolve) => setTimeout(resolve, 2100))
+})
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+test('the digests taken on a thread are those taken in line, missing packages included', async () => {
+  expect(existsSync(builtWorker)).toBe(true)
+  const dirs = ['a', 'b', 'missing'].map((name) => join(dir, 'repo', name))
+  const digests = await digestInBackground(dirs, builtWorker)
+  expect(digests).toEqual(new Map(dirs.map((d) => [d, statPackageDirectory(d)])))
+  expect(digests!.get(dirs[0]!)).toMatch(/^[0-9a-f]{64}$/)
+  expect(digests!.get(dirs[0]!)).not.toBe(digests!.get(dirs[1]!))
+})
+
+test('no thread without a compiled worker (the caller takes each digest when needed), or without packages', () => {
+  expect(digestInBackground([join(dir, 'repo', 'a')], new URL('file:///nonexistent/stat-worker.js'))).toBeUndefined()
+  expect(digestInBackground([], builtWorker)).toBeUndefined()
+})
+
+test('a digest taken ahead answers once: after that the package may have been rewritten', () => {
+  const writer = new DirectoryWriter(dir)
+  const ahead = 'f'.repeat(64)
+  const downstreams = new DirectoryDownstreams(writer, new Map([[writer.packageDir('repo/a'), ahead]]))
+  expect(downstreams.statDigest('repo/a')).toBe(ahead)
+  expect(downstreams.statDigest('repo/a')).toBe(statPackageDirectory(join(dir, 'repo', 'a')))
+})

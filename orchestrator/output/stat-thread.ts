@@ -1,0 +1,32 @@
+/**
+ * The metadata digests of the packages an earlier render recorded, taken on
+ * a second thread while the render thread loads and plans the fleet. A
+ * re-render compares each unchanged variant's files with their record by
+ * these digests (a `stat` of every file: 1,000 packages of 51 files cost
+ * 0.3-0.5 s of a 2.7 s re-render), and by the time the plan is made they are
+ * ready. A file changed after its digest was taken is a change made after
+ * the run looked, as with any check.
+ */
+import { existsSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { Worker } from 'node:worker_threads'
+
+const workerFile = new URL('./stat-worker.js', import.meta.url)
+
+/**
+ * Starts taking the digests of `dirs` (see statPackageDirectory); resolves to
+ * each directory's digest (undefined where there is none). Undefined when no
+ * thread can be started here (the TypeScript sources, under test, have no
+ * compiled worker): the caller then takes each digest when it needs it.
+ */
+export function digestInBackground(dirs: readonly string[], worker = workerFile): Promise<Map<string, string | undefined>> | undefined {
+  if (dirs.length === 0 || !existsSync(fileURLToPath(worker))) return undefined
+  return new Promise((resolve) => {
+    const thread = new Worker(worker, { workerData: { dirs } })
+    let digests: Map<string, string | undefined> | undefined
+    thread.on('message', (list: (string | null)[]) => (digests = new Map(dirs.map((dir, i) => [dir, list[i] ?? undefined]))))
+    // A thread that fails only costs the time: each digest is then taken when needed.
+    thread.on('error', () => undefined)
+    thread.on('exit', () => resolve(digests ?? new Map()))
+  })
+}
