@@ -1,9 +1,9 @@
 import { defaultThreads, sharesOf } from './render.js'
 
-test('by default one render thread per CPU but one (the staging thread and the collector use that one), at least one', () => {
+test('by default one render thread per CPU', () => {
   expect(defaultThreads(1)).toBe(1)
-  expect(defaultThreads(2)).toBe(1)
-  expect(defaultThreads(8)).toBe(7)
+  expect(defaultThreads(2)).toBe(2)
+  expect(defaultThreads(8)).toBe(8)
 })
 
 test('a fleet is shared only between threads that each get a worthwhile share', () => {

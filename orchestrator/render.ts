@@ -78,15 +78,15 @@ export interface RenderProgress {
 const variantsPerThread = 64
 
 /**
- * Render threads when `--threads` is not given: one per CPU but one. The
- * remaining core is not idle: each render thread's staging thread writes its
- * packages there, and V8 collects garbage there. Measured on 2 CPUs (1,000
- * and 10,000 new variants of 50 resources): one render thread 3.9 s and
- * 25.7 s, two 6.1 s and 30.5 s, as each render thread loads and plans the
- * fleet and warms up its own compiled code.
+ * Render threads when `--threads` is not given: one per CPU. Measured on 2
+ * CPUs, one render thread (its staging thread writing on the other core) is
+ * faster for new variants on a RAM disk (1,000: 3.9 s against 6.1 s; each
+ * thread loads and plans the fleet and warms up its own compiled code), but
+ * two are faster where each variant costs more, an upstream update (1,000:
+ * 26 s on one thread, 14 s on two) or a slow disk (10,000 new into /tmp).
  */
 export function defaultThreads(cpus = availableParallelism()): number {
-  return Math.max(1, cpus - 1)
+  return Math.max(1, cpus)
 }
 /** Fleets of this many bytes of YAML or more start their workers before planning (~150 variants' worth of objects). */
 const earlyStartBytes = 64 * 1024
