@@ -4,11 +4,13 @@
  * directory inside DIR and renamed into place, so a reader (or a crash) sees
  * the old package or the new one, never a mix; nothing is written outside DIR.
  */
-import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync } from 'node:fs'
 import { createHash } from 'node:crypto'
 import { dirname, join, relative, resolve, sep } from 'node:path'
 import type { PackageFile, PackageFiles } from '../package/files.js'
-import { StagingThread } from './staging-thread.js'
+import { openStagingThread } from './staging-thread.js'
+import type { StagingThread } from './staging-thread.js'
+import { writePackageFiles } from './write-files.js'
 
 /** Name prefix of the staging directories inside DIR (never a package: it starts with a dot). */
 export const stagingPrefix = '.kpt-variants-staging-'
@@ -104,18 +106,7 @@ export class DirectoryWriter {
   /** Writes a package into the staging directory; `commit` moves it into place, `discard` drops it. */
   stage(files: PackageFiles): string {
     const staged = join(this.#stagingDir(), String(this.#count++))
-    mkdirSync(staged, { recursive: true })
-    // One mkdir per directory, not per file: most packages are one flat directory.
-    const made = new Set([staged])
-    for (const [file, content] of files) {
-      const full = join(staged, ...file.split('/'))
-      const parent = dirname(full)
-      if (!made.has(parent)) {
-        mkdirSync(parent, { recursive: true })
-        made.add(parent)
-      }
-      writeFileSync(full, content.content, { mode: content.executable ? 0o755 : 0o644 })
-    }
+    writePackageFiles(staged, files)
     return staged
   }
 
@@ -125,8 +116,10 @@ export class DirectoryWriter {
    * written. For the many packages of a render; `stage` writes one at once.
    */
   async stageInBackground(files: PackageFiles): Promise<string> {
+    const thread = (this.#thread ??= openStagingThread())
+    if (!thread) return this.stage(files)
     const staged = join(this.#stagingDir(), String(this.#count++))
-    await (this.#thread ??= new StagingThread()).write(staged, files)
+    await thread.write(staged, files)
     return staged
   }
 

@@ -5,6 +5,9 @@ import { textFile } from '../package/files.js'
 import type { PackageFiles } from '../package/files.js'
 import { StagingThread } from './staging-thread.js'
 
+// The thread runs compiled code: the build's (npm test builds first).
+const builtWorker = new URL('../../dist/orchestrator/output/staging-worker.js', import.meta.url)
+
 let dir: string
 beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'staging-thread-'))))
 afterEach(() => rmSync(dir, { recursive: true, force: true }))
@@ -18,7 +21,7 @@ const pkg = (n: number): PackageFiles =>
 
 describe('StagingThread', () => {
   test('writes every queued package, nested directories and modes included (waiting whenever two are queued)', async () => {
-    const thread = new StagingThread(2)
+    const thread = new StagingThread(2, builtWorker)
     for (let n = 0; n < 20; n++) await thread.write(join(dir, String(n)), pkg(n))
     expect(await thread.settle()).toEqual(new Map())
     await thread.close()
@@ -32,7 +35,7 @@ describe('StagingThread', () => {
 
   test('a package that cannot be written is named with the error; the others are written', async () => {
     writeFileSync(join(dir, 'a-file'), '')
-    const thread = new StagingThread()
+    const thread = new StagingThread(32, builtWorker)
     await thread.write(join(dir, 'ok-1'), pkg(1))
     await thread.write(join(dir, 'a-file', 'bad'), pkg(2))
     await thread.write(join(dir, 'ok-3'), pkg(3))
@@ -44,7 +47,7 @@ describe('StagingThread', () => {
   })
 
   test('settles at once when nothing was queued', async () => {
-    const thread = new StagingThread()
+    const thread = new StagingThread(32, builtWorker)
     expect(await thread.settle()).toEqual(new Map())
     await thread.close()
   })

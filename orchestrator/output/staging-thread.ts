@@ -12,42 +12,19 @@
  * names those that could not be written, which the caller then discards and
  * reports as failed: nothing half-written is ever committed.
  */
+import { existsSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import type { PackageFiles } from '../package/files.js'
 
-/**
- * The thread's whole program, as CommonJS source: it has no imports of ours,
- * so it runs the same from the compiled build and from the TypeScript sources
- * the tests load (a module file would exist only in the build).
- */
-const threadSource = `
-const { parentPort } = require('node:worker_threads')
-const { mkdirSync, writeFileSync } = require('node:fs')
-const { dirname, join } = require('node:path')
-parentPort.on('message', ({ dir, files }) => {
-  try {
-    mkdirSync(dir, { recursive: true })
-    const made = new Set([dir])
-    for (const [path, content, mode] of files) {
-      const full = join(dir, ...path.split('/'))
-      const parent = dirname(full)
-      if (!made.has(parent)) {
-        mkdirSync(parent, { recursive: true })
-        made.add(parent)
-      }
-      writeFileSync(full, content, { mode })
-    }
-    parentPort.postMessage({ dir })
-  } catch (err) {
-    parentPort.postMessage({ dir, error: err.message })
-  }
-})
-`
+const workerFile = new URL('./staging-worker.js', import.meta.url)
+/** Whether the compiled worker is there (the TypeScript sources, under test, have none); looked up once. */
+let compiled: boolean | undefined
 
-/** What the thread is sent per package: its directory and each file's slash path, bytes and mode. */
-interface PackageMessage {
-  dir: string
-  files: [string, Uint8Array, number][]
+/** A staging thread, or undefined where none can run (no compiled worker): the caller then writes in line. */
+export function openStagingThread(): StagingThread | undefined {
+  compiled ??= existsSync(fileURLToPath(workerFile))
+  return compiled ? new StagingThread() : undefined
 }
 
 export class StagingThread {
@@ -57,14 +34,16 @@ export class StagingThread {
   readonly #failures = new Map<string, string>()
   #wake: (() => void) | undefined
 
-  /** `maxQueued` bounds the packages held in memory while the thread catches up. */
-  constructor(private readonly maxQueued = 32) {}
+  /** `maxQueued` bounds the packages held in memory while the thread catches up; `worker` is the compiled staging-worker.js. */
+  constructor(
+    private readonly maxQueued = 32,
+    private readonly worker = workerFile,
+  ) {}
 
   /** Queues `files` to be written below `dir`; waits while `maxQueued` packages are already waiting. */
   async write(dir: string, files: PackageFiles): Promise<void> {
-    const message: PackageMessage = { dir, files: [...files].map(([path, file]) => [path, file.content, file.executable ? 0o755 : 0o644]) }
     const worker = this.#start()
-    worker.postMessage(message)
+    worker.postMessage({ dir, files })
     // Kept alive while it has work: the render may be awaiting nothing but this thread.
     if (this.#queued.push(dir) === 1) worker.ref()
     while (this.#queued.length > this.maxQueued) await this.#acknowledged()
@@ -85,7 +64,7 @@ export class StagingThread {
 
   #start(): Worker {
     if (this.#worker) return this.#worker
-    const worker = new Worker(threadSource, { eval: true })
+    const worker = new Worker(this.worker)
     worker.on('message', ({ dir, error }: { dir: string; error?: string }) => {
       this.#queued.splice(this.#queued.indexOf(dir), 1)
       if (error !== undefined) this.#failures.set(dir, error)
