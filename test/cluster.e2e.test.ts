@@ -13,8 +13,8 @@ import { parseAllDocuments } from 'yaml'
 import { gitIdentity, repoRoot } from './e2e/runner.js'
 import { FakeApiServer } from './support/fake-apiserver.js'
 import type { Json } from './support/fake-apiserver.js'
-import { fleetFiles, nginxV1, nginxV2, threeClusters } from './support/fleet.js'
-import { createRepo, git, readTreeWithModes, writeTree } from './support/git-repo.js'
+import { createBlueprints, fleetFiles, threeClusters } from './support/fleet.js'
+import { git, readTreeWithModes, writeTree } from './support/git-repo.js'
 import { source } from './support/source.js'
 
 const bin = join(repoRoot, 'bin', 'kpt-variants')
@@ -38,10 +38,7 @@ let server: FakeApiServer
 
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'kpt-variants-cluster-e2e-'))
-  await createRepo(join(dir, 'repos', 'blueprints'), [
-    ['nginx/v1', nginxV1],
-    ['nginx/v2', nginxV2],
-  ])
+  await createBlueprints(join(dir, 'repos', 'blueprints'))
   const files = fleetFiles({
     clusters: [...threeClusters, { name: 'core-01', region: 'us-east1', siteType: 'core' }],
     extra: {

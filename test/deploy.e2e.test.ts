@@ -14,8 +14,8 @@ import { parseAllDocuments } from 'yaml'
 import { gitIdentity, repoRoot } from './e2e/runner.js'
 import { defaultKinds, FakeApiServer } from './support/fake-apiserver.js'
 import type { Json, Recorded } from './support/fake-apiserver.js'
-import { fleetFiles, nginxV1, nginxV2, threeClusters } from './support/fleet.js'
-import { createRepo, git } from './support/git-repo.js'
+import { createBlueprints, fleetFiles, threeClusters } from './support/fleet.js'
+import { git } from './support/git-repo.js'
 import { source } from './support/source.js'
 
 const deploy = join(repoRoot, 'deploy')
@@ -64,10 +64,7 @@ let server: FakeApiServer
 
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'kpt-variants-deploy-e2e-'))
-  await createRepo(join(dir, 'repos', 'blueprints'), [
-    ['nginx/v1', nginxV1],
-    ['nginx/v2', nginxV2],
-  ])
+  await createBlueprints(join(dir, 'repos', 'blueprints'))
   const standalone = source`
     apiVersion: config.porch.kpt.dev/v1alpha1
     kind: PackageVariant

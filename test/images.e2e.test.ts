@@ -12,8 +12,8 @@ import { join } from 'node:path'
 import { execa } from 'execa'
 import { findCases, gitIdentity, repoRoot, runCase } from './e2e/runner.js'
 import type { ImageRuntime } from './e2e/runner.js'
-import { fleetFiles, nginxV1, nginxV2, threeClusters } from './support/fleet.js'
-import { createRepo, git, readTreeWithModes, writeTree } from './support/git-repo.js'
+import { createBlueprints, fleetFiles, threeClusters } from './support/fleet.js'
+import { git, readTreeWithModes, writeTree } from './support/git-repo.js'
 import { imageTag, installedEngine, packageVersion } from '../scripts/image-names.js'
 
 const engine = installedEngine()
@@ -47,10 +47,7 @@ if (!images) {
     test("the orchestrator's image renders a fleet as bin/kpt-variants does, and proposes drafts with git, as nobody", async () => {
       const dir = mkdtempSync(join(tmpdir(), 'kpt-variants-image-'))
       try {
-        await createRepo(join(dir, 'repos', 'blueprints'), [
-          ['nginx/v1', nginxV1],
-          ['nginx/v2', nginxV2],
-        ])
+        await createBlueprints(join(dir, 'repos', 'blueprints'))
         writeTree(join(dir, 'fleet'), fleetFiles({ clusters: threeClusters }))
         for (const name of ['edge-01', 'edge-02', 'edge-03']) await git(dir, 'init', '-q', '--bare', '-b', 'main', `repos/${name}.git`)
         const local = await execa('node', [join(repoRoot, 'bin', 'kpt-variants'), 'render', 'fleet', '--out', 'local', '--cache', 'cache-local'], {

@@ -10,7 +10,7 @@ import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { execa } from 'execa'
 import { gitIdentity, repoRoot } from './e2e/runner.js'
-import { fleetFiles, nginxV1, nginxV2, threeClusters, v1Image, v2Image } from './support/fleet.js'
+import { createBlueprints, fleetFiles, threeClusters, v1Image, v2Image } from './support/fleet.js'
 import type { FleetOptions } from './support/fleet.js'
 import { createRepo, git, writeTree } from './support/git-repo.js'
 
@@ -35,10 +35,7 @@ class Workspace {
 
   static async create(options: Partial<FleetOptions> = {}): Promise<Workspace> {
     const ws = new Workspace(mkdtempSync(join(tmpdir(), 'kpt-variants-git-e2e-')))
-    await createRepo(join(ws.dir, 'repos', 'blueprints'), [
-      ['nginx/v1', nginxV1],
-      ['nginx/v2', nginxV2],
-    ])
+    await createBlueprints(join(ws.dir, 'repos', 'blueprints'))
     // edge-01, edge-02: empty bare repositories, named by path (`../repos/edge-01` finds `edge-01.git`).
     for (const name of ['edge-01', 'edge-02']) await git(ws.dir, 'init', '-q', '--bare', '-b', 'main', `repos/${name}.git`)
     // edge-03: an ordinary repository with a first commit, by file:// URL; a push may update its checked-out branch.

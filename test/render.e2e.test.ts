@@ -14,9 +14,9 @@ import { join, relative, sep } from 'node:path'
 import { execa } from 'execa'
 import { parse } from 'yaml'
 import { gitIdentity, repoRoot } from './e2e/runner.js'
-import { createRepo, git, readTreeWithModes, writeTree } from './support/git-repo.js'
+import { git, readTreeWithModes, writeTree } from './support/git-repo.js'
 import { source } from './support/source.js'
-import { fleetFiles, nginxV1, nginxV2, regions, threeClusters, v1Image, v2Image } from './support/fleet.js'
+import { createBlueprints, fleetFiles, nginxV1, regions, threeClusters, v1Image, v2Image } from './support/fleet.js'
 import type { Cluster, FleetOptions } from './support/fleet.js'
 
 const bin = join(repoRoot, 'bin', 'kpt-variants')
@@ -66,10 +66,7 @@ class Workspace {
 
   static async create(options: FleetOptions): Promise<Workspace> {
     const ws = new Workspace(mkdtempSync(join(tmpdir(), 'kpt-variants-render-e2e-')))
-    await createRepo(ws.blueprints, [
-      ['nginx/v1', nginxV1],
-      ['nginx/v2', nginxV2],
-    ])
+    await createBlueprints(ws.blueprints)
     ws.writeFleet(options)
     return ws
   }

@@ -4,6 +4,7 @@
  * as Nephio WorkloadClusters, region endpoints to inject, and the nginx
  * PackageVariantSet, laid out as `npm run demo` lays out examples/fleet.
  */
+import { createRepo } from './git-repo.js'
 import type { TreeSpec } from './git-repo.js'
 import { source } from './source.js'
 
@@ -71,6 +72,14 @@ export const v1Image = 'nginx:1.25.5'
 export const v2Image = 'nginx:1.27.3'
 export const nginxV1 = blueprint(v1Image)
 export const nginxV2 = blueprint(v2Image, '        readinessProbe:\n          httpGet:\n            path: /healthz\n            port: 8080\n')
+
+/** The blueprints repository at `dir`: package nginx tagged `nginx/v1` and `nginx/v2`. */
+export function createBlueprints(dir: string): Promise<void> {
+  return createRepo(dir, [
+    ['nginx/v1', nginxV1],
+    ['nginx/v2', nginxV2],
+  ])
+}
 
 // ---------------------------------------------------------------------------
 // The fleet.
