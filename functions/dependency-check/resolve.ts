@@ -132,7 +132,6 @@ function applySolution(graph: PlanGraph, model: Model, values: readonly number[]
         provides: [],
         installationType: value.indexed?.spec.installationType ?? entry?.installationType ?? 'NoRestrictions',
         changes: 0,
-        choices: new Map(),
       }
       graph.addNode(node)
     } else if (node.action === 'keep') {

@@ -76,7 +76,6 @@ function addInstalled(graph: PlanGraph, all: PlanInput['installed']): void {
       provides: spec?.provides ?? [],
       installationType: spec?.installationType ?? entry?.installationType ?? 'NoRestrictions',
       changes: 0,
-      choices: new Map(),
     })
   }
 }
@@ -94,7 +93,7 @@ function addTargets(graph: PlanGraph, all: readonly PlanTarget[]): string[] {
     const entry = graph.catalog.packages.get(t.package)
     let node = graph.nodes.get(id)
     if (!node) {
-      node = { id, package: t.package, namespace: t.namespace, action: 'target', deps: [], provides: [], installationType: 'NoRestrictions', changes: 0, choices: new Map() }
+      node = { id, package: t.package, namespace: t.namespace, action: 'target', deps: [], provides: [], installationType: 'NoRestrictions', changes: 0 }
       graph.addNode(node)
     }
     node.action = 'target'

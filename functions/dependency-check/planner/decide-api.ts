@@ -10,7 +10,7 @@ import { describeConstraints } from '../messages.js'
 import type { Conflict } from '../plan.js'
 import { compareVersions } from '../versions.js'
 import { candidates } from './candidates.js'
-import { satisfiedBy, stateOf } from './decision.js'
+import { reportName, satisfiedBy, stateOf } from './decision.js'
 import type { Decision, Effect, ReportBase } from './decision.js'
 import { nodeId, nodeLabel } from './plan-graph.js'
 import type { PlanGraph, PlanNode } from './plan-graph.js'
@@ -18,7 +18,7 @@ import type { PlanGraph, PlanNode } from './plan-graph.js'
 export function decideGVK(graph: PlanGraph, node: PlanNode, dep: GVKDependency): Decision {
   const { catalog, policy } = graph
   const key = gvkKey(dep.gvk)
-  const base = { name: key, type: 'GVK' as const, optional: dep.optional || undefined }
+  const base = reportName(key, 'GVK', dep.optional)
   if (graph.clusterAPIs.has(key)) return { report: { ...base, state: 'Fulfilled', satisfiedBy: { clusterAPI: true }, message: `${key} is served by the cluster` } }
   const providers = graph.providersOf(key)
   const provider = providers.find((n) => n === node) ?? providers[0]

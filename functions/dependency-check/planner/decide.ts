@@ -8,6 +8,7 @@ import type { Dependency } from '../../api/dependencies.js'
 import { gvkKey } from '../graph.js'
 import { decideGVK } from './decide-api.js'
 import { decidePackage } from './decide-package.js'
+import { reportName } from './decision.js'
 import type { Decision } from './decision.js'
 import type { PlanGraph, PlanNode } from './plan-graph.js'
 
@@ -21,9 +22,9 @@ export function decide(graph: PlanGraph, node: PlanNode, dep: Dependency, index:
 /** anyOf: the first alternative already met, else the one chosen before, else the first that can be met. */
 function decideAnyOf(graph: PlanGraph, node: PlanNode, dep: Extract<Dependency, { type: 'AnyOf' }>, index: number): Decision {
   const name = dep.anyOf.map((a) => (a.type === 'Package' ? (a.version ? `${a.name} (${a.version})` : a.name) : gvkKey(a.gvk))).join(' | ')
-  const base = { name, type: 'AnyOf' as const, optional: dep.optional || undefined }
+  const base = reportName(name, 'AnyOf', dep.optional)
   const decisions = dep.anyOf.map((alt) => (alt.type === 'Package' ? decidePackage(graph, node, { ...alt, optional: false }) : decideGVK(graph, node, { ...alt, optional: false })))
-  const previous = node.choices.get(index)
+  const previous = node.choices?.get(index)
   const fulfilled = decisions.findIndex((d) => !d.effect && !d.conflict && d.report.state !== 'Skipped')
   const resolvable = decisions.findIndex((d) => d.effect && !d.conflict)
   const chosen = fulfilled >= 0 ? fulfilled : previous !== undefined && decisions[previous]?.effect ? previous : resolvable

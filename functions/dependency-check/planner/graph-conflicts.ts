@@ -48,7 +48,9 @@ export function reportCycles(graph: PlanGraph, cycles: readonly Cycle[], evaluat
  * as installations).
  */
 export function reportInstallationTypes(graph: PlanGraph, conflicts: ConflictList, issues: PlanIssue[]): void {
-  for (const [pkg, list] of [...graph.byPackage].sort((a, b) => byString(a[0], b[0]))) {
+  const restricted: [string, PlanNode[]][] = []
+  for (const entry of graph.byPackage) if (entry[1].some((n) => n.installationType !== 'NoRestrictions')) restricted.push(entry)
+  for (const [pkg, list] of restricted.sort((a, b) => byString(a[0], b[0]))) {
     const present = list.filter((n) => graph.nodes.has(n.id))
     const type = present.some((n) => n.installationType === 'OnePerCluster') ? 'OnePerCluster' : present.some((n) => n.installationType === 'OnePerNamespace') ? 'OnePerNamespace' : undefined
     if (!type) continue

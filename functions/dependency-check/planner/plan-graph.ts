@@ -28,8 +28,8 @@ export interface PlanNode {
   installationType: InstallationType
   /** How often the diagnosis rounds changed its version (bounded, so the rounds end). */
   changes: number
-  /** anyOf dependency index → chosen alternative index. */
-  choices: Map<number, number>
+  /** anyOf dependency index → chosen alternative index (made on the first choice: most nodes have no anyOf). */
+  choices?: Map<number, number>
   /** Package names this node's ranges are registered under (for a quick unregister). */
   registered?: string[]
   /** Its dependencies were evaluated (and may have planned installs). */
@@ -134,7 +134,8 @@ export class PlanGraph {
   }
 
   unregister(node: PlanNode): void {
-    for (const name of new Set(node.registered ?? [])) {
+    if (!node.registered?.length) return
+    for (const name of new Set(node.registered)) {
       const list = this.ranges.get(name)
       if (list)
         this.ranges.set(
@@ -148,12 +149,13 @@ export class PlanGraph {
   /** Chooses an anyOf alternative, so its range counts from now on. */
   choose(node: PlanNode, index: number, choice: number): void {
     this.unregister(node)
+    node.choices ??= new Map()
     node.choices.set(index, choice)
     this.register(node)
   }
 
   private chosenPackage(node: PlanNode, dep: Extract<Dependency, { type: 'AnyOf' }>, index: number): PackageDependency | undefined {
-    const choice = node.choices.get(index)
+    const choice = node.choices?.get(index)
     const alt = choice === undefined ? undefined : dep.anyOf[choice]
     return alt?.type === 'Package' ? alt : undefined
   }

@@ -65,7 +65,7 @@ export function unsettledConflict(decision: Decision, node: PlanNode, message: s
 export function report(graph: PlanGraph, targetIds: readonly string[], options: ReportOptions): Plan {
   const conflicts = new ConflictList()
   const issues = [...graph.issues]
-  const { evaluated, requiredBy } = evaluateDependencies(graph, options, conflicts, issues)
+  const { evaluated, edges, requiredBy } = evaluateDependencies(graph, options, conflicts, issues)
   for (const tc of graph.targetConflicts) {
     const { id: _id, ...rest } = tc
     void _id
@@ -74,20 +74,16 @@ export function report(graph: PlanGraph, targetIds: readonly string[], options: 
 
   // Cycles (rule 9) and dependencies-first order.
   // Targets first, so a cycle is reported on the package being checked.
-  const ids = [
-    ...targetIds,
-    ...graph
-      .sortedNodes()
-      .map((n) => n.id)
-      .filter((id) => !targetIds.includes(id)),
-  ]
-  const edges = (id: string) => (evaluated.get(id) ?? []).map((e) => e.decision.to).filter((to): to is string => !!to && to !== id && graph.nodes.has(to))
-  const { cycles, order } = walkGraph(ids, edges)
+  const targets = new Set(targetIds)
+  const ids = [...targetIds]
+  for (const n of graph.sortedNodes()) if (!targets.has(n.id)) ids.push(n.id)
+  const edgesOf = (id: string) => edges.get(id) ?? []
+  const { cycles, order } = walkGraph(ids, edgesOf)
   reportCycles(graph, cycles, evaluated, conflicts, issues)
   reportInstallationTypes(graph, conflicts, issues)
 
   const { install, upgrade, downgrade } = planSteps(graph, targetIds, requiredBy)
-  const prune = pruneSteps(graph, edges)
+  const prune = pruneSteps(graph, edgesOf)
   const packages = targetReports(graph, targetIds, evaluated)
   const sorted = conflicts.list.sort((a, b) => byString(a.package, b.package) || byString(a.requiredBy, b.requiredBy) || byString(a.message, b.message))
   const planOrder = order.filter((id) => isChanged(graph.nodes.get(id)!))
@@ -95,45 +91,59 @@ export function report(graph: PlanGraph, targetIds: readonly string[], options: 
   return { result, packages, install, upgrade, downgrade, prune, order: planOrder, conflicts: sorted, issues }
 }
 
+/** What evaluating every dependency yields besides conflicts and issues. */
+interface Evaluation {
+  evaluated: Map<string, Evaluated[]>
+  /** Node id → the other present nodes its dependencies resolve to, in dependency order (the graph's edges). */
+  edges: Map<string, string[]>
+  /** Node id → the labels of the nodes that require it (a label may repeat). */
+  requiredBy: Map<string, string[]>
+}
+
 /**
  * Every dependency of every node, in id order: its report, and its conflict
  * where the plan is to blame (a pre-existing problem between untouched
- * installations is a warning). Also who requires each node.
+ * installations is a warning). Also the graph's edges and who requires each node.
  */
-function evaluateDependencies(graph: PlanGraph, options: ReportOptions, conflicts: ConflictList, issues: PlanIssue[]): { evaluated: Map<string, Evaluated[]>; requiredBy: Map<string, Set<string>> } {
+function evaluateDependencies(graph: PlanGraph, options: ReportOptions, conflicts: ConflictList, issues: PlanIssue[]): Evaluation {
   const evaluated = new Map<string, Evaluated[]>()
-  const requiredBy = new Map<string, Set<string>>()
+  const edges = new Map<string, string[]>()
+  const requiredBy = new Map<string, string[]>()
   for (const node of graph.sortedNodes()) {
     const label = nodeLabel(node.package, node.namespace, node.version?.raw)
     const list: Evaluated[] = []
+    const out: string[] = []
+    const transitive = node.action !== 'target'
     node.deps.forEach((dep, i) => {
       let decision = decide(graph, node, dep, i)
       if (changesPlan(decision)) decision = options.unsettled(decision, node, dep)
-      const report: DependencyReport = { requiredBy: label, ...decision.report, transitive: node.action !== 'target' }
+      const report: DependencyReport = { requiredBy: label, ...decision.report, transitive }
       if (dep.declaredAt) report.declaredAt = dep.declaredAt
-      if (report.optional === undefined) delete report.optional
       list.push({ decision, dep, report })
-      if (decision.to) {
-        const set = requiredBy.get(decision.to) ?? new Set<string>()
-        set.add(label)
-        requiredBy.set(decision.to, set)
+      const to = decision.to
+      if (to !== undefined) {
+        const by = requiredBy.get(to)
+        if (by) by.push(label)
+        else requiredBy.set(to, [label])
+        if (to !== node.id && graph.nodes.has(to)) out.push(to)
       }
       if (report.preExisting) {
         issues.push({ severity: 'warning', package: node.package, message: `${label}: ${report.message}`, ...(dep.declaredAt ? { declaredAt: dep.declaredAt } : {}) })
         return
       }
-      if (decision.conflict && (isChanged(node) || decision.to === undefined || isChanged(graph.nodes.get(decision.to)!))) {
+      if (decision.conflict && (isChanged(node) || to === undefined || isChanged(graph.nodes.get(to)!))) {
         const { id: _id, ...rest } = decision.conflict
         void _id
-        const constraints = constraintList(graph, decision.to, decision.conflict.package)
+        const constraints = constraintList(graph, to, decision.conflict.package)
         conflicts.add({ ...rest, requiredBy: label, constraints, ...(dep.declaredAt ? { declaredAt: dep.declaredAt } : {}) })
       } else if (decision.conflict) {
         issues.push({ severity: 'warning', package: node.package, message: `${label}: ${report.message} (pre-existing)` })
       }
     })
     evaluated.set(node.id, list)
+    if (out.length > 0) edges.set(node.id, out)
   }
-  return { evaluated, requiredBy }
+  return { evaluated, edges, requiredBy }
 }
 
 /** Every range on the dependency's node (or, with no node, on its package), as the conflict lists them. */
@@ -146,8 +156,12 @@ function constraintList(graph: PlanGraph, to: string | undefined, pkg: string): 
 }
 
 /** The install, upgrade and downgrade steps, each with who requires it, by package and namespace. */
-function planSteps(graph: PlanGraph, targetIds: readonly string[], requiredBy: Map<string, Set<string>>): { install: InstallStep[]; upgrade: ChangeStep[]; downgrade: ChangeStep[] } {
-  const labels = (id: string) => [...(requiredBy.get(id) ?? [])].sort(byString)
+function planSteps(graph: PlanGraph, targetIds: readonly string[], requiredBy: Map<string, string[]>): { install: InstallStep[]; upgrade: ChangeStep[]; downgrade: ChangeStep[] } {
+  const labels = (id: string) => {
+    const list = requiredBy.get(id)
+    if (!list) return []
+    return list.length === 1 ? [...list] : [...new Set(list)].sort(byString)
+  }
   const targetLabels = new Set(
     targetIds.map((id) => {
       const n = graph.nodes.get(id)!

@@ -41,8 +41,8 @@ export class EdgeRounds {
       node.evaluated = true
       node.deps.forEach((dep, i) => {
         const decision = decide(graph, node, dep, i)
-        if (decision.choice !== undefined && node.choices.get(i) !== decision.choice) {
-          if (node.choices.has(i)) this.mayOrphan = true
+        if (decision.choice !== undefined && node.choices?.get(i) !== decision.choice) {
+          if (node.choices?.has(i)) this.mayOrphan = true
           graph.choose(node, i, decision.choice)
         }
         if (decision.to && dep.type !== 'Package') {
@@ -76,7 +76,6 @@ export class EdgeRounds {
         provides: effect.version.spec.provides,
         installationType: effect.version.spec.installationType ?? entry?.installationType ?? 'NoRestrictions',
         changes: 0,
-        choices: new Map(),
       }
       graph.addNode(node)
       fresh.push(node)
@@ -90,7 +89,7 @@ export class EdgeRounds {
     graph.nodeChanged()
     graph.unregister(node)
     node.action = effect.action
-    node.choices.clear()
+    node.choices?.clear()
     if (effect.version) {
       node.version = effect.version.version
       node.deps = effect.version.spec.dependencies

@@ -39,8 +39,9 @@ export function incompatibility(terms: readonly Term[], cause: Cause): Incompati
     // The common case (one dependency edge), without the merge.
     const [a, b] = terms as [Term, Term]
     if (a.set.isEmpty() || b.set.isEmpty()) return undefined
-    const out = [a, b].filter((t) => !t.set.isFull())
-    return { terms: out, cause }
+    const aFull = a.set.isFull()
+    const bFull = b.set.isFull()
+    return { terms: aFull && bFull ? [] : aFull ? [b] : bFull ? [a] : [a, b], cause }
   }
   const byVariable = new Map<number, ValueSet>()
   for (const t of terms) {

@@ -17,7 +17,7 @@
  *   (Glasskube's isErrNew): its missing dependencies are not installed and a
  *   dependency kept at its installed version is not blamed on anyone.
  */
-import type { Dependency, DependencyPolicy, GVK } from '../../api/dependencies.js'
+import type { Dependency, DependencyPolicy, GVK, PackageDependency } from '../../api/dependencies.js'
 import { candidateAdmitted, parseConstraint, satisfies } from '../constraints.js'
 import type { Constraint } from '../constraints.js'
 import { gvkKey } from '../graph.js'
@@ -92,6 +92,9 @@ export interface ModelContext {
   servedBefore: Map<string, string[]>
 }
 
+/** "Not installed": one object for every variable (values are never changed). */
+const absentValue: Value = Object.freeze({ kind: 'absent', deps: Object.freeze([]) as unknown as Dependency[], provides: Object.freeze([]) as unknown as GVK[] })
+
 function nodeId(pkg: string, namespace: string): string {
   return namespace ? `${namespace}/${pkg}` : pkg
 }
@@ -110,8 +113,8 @@ class ModelBuilder {
   private readonly providers = new Map<string, number[]>()
   private readonly incompatibilities: Incompatibility[] = []
   private readonly choices: Choice[] = []
-  /** Scratch maps for addDependencies (changed values, the installed value), reused per variable. */
-  private readonly groups: [Map<string, { dep: Dependency; keep: boolean; indices: number[] }>, Map<string, { dep: Dependency; keep: boolean; indices: number[] }>] = [new Map(), new Map()]
+  /** Scratch for addDependencies, reused per variable: changed values' groups by key, then the dependencies of a value alone in its class. */
+  private readonly groups: [Map<string, DependencyGroup>, DependencyGroup[], DependencyGroup[]] = [new Map(), [], []]
   /** Dependency objects are shared between catalog versions: their grouping keys, by identity. */
   private readonly dependencyKeys = new Map<Dependency, string>()
   /** scope() answers by namespace, then package. */
@@ -161,15 +164,14 @@ class ModelBuilder {
 
   /** Ranges that name a prerelease admit it (the Masterminds group rule), wherever they appear. */
   private collectPrereleaseRanges(): void {
-    const note = (dep: Dependency) => {
-      for (const d of dep.type === 'AnyOf' ? dep.anyOf : [dep]) {
-        if (d.type !== 'Package') continue
-        const parsed = parseConstraint(d.version)
-        if (!parsed.ok || parsed.constraint.kind !== 'range' || !parsed.constraint.branches.some((b) => b.namesPrerelease)) continue
-        const list = this.prereleaseRanges.get(d.name) ?? []
-        if (!list.includes(parsed.constraint)) list.push(parsed.constraint)
-        this.prereleaseRanges.set(d.name, list)
-      }
+    const note = (dep: Dependency): void => {
+      if (dep.type === 'AnyOf') return dep.anyOf.forEach(note)
+      if (dep.type !== 'Package') return
+      const parsed = parseConstraint(dep.version)
+      if (!parsed.ok || parsed.constraint.kind !== 'range' || !parsed.constraint.branches.some((b) => b.namesPrerelease)) return
+      const list = this.prereleaseRanges.get(dep.name) ?? []
+      if (!list.includes(parsed.constraint)) list.push(parsed.constraint)
+      this.prereleaseRanges.set(dep.name, list)
     }
     for (const entry of this.context.catalog.packages.values()) for (const v of entry.versions) v.spec.dependencies.forEach(note)
     for (const n of this.nodes) {
@@ -242,7 +244,7 @@ class ModelBuilder {
     const known = this.byId.get(id)
     if (known !== undefined) return known
     const entry = this.context.catalog.packages.get(pkg)
-    const values: Value[] = [{ kind: 'absent', deps: [], provides: [] }]
+    const values: Value[] = [absentValue]
     for (const v of entry?.versions ?? []) {
       if (this.admitted(entry!, v)) values.push({ kind: 'change', version: v.version, indexed: v, deps: v.spec.dependencies, provides: v.spec.provides })
     }
@@ -250,10 +252,9 @@ class ModelBuilder {
   }
 
   private reach(dep: Dependency, namespace: string): void {
-    for (const d of dep.type === 'AnyOf' ? dep.anyOf : [dep]) {
-      if (d.type === 'Package') this.variableFor(d.name, namespace)
-      else for (const name of this.context.catalog.providers.get(gvkKey(d.gvk)) ?? []) this.variableFor(name, namespace)
-    }
+    if (dep.type === 'AnyOf') for (const d of dep.anyOf) this.reach(d, namespace)
+    else if (dep.type === 'Package') this.variableFor(dep.name, namespace)
+    else for (const name of this.context.catalog.providers.get(gvkKey(dep.gvk)) ?? []) this.variableFor(name, namespace)
   }
 
   /** `, but no version of d satisfies it` (or: it is in no catalog), when nothing can satisfy a range. */
@@ -303,28 +304,40 @@ class ModelBuilder {
   private addDependencies(x: number): void {
     const variable = this.variables[x]!
     // Values sharing a dependency make one incompatibility (the installed version's apart: it binds less).
-    const groups = this.groups
-    groups[0].clear()
-    groups[1].clear()
+    const [byKey, changedAlone, keptAlone] = this.groups
+    byKey.clear()
+    changedAlone.length = 0
+    keptAlone.length = 0
+    let changed = 0
+    for (const value of variable.values) if (value.kind !== 'absent' && value.kind !== 'keep') changed++
     variable.values.forEach((value, i) => {
       if (value.kind === 'absent') return
-      const keep = value.kind === 'keep'
-      const byKey = groups[keep ? 1 : 0]!
+      // A value alone in its class (the installed one; a single version) shares nothing: no keys to compute.
+      if (value.kind === 'keep' || changed === 1) {
+        const alone = value.kind === 'keep' ? keptAlone : changedAlone
+        for (const dep of value.deps) alone.push({ dep, keep: value.kind === 'keep', indices: [i] })
+        return
+      }
       for (const dep of value.deps) {
         let key = this.dependencyKeys.get(dep)
         if (key === undefined) this.dependencyKeys.set(dep, (key = dependencyKey(dep)))
         const group = byKey.get(key)
         if (group) group.indices.push(i)
-        else byKey.set(key, { dep, keep, indices: [i] })
+        else byKey.set(key, { dep, keep: false, indices: [i] })
       }
     })
-    for (const { dep, keep, indices } of [...groups[0].values(), ...groups[1].values()]) {
-      const head: Term = { variable: x, set: ValueSet.of(variable.values.length, indices) }
-      const who = () => describeTerm(variable, head.set)
-      if (dep.type === 'Package') this.addPackageDependency(x, head, who, dep.name, dep.version, dep.optional, keep)
-      else if (dep.type === 'GVK') this.addApiDependency(x, head, who, gvkKey(dep.gvk), dep.optional, keep)
-      else if (!dep.optional && !keep) this.addAlternatives(x, head, who, dep)
-    }
+    for (const group of byKey.values()) this.addGroup(x, group)
+    for (const group of changedAlone) this.addGroup(x, group)
+    for (const group of keptAlone) this.addGroup(x, group)
+  }
+
+  private addGroup(x: number, { dep, keep, indices }: DependencyGroup): void {
+    const variable = this.variables[x]!
+    const head: Term = { variable: x, set: ValueSet.of(variable.values.length, indices) }
+    const who = () => describeTerm(variable, head.set)
+    if (dep.type === 'Package') this.addPackageDependency(x, head, who, dep.name, dep.version, dep.optional, keep)
+    else if (dep.type === 'GVK') this.addApiDependency(x, head, who, gvkKey(dep.gvk), dep.optional, keep)
+    else if (!dep.optional && !keep) this.addAlternatives(x, head, who, dep)
   }
 
   /** Records that `head` needs variable `y` (so an installed `y` may change for it). */
@@ -432,22 +445,16 @@ class ModelBuilder {
 
   private forbidCycles(values: readonly number[]): Incompatibility[] {
     const present = (v: number) => this.variables[v]!.values[values[v]!]!.kind !== 'absent'
-    const edges = new Map<number, Edge[]>()
-    const edgesOf = (v: number): Edge[] => {
-      let list = edges.get(v)
-      if (!list) edges.set(v, (list = this.edgesOf(v, values, present)))
-      return list
-    }
+    const edges: (Edge[] | undefined)[] = new Array(this.variables.length)
+    const edgesOf = (v: number): Edge[] => (edges[v] ??= this.edgesOf(v, values, present))
     const out: Incompatibility[] = []
-    for (const path of findCycles(this.variables.length, present, (v) => edgesOf(v).map((e) => e.to))) {
+    for (const path of findCycles(this.variables.length, present, edgesOf)) {
       if (!path.some((v) => this.variables[v]!.values[values[v]!]!.kind !== 'keep')) continue
       const terms: Term[] = []
-      for (let k = 0; k + 1 < path.length; k++)
-        terms.push(
-          ...edgesOf(path[k]!)
-            .find((e) => e.to === path[k + 1])!
-            .terms(),
-        )
+      for (let k = 0; k + 1 < path.length; k++) {
+        const edge = edgesOf(path[k]!).find((e) => e.to === path[k + 1])!
+        terms.push(this.withDependency(path[k]!, edge.dep), ...(edge.terms ? edge.terms() : this.packageTerms(edge.to, edge.dep as PackageDependency)))
+      }
       const labels = path.map((v) => `${this.variables[v]!.label}@${this.variables[v]!.valueLabels[values[v]!]}`)
       const inc = incompatibility(terms, { kind: 'external', text: () => `${labels.join(' -> ')} would be a cycle (detected cycle on: ${this.variables[path[0]!]!.label})` })
       if (inc) out.push(inc)
@@ -455,71 +462,84 @@ class ModelBuilder {
     return out
   }
 
-  /** The planner's edges from a present variable at its value: package, first present API provider, first met alternative. */
+  /** The values of `v` that have the dependency (the first term of an edge). */
+  private withDependency(v: number, dep: Dependency): Term {
+    const values = this.variables[v]!.values
+    const key = dependencyKey(dep)
+    return { variable: v, set: ValueSet.where(values.length, (i) => values[i]!.kind !== 'absent' && values[i]!.deps.some((d) => dependencyKey(d) === key)) }
+  }
+
+  /** The terms of a package edge to `y`: `y` at a version in the range (any present version if the range does not parse). */
+  private packageTerms(y: number, dep: PackageDependency): Term[] {
+    const parsed = parseConstraint(dep.version)
+    return [{ variable: y, set: parsed.ok ? this.satisfying(y, parsed.constraint) : this.absentSet(y).not() }]
+  }
+
+  /** The present variable a package dependency of `v` resolves to, if another. */
+  private packageTarget(v: number, name: string, present: (v: number) => boolean): number | undefined {
+    const y = this.byId.get(this.scope(name, this.variables[v]!.namespace))
+    return y === undefined || y === v || !present(y) ? undefined : y
+  }
+
+  /**
+   * The planner's edges from a present variable at its value: package, first
+   * present API provider, first met alternative. A package edge's terms are
+   * derived from its dependency when a cycle needs them (most edges are
+   * package edges, and few lie on a cycle); the others carry theirs.
+   */
   private edgesOf(v: number, values: readonly number[], present: (v: number) => boolean): Edge[] {
     const variable = this.variables[v]!
     const value = variable.values[values[v]!]!
     const out: Edge[] = []
-    const withDep = (dep: Dependency) => {
-      const key = dependencyKey(dep)
-      return { variable: v, set: ValueSet.where(variable.values.length, (i) => variable.values[i]!.kind !== 'absent' && variable.values[i]!.deps.some((d) => dependencyKey(d) === key)) }
-    }
-    const presentSet = (y: number) => this.absentSet(y).not()
-    const packageEdge = (name: string, version: string): { to: number; terms: () => Term[] } | undefined => {
-      const y = this.byId.get(this.scope(name, variable.namespace))
-      if (y === undefined || y === v || !present(y)) return undefined
-      const parsed = parseConstraint(version)
-      return { to: y, terms: () => [{ variable: y, set: parsed.ok ? this.satisfying(y, parsed.constraint) : presentSet(y) }] }
-    }
-    const apiEdge = (key: string): { to: number; terms: () => Term[] } | undefined | 'served' => {
-      if (this.context.clusterAPIs.has(key)) return 'served'
-      const providers = this.providing(key, variable.namespace).sort((a, b) => (this.variables[a.variable]!.id < this.variables[b.variable]!.id ? -1 : 1))
-      // A package that provides the API itself needs no other (the planner's rule).
-      const own = providers.find((p) => p.variable === v)
-      if (own?.set.has(values[v]!)) return 'served'
-      const first = providers.find((p) => p.set.has(values[p.variable]!))
-      if (!first) return undefined
-      const before = providers.filter((p) => this.variables[p.variable]!.id < this.variables[first.variable]!.id).map((p) => ({ variable: p.variable, set: p.set.not() }))
-      const notOwn = own ? [{ variable: v, set: own.set.not() }] : []
-      return { to: first.variable, terms: () => [first, ...before, ...notOwn] }
-    }
     for (const dep of value.deps) {
-      let edge: { to: number; terms: () => Term[] } | undefined
-      if (dep.type === 'Package') edge = packageEdge(dep.name, dep.version)
-      else if (dep.type === 'GVK') {
-        const e = apiEdge(gvkKey(dep.gvk))
-        edge = e === 'served' ? undefined : e
-      } else {
-        const unmet: Term[] = []
-        for (const alt of dep.anyOf) {
-          if (alt.type === 'GVK') {
-            const e = apiEdge(gvkKey(alt.gvk))
-            if (e === 'served') break
-            if (e) {
-              const before = [...unmet]
-              edge = { to: e.to, terms: () => [...e.terms(), ...before] }
-              break
-            }
-            continue
-          }
-          const e = packageEdge(alt.name, alt.version)
-          const parsedAlt = parseConstraint(alt.version)
-          if (e && (!parsedAlt.ok || this.satisfying(e.to, parsedAlt.constraint).has(values[e.to]!))) {
+      if (dep.type === 'Package') {
+        const to = this.packageTarget(v, dep.name, present)
+        if (to !== undefined) out.push({ to, dep })
+        continue
+      }
+      if (dep.type === 'GVK') {
+        const e = this.apiEdge(v, gvkKey(dep.gvk), values)
+        if (e !== undefined && e !== 'served') out.push({ to: e.to, dep, terms: e.terms })
+        continue
+      }
+      const unmet: Term[] = []
+      for (const alt of dep.anyOf) {
+        if (alt.type === 'GVK') {
+          const e = this.apiEdge(v, gvkKey(alt.gvk), values)
+          if (e === 'served') break
+          if (e) {
             const before = [...unmet]
-            edge = { to: e.to, terms: () => [...e.terms(), ...before] }
+            out.push({ to: e.to, dep, terms: () => [...e.terms(), ...before] })
             break
           }
-          const y = this.byId.get(this.scope(alt.name, variable.namespace))
-          const parsed = parseConstraint(alt.version)
-          if (y !== undefined && parsed.ok) unmet.push({ variable: y, set: this.satisfying(y, parsed.constraint).not() })
+          continue
         }
-      }
-      if (edge) {
-        const found = edge
-        out.push({ to: found.to, terms: () => [withDep(dep), ...found.terms()] })
+        const to = this.packageTarget(v, alt.name, present)
+        const parsed = parseConstraint(alt.version)
+        if (to !== undefined && (!parsed.ok || this.satisfying(to, parsed.constraint).has(values[to]!))) {
+          const before = [...unmet]
+          out.push({ to, dep, terms: () => [...this.packageTerms(to, alt), ...before] })
+          break
+        }
+        const y = this.byId.get(this.scope(alt.name, variable.namespace))
+        if (y !== undefined && parsed.ok) unmet.push({ variable: y, set: this.satisfying(y, parsed.constraint).not() })
       }
     }
     return out
+  }
+
+  /** The edge of an API dependency of `v`: none when `v` or the cluster serves it, else to its first present provider. */
+  private apiEdge(v: number, key: string, values: readonly number[]): { to: number; terms: () => Term[] } | undefined | 'served' {
+    if (this.context.clusterAPIs.has(key)) return 'served'
+    const providers = this.providing(key, this.variables[v]!.namespace).sort((a, b) => (this.variables[a.variable]!.id < this.variables[b.variable]!.id ? -1 : 1))
+    // A package that provides the API itself needs no other (the planner's rule).
+    const own = providers.find((p) => p.variable === v)
+    if (own?.set.has(values[v]!)) return 'served'
+    const first = providers.find((p) => p.set.has(values[p.variable]!))
+    if (!first) return undefined
+    const before = providers.filter((p) => this.variables[p.variable]!.id < this.variables[first.variable]!.id).map((p) => ({ variable: p.variable, set: p.set.not() }))
+    const notOwn = own ? [{ variable: v, set: own.set.not() }] : []
+    return { to: first.variable, terms: () => [first, ...before, ...notOwn] }
   }
 
   /**
@@ -575,29 +595,41 @@ class ModelVariable implements Variable {
   }
 }
 
-/** A dependency edge of a solution: to a variable, while these terms hold (computed only for edges on a cycle). */
+/** Values of one variable that share a dependency. */
+interface DependencyGroup {
+  dep: Dependency
+  keep: boolean
+  indices: number[]
+}
+
+/**
+ * A dependency edge of a solution: to a variable, for a dependency, while
+ * these terms hold (computed only for edges on a cycle; package edges derive
+ * theirs from the dependency).
+ */
 interface Edge {
   to: number
-  terms: () => Term[]
+  dep: Dependency
+  terms?: () => Term[]
 }
 
 /**
  * The cycles among present variables (iterative DFS with colours, one path
  * per back edge, each from the variable it returns to and back to it).
  */
-function findCycles(count: number, present: (v: number) => boolean, edges: (v: number) => number[]): number[][] {
+function findCycles(count: number, present: (v: number) => boolean, edges: (v: number) => readonly { to: number }[]): number[][] {
   const state = new Uint8Array(count) // 0 = new, 1 = on the stack, 2 = done
   const cycles: number[][] = []
   const stack: number[] = []
   for (let root = 0; root < count; root++) {
     if (state[root] !== 0 || !present(root)) continue
-    const frames: { v: number; next: number; out: number[] }[] = [{ v: root, next: 0, out: edges(root) }]
+    const frames: { v: number; next: number; out: readonly { to: number }[] }[] = [{ v: root, next: 0, out: edges(root) }]
     state[root] = 1
     stack.push(root)
     while (frames.length > 0) {
       const frame = frames[frames.length - 1]!
       if (frame.next < frame.out.length) {
-        const to = frame.out[frame.next++]!
+        const to = frame.out[frame.next++]!.to
         if (state[to] === 0) {
           state[to] = 1
           stack.push(to)

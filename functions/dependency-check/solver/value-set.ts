@@ -46,6 +46,11 @@ export class ValueSet {
 
   /** The values whose index passes the test. */
   static where(size: number, test: (index: number) => boolean): ValueSet {
+    if (size <= bits) {
+      let word = 0
+      for (let i = 0; i < size; i++) if (test(i)) word |= 1 << i
+      return ValueSet.word(size, word)
+    }
     const words = new Array<number>(wordCount(size)).fill(0)
     for (let i = 0; i < size; i++) if (test(i)) words[(i / bits) | 0]! |= 1 << (i % bits)
     return ValueSet.make(size, words)
@@ -53,6 +58,11 @@ export class ValueSet {
 
   /** The values at these indices. */
   static of(size: number, indices: readonly number[]): ValueSet {
+    if (size <= bits) {
+      let word = 0
+      for (const i of indices) word |= 1 << i
+      return ValueSet.word(size, word)
+    }
     const words = new Array<number>(wordCount(size)).fill(0)
     for (const i of indices) words[(i / bits) | 0]! |= 1 << (i % bits)
     return ValueSet.make(size, words)
