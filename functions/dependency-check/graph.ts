@@ -23,8 +23,11 @@ export interface IndexedPackage {
   installationType?: InstallationType
   /** Ascending by `compareVersions`. */
   versions: IndexedVersion[]
-  byKey: Map<string, IndexedVersion>
+  /** Versions by `versionKey`, made once a package lists more than a few (a scan finds one among a few faster than a map is made). */
+  byKey?: Map<string, IndexedVersion>
 }
+
+const scanned = 8
 
 /** A catalog version string that does not parse. */
 export interface CatalogProblem {
@@ -61,7 +64,7 @@ export function indexCatalogs(catalogs: readonly PlanCatalog[]): CatalogIndex {
     for (const pkg of catalog.packages) {
       let entry = packages.get(pkg.name)
       if (!entry) {
-        entry = { name: pkg.name, order: packages.size, versions: [], byKey: new Map() }
+        entry = { name: pkg.name, order: packages.size, versions: [] }
         packages.set(pkg.name, entry)
       }
       if (entry.latestVersion === undefined && pkg.latestVersion) entry.latestVersion = pkg.latestVersion
@@ -73,18 +76,21 @@ export function indexCatalogs(catalogs: readonly PlanCatalog[]): CatalogIndex {
           continue
         }
         const key = versionKey(version)
-        if (entry.byKey.has(key)) continue
+        if (entry.versions.length > 0 && withKey(entry, key)) continue
         const indexed = { version, spec }
-        entry.byKey.set(key, indexed)
         entry.versions.push(indexed)
+        if (entry.byKey) entry.byKey.set(key, indexed)
+        else if (entry.versions.length > scanned) entry.byKey = new Map(entry.versions.map((v) => [versionKey(v.version), v]))
       }
     }
   }
   const providers = new Map<string, string[]>()
   for (const entry of packages.values()) {
     entry.versions.sort((a, b) => compareVersions(a.version, b.version))
-    const seen = new Set<string>()
+    let seen: Set<string> | undefined
     for (const v of entry.versions) {
+      if (v.spec.provides.length === 0) continue
+      seen ??= new Set()
       for (const gvk of v.spec.provides) {
         const key = gvkKey(gvk)
         if (seen.has(key)) continue
@@ -100,50 +106,57 @@ export function indexCatalogs(catalogs: readonly PlanCatalog[]): CatalogIndex {
 
 /** The catalog version equal to `version` (build metadata included), if listed. */
 export function findVersion(entry: IndexedPackage | undefined, version: Version): IndexedVersion | undefined {
-  return entry?.byKey.get(versionKey(version))
+  return entry && withKey(entry, versionKey(version))
 }
 
-/** A back edge found by `findCycles`: `path` runs from `on` back to `on`. */
-export interface Cycle {
-  on: string
-  from: string
-  path: string[]
+function withKey(entry: IndexedPackage, key: string): IndexedVersion | undefined {
+  if (entry.byKey) return entry.byKey.get(key)
+  return entry.versions.find((v) => versionKey(v.version) === key)
+}
+
+/** A back edge found by `walkGraph`: `path` runs from `on` back to `on`. */
+export interface Cycle<T = string> {
+  on: T
+  from: T
+  path: T[]
 }
 
 /**
- * DFS over `ids` (visited in the given order; edges in their listed order)
- * with a recursion stack. Returns every back edge as a cycle, and the
- * post-order (dependencies first) of all nodes.
+ * DFS over nodes `0 … count-1` from `roots` (visited in the given order;
+ * edges in their listed order) with a recursion stack. Returns every back
+ * edge as a cycle, and the post-order (dependencies first) of the nodes
+ * reached. Nodes are numbers so that the walk's state is an array: a planner
+ * walks tens of thousands of them.
  */
-export function walkGraph(ids: readonly string[], edges: (id: string) => readonly string[]): { cycles: Cycle[]; order: string[] } {
-  const state = new Map<string, 1 | 2>() // 1 = on the stack, 2 = done
-  const order: string[] = []
-  const cycles: Cycle[] = []
-  const stack: string[] = []
-  for (const root of ids) {
-    if (state.has(root)) continue
-    // Iterative DFS: deep dependency chains must not overflow the call stack.
-    const frames: { id: string; next: number; out: readonly string[] }[] = [{ id: root, next: 0, out: edges(root) }]
-    state.set(root, 1)
+export function walkGraph(count: number, roots: Iterable<number>, edges: (node: number) => readonly number[]): { cycles: Cycle<number>[]; order: number[] } {
+  const state = new Uint8Array(count) // 0 = new, 1 = on the stack, 2 = done
+  const order: number[] = []
+  const cycles: Cycle<number>[] = []
+  const stack: number[] = []
+  // Iterative: deep dependency chains must not overflow the call stack.
+  const frames: { node: number; next: number; out: readonly number[] }[] = []
+  for (const root of roots) {
+    if (state[root] !== 0) continue
+    frames.push({ node: root, next: 0, out: edges(root) })
+    state[root] = 1
     stack.push(root)
     while (frames.length > 0) {
       const frame = frames[frames.length - 1]!
       if (frame.next < frame.out.length) {
         const to = frame.out[frame.next++]!
-        const s = state.get(to)
-        if (s === undefined) {
-          state.set(to, 1)
+        if (state[to] === 0) {
+          state[to] = 1
           stack.push(to)
-          frames.push({ id: to, next: 0, out: edges(to) })
-        } else if (s === 1) {
-          cycles.push({ on: to, from: frame.id, path: [...stack.slice(stack.indexOf(to)), to] })
+          frames.push({ node: to, next: 0, out: edges(to) })
+        } else if (state[to] === 1) {
+          cycles.push({ on: to, from: frame.node, path: [...stack.slice(stack.lastIndexOf(to)), to] })
         }
         continue
       }
       frames.pop()
       stack.pop()
-      state.set(frame.id, 2)
-      order.push(frame.id)
+      state[frame.node] = 2
+      order.push(frame.node)
     }
   }
   return { cycles, order }

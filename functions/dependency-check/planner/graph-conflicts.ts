@@ -11,11 +11,11 @@ import type { PlanGraph, PlanNode } from './plan-graph.js'
 import type { ConflictList, Evaluated } from './report.js'
 
 /** Crossplane's `detected cycle on: <id>`: a conflict on the dependency that closes it, when the plan changes a node on it. */
-export function reportCycles(graph: PlanGraph, cycles: readonly Cycle[], evaluated: Map<string, Evaluated[]>, conflicts: ConflictList, issues: PlanIssue[]): void {
+export function reportCycles(graph: PlanGraph, cycles: readonly Cycle[], evaluated: (id: string) => readonly Evaluated[], conflicts: ConflictList, issues: PlanIssue[]): void {
   for (const cycle of cycles) {
     const involved = cycle.path.some((id) => isChanged(graph.nodes.get(id)!))
     const message = `detected cycle on: ${cycle.on} (${cycle.path.join(' -> ')})`
-    const entry = (evaluated.get(cycle.from) ?? []).find((e) => e.decision.to === cycle.on)
+    const entry = evaluated(cycle.from).find((e) => e.to === cycle.on)
     if (!involved) {
       issues.push({ severity: 'warning', package: cycle.on, message: `${message} (pre-existing)` })
       continue
@@ -49,7 +49,9 @@ export function reportCycles(graph: PlanGraph, cycles: readonly Cycle[], evaluat
  */
 export function reportInstallationTypes(graph: PlanGraph, conflicts: ConflictList, issues: PlanIssue[]): void {
   const restricted: [string, PlanNode[]][] = []
-  for (const entry of graph.byPackage) if (entry[1].some((n) => n.installationType !== 'NoRestrictions')) restricted.push(entry)
+  graph.byPackage.forEach((list, pkg) => {
+    if (list.some((n) => n.installationType !== 'NoRestrictions')) restricted.push([pkg, list])
+  })
   for (const [pkg, list] of restricted.sort((a, b) => byString(a[0], b[0]))) {
     const present = list.filter((n) => graph.nodes.has(n.id))
     const type = present.some((n) => n.installationType === 'OnePerCluster') ? 'OnePerCluster' : present.some((n) => n.installationType === 'OnePerNamespace') ? 'OnePerNamespace' : undefined

@@ -6,6 +6,7 @@
  * nodes through it; the report reads it.
  */
 import type { Dependency, DependencyPolicy, GVK, InstallationType, PackageDependency } from '../../api/dependencies.js'
+import { append } from '../append.js'
 import { parseConstraint } from '../constraints.js'
 import type { Constraint } from '../constraints.js'
 import { gvkKey } from '../graph.js'
@@ -129,7 +130,7 @@ export class PlanGraph {
       const edge = { from: node, constraint: parsed.constraint, raw: pkgDep.version }
       if (list) list.push(edge)
       else this.ranges.set(pkgDep.name, [edge])
-      ;(node.registered ??= []).push(pkgDep.name)
+      node.registered = append(node.registered, pkgDep.name)
     })
   }
 
@@ -143,7 +144,7 @@ export class PlanGraph {
           list.filter((r) => r.from !== node),
         )
     }
-    node.registered = []
+    node.registered = undefined
   }
 
   /** Chooses an anyOf alternative, so its range counts from now on. */

@@ -6,7 +6,9 @@
  * order and the per-target reports.
  */
 import type { Dependency } from '../../api/dependencies.js'
+import { append } from '../append.js'
 import { walkGraph } from '../graph.js'
+import type { Cycle } from '../graph.js'
 import type { ChangeStep, Conflict, DependencyReport, InstallStep, Plan, PlanIssue, PruneStep, TargetReport } from '../plan.js'
 import { decide } from './decide.js'
 import { changesPlan } from './decision.js'
@@ -25,7 +27,10 @@ export interface ReportOptions {
 
 /** One dependency of one node as the report evaluated it. */
 export interface Evaluated {
-  decision: Decision
+  /** The node id the dependency resolves to (graph edge), if any. */
+  to: string | undefined
+  /** That node's position among the graph's nodes in id order, when it is present. */
+  target: number | undefined
   dep: Dependency
   report: DependencyReport
 }
@@ -65,7 +70,8 @@ export function unsettledConflict(decision: Decision, node: PlanNode, message: s
 export function report(graph: PlanGraph, targetIds: readonly string[], options: ReportOptions): Plan {
   const conflicts = new ConflictList()
   const issues = [...graph.issues]
-  const { evaluated, edges, requiredBy } = evaluateDependencies(graph, options, conflicts, issues)
+  const evaluation = evaluateDependencies(graph, options, conflicts, issues)
+  const { nodes, positions, edges } = evaluation
   for (const tc of graph.targetConflicts) {
     const { id: _id, ...rest } = tc
     void _id
@@ -74,30 +80,38 @@ export function report(graph: PlanGraph, targetIds: readonly string[], options: 
 
   // Cycles (rule 9) and dependencies-first order.
   // Targets first, so a cycle is reported on the package being checked.
-  const targets = new Set(targetIds)
-  const ids = [...targetIds]
-  for (const n of graph.sortedNodes()) if (!targets.has(n.id)) ids.push(n.id)
-  const edgesOf = (id: string) => edges.get(id) ?? []
-  const { cycles, order } = walkGraph(ids, edgesOf)
-  reportCycles(graph, cycles, evaluated, conflicts, issues)
+  const targets = targetIds.map((id) => positions.get(id)!)
+  const edgesOf = (i: number) => edges[i] ?? noEdges
+  const { cycles, order } = walkGraph(nodes.length, [...targets, ...nodes.keys()], edgesOf)
+  const ids = (cycle: Cycle<number>): Cycle => ({ on: nodes[cycle.on]!.id, from: nodes[cycle.from]!.id, path: cycle.path.map((i) => nodes[i]!.id) })
+  reportCycles(graph, cycles.map(ids), (id) => evaluation.evaluated[positions.get(id)!] ?? [], conflicts, issues)
   reportInstallationTypes(graph, conflicts, issues)
 
-  const { install, upgrade, downgrade } = planSteps(graph, targetIds, requiredBy)
-  const prune = pruneSteps(graph, edgesOf)
-  const packages = targetReports(graph, targetIds, evaluated)
+  const { install, upgrade, downgrade } = planSteps(targets, evaluation)
+  const prune = pruneSteps(nodes, edgesOf)
+  const packages = targets.map((t) => targetReport(t, evaluation))
   const sorted = conflicts.list.sort((a, b) => byString(a.package, b.package) || byString(a.requiredBy, b.requiredBy) || byString(a.message, b.message))
-  const planOrder = order.filter((id) => isChanged(graph.nodes.get(id)!))
+  const planOrder = order.filter((i) => isChanged(nodes[i]!)).map((i) => nodes[i]!.id)
   const result = sorted.length > 0 || issues.some((i) => i.severity === 'error') ? 'CONFLICT' : install.length + upgrade.length + downgrade.length > 0 ? 'RESOLVABLE' : 'OK'
   return { result, packages, install, upgrade, downgrade, prune, order: planOrder, conflicts: sorted, issues }
 }
 
-/** What evaluating every dependency yields besides conflicts and issues. */
+const noEdges: readonly number[] = []
+
+/**
+ * Every dependency evaluated, by node: the nodes in id order and, by their
+ * position there (arrays, not maps keyed by id: the report walks every node
+ * several times), what their dependencies say, which nodes they lead to and
+ * who requires them.
+ */
 interface Evaluation {
-  evaluated: Map<string, Evaluated[]>
-  /** Node id → the other present nodes its dependencies resolve to, in dependency order (the graph's edges). */
-  edges: Map<string, string[]>
-  /** Node id → the labels of the nodes that require it (a label may repeat). */
-  requiredBy: Map<string, string[]>
+  nodes: readonly PlanNode[]
+  positions: Map<string, number>
+  evaluated: (Evaluated[] | undefined)[]
+  /** The other present nodes a node's dependencies resolve to, in dependency order (the graph's edges). */
+  edges: (number[] | undefined)[]
+  /** The labels of the nodes that require a node (a label may repeat). */
+  requiredBy: (string[] | undefined)[]
 }
 
 /**
@@ -106,32 +120,32 @@ interface Evaluation {
  * installations is a warning). Also the graph's edges and who requires each node.
  */
 function evaluateDependencies(graph: PlanGraph, options: ReportOptions, conflicts: ConflictList, issues: PlanIssue[]): Evaluation {
-  const evaluated = new Map<string, Evaluated[]>()
-  const edges = new Map<string, string[]>()
-  const requiredBy = new Map<string, string[]>()
-  for (const node of graph.sortedNodes()) {
+  const nodes = graph.sortedNodes()
+  const positions = new Map<string, number>()
+  nodes.forEach((n, i) => positions.set(n.id, i))
+  const evaluated: Evaluation['evaluated'] = new Array(nodes.length)
+  const edges: Evaluation['edges'] = new Array(nodes.length)
+  const requiredBy: Evaluation['requiredBy'] = new Array(nodes.length)
+  nodes.forEach((node, at) => {
     const label = nodeLabel(node.package, node.namespace, node.version?.raw)
-    const list: Evaluated[] = []
-    const out: string[] = []
     const transitive = node.action !== 'target'
     node.deps.forEach((dep, i) => {
       let decision = decide(graph, node, dep, i)
       if (changesPlan(decision)) decision = options.unsettled(decision, node, dep)
       const report: DependencyReport = { requiredBy: label, ...decision.report, transitive }
       if (dep.declaredAt) report.declaredAt = dep.declaredAt
-      list.push({ decision, dep, report })
       const to = decision.to
-      if (to !== undefined) {
-        const by = requiredBy.get(to)
-        if (by) by.push(label)
-        else requiredBy.set(to, [label])
-        if (to !== node.id && graph.nodes.has(to)) out.push(to)
+      const target = to === undefined ? undefined : positions.get(to)
+      evaluated[at] = append(evaluated[at], { to, target, dep, report })
+      if (target !== undefined) {
+        requiredBy[target] = append(requiredBy[target], label)
+        if (target !== at) edges[at] = append(edges[at], target)
       }
       if (report.preExisting) {
         issues.push({ severity: 'warning', package: node.package, message: `${label}: ${report.message}`, ...(dep.declaredAt ? { declaredAt: dep.declaredAt } : {}) })
         return
       }
-      if (decision.conflict && (isChanged(node) || to === undefined || isChanged(graph.nodes.get(to)!))) {
+      if (decision.conflict && (isChanged(node) || target === undefined || isChanged(nodes[target]!))) {
         const { id: _id, ...rest } = decision.conflict
         void _id
         const constraints = constraintList(graph, to, decision.conflict.package)
@@ -140,10 +154,8 @@ function evaluateDependencies(graph: PlanGraph, options: ReportOptions, conflict
         issues.push({ severity: 'warning', package: node.package, message: `${label}: ${report.message} (pre-existing)` })
       }
     })
-    evaluated.set(node.id, list)
-    if (out.length > 0) edges.set(node.id, out)
-  }
-  return { evaluated, edges, requiredBy }
+  })
+  return { nodes, positions, evaluated, edges, requiredBy }
 }
 
 /** Every range on the dependency's node (or, with no node, on its package), as the conflict lists them. */
@@ -156,71 +168,74 @@ function constraintList(graph: PlanGraph, to: string | undefined, pkg: string): 
 }
 
 /** The install, upgrade and downgrade steps, each with who requires it, by package and namespace. */
-function planSteps(graph: PlanGraph, targetIds: readonly string[], requiredBy: Map<string, string[]>): { install: InstallStep[]; upgrade: ChangeStep[]; downgrade: ChangeStep[] } {
-  const labels = (id: string) => {
-    const list = requiredBy.get(id)
+function planSteps(targets: readonly number[], { nodes, requiredBy }: Evaluation): { install: InstallStep[]; upgrade: ChangeStep[]; downgrade: ChangeStep[] } {
+  const labels = (i: number) => {
+    const list = requiredBy[i]
     if (!list) return []
-    return list.length === 1 ? [...list] : [...new Set(list)].sort(byString)
+    return list.length === 1 ? [list[0]!] : [...new Set(list)].sort(byString)
   }
   const targetLabels = new Set(
-    targetIds.map((id) => {
-      const n = graph.nodes.get(id)!
+    targets.map((t) => {
+      const n = nodes[t]!
       return nodeLabel(n.package, n.namespace, n.version?.raw)
     }),
   )
   const install: InstallStep[] = []
   const upgrade: ChangeStep[] = []
   const downgrade: ChangeStep[] = []
-  for (const n of graph.sortedNodes()) {
+  nodes.forEach((n, i) => {
     if (n.action === 'install') {
-      const by = labels(n.id)
+      const by = labels(i)
       install.push({ package: n.package, version: n.version!.raw, namespace: n.namespace, requiredBy: by, transitive: !by.some((l) => targetLabels.has(l)) })
     } else if (n.action === 'upgrade' || n.action === 'downgrade') {
-      const step = { package: n.package, namespace: n.namespace, from: n.installed!.version.raw, to: n.version!.raw, requiredBy: labels(n.id) }
+      const step = { package: n.package, namespace: n.namespace, from: n.installed!.version.raw, to: n.version!.raw, requiredBy: labels(i) }
       ;(n.action === 'upgrade' ? upgrade : downgrade).push(step)
     }
-  }
+  })
   const byPlace = (a: { package: string; namespace: string }, b: { package: string; namespace: string }) => byString(a.package, b.package) || byString(a.namespace, b.namespace)
   return { install: install.sort(byPlace), upgrade: upgrade.sort(byPlace), downgrade: downgrade.sort(byPlace) }
 }
 
 /** Rule 10: repeatedly drop untouched dependency installations that nothing requires. */
-function pruneSteps(graph: PlanGraph, edges: (id: string) => string[]): PruneStep[] {
-  const inbound = new Map<string, number>()
-  for (const id of graph.nodes.keys()) for (const to of edges(id)) inbound.set(to, (inbound.get(to) ?? 0) + 1)
-  const prunable = (n: PlanNode | undefined) => !!n && n.action === 'keep' && !!n.installed?.asDependency && (inbound.get(n.id) ?? 0) === 0
+function pruneSteps(nodes: readonly PlanNode[], edges: (i: number) => readonly number[]): PruneStep[] {
+  const inbound = new Int32Array(nodes.length)
+  for (let i = 0; i < nodes.length; i++) for (const to of edges(i)) inbound[to]!++
+  const queued = new Uint8Array(nodes.length)
+  const prunable = (i: number) => queued[i] === 0 && inbound[i] === 0 && nodes[i]!.action === 'keep' && !!nodes[i]!.installed?.asDependency
+  const queue: number[] = []
+  for (let i = 0; i < nodes.length; i++) if (prunable(i)) queue.push(i)
+  for (const i of queue) queued[i] = 1
   const pruned: PruneStep[] = []
-  const queue = graph.sortedNodes().filter(prunable)
-  while (queue.length > 0) {
-    const next = queue.shift()!
+  for (let head = 0; head < queue.length; head++) {
+    const next = nodes[queue[head]!]!
     pruned.push({ package: next.package, namespace: next.namespace, name: next.installed!.name })
-    for (const to of edges(next.id)) {
-      inbound.set(to, (inbound.get(to) ?? 1) - 1)
-      const n = graph.nodes.get(to)
-      if (prunable(n) && !queue.includes(n!)) queue.push(n!)
+    for (const to of edges(queue[head]!)) {
+      inbound[to]!--
+      if (prunable(to)) {
+        queued[to] = 1
+        queue.push(to)
+      }
     }
   }
   return pruned.sort((a, b) => byString(a.package, b.package) || byString(a.namespace, b.namespace))
 }
 
-/** Per target: its own dependencies, then those of the changed packages it pulls in (transitive). */
-function targetReports(graph: PlanGraph, targetIds: readonly string[], evaluated: Map<string, Evaluated[]>): TargetReport[] {
-  return targetIds.map((id) => {
-    const node = graph.nodes.get(id)!
-    const dependencies: DependencyReport[] = []
-    const seen = new Set<string>([id])
-    const queue = [id]
-    while (queue.length > 0) {
-      const current = queue.shift()!
-      for (const e of evaluated.get(current) ?? []) {
-        dependencies.push(e.report)
-        const to = e.decision.to
-        if (to && !seen.has(to) && graph.nodes.has(to) && graph.nodes.get(to)!.action !== 'keep' && graph.nodes.get(to)!.action !== 'target') {
-          seen.add(to)
-          queue.push(to)
-        }
+/** One target: its own dependencies, then those of the changed packages it pulls in (transitive). */
+function targetReport(target: number, { nodes, evaluated }: Evaluation): TargetReport {
+  const node = nodes[target]!
+  const dependencies: DependencyReport[] = []
+  const seen = new Uint8Array(nodes.length)
+  seen[target] = 1
+  const queue = [target]
+  for (let head = 0; head < queue.length; head++) {
+    for (const e of evaluated[queue[head]!] ?? []) {
+      dependencies.push(e.report)
+      const to = e.target
+      if (to !== undefined && seen[to] === 0 && nodes[to]!.action !== 'keep' && nodes[to]!.action !== 'target') {
+        seen[to] = 1
+        queue.push(to)
       }
     }
-    return { package: node.package, namespace: node.namespace, ...(node.version ? { version: node.version.raw } : {}), dependencies }
-  })
+  }
+  return { package: node.package, namespace: node.namespace, ...(node.version ? { version: node.version.raw } : {}), dependencies }
 }

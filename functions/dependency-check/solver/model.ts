@@ -24,6 +24,7 @@ import { gvkKey } from '../graph.js'
 import type { CatalogIndex, IndexedPackage, IndexedVersion } from '../graph.js'
 import { compareVersions, isPrerelease, parseVersion } from '../versions.js'
 import type { Version } from '../versions.js'
+import { append } from '../append.js'
 import { describeTerm } from './explain.js'
 import type { NamedVariable } from './explain.js'
 import { incompatibility } from './incompatibility.js'
@@ -141,9 +142,13 @@ class ModelBuilder {
     this.collectPrereleaseRanges()
     for (const node of this.nodes) this.addExisting(node)
     // Discovery: every installation some value's dependency can reach.
+    // (Indexed loops: this runs once per plan, mostly before it is optimised, where for-of allocates.)
     for (let v = 0; v < this.variables.length; v++) {
-      const variable = this.variables[v]!
-      for (const value of variable.values) for (const dep of value.deps) this.reach(dep, variable.namespace)
+      const { values, namespace } = this.variables[v]!
+      for (let i = 0; i < values.length; i++) {
+        const deps = values[i]!.deps
+        for (let d = 0; d < deps.length; d++) this.reach(deps[d]!, namespace)
+      }
     }
     for (let v = 0; v < this.variables.length; v++) this.addDependencies(v)
     const variables = this.variables
@@ -173,7 +178,9 @@ class ModelBuilder {
       if (!list.includes(parsed.constraint)) list.push(parsed.constraint)
       this.prereleaseRanges.set(dep.name, list)
     }
-    for (const entry of this.context.catalog.packages.values()) for (const v of entry.versions) v.spec.dependencies.forEach(note)
+    this.context.catalog.packages.forEach((entry) => {
+      for (const v of entry.versions) v.spec.dependencies.forEach(note)
+    })
     for (const n of this.nodes) {
       n.installed?.deps.forEach(note)
       for (const t of n.target?.values ?? []) t.deps.forEach(note)
@@ -187,7 +194,8 @@ class ModelBuilder {
 
   private addVariable(variable: Omit<Variable, 'valueLabels' | 'label' | 'incoming'>): number {
     const index = this.variables.length
-    this.variables.push(new ModelVariable(variable.id, variable.package, variable.namespace, variable.values, variable.order))
+    // A copy of the values that were pushed one by one: exactly their size (see append.ts), since every variable lives to the end.
+    this.variables.push(new ModelVariable(variable.id, variable.package, variable.namespace, variable.values.slice(), variable.order))
     this.byId.set(variable.id, index)
     return index
   }
@@ -334,10 +342,19 @@ class ModelBuilder {
   private addGroup(x: number, { dep, keep, indices }: DependencyGroup): void {
     const variable = this.variables[x]!
     const head: Term = { variable: x, set: ValueSet.of(variable.values.length, indices) }
-    const who = () => describeTerm(variable, head.set)
-    if (dep.type === 'Package') this.addPackageDependency(x, head, who, dep.name, dep.version, dep.optional, keep)
-    else if (dep.type === 'GVK') this.addApiDependency(x, head, who, gvkKey(dep.gvk), dep.optional, keep)
-    else if (!dep.optional && !keep) this.addAlternatives(x, head, who, dep)
+    if (dep.type === 'Package') this.addPackageDependency(x, head, dep.name, dep.version, dep.optional, keep)
+    else if (dep.type === 'GVK') this.addApiDependency(x, head, gvkKey(dep.gvk), dep.optional, keep)
+    else if (!dep.optional && !keep) this.addAlternatives(x, head, dep)
+  }
+
+  private addIncoming(y: number, edge: Variable['incoming'][number]): void {
+    const variable = this.variables[y] as ModelVariable
+    variable.incoming = append(variable.incoming === noIncoming ? undefined : variable.incoming, edge)
+  }
+
+  /** The dependant's values an incompatibility's text names (computed only when an explanation needs it). */
+  private who(head: Term): string {
+    return describeTerm(this.variables[head.variable]!, head.set)
   }
 
   /** Records that `head` needs variable `y` (so an installed `y` may change for it). */
@@ -371,12 +388,12 @@ class ModelBuilder {
     if (inc) this.incompatibilities.push(inc)
   }
 
-  private addPackageDependency(x: number, head: Term, who: () => string, name: string, version: string, optional: boolean, keep: boolean): void {
+  private addPackageDependency(x: number, head: Term, name: string, version: string, optional: boolean, keep: boolean): void {
     const namespace = this.variables[x]!.namespace
     const y = this.variableFor(name, namespace)
     const parsed = parseConstraint(version)
     if (!parsed.ok) {
-      if (!keep) this.add([head], () => `${who()} needs ${name} with an ${parsed.error}`)
+      if (!keep) this.add([head], () => `${this.who(head)} needs ${name} with an ${parsed.error}`)
       return
     }
     const c = parsed.constraint
@@ -384,38 +401,38 @@ class ModelBuilder {
     const sat = this.satisfying(y, c)
     if (y === x) {
       // A package that depends on itself: only the versions inside their own range.
-      if (!keep) this.add([{ variable: x, set: head.set.and(sat.not()) }], () => `${who()} needs ${name} (${range}), itself`)
+      if (!keep) this.add([{ variable: x, set: head.set.and(sat.not()) }], () => `${this.who(head)} needs ${name} (${range}), itself`)
       return
     }
-    this.variables[y]!.incoming.push({ from: x, set: head.set, constraint: c })
+    this.addIncoming(y, { from: x, set: head.set, constraint: c })
     if (keep) {
       // An untouched installation binds only a dependency the plan installs or changes.
-      this.add([head, { variable: y, set: sat.or(this.absentSet(y)).or(this.keepSet(y)).not() }], () => `${who()} needs ${name} (${range}) if the plan installs or changes it`)
+      this.add([head, { variable: y, set: sat.or(this.absentSet(y)).or(this.keepSet(y)).not() }], () => `${this.who(head)} needs ${name} (${range}) if the plan installs or changes it`)
       return
     }
     this.need(y, head)
     if (optional) {
-      this.add([head, { variable: y, set: sat.or(this.absentSet(y)).not() }], () => `${who()} needs ${name} (${range}) if it is installed`)
+      this.add([head, { variable: y, set: sat.or(this.absentSet(y)).not() }], () => `${this.who(head)} needs ${name} (${range}) if it is installed`)
       if (this.context.policy.optional === 'InstallIfResolvable') this.choices.push({ head, alternatives: [{ variable: y, set: sat }], wish: true })
       return
     }
-    this.add([head, { variable: y, set: sat.not() }], () => `${who()} needs ${name} (${range})${this.noneSatisfies(y, sat)}`)
+    this.add([head, { variable: y, set: sat.not() }], () => `${this.who(head)} needs ${name} (${range})${this.noneSatisfies(y, sat)}`)
   }
 
-  private addApiDependency(x: number, head: Term, who: () => string, key: string, optional: boolean, keep: boolean): void {
+  private addApiDependency(x: number, head: Term, key: string, optional: boolean, keep: boolean): void {
     if (this.context.clusterAPIs.has(key) || optional) return
     if (keep && (this.context.servedBefore.get(key) ?? []).length === 0) return
     const alternatives = this.providing(key, this.variables[x]!.namespace)
     if (!keep) for (const a of alternatives) this.need(a.variable, head)
     const text = () => {
       const names = alternatives.map((a) => describeTerm(this.variables[a.variable]!, a.set))
-      return `${who()} needs the API ${key}${names.length > 0 ? ` (provided by ${names.join(', ')})` : ', which no package provides'}`
+      return `${this.who(head)} needs the API ${key}${names.length > 0 ? ` (provided by ${names.join(', ')})` : ', which no package provides'}`
     }
     this.add([head, ...alternatives.map((a) => ({ variable: a.variable, set: a.set.not() }))], text)
     if (alternatives.length > 1) this.choices.push({ head, alternatives })
   }
 
-  private addAlternatives(x: number, head: Term, who: () => string, dep: Extract<Dependency, { type: 'AnyOf' }>): void {
+  private addAlternatives(x: number, head: Term, dep: Extract<Dependency, { type: 'AnyOf' }>): void {
     const namespace = this.variables[x]!.namespace
     const alternatives: Term[] = []
     const texts: string[] = []
@@ -431,7 +448,7 @@ class ModelBuilder {
       texts.push(`${alt.name} (${parsed.ok ? parsed.constraint.display || 'any' : alt.version})`)
       if (!parsed.ok) continue
       const y = this.variableFor(alt.name, namespace)
-      this.variables[y]!.incoming.push({ from: x, set: head.set, constraint: parsed.constraint })
+      this.addIncoming(y, { from: x, set: head.set, constraint: parsed.constraint })
       alternatives.push({ variable: y, set: this.satisfying(y, parsed.constraint) })
     }
     // Two alternatives on one variable: either set will do.
@@ -439,7 +456,7 @@ class ModelBuilder {
     for (const a of alternatives) merged.set(a.variable, merged.get(a.variable)?.or(a.set) ?? a.set)
     const terms = [...merged].map(([variable, set]) => ({ variable, set }))
     for (const t of terms) this.need(t.variable, head)
-    this.add([head, ...terms.map((t) => ({ variable: t.variable, set: t.set.not() }))], () => `${who()} needs one of ${texts.join(', ')}`)
+    this.add([head, ...terms.map((t) => ({ variable: t.variable, set: t.set.not() }))], () => `${this.who(head)} needs one of ${texts.join(', ')}`)
     if (terms.length > 1) this.choices.push({ head, alternatives: terms })
   }
 
@@ -568,8 +585,10 @@ class ModelBuilder {
   }
 }
 
+const noIncoming: Variable['incoming'] = Object.freeze([]) as unknown as Variable['incoming']
+
 class ModelVariable implements Variable {
-  readonly incoming: Variable['incoming'] = []
+  incoming: Variable['incoming'] = noIncoming
   private labels: (string | undefined)[] | undefined
 
   constructor(

@@ -5,6 +5,7 @@
  * inside the term (its satisfier), that step's decision level and its cause.
  */
 import type { Incompatibility, Term } from './incompatibility.js'
+import { append } from '../append.js'
 import { ValueSet } from './value-set.js'
 
 /** One narrowing step. */
@@ -20,18 +21,23 @@ export interface Step {
 /** How an incompatibility stands against the partial solution. */
 export type Relation = { kind: 'satisfied' } | { kind: 'almost'; term: Term } | { kind: 'open' }
 
+/** The two relations without a term, shared: propagation asks for one per watched incompatibility. */
+const open: Relation = Object.freeze({ kind: 'open' })
+const satisfied: Relation = Object.freeze({ kind: 'satisfied' })
+
 /** Allowed sets, the trail, and per-variable history (trail indices). */
 export class PartialSolution {
   readonly trail: Step[] = []
   private readonly allowed: ValueSet[]
   private readonly sizes: number[]
-  private readonly history: number[][]
+  /** Per variable, its steps' trail indices (made on the first step). */
+  private readonly history: (number[] | undefined)[]
   level = 0
 
   constructor(private readonly domainSizes: readonly number[]) {
     this.allowed = domainSizes.map((n) => ValueSet.full(n))
     this.sizes = [...domainSizes]
-    this.history = domainSizes.map(() => [])
+    this.history = new Array(domainSizes.length)
   }
 
   allowedOf(variable: number): ValueSet {
@@ -46,7 +52,7 @@ export class PartialSolution {
   /** Narrows a variable (a decision when `cause` is undefined, which opens a new level). */
   narrow(variable: number, set: ValueSet, cause?: Incompatibility): void {
     if (!cause) this.level++
-    this.history[variable]!.push(this.trail.length)
+    this.history[variable] = append(this.history[variable], this.trail.length)
     this.trail.push({ variable, set, level: this.level, cause })
     this.allowed[variable] = set
     this.sizes[variable] = set.count()
@@ -73,15 +79,15 @@ export class PartialSolution {
     for (const term of incompatibility.terms) {
       const allowed = this.allowed[term.variable]!
       if (allowed.subsetOf(term.set)) continue
-      if (allowed.disjoint(term.set) || unsatisfied) return { kind: 'open' }
+      if (allowed.disjoint(term.set) || unsatisfied) return open
       unsatisfied = term
     }
-    return unsatisfied ? { kind: 'almost', term: unsatisfied } : { kind: 'satisfied' }
+    return unsatisfied ? { kind: 'almost', term: unsatisfied } : satisfied
   }
 
   /** The trail index of the first step after which the term held. */
   satisfier(term: Term): number {
-    for (const index of this.history[term.variable]!) {
+    for (const index of this.history[term.variable] ?? []) {
       if (this.trail[index]!.set.subsetOf(term.set)) return index
     }
     throw new Error(`internal: term on variable ${term.variable} is not satisfied`)

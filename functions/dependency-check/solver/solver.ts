@@ -6,6 +6,7 @@
  * Iterative throughout (no recursion), so deep graphs cannot overflow the stack.
  */
 import type { Incompatibility, Term } from './incompatibility.js'
+import { append } from '../append.js'
 import { PartialSolution } from './partial-solution.js'
 import { ValueSet } from './value-set.js'
 
@@ -62,9 +63,13 @@ function resolve(inc: Incompatibility, term: Term, cause: Incompatibility): Inco
   return { terms, cause: { kind: 'derived', left: inc, right: cause } }
 }
 
+/** No incompatibilities to check. */
+const none: readonly Incompatibility[] = []
+
 class Solver {
   private readonly solution: PartialSolution
-  private readonly watching: Incompatibility[][]
+  /** Per variable, the incompatibilities with a term on it (made on the first). */
+  private readonly watching: (Incompatibility[] | undefined)[]
   /** Variables that may have to be present; popped in order. */
   private queue: number[] = []
   private head = 0
@@ -73,7 +78,7 @@ class Solver {
 
   constructor(private readonly problem: Problem) {
     this.solution = new PartialSolution(problem.domainSizes)
-    this.watching = problem.domainSizes.map(() => [])
+    this.watching = new Array(problem.domainSizes.length)
     for (const inc of problem.incompatibilities) this.watch(inc)
     this.queue.push(...problem.first)
   }
@@ -98,7 +103,7 @@ class Solver {
   }
 
   private watch(inc: Incompatibility): void {
-    for (const t of inc.terms) this.watching[t.variable]!.push(inc)
+    for (const t of inc.terms) this.watching[t.variable] = append(this.watching[t.variable], inc)
   }
 
   /**
@@ -107,7 +112,7 @@ class Solver {
    */
   private propagate(changed: number[], extra: Incompatibility[]): Incompatibility | undefined {
     const pending = [...changed].reverse()
-    let check = extra
+    let check: readonly Incompatibility[] = extra
     for (;;) {
       for (const inc of check) {
         const relation = this.solution.relation(inc)
@@ -127,7 +132,7 @@ class Solver {
       }
       const next = pending.pop()
       if (next === undefined) return undefined
-      check = this.watching[next]!
+      check = this.watching[next] ?? none
     }
   }
 
