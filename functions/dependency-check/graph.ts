@@ -78,7 +78,9 @@ export function indexCatalogs(catalogs: readonly PlanCatalog[]): CatalogIndex {
         const key = versionKey(version)
         if (entry.versions.length > 0 && withKey(entry, key)) continue
         const indexed = { version, spec }
-        entry.versions.push(indexed)
+        // Made by its first version, not grown from an empty list (see append.ts): most packages list a few.
+        if (entry.versions.length === 0) entry.versions = [indexed]
+        else entry.versions.push(indexed)
         if (entry.byKey) entry.byKey.set(key, indexed)
         else if (entry.versions.length > scanned) entry.byKey = new Map(entry.versions.map((v) => [versionKey(v.version), v]))
       }

@@ -122,19 +122,25 @@ function applySolution(graph: PlanGraph, model: Model, values: readonly number[]
     if (value.kind === 'absent' || value.kind === 'keep') return
     let node = graph.nodes.get(variable.id)
     if (!node) {
+      // A new installation, made whole at once: one object shape for every node, no fields added later.
       const entry = graph.catalog.packages.get(variable.package)
       node = {
         id: variable.id,
         package: variable.package,
         namespace: variable.namespace,
         action: 'install',
-        deps: [],
-        provides: [],
+        version: value.version!,
+        deps: value.deps,
+        provides: value.provides,
         installationType: value.indexed?.spec.installationType ?? entry?.installationType ?? 'NoRestrictions',
         changes: 0,
+        registered: undefined,
       }
       graph.addNode(node)
-    } else if (node.action === 'keep') {
+      graph.register(node)
+      return
+    }
+    if (node.action === 'keep') {
       node.action = compareVersions(value.version!, node.installed!.version) > 0 ? 'upgrade' : 'downgrade'
     }
     graph.unregister(node)

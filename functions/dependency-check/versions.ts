@@ -34,16 +34,18 @@ export function isDigest(text: string): boolean {
  * Crossplane drops them when selecting); digests parse as digests.
  */
 export function parseVersion(raw: string, options: { coerce: boolean }): Version | undefined {
-  const key = `${options.coerce ? 'c' : 's'}${raw}`
-  if (parseCache.has(key)) return parseCache.get(key)
+  const cache = options.coerce ? coercedCache : strictCache
+  const hit = cache.get(raw)
+  if (hit !== undefined || cache.has(raw)) return hit
   const parsed = parseUncached(raw, options)
-  if (parseCache.size > 200_000) parseCache.clear()
-  parseCache.set(key, parsed)
+  if (cache.size > 100_000) cache.clear()
+  cache.set(raw, parsed)
   return parsed
 }
 
-/** Parsed versions are shared (never mutated): catalogs repeat the same strings. */
-const parseCache = new Map<string, Version | undefined>()
+/** Parsed versions are shared (never mutated): catalogs repeat the same strings. One cache per option, so the key is the string itself. */
+const coercedCache = new Map<string, Version | undefined>()
+const strictCache = new Map<string, Version | undefined>()
 
 function parseUncached(raw: string, options: { coerce: boolean }): Version | undefined {
   const text = raw.trim()

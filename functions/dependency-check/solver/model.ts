@@ -189,7 +189,8 @@ class ModelBuilder {
 
   private admitted(entry: IndexedPackage, v: IndexedVersion): boolean {
     const policy = this.context.policy
-    return (!v.version.coerced || policy.incompleteVersions === 'Coerce') && candidateAdmitted(v.version, policy.prereleases, this.prereleaseRanges.get(entry.name) ?? [])
+    if (v.version.coerced && policy.incompleteVersions !== 'Coerce') return false
+    return !isPrerelease(v.version) || candidateAdmitted(v.version, policy.prereleases, this.prereleaseRanges.get(entry.name) ?? [])
   }
 
   private addVariable(variable: Omit<Variable, 'valueLabels' | 'label' | 'incoming'>): number {
@@ -242,7 +243,7 @@ class ModelBuilder {
     const own = nodeId(pkg, namespace)
     if (this.existing.has(own)) return own
     const cluster = nodeId(pkg, '')
-    if (this.existing.has(cluster)) return cluster
+    if (namespace && this.existing.has(cluster)) return cluster
     if (this.context.catalog.packages.get(pkg)?.installationType === 'OnePerCluster') return this.existingByPackage.get(pkg)?.[0]?.id ?? cluster
     return own
   }
