@@ -88,7 +88,7 @@ export function indexCatalogs(catalogs: readonly PlanCatalog[]): CatalogIndex {
   }
   const providers = new Map<string, string[]>()
   for (const entry of packages.values()) {
-    entry.versions.sort((a, b) => compareVersions(a.version, b.version))
+    if (entry.versions.length > 1) entry.versions.sort(byVersion)
     let seen: Set<string> | undefined
     for (const v of entry.versions) {
       if (v.spec.provides.length === 0) continue
@@ -109,6 +109,10 @@ export function indexCatalogs(catalogs: readonly PlanCatalog[]): CatalogIndex {
 /** The catalog version equal to `version` (build metadata included), if listed. */
 export function findVersion(entry: IndexedPackage | undefined, version: Version): IndexedVersion | undefined {
   return entry && withKey(entry, versionKey(version))
+}
+
+function byVersion(a: IndexedVersion, b: IndexedVersion): number {
+  return compareVersions(a.version, b.version)
 }
 
 function withKey(entry: IndexedPackage, key: string): IndexedVersion | undefined {
