@@ -52,12 +52,22 @@ function sameNumber(source: string, value: number): boolean {
   return parsed === value || (Number.isNaN(parsed) && Number.isNaN(value))
 }
 
-const parseOptions = {
-  keepSourceTokens: true,
+const plainParseOptions = {
   uniqueKeys: false,
   strict: true,
   customTags: keepNumberSource,
 } as const
+
+/**
+ * With comments, the parser keeps each node's source tokens, which the
+ * comment fix-ups read. Without a `#` there is no comment to fix, and the
+ * tokens would only more than double what every parsed document keeps.
+ */
+const commentedParseOptions = { ...plainParseOptions, keepSourceTokens: true } as const
+
+function parseOptionsFor(text: string): typeof plainParseOptions | typeof commentedParseOptions {
+  return text.includes('#') ? commentedParseOptions : plainParseOptions
+}
 
 /** A YAML syntax problem, with a 1-based line and column when known. */
 export class YamlSyntaxError extends Error {
@@ -113,13 +123,13 @@ export function parseYamlDocument(text: string, source = 'input'): Document.Pars
   checkNestingDepth(text, source)
   let doc: Document.Parsed
   try {
-    doc = parseDocument(text, parseOptions)
+    doc = parseDocument(text, parseOptionsFor(text))
   } catch (err) {
     // The parser throws (instead of reporting) on pathological input such as very deep nesting.
     throw new YamlSyntaxError(`${source}: cannot parse YAML: ${(err as Error).message}`)
   }
   throwFirstError(doc, source)
-  fixCommentPlacement(doc)
+  if (doc.contents?.srcToken) fixCommentPlacement(doc)
   return doc
 }
 
@@ -128,7 +138,7 @@ export function parseYamlDocuments(text: string, source = 'input'): Document.Par
   checkNestingDepth(text, source)
   let docs: Document.Parsed[]
   try {
-    const parsed = parseAllDocuments(text, parseOptions)
+    const parsed = parseAllDocuments(text, parseOptionsFor(text))
     docs = Array.isArray(parsed) ? parsed : []
     if (!Array.isArray(parsed)) throwFirstError(parsed as unknown as Document.Parsed, source)
   } catch (err) {
@@ -137,7 +147,7 @@ export function parseYamlDocuments(text: string, source = 'input'): Document.Par
   }
   for (const doc of docs) {
     throwFirstError(doc, source)
-    fixCommentPlacement(doc)
+    if (doc.contents?.srcToken) fixCommentPlacement(doc)
   }
   return docs
 }
@@ -207,11 +217,18 @@ export function stringifyYamlDocument(doc: Document, options: { wide?: boolean }
  * comment copy-back does not duplicate them (docs/upstream-behaviour.md, "Comments and field order"):
  * 1. `- # comment` before a map item: the comment belongs to the first key;
  * 2. `key: # comment` before a block collection: the comment belongs to the key.
+ * The source tokens it reads are released afterwards: nothing else reads them,
+ * and they are more than half of what a parsed document holds.
  */
 export function fixCommentPlacement(doc: Document): void {
+  const release = (node: { srcToken?: unknown }) => void (node.srcToken = undefined)
   visit(doc, {
+    Scalar: (_, scalar) => release(scalar),
+    Alias: (_, alias) => release(alias),
+    Pair: (_, pair) => release(pair),
     Seq(_, seq) {
       const token = seq.srcToken
+      release(seq)
       if (token?.type !== 'block-seq') return
       seq.items.forEach((item, i) => {
         const itemToken = token.items[i]
@@ -224,6 +241,7 @@ export function fixCommentPlacement(doc: Document): void {
     },
     Map(_, map) {
       const token = map.srcToken
+      release(map)
       if (token?.type !== 'block-map') return
       map.items.forEach((pair, i) => {
         const value = pair.value
