@@ -20,7 +20,10 @@ RUN ["node", "/usr/local/lib/node_modules/npm/bin/npm-cli.js", "ci", "--ignore-s
 COPY tsconfig.json tsconfig.build.json ./
 COPY functions functions
 COPY orchestrator orchestrator
+COPY scripts/bundle.ts scripts/bundle.ts
 RUN ["node", "node_modules/typescript/bin/tsc", "-p", "tsconfig.build.json"]
+# Each function's program in one file, which its launcher in bin/ imports (scripts/bundle.ts).
+RUN ["node", "dist/scripts/bundle.js"]
 
 # Only the runtime dependencies ship; the functions' images leave out the optional Kubernetes client,
 # which only the orchestrator's --cluster uses.
@@ -41,6 +44,7 @@ COPY package.json ./
 COPY --from=dependencies /src/node_modules node_modules
 COPY --from=build /src/dist/functions dist/functions
 COPY --from=build /src/dist/orchestrator dist/orchestrator
+COPY --from=build /src/dist/bundles dist/bundles
 COPY bin bin
 USER 65534:65534
 
