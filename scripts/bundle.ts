@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild-wasm'
 
 /** Each function's program: its bin name and the export of its index module. */
-export const functionPrograms = [
+const functionPrograms = [
   { name: 'package-context', fn: 'packageContextFunction' },
   { name: 'pipeline-prepend', fn: 'pipelinePrependFunction' },
   { name: 'config-injection', fn: 'configInjectionFunction' },
