@@ -20,7 +20,7 @@ RUN ["node", "/usr/local/lib/node_modules/npm/bin/npm-cli.js", "ci", "--ignore-s
 COPY tsconfig.json tsconfig.build.json ./
 COPY functions functions
 COPY orchestrator orchestrator
-COPY scripts/bundle.ts scripts/bundle.ts
+COPY scripts/bundle.ts scripts/programs.ts scripts/
 RUN ["node", "node_modules/typescript/bin/tsc", "-p", "tsconfig.build.json"]
 # Each function's program in one file, which its launcher in bin/ imports (scripts/bundle.ts).
 RUN ["node", "dist/scripts/bundle.js"]

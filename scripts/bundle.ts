@@ -12,16 +12,7 @@ import { mkdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild-wasm'
-
-/** Each function's program: its bin name and the export of its index module. */
-const functionPrograms = [
-  { name: 'package-context', fn: 'packageContextFunction' },
-  { name: 'pipeline-prepend', fn: 'pipelinePrependFunction' },
-  { name: 'config-injection', fn: 'configInjectionFunction' },
-  { name: 'package-variant', fn: 'packageVariantFunction' },
-  { name: 'fan-out', fn: 'fanOutFunction' },
-  { name: 'dependency-check', fn: 'dependencyCheckFunction' },
-] as const
+import { functionPrograms } from './programs.js'
 
 const dist = resolve(fileURLToPath(new URL('..', import.meta.url)))
 const out = join(dist, 'bundles')

@@ -5,23 +5,23 @@
  * bins.e2e.test.ts runs the cases with crash or memory risks through the real
  * executables, under a time and memory limit.
  */
-import { readdirSync, readFileSync } from 'node:fs'
+import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { runMain } from '../../functions/krm/main.js'
 import type { MainIO } from '../../functions/krm/main.js'
 import type { KrmFunction } from '../../functions/krm/run.js'
+import { functionPrograms } from '../../scripts/programs.js'
 import { repoRoot } from '../e2e/runner.js'
 import { corpus } from './corpus.js'
 import { expectContract } from './invariants.js'
 
-/** bin/<name> → the function it runs, read from its import line, so a new bin joins the corpus by itself. */
+/** bin/<name> → the function it runs (the bundled programs' table), so a new bin joins the corpus by itself. */
 const programs = readdirSync(join(repoRoot, 'bin'))
   .filter((name) => !name.startsWith('.') && name !== 'kpt-variants')
   .map((name) => {
-    const text = readFileSync(join(repoRoot, 'bin', name), 'utf8')
-    const match = /import \{ (\w+) \} from '\.\.\/dist\/functions\/([\w-]+)\/index\.js'/.exec(text)
-    if (!match) throw new Error(`bin/${name}: no function import found`)
-    return { name, exportName: match[1]!, dir: match[2]! }
+    const program = functionPrograms.find((p) => p.name === name)
+    if (!program) throw new Error(`bin/${name}: not in scripts/programs.ts`)
+    return { name, exportName: program.fn, dir: name }
   })
 
 async function run(fn: KrmFunction, stdin: string | Buffer) {
