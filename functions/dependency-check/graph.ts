@@ -129,18 +129,19 @@ export interface Cycle<T = string> {
 
 /**
  * DFS over nodes `0 … count-1` from `roots` (visited in the given order;
- * edges in their listed order) with a recursion stack. Returns every back
- * edge as a cycle, and the post-order (dependencies first) of the nodes
- * reached. Nodes are numbers so that the walk's state is an array: a planner
- * walks tens of thousands of them.
+ * edges in their listed order, each leading to `target(edge)`) with a
+ * recursion stack. Returns every back edge as a cycle, and the post-order
+ * (dependencies first) of the nodes reached. Nodes are numbers so that the
+ * walk's state is an array: the planner's report and the solver's cycle check
+ * walk tens of thousands of them.
  */
-export function walkGraph(count: number, roots: Iterable<number>, edges: (node: number) => readonly number[]): { cycles: Cycle<number>[]; order: number[] } {
+export function walkGraph<E>(count: number, roots: Iterable<number>, edges: (node: number) => readonly E[], target: (edge: E) => number): { cycles: Cycle<number>[]; order: number[] } {
   const state = new Uint8Array(count) // 0 = new, 1 = on the stack, 2 = done
   const order: number[] = []
   const cycles: Cycle<number>[] = []
   const stack: number[] = []
   // Iterative: deep dependency chains must not overflow the call stack.
-  const frames: { node: number; next: number; out: readonly number[] }[] = []
+  const frames: { node: number; next: number; out: readonly E[] }[] = []
   for (const root of roots) {
     if (state[root] !== 0) continue
     frames.push({ node: root, next: 0, out: edges(root) })
@@ -149,7 +150,7 @@ export function walkGraph(count: number, roots: Iterable<number>, edges: (node: 
     while (frames.length > 0) {
       const frame = frames[frames.length - 1]!
       if (frame.next < frame.out.length) {
-        const to = frame.out[frame.next++]!
+        const to = target(frame.out[frame.next++]!)
         if (state[to] === 0) {
           state[to] = 1
           stack.push(to)

@@ -82,7 +82,7 @@ export function report(graph: PlanGraph, targetIds: readonly string[], options: 
   // Targets first, so a cycle is reported on the package being checked.
   const targets = targetIds.map((id) => positions.get(id)!)
   const edgesOf = (i: number) => edges[i] ?? noEdges
-  const { cycles, order } = walkGraph(nodes.length, [...targets, ...nodes.keys()], edgesOf)
+  const { cycles, order } = walkGraph(nodes.length, [...targets, ...nodes.keys()], edgesOf, (to) => to)
   const ids = (cycle: Cycle<number>): Cycle => ({ on: nodes[cycle.on]!.id, from: nodes[cycle.from]!.id, path: cycle.path.map((i) => nodes[i]!.id) })
   reportCycles(graph, cycles.map(ids), (id) => evaluation.evaluated[positions.get(id)!] ?? [], conflicts, issues)
   reportInstallationTypes(graph, conflicts, issues)

@@ -20,7 +20,7 @@
 import type { Dependency, DependencyPolicy, GVK, PackageDependency } from '../../api/dependencies.js'
 import { candidateAdmitted, parseConstraint, satisfies } from '../constraints.js'
 import type { Constraint } from '../constraints.js'
-import { gvkKey } from '../graph.js'
+import { gvkKey, walkGraph } from '../graph.js'
 import type { CatalogIndex, IndexedPackage, IndexedVersion } from '../graph.js'
 import { compareVersions, isPrerelease, parseVersion } from '../versions.js'
 import type { Version } from '../versions.js'
@@ -466,7 +466,11 @@ class ModelBuilder {
     const edges: (Edge[] | undefined)[] = new Array(this.variables.length)
     const edgesOf = (v: number): Edge[] => (edges[v] ??= this.edgesOf(v, values, present))
     const out: Incompatibility[] = []
-    for (const path of findCycles(this.variables.length, present, edgesOf)) {
+    const variables = this.variables.length
+    function* presentVariables() {
+      for (let v = 0; v < variables; v++) if (present(v)) yield v
+    }
+    for (const { path } of walkGraph(variables, presentVariables(), edgesOf, (edge) => edge.to).cycles) {
       if (!path.some((v) => this.variables[v]!.values[values[v]!]!.kind !== 'keep')) continue
       const terms: Term[] = []
       for (let k = 0; k + 1 < path.length; k++) {
@@ -631,38 +635,6 @@ interface Edge {
   to: number
   dep: Dependency
   terms?: () => Term[]
-}
-
-/**
- * The cycles among present variables (iterative DFS with colours, one path
- * per back edge, each from the variable it returns to and back to it).
- */
-function findCycles(count: number, present: (v: number) => boolean, edges: (v: number) => readonly { to: number }[]): number[][] {
-  const state = new Uint8Array(count) // 0 = new, 1 = on the stack, 2 = done
-  const cycles: number[][] = []
-  const stack: number[] = []
-  for (let root = 0; root < count; root++) {
-    if (state[root] !== 0 || !present(root)) continue
-    const frames: { v: number; next: number; out: readonly { to: number }[] }[] = [{ v: root, next: 0, out: edges(root) }]
-    state[root] = 1
-    stack.push(root)
-    while (frames.length > 0) {
-      const frame = frames[frames.length - 1]!
-      if (frame.next < frame.out.length) {
-        const to = frame.out[frame.next++]!.to
-        if (state[to] === 0) {
-          state[to] = 1
-          stack.push(to)
-          frames.push({ v: to, next: 0, out: edges(to) })
-        } else if (state[to] === 1) cycles.push([...stack.slice(stack.lastIndexOf(to)), to])
-        continue
-      }
-      frames.pop()
-      stack.pop()
-      state[frame.v] = 2
-    }
-  }
-  return cycles
 }
 
 /** A dependency's identity for grouping (its declaration site aside). */
