@@ -10,12 +10,16 @@ import { byString, isChanged, nodeLabel } from './plan-graph.js'
 import type { PlanGraph, PlanNode } from './plan-graph.js'
 import type { ConflictList, Evaluated } from './report.js'
 
-/** Crossplane's `detected cycle on: <id>`: a conflict on the dependency that closes it, when the plan changes a node on it. */
-export function reportCycles(graph: PlanGraph, cycles: readonly Cycle[], evaluated: (id: string) => readonly Evaluated[], conflicts: ConflictList, issues: PlanIssue[]): void {
+/**
+ * Crossplane's `detected cycle on: <id>`: a conflict on the dependency that
+ * closes it, when the plan changes a node on it. `closing(from, on)` is the
+ * dependency of `from` that leads to `on`.
+ */
+export function reportCycles(graph: PlanGraph, cycles: readonly Cycle[], closing: (from: string, on: string) => Evaluated | undefined, conflicts: ConflictList, issues: PlanIssue[]): void {
   for (const cycle of cycles) {
     const involved = cycle.path.some((id) => isChanged(graph.nodes.get(id)!))
     const message = `detected cycle on: ${cycle.on} (${cycle.path.join(' -> ')})`
-    const entry = evaluated(cycle.from).find((e) => e.to === cycle.on)
+    const entry = closing(cycle.from, cycle.on)
     if (!involved) {
       issues.push({ severity: 'warning', package: cycle.on, message: `${message} (pre-existing)` })
       continue

@@ -27,9 +27,7 @@ export interface ReportOptions {
 
 /** One dependency of one node as the report evaluated it. */
 export interface Evaluated {
-  /** The node id the dependency resolves to (graph edge), if any. */
-  to: string | undefined
-  /** That node's position among the graph's nodes in id order, when it is present. */
+  /** The position (among the graph's nodes in id order) of the present node the dependency resolves to, if any. */
   target: number | undefined
   dep: Dependency
   report: DependencyReport
@@ -84,7 +82,8 @@ export function report(graph: PlanGraph, targetIds: readonly string[], options: 
   const edgesOf = (i: number) => edges[i] ?? noEdges
   const { cycles, order } = walkGraph(nodes.length, [...targets, ...nodes.keys()], edgesOf, (to) => to)
   const ids = (cycle: Cycle<number>): Cycle => ({ on: nodes[cycle.on]!.id, from: nodes[cycle.from]!.id, path: cycle.path.map((i) => nodes[i]!.id) })
-  reportCycles(graph, cycles.map(ids), (id) => evaluation.evaluated[positions.get(id)!] ?? [], conflicts, issues)
+  const closing = (from: string, on: string) => evaluation.evaluated[positions.get(from)!]?.find((e) => e.target === positions.get(on))
+  reportCycles(graph, cycles.map(ids), closing, conflicts, issues)
   reportInstallationTypes(graph, conflicts, issues)
 
   const { install, upgrade, downgrade } = planSteps(targets, evaluation)
@@ -136,7 +135,7 @@ function evaluateDependencies(graph: PlanGraph, options: ReportOptions, conflict
       if (dep.declaredAt) report.declaredAt = dep.declaredAt
       const to = decision.to
       const target = to === undefined ? undefined : positions.get(to)
-      evaluated[at] = append(evaluated[at], { to, target, dep, report })
+      evaluated[at] = append(evaluated[at], { target, dep, report })
       if (target !== undefined) {
         requiredBy[target] = append(requiredBy[target], label)
         if (target !== at) edges[at] = append(edges[at], target)
