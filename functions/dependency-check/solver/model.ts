@@ -68,8 +68,15 @@ export interface Variable extends NamedVariable {
   values: Value[]
   /** Preferred order of values, for installed packages and targets. */
   order?: number[] | undefined
-  /** Dependants' ranges, for "no non-empty range applies" (the `latest` policy). */
-  incoming: { from: number; set: ValueSet; constraint: Constraint }[]
+  /** Dependants' ranges, for "no non-empty range applies" (the `latest` policy); none until a dependant is added. */
+  incoming?: Incoming[]
+}
+
+/** A dependant's range on a variable: `from`, at a value in `set`, needs it in `constraint`. */
+interface Incoming {
+  from: number
+  set: ValueSet
+  constraint: Constraint
 }
 
 /** The model: variables and the solver's problem. */
@@ -348,9 +355,9 @@ class ModelBuilder {
     else if (!dep.optional && !keep) this.addAlternatives(x, head, dep)
   }
 
-  private addIncoming(y: number, edge: Variable['incoming'][number]): void {
-    const variable = this.variables[y] as ModelVariable
-    variable.incoming = append(variable.incoming === noIncoming ? undefined : variable.incoming, edge)
+  private addIncoming(y: number, edge: Incoming): void {
+    const variable = this.variables[y]!
+    variable.incoming = append(variable.incoming, edge)
   }
 
   /** The dependant's values an incompatibility's text names (computed only when an explanation needs it). */
@@ -577,7 +584,7 @@ class ModelBuilder {
     if (candidates.length === 0) return allowed.indices()[0]!
     const highest = candidates[candidates.length - 1]!
     const { policy } = this.context
-    const ranged = variable.incoming.some((e) => e.constraint.kind !== 'any' && solution.allowedOf(e.from).subsetOf(e.set))
+    const ranged = !!variable.incoming?.some((e) => e.constraint.kind !== 'any' && solution.allowedOf(e.from).subsetOf(e.set))
     if (ranged || policy.latest === 'Highest') return highest
     const entry = this.context.catalog.packages.get(variable.package)
     if (policy.latest === 'LatestVersionField' && entry?.latestVersion) {
@@ -590,10 +597,8 @@ class ModelBuilder {
   }
 }
 
-const noIncoming: Variable['incoming'] = Object.freeze([]) as unknown as Variable['incoming']
-
 class ModelVariable implements Variable {
-  incoming: Variable['incoming'] = noIncoming
+  incoming: Incoming[] | undefined = undefined
   private labels: (string | undefined)[] | undefined
 
   constructor(
