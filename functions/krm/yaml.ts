@@ -129,7 +129,7 @@ export function parseYamlDocument(text: string, source = 'input'): Document.Pars
     throw new YamlSyntaxError(`${source}: cannot parse YAML: ${(err as Error).message}`)
   }
   throwFirstError(doc, source)
-  if (doc.contents?.srcToken) fixCommentPlacement(doc)
+  fixCommentPlacement(doc)
   return doc
 }
 
@@ -147,7 +147,7 @@ export function parseYamlDocuments(text: string, source = 'input'): Document.Par
   }
   for (const doc of docs) {
     throwFirstError(doc, source)
-    if (doc.contents?.srcToken) fixCommentPlacement(doc)
+    fixCommentPlacement(doc)
   }
   return docs
 }
@@ -218,9 +218,11 @@ export function stringifyYamlDocument(doc: Document, options: { wide?: boolean }
  * 1. `- # comment` before a map item: the comment belongs to the first key;
  * 2. `key: # comment` before a block collection: the comment belongs to the key.
  * The source tokens it reads are released afterwards: nothing else reads them,
- * and they are more than half of what a parsed document holds.
+ * and they are more than half of what a parsed document holds. A document
+ * parsed without them (its text had no `#`) has no comment to move.
  */
 export function fixCommentPlacement(doc: Document): void {
+  if (!doc.contents?.srcToken) return
   const release = (node: { srcToken?: unknown }) => void (node.srcToken = undefined)
   visit(doc, {
     Scalar: (_, scalar) => release(scalar),
