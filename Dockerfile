@@ -77,6 +77,7 @@ COPY package.json ./
 COPY --from=orchestrator-dependencies /src/node_modules node_modules
 COPY --from=build /src/dist/functions dist/functions
 COPY --from=build /src/dist/orchestrator dist/orchestrator
+COPY --from=build /src/dist/bundles dist/bundles
 COPY bin bin
 USER 65534:65534
 ENTRYPOINT ["node", "/app/bin/kpt-variants"]

@@ -9,7 +9,7 @@
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { availableParallelism, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { Worker } from 'node:worker_threads'
+import { parentPort, Worker, workerData } from 'node:worker_threads'
 import { KubeObject } from '../functions/krm/index.js'
 import { listYamlFiles } from '../functions/krm/main.js'
 import { deleteAbandoned } from './deletions.js'
@@ -314,6 +314,26 @@ function startWorker(settings: RenderSettings, index: number, threads: number, o
     worker.on('error', reject)
     worker.on('exit', (code) => (result ? resolvePending(result) : reject(new Error(`render worker ${index} exited with code ${code}`))))
   })
+}
+
+/**
+ * The body of a render worker (render-worker.js): sets up the same run as the
+ * main thread and renders its share. It lives here, not in the worker's
+ * module, so that a bundled kpt-variants has one copy of the code for every
+ * thread: the worker module only imports and calls it.
+ */
+export async function runRenderWorker(): Promise<void> {
+  const { settings, index, threads } = workerData as { settings: RenderSettings; index: number; threads: number }
+  const post = (pending: Pending): PostedPending => ({ ...pending, dependencies: pending.dependencies.map((o) => o.toItemText()) })
+  const run = await startRun(settings, index)
+  try {
+    // Progress needs only the report; the packages go once, with the rest of the share.
+    const done = await renderShare(run, index, threads, (pending) => parentPort!.postMessage({ type: 'progress', report: pending.report }))
+    parentPort!.postMessage({ type: 'done', pending: done.map(post) })
+  } finally {
+    // Staged packages stay for the main thread to commit; only scratch files go.
+    run.close()
+  }
 }
 
 function revive(posted: PostedPending): Pending {

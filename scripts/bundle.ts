@@ -1,14 +1,18 @@
 /**
- * Bundles each KRM function's program into one file, dist/bundles/<name>.js,
- * which its launcher in bin/ imports (run by `npm run build`, after tsc, and
- * by the Dockerfile). `kpt fn render` starts a function once per package: a
- * program in one file starts ~60 ms sooner than one that loads its ~300
- * modules (ours and the yaml library's) file by file, about a quarter of a
- * function's run on a 50-resource package. The orchestrator is not bundled:
- * its worker threads and on-demand modules load by path, and it starts once
- * per run.
+ * Bundles each program into one file under dist/bundles/, which its launcher
+ * in bin/ imports (run by `npm run build`, after tsc, and by the Dockerfile).
+ * A program in one file starts sooner than one whose modules Node loads file
+ * by file: ~60 ms for a KRM function (its ~300 modules, ours and the yaml
+ * library's), about a quarter of its run on a 50-resource package, which
+ * `kpt fn render` pays once per function per package; ~0.2 s for
+ * kpt-variants and again for each of its render threads.
+ *
+ * kpt-variants' threads load their code by path, beside the bundle: a render
+ * thread (render-worker.js) imports the main bundle itself, so every thread
+ * runs one copy of the code (and records renders under one code identity, see
+ * render-memo.ts); the staging and stat threads are small bundles of their own.
  */
-import { mkdirSync } from 'node:fs'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild-wasm'
@@ -17,22 +21,33 @@ import { functionPrograms } from './programs.js'
 const dist = resolve(fileURLToPath(new URL('..', import.meta.url)))
 const out = join(dist, 'bundles')
 
-/** The program every function's launcher ran before it was bundled. */
-function program(name: string, fn: string): string {
-  return [`import { runMain } from './functions/krm/main.js'`, `import { ${fn} } from './functions/${name}/index.js'`, `process.exitCode = await runMain(${fn}, process.argv.slice(2))`].join('\n')
-}
-
-mkdirSync(out, { recursive: true })
-for (const { name, fn } of functionPrograms) {
+/** Bundles the module `contents` (resolved from dist/) into dist/bundles/<name>.js. */
+async function bundle(name: string, contents: string, external: string[] = []): Promise<void> {
   await build({
-    stdin: { contents: program(name, fn), resolveDir: dist, sourcefile: `${name}.js`, loader: 'js' },
+    stdin: { contents, resolveDir: dist, sourcefile: `${name}.js`, loader: 'js' },
     bundle: true,
     platform: 'node',
     format: 'esm',
     target: 'node20',
     outfile: join(out, `${name}.js`),
+    external,
     // The yaml library is CommonJS and requires Node's modules; an ES module has no `require` of its own.
     banner: { js: "import { createRequire as createRequireForBundle } from 'node:module'; const require = createRequireForBundle(import.meta.url);" },
     logLevel: 'warning',
   })
 }
+
+mkdirSync(out, { recursive: true })
+for (const { name, fn } of functionPrograms) {
+  // The program every function's launcher ran before it was bundled.
+  const program = [`import { runMain } from './functions/krm/main.js'`, `import { ${fn} } from './functions/${name}/index.js'`, `process.exitCode = await runMain(${fn}, process.argv.slice(2))`]
+  await bundle(name, program.join('\n'))
+}
+// The Kubernetes client stays a package of its own: only --cluster loads it, and the functions' images leave it out.
+await bundle('kpt-variants', [`export { cli } from './orchestrator/cli.js'`, `export { runRenderWorker } from './orchestrator/render.js'`].join('\n'), ['@kubernetes/client-node'])
+writeFileSync(
+  join(out, 'render-worker.js'),
+  `// A render thread of kpt-variants: the main bundle's code (see scripts/bundle.ts).\nimport { runRenderWorker } from './kpt-variants.js'\n\nawait runRenderWorker()\n`,
+)
+await bundle('staging-worker', `import './orchestrator/output/staging-worker.js'`)
+await bundle('stat-worker', `import './orchestrator/output/stat-worker.js'`)
