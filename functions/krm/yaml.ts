@@ -5,6 +5,7 @@
  */
 import { CST, Document, isCollection, isMap, isPair, isScalar, isSeq, Lexer, Pair, parseAllDocuments, parseDocument, parse as parseValue, Scalar, visit, YAMLMap, YAMLSeq } from 'yaml'
 import type { Node, ParsedNode, Tags } from 'yaml'
+import { readPlainBlock } from './plain-block.js'
 
 /** Options that make the `yaml` printer match go-yaml's block style. */
 export const printOptions = {
@@ -120,6 +121,30 @@ export function checkNestingDepth(text: string, source = 'input'): void {
 
 /** Parses one YAML document for round-tripping; throws YamlSyntaxError on bad input. */
 export function parseYamlDocument(text: string, source = 'input'): Document.Parsed {
+  return readPlainDocument(text) ?? parseYamlDocumentWithLibrary(text, source)
+}
+
+/** An empty document parsed with the options of a text without comments: each plain reading is a copy of it. */
+let plainTemplate: Document.Parsed | undefined
+
+/**
+ * The document the library would parse from `text`, read by plain-block.ts,
+ * or undefined when the text is not plain block YAML (the library parses it).
+ */
+export function readPlainDocument(text: string): Document.Parsed | undefined {
+  if (text.includes('#')) return undefined
+  plainTemplate ??= parseDocument('', plainParseOptions)
+  // A copy with a schema of its own, as the library gives each parse one (a declined text wastes only this).
+  const doc = plainTemplate.clone() as Document.Parsed
+  const read = readPlainBlock(text, doc.schema)
+  if (!read) return undefined
+  doc.contents = read.contents as Document.Parsed['contents']
+  doc.range = [0, read.end, read.end]
+  return doc
+}
+
+/** parseYamlDocument with the library alone (the plain reader is checked against it). */
+export function parseYamlDocumentWithLibrary(text: string, source = 'input'): Document.Parsed {
   checkNestingDepth(text, source)
   let doc: Document.Parsed
   try {

@@ -1,0 +1,209 @@
+/**
+ * A reader for the plainest YAML, which is most of what a fleet holds: block
+ * maps and sequences of one-line scalars, as kpt, kubectl and generators
+ * write them, with no comments and no blank lines. The `yaml` library's
+ * lexer, parser and composer spend ~100 µs on a ten-line Repository, most of
+ * loading a fleet of thousands; this builds the very nodes they would (the
+ * same classes, values, styles, sources and ranges; plain-block.property.test.ts
+ * holds it to the library) in a fraction of that.
+ *
+ * Anything outside that subset (comments, blank lines, anchors, tags, block or
+ * multi-line scalars, flow collections other than `{}` and `[]`, numbers other
+ * than plain decimal integers, nulls, keys that are not plain names, quoted
+ * strings with escapes, tabs, odd indentation) makes it return undefined, and
+ * the caller parses the text with the library, errors and all.
+ */
+import { Pair, Scalar, YAMLMap, YAMLSeq } from 'yaml'
+import type { Schema } from 'yaml'
+
+type Node = Scalar | YAMLMap | YAMLSeq
+
+/** A node and the offset just past it (its range's end), or undefined: not plain. */
+type Read = { node: Node; end: number; next: number } | undefined
+
+/** Keys: plain names (`app.kubernetes.io/name`) that the core schema reads as strings. */
+const plainKey = /^[A-Za-z_][A-Za-z0-9_./-]*$/
+/** Plain string values: a name-like start (or a path's `.`) and printable ASCII, single spaces inside; no indicator the scanner would have to weigh. */
+const plainString = /^[A-Za-z_/.][!$%&()*+\-./0-9:;<=>?@A-Z\\^_a-z|~]*(?: [!$%&()*+\-./0-9:;<=>?@A-Z\\^_a-z|~]+)*$/
+/** Of the strings above, those the core schema reads as floats (`.5`, `.inf`, `.NaN`). */
+const dotFloat = /^\.(?:[0-9]|(?:inf|Inf|INF|nan|NaN|NAN)$)/
+const decimalInteger = /^(?:0|[1-9][0-9]{0,14})$/
+/** Words the core schema reads as null or booleans: `true` and `false` are read here, the rest by the library. */
+const keywords = new Set(['null', 'Null', 'NULL', 'true', 'True', 'TRUE', 'false', 'False', 'FALSE'])
+/** Keys longer than this are left to the library, which reports those over YAML's 1,024 characters. */
+const maxKeyLength = 1000
+/** Deeper indentation than this is left to the library (and its nesting checks). */
+const maxIndent = 200
+
+/** The contents of a plain block document and where it ends, or undefined when the text is not one. */
+export function readPlainBlock(text: string, schema: Schema): { contents: YAMLMap | YAMLSeq; end: number } | undefined {
+  const lines = splitLines(text)
+  if (!lines || lines.indent[0] !== 0) return undefined
+  const reader = new PlainReader(text, lines, schema)
+  const read = reader.block(0, 0)
+  if (!read || read.next !== lines.count || read.node instanceof Scalar) return undefined
+  return { contents: read.node, end: read.end }
+}
+
+interface Lines {
+  count: number
+  /** Offset of each line's first character, its indentation and the offset of its newline. */
+  start: number[]
+  indent: number[]
+  end: number[]
+}
+
+/** The text's lines; undefined for a text with anything the reader never accepts (tabs, carriage returns, comments, blank lines, trailing spaces, no final newline). */
+function splitLines(text: string): Lines | undefined {
+  if (text.length === 0 || text.charCodeAt(text.length - 1) !== 10 || /[\t\r#]/.test(text)) return undefined
+  const lines: Lines = { count: 0, start: [], indent: [], end: [] }
+  for (let start = 0; start < text.length;) {
+    const end = text.indexOf('\n', start)
+    let indent = 0
+    while (text.charCodeAt(start + indent) === 32) indent++
+    // Blank lines, trailing spaces and document markers are the library's to place.
+    if (start + indent === end || text.charCodeAt(end - 1) === 32 || indent > maxIndent) return undefined
+    if (indent === 0 && (text.startsWith('---', start) || text.startsWith('...', start) || text.charCodeAt(start) === 37)) return undefined
+    lines.start.push(start)
+    lines.indent.push(indent)
+    lines.end.push(end)
+    lines.count++
+    start = end + 1
+  }
+  return lines
+}
+
+class PlainReader {
+  constructor(
+    private readonly text: string,
+    private readonly lines: Lines,
+    private readonly schema: Schema,
+  ) {}
+
+  /** The block collection whose first entry is on line `i` at column `col`: a sequence if it starts with `- `, else a map. */
+  block(i: number, col: number): Read {
+    return this.#isDash(i, col) ? this.#seq(i, col) : this.#map(i, col)
+  }
+
+  #isDash(i: number, col: number): boolean {
+    const at = this.lines.start[i]! + col
+    return this.text.charCodeAt(at) === 45 && this.text.charCodeAt(at + 1) === 32
+  }
+
+  /** A block map: entries on line `i` from column `col`, then on every following line indented exactly `col`. */
+  #map(i: number, col: number): Read {
+    const { lines, text } = this
+    const map = new YAMLMap(this.schema)
+    const first = lines.start[i]! + col
+    let end = first
+    while (i < lines.count) {
+      const at = lines.start[i]! + col
+      const lineEnd = lines.end[i]!
+      const colon = text.indexOf(':', at)
+      if (colon < 0 || colon > lineEnd) return undefined
+      const key = this.#key(at, colon)
+      if (!key) return undefined
+      let value: Read
+      if (colon + 1 === lineEnd) {
+        // `key:` and a block below: more indented, or a sequence at the key's own indentation (as kpt writes them).
+        const next = i + 1
+        if (next >= lines.count) return undefined
+        const indent = lines.indent[next]!
+        if (indent > col) value = this.block(next, indent)
+        else if (indent === col && this.#isDash(next, col)) value = this.#seq(next, col)
+        else return undefined
+      } else {
+        if (text.charCodeAt(colon + 1) !== 32) return undefined
+        value = this.#inline(colon + 2, lineEnd, i + 1, col)
+      }
+      if (!value) return undefined
+      map.items.push(new Pair(key, value.node))
+      end = value.end
+      i = value.next
+      if (i >= lines.count || lines.indent[i]! < col) break
+      // Only the next entry may sit at this indentation; anything deeper, or a stray `- `, is not plain.
+      if (lines.indent[i]! > col || this.#isDash(i, col)) return undefined
+    }
+    map.range = [first, end, end]
+    return { node: map, end, next: i }
+  }
+
+  /** A block sequence: `- ` entries on line `i` and the following lines, each at column `col`. */
+  #seq(i: number, col: number): Read {
+    const { lines } = this
+    const seq = new YAMLSeq(this.schema)
+    const first = lines.start[i]! + col
+    let end = first
+    while (i < lines.count && lines.indent[i] === col && this.#isDash(i, col)) {
+      const at = lines.start[i]! + col + 2
+      const lineEnd = lines.end[i]!
+      let item: Read
+      if (this.#isDash(i, col + 2)) return undefined // `- - x`: nested on one line
+      if (this.#startsEntry(at, lineEnd)) item = this.#map(i, col + 2)
+      else item = this.#inline(at, lineEnd, i + 1, col)
+      if (!item) return undefined
+      seq.items.push(item.node)
+      end = item.end
+      i = item.next
+    }
+    if (i < lines.count && lines.indent[i]! >= col && !(lines.indent[i] === col && !this.#isDash(i, col))) return undefined
+    seq.range = [first, end, end]
+    return { node: seq, end, next: i }
+  }
+
+  /** Whether the text at `at` is a map entry (`key:` then a space or the line's end), not a scalar. */
+  #startsEntry(at: number, lineEnd: number): boolean {
+    const colon = this.text.indexOf(':', at)
+    return colon > at && colon <= lineEnd && (colon + 1 === lineEnd || this.text.charCodeAt(colon + 1) === 32) && this.#key(at, colon) !== undefined
+  }
+
+  /** A key from `at` to the colon: a plain name or a simply quoted one. */
+  #key(at: number, colon: number): Scalar | undefined {
+    // YAML allows an implicit key at most 1,024 characters: a longer one is the library's error to report.
+    if (colon - at > maxKeyLength) return undefined
+    const source = this.text.slice(at, colon)
+    const quoted = quotedValue(source)
+    if (quoted) return scalar(quoted.value, at, colon, colon, quoted.value, quoted.type)
+    if (!plainKey.test(source) || keywords.has(source)) return undefined
+    return scalar(source, at, colon, colon, source, 'PLAIN')
+  }
+
+  /** A value on the rest of a line (from `at` to `lineEnd`) in a collection at column `col`; a line below indented deeper would continue it: not plain. */
+  #inline(at: number, lineEnd: number, next: number, col: number): Read {
+    if (next < this.lines.count && this.lines.indent[next]! > col) return undefined
+    const source = this.text.slice(at, lineEnd)
+    const end = lineEnd + 1
+    if (source === '{}' || source === '[]') {
+      const empty = source === '{}' ? new YAMLMap(this.schema) : new YAMLSeq(this.schema)
+      empty.flow = true
+      empty.range = [at, lineEnd, end]
+      return { node: empty, end, next }
+    }
+    const quoted = quotedValue(source)
+    if (quoted) return { node: scalar(quoted.value, at, lineEnd, end, quoted.value, quoted.type), end, next }
+    let value: string | number | boolean
+    if (source === 'true' || source === 'false') value = source === 'true'
+    else if (decimalInteger.test(source)) value = Number(source)
+    else if (plainString.test(source) && !keywords.has(source) && !dotFloat.test(source) && !source.includes(': ') && !source.endsWith(':')) value = source
+    else return undefined
+    return { node: scalar(value, at, lineEnd, end, source, 'PLAIN'), end, next }
+  }
+}
+
+/** A single-quoted string without quotes inside, or a double-quoted one without escapes. */
+function quotedValue(source: string): { value: string; type: 'QUOTE_SINGLE' | 'QUOTE_DOUBLE' } | undefined {
+  const quote = source.charCodeAt(0)
+  if ((quote !== 39 && quote !== 34) || source.length < 2 || source.charCodeAt(source.length - 1) !== quote) return undefined
+  const value = source.slice(1, -1)
+  if (value.includes(quote === 39 ? "'" : '"') || (quote === 34 && value.includes('\\')) || /[^ -~]/.test(value)) return undefined
+  return { value, type: quote === 39 ? 'QUOTE_SINGLE' : 'QUOTE_DOUBLE' }
+}
+
+/** A scalar with the fields the library's composer gives it, in its order (value, range, source, type). */
+function scalar(value: string | number | boolean, start: number, valueEnd: number, end: number, source: string, type: Scalar.Type): Scalar {
+  const node = new Scalar(value)
+  node.range = [start, valueEnd, end]
+  ;(node as { source?: string }).source = source
+  node.type = type
+  return node
+}
