@@ -54,6 +54,8 @@ describe.each([true, false])('lazy reader %s', (lazy) => {
     ['an alias before its anchor', configMap('  data:\n    a: *x\n    b: &x 1\n'), /items\[1\]( \(ConfigMap\/a\))?.*Unresolved alias/],
     ['an alias bomb', configMap(`  data:\n${bomb.map((l) => `    ${l}\n`).join('')}`), /items\[1\]( \(ConfigMap\/a\))?.*Excessive alias count/],
     ['a duplicate key', configMap('  data:\n    a: 1\n    a: 2\n'), 'items[1] (ConfigMap/a): duplicate key `data.a`'],
+    ['a duplicate key in a list', configMap('  spec:\n    ports:\n    - port: 80\n    - port: 81\n      port: 82\n'), 'items[1] (ConfigMap/a): duplicate key `spec.ports[1].port`'],
+    ['a duplicate key in a flow list', configMap('  spec:\n    pairs: [a: {x: 1, x: 2}]\n'), 'items[1] (ConfigMap/a): duplicate key `spec.pairs[0].a.x`'],
     ['nesting 100,000 deep', configMap(`  data:\n    x: ${'['.repeat(100_000)}${']'.repeat(100_000)}\n`), 'nested deeper than 500 levels'],
   ])('%s: an error naming the item', (_name, items, message) => {
     const run = runFunction(reader, shape(list(items)))

@@ -3,7 +3,7 @@
  * that is read and written without changes comes back byte for byte as kpt
  * (kyaml / go-yaml) wrote it. See docs/upstream-behaviour.md, "Comments and field order".
  */
-import { CST, Document, isCollection, isMap, isPair, isScalar, isSeq, Lexer, Pair, parseAllDocuments, parseDocument, parse as parseValue, Scalar, visit, YAMLMap, YAMLSeq } from 'yaml'
+import { CST, Document, isAlias, isCollection, isMap, isPair, isScalar, isSeq, Lexer, Pair, parseAllDocuments, parseDocument, parse as parseValue, Scalar, visit, YAMLMap, YAMLSeq } from 'yaml'
 import type { Node, ParsedNode, Tags } from 'yaml'
 import { readPlainBlock } from './plain-block.js'
 
@@ -193,25 +193,50 @@ function throwFirstError(doc: Document.Parsed, source: string): void {
  * (an alias bomb). Throws YamlSyntaxError.
  */
 export function checkNode(node: Node, doc: Document, source: string): void {
-  let hasAlias = false
-  visit(node, {
-    Alias: () => void (hasAlias = true),
-    Map(_, map, ancestors) {
-      const seen = new Set<string>()
-      for (const pair of map.items) {
-        const key = scalarKey(pair.key)
-        if (key === undefined) continue
-        if (seen.has(key)) throw new YamlSyntaxError(`${source}: duplicate key \`${fieldPathOf([...ancestors, map], key)}\``)
-        seen.add(key)
-      }
-    },
-  })
-  if (!hasAlias) return
+  if (!checkKeys(node, [], source)) return
   try {
     node.toJS(doc, { maxAliasCount })
   } catch (err) {
     throw new YamlSyntaxError(`${source}: ${(err as Error).message}`)
   }
+}
+
+/**
+ * Throws on the first duplicate key, in the order the library's `visit` meets
+ * them (a map's own keys before its children's); returns whether there is an
+ * alias. A plain recursion: `visit` copies the ancestor path at every node,
+ * which cost more than the check on every document a render reads.
+ */
+function checkKeys(node: unknown, ancestors: unknown[], source: string): boolean {
+  if (isAlias(node)) return true
+  let hasAlias = false
+  if (isMap(node)) {
+    const seen = new Set<string>()
+    for (const pair of node.items) {
+      const key = scalarKey(pair.key)
+      if (key === undefined) continue
+      if (seen.has(key)) throw new YamlSyntaxError(`${source}: duplicate key \`${fieldPathOf([...ancestors, node], key)}\``)
+      seen.add(key)
+    }
+    ancestors.push(node, undefined)
+    for (const pair of node.items) {
+      ancestors[ancestors.length - 1] = pair
+      if (checkKeys(pair.key, ancestors, source)) hasAlias = true
+      if (checkKeys(pair.value, ancestors, source)) hasAlias = true
+    }
+    ancestors.length -= 2
+  } else if (isSeq(node)) {
+    ancestors.push(node)
+    for (const item of node.items) if (checkKeys(item, ancestors, source)) hasAlias = true
+    ancestors.length -= 1
+  } else if (isPair(node)) {
+    // A pair as a flow sequence's item (`[a: b]`).
+    ancestors.push(node)
+    if (checkKeys(node.key, ancestors, source)) hasAlias = true
+    if (checkKeys(node.value, ancestors, source)) hasAlias = true
+    ancestors.length -= 1
+  }
+  return hasAlias
 }
 
 /** The dotted path of `key` in the innermost map of `ancestors` (as visit passes them). */
