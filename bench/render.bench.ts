@@ -197,7 +197,7 @@ const baseline = kptBaseline()
 const probe = (w: Work) => join(w.out, samplePackage(w.size - 1), 'svc-000.yaml')
 
 const count = (n: number) => n.toLocaleString('en-US')
-/** Goals: 500 new variants a second, 1,000 unchanged ones, peak RSS under 1 GiB at 10,000. */
+/** Goals: 500 new variants a second (at 1,000 and 10,000), 1,000 unchanged ones, peak RSS under 1 GiB at 10,000. */
 const memoryGoal = (size: number) => (size >= 10_000 ? { maxFigure: { name: peakRssFigure, max: 1024 } } : {})
 /** Iterations: fewer for the big fleet (each run is tens of seconds; the harness adds a warm-up). */
 const iterations = (size: number) => (size >= 10_000 ? 1 : 3)
@@ -207,12 +207,17 @@ export const benchmarks: Benchmark[] = sizes.flatMap((size): Benchmark[] => [
     name: `render ${count(size)} new variants (${resources} resources each)`,
     iterations: iterations(size),
     units: { count: size, name: 'variant' },
-    goal: {
-      maxMs: size * 2,
-      ...memoryGoal(size),
-      ...(size === variants && baseline ? { maxRatio: 1 / 500 } : {}),
-      label: `>= 500 variants/s${size >= 10_000 ? ', peak RSS < 1 GiB' : ''}${size === variants && baseline ? ', < 1/500 of the kpt way' : ''}`,
-    },
+    // The issue sets this rate at 1,000 and at 10,000 variants; 100 are timed without a goal.
+    ...(size >= variants
+      ? {
+          goal: {
+            maxMs: size * 2,
+            ...memoryGoal(size),
+            ...(size === variants && baseline ? { maxRatio: 1 / 500 } : {}),
+            label: `>= 500 variants/s${size >= 10_000 ? ', peak RSS < 1 GiB' : ''}${size === variants && baseline ? ', < 1/500 of the kpt way' : ''}`,
+          },
+        }
+      : {}),
     setup: () => state(size, 'new variants'),
     beforeEach(input) {
       const w = (input as State).work
