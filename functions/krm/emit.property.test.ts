@@ -1,8 +1,9 @@
 /** Property: the fast emitter prints exactly what the yaml library prints for the same value. */
 import fc from 'fast-check'
 import { Document, YAMLSeq } from 'yaml'
-import { renderItemText } from './emit.js'
+import { renderedHeader, renderItemText } from './emit.js'
 import { KubeObject } from './kube-object.js'
+import { scanHeader } from './lazy-items.js'
 import { stringifyYamlDocument, toNode } from './yaml.js'
 
 function libraryText(value: Record<string, unknown>): string {
@@ -95,6 +96,45 @@ describe('renderItemText (property)', () => {
       },
     }
     expect(renderItemText(pv)).toBe(libraryText(pv))
+  })
+})
+
+describe('renderedHeader (property)', () => {
+  const identityValue = fc.oneof({ weight: 20, arbitrary: text }, fc.integer(), fc.constant(null), fc.constant(undefined), fc.constant({}), fc.constant(['x']))
+  const metadata = fc.record(
+    {
+      name: identityValue,
+      namespace: identityValue,
+      labels: fc.oneof(fc.dictionary(key, identityValue, { maxKeys: 3 }), identityValue),
+      annotations: fc.oneof(fc.dictionary(key, identityValue, { maxKeys: 3 }), identityValue),
+      finalizers: fc.constant(['x']),
+    },
+    { requiredKeys: [] },
+  )
+  const object = fc.record(
+    { apiVersion: identityValue, kind: identityValue, metadata: fc.oneof(metadata, identityValue), spec: fc.option(value.map, { nil: undefined, freq: 2 }) },
+    { requiredKeys: [] },
+  )
+
+  test("is what the line scanner reads from the rendered text, and the object reads as the parsed text's", () => {
+    let known = 0
+    fc.assert(
+      fc.property(object, (v) => {
+        const text = renderItemText(v)
+        const header = renderedHeader(v)
+        if (text === undefined || header === undefined) return
+        known++
+        const scanned = scanHeader(text)
+        if (scanned) expect(header).toEqual(scanned)
+        const generated = KubeObject.fromObject(v)
+        const parsed = KubeObject.fromItemSource(text, 0)
+        void parsed.node
+        const identity = (o: KubeObject) => [o.apiVersion, o.kind, o.name, o.namespace, o.labels(), o.annotations()]
+        expect(identity(generated)).toEqual(identity(parsed))
+      }),
+      { numRuns: 4000 },
+    )
+    expect(known).toBeGreaterThan(200)
   })
 })
 

@@ -7,6 +7,7 @@
  * and the caller uses the library. A property test holds the two to the same
  * bytes (`emit.property.test.ts`).
  */
+import type { ItemHeader } from './lazy-items.js'
 import { isAmbiguousString } from './yaml.js'
 
 /** Thrown internally when a value needs the library's judgement. */
@@ -115,4 +116,47 @@ export function renderFieldText(key: string, value: unknown): string | undefined
     if (err instanceof NotSimple) return undefined
     throw err
   }
+}
+
+/**
+ * The identity (apiVersion, kind, metadata name, namespace, labels and
+ * annotations) of a value rendered by renderItemText, read from the value
+ * itself: what the line scanner would read from the text, without scanning
+ * it. Undefined when any of them is not a string (or a map of strings): the
+ * text is then scanned or parsed, as any other.
+ */
+export function renderedHeader(value: Record<string, unknown>): ItemHeader | undefined {
+  const header: ItemHeader = {}
+  for (const key of ['apiVersion', 'kind'] as const) {
+    const field = value[key]
+    if (field === undefined) continue
+    if (typeof field !== 'string') return undefined
+    header[key] = field
+  }
+  const metadata = value['metadata']
+  if (metadata === undefined) return header
+  if (!isRecord(metadata)) return undefined
+  for (const key of ['name', 'namespace'] as const) {
+    const field = metadata[key]
+    if (field === undefined) continue
+    if (typeof field !== 'string') return undefined
+    header[key] = field
+  }
+  for (const key of ['labels', 'annotations'] as const) {
+    const map = metadata[key]
+    if (map === undefined) continue
+    if (!isRecord(map)) return undefined
+    const strings: Record<string, string> = {}
+    for (const [name, field] of Object.entries(map)) {
+      if (field === undefined) continue
+      if (typeof field !== 'string' || name === '__proto__') return undefined
+      strings[name] = field
+    }
+    header[key] = strings
+  }
+  return header
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

@@ -8,7 +8,7 @@ import { Document, isMap, isScalar, isSeq, Pair, YAMLMap } from 'yaml'
 import type { Node } from 'yaml'
 import { indexAnnotation, legacyIndexAnnotation, legacyPathAnnotation, localConfigAnnotation, packagePathAnnotation, pathAnnotation, upstreamIdentifierAnnotation } from './annotations.js'
 import { printSimpleDocument } from './emit-node.js'
-import { renderFieldText, renderItemText } from './emit.js'
+import { renderedHeader, renderFieldText, renderItemText } from './emit.js'
 import { topLevelFieldText } from './lazy-items.js'
 import type { ItemHeader } from './lazy-items.js'
 import { NodeBacking, SourceBacking } from './object-backing.js'
@@ -69,7 +69,7 @@ export class KubeObject {
   static fromObject(value: Record<string, unknown>, placement?: { path: string; index?: number }): KubeObject {
     const placed = placement ? withPathAnnotations(value, placement.path, placement.index ?? 0) : value
     const text = renderItemText(placed)
-    if (text !== undefined) return new KubeObject(new SourceBacking(text, -1, { generated: true }))
+    if (text !== undefined) return new KubeObject(new SourceBacking(text, -1, { generated: true, header: renderedHeader(placed) }))
     const node = toNode(placed)
     if (!isMap(node)) throw new TypeError('a KubeObject must be a map')
     return new KubeObject(node)

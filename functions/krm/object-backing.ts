@@ -71,6 +71,8 @@ export interface SourceOptions {
   parsed?: Document.Parsed | undefined
   /** Rendered by emit.ts rather than read: block style throughout, nothing to check. */
   generated?: boolean
+  /** The identity of a generated text, known from the value it was rendered from (emit.ts `renderedHeader`): not scanned. */
+  header?: ItemHeader | undefined
 }
 
 export class SourceBacking implements ObjectBacking {
@@ -91,6 +93,7 @@ export class SourceBacking implements ObjectBacking {
     this.#checked = options.checked ?? false
     this.#parsed = options.parsed
     this.#generated = options.generated ?? false
+    if (options.header) this.#header = options.header
   }
 
   get node(): YAMLMap {
