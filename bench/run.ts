@@ -9,9 +9,9 @@
  *   npm run bench -- fan-out      only the files whose name contains "fan-out"
  *   npm run bench -- --json       the results as JSON on stdout (progress on stderr)
  */
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs'
-import { availableParallelism, cpus, totalmem } from 'node:os'
-import { dirname, join } from 'node:path'
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { availableParallelism, cpus, tmpdir, totalmem } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { runBenchmarks } from './harness.js'
 import type { Benchmark, BenchResult } from './harness.js'
@@ -31,6 +31,27 @@ for (const file of files) {
   log(`# ${file.replace(/\.bench\.js$/, '')}`)
   all.push(...(await runBenchmarks(mod.benchmarks, (line) => log(`  ${line}`))))
 }
+/**
+ * The file system the end-to-end cases write their fleets and output to (see
+ * render.bench.ts): their figures include its file creation, which differs
+ * many times between a tmpfs, a fresh ext4 directory and one where many files
+ * were deleted lately.
+ */
+function benchFileSystem(): string {
+  const dir = resolve(process.env['KPT_VARIANTS_BENCH_TMP'] || tmpdir())
+  try {
+    // The mount whose point is the longest prefix of dir (Linux).
+    const mounts = readFileSync('/proc/mounts', 'utf8')
+      .split('\n')
+      .map((line) => line.split(' '))
+      .filter(([, point]) => point !== undefined && (dir === point || dir.startsWith(point === '/' ? '/' : `${point}/`)))
+      .sort((a, b) => b[1]!.length - a[1]!.length)
+    return mounts[0] ? `${dir} (${mounts[0][2]})` : dir
+  } catch {
+    return dir
+  }
+}
+
 const machine = `${availableParallelism()} CPU(s) (${cpus()[0]?.model.trim() ?? 'unknown'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`
 const table = resultTable(all)
 const repo = join(here, '..', '..')
@@ -49,6 +70,7 @@ if (!filter) {
     `# Benchmark results
 
 Written by \`npm run bench\` (a full run) on ${new Date().toISOString().slice(0, 10)}: ${machine}.
+The end-to-end cases wrote their fleets and output under ${benchFileSystem()}.
 Every figure is a median; every baseline was measured in the same run, so the
 ratios hold on other machines even where the times do not. Goals met: ${met} of ${goals}.
 
