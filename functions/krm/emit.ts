@@ -135,7 +135,7 @@ export function renderedHeader(value: Record<string, unknown>): ItemHeader | und
   }
   const metadata = value['metadata']
   if (metadata === undefined) return header
-  if (!isRecord(metadata)) return undefined
+  if (!isObject(metadata)) return undefined
   for (const key of ['name', 'namespace'] as const) {
     const field = metadata[key]
     if (field === undefined) continue
@@ -145,7 +145,7 @@ export function renderedHeader(value: Record<string, unknown>): ItemHeader | und
   for (const key of ['labels', 'annotations'] as const) {
     const map = metadata[key]
     if (map === undefined) continue
-    if (!isRecord(map)) return undefined
+    if (!isObject(map)) return undefined
     const strings: Record<string, string> = {}
     for (const [name, field] of Object.entries(map)) {
       if (field === undefined) continue
@@ -155,8 +155,4 @@ export function renderedHeader(value: Record<string, unknown>): ItemHeader | und
     header[key] = strings
   }
   return header
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
