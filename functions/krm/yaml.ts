@@ -212,8 +212,13 @@ function checkKeys(node: unknown, ancestors: unknown[], source: string): boolean
   if (isAlias(node)) return true
   let hasAlias = false
   if (isMap(node)) {
-    const duplicate = duplicateKey(node.items)
-    if (duplicate !== undefined) throw new YamlSyntaxError(`${source}: duplicate key \`${fieldPathOf([...ancestors, node], duplicate)}\``)
+    const seen = new Set<string>()
+    for (const pair of node.items) {
+      const key = scalarKey(pair.key)
+      if (key === undefined) continue
+      if (seen.has(key)) throw new YamlSyntaxError(`${source}: duplicate key \`${fieldPathOf([...ancestors, node], key)}\``)
+      seen.add(key)
+    }
     ancestors.push(node, undefined)
     for (const pair of node.items) {
       ancestors[ancestors.length - 1] = pair
@@ -233,27 +238,6 @@ function checkKeys(node: unknown, ancestors: unknown[], source: string): boolean
     ancestors.length -= 1
   }
   return hasAlias
-}
-
-/** The first key of `pairs` that an earlier pair has too; a map's few keys are compared pairwise, a big map's through a set. */
-function duplicateKey(pairs: readonly Pair[]): string | undefined {
-  if (pairs.length > 16) {
-    const seen = new Set<string>()
-    for (const pair of pairs) {
-      const key = scalarKey(pair.key)
-      if (key === undefined) continue
-      if (seen.has(key)) return key
-      seen.add(key)
-    }
-    return undefined
-  }
-  const keys: (string | undefined)[] = []
-  for (const pair of pairs) {
-    const key = scalarKey(pair.key)
-    if (key !== undefined && keys.includes(key)) return key
-    keys.push(key)
-  }
-  return undefined
 }
 
 /** The dotted path of `key` in the innermost map of `ancestors` (as visit passes them). */
