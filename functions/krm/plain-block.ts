@@ -92,17 +92,15 @@ class PlainReader {
 
   /** A block map: entries on line `i` from column `col`, then on every following line indented exactly `col`. */
   #map(i: number, col: number): Read {
-    const { lines, text } = this
+    const { lines } = this
     const map = new YAMLMap(this.schema)
     const first = lines.start[i]! + col
     let end = first
     while (i < lines.count) {
-      const at = lines.start[i]! + col
       const lineEnd = lines.end[i]!
-      const colon = text.indexOf(':', at)
-      if (colon < 0 || colon > lineEnd) return undefined
-      const key = this.#key(at, colon)
-      if (!key) return undefined
+      const entry = this.#entryKey(lines.start[i]! + col, lineEnd)
+      if (!entry) return undefined
+      const { key, colon } = entry
       let value: Read
       if (colon + 1 === lineEnd) {
         // `key:` and a block below: more indented, or a sequence at the key's own indentation (as kpt writes them).
@@ -113,7 +111,6 @@ class PlainReader {
         else if (indent === col && this.#isDash(next, col)) value = this.#seq(next, col)
         else return undefined
       } else {
-        if (text.charCodeAt(colon + 1) !== 32) return undefined
         value = this.#inline(colon + 2, lineEnd, i + 1, col)
       }
       if (!value) return undefined
@@ -139,7 +136,7 @@ class PlainReader {
       const lineEnd = lines.end[i]!
       let item: Read
       if (this.#isDash(i, col + 2)) return undefined // `- - x`: nested on one line
-      if (this.#startsEntry(at, lineEnd)) item = this.#map(i, col + 2)
+      if (this.#entryKey(at, lineEnd)) item = this.#map(i, col + 2)
       else item = this.#inline(at, lineEnd, i + 1, col)
       if (!item) return undefined
       seq.items.push(item.node)
@@ -151,10 +148,12 @@ class PlainReader {
     return { node: seq, end, next: i }
   }
 
-  /** Whether the text at `at` is a map entry (`key:` then a space or the line's end), not a scalar. */
-  #startsEntry(at: number, lineEnd: number): boolean {
+  /** The key of a map entry at `at` (`key:` then a space or the line's end) and its colon; undefined for a scalar or a key that is not plain. */
+  #entryKey(at: number, lineEnd: number): { key: Scalar; colon: number } | undefined {
     const colon = this.text.indexOf(':', at)
-    return colon > at && colon <= lineEnd && (colon + 1 === lineEnd || this.text.charCodeAt(colon + 1) === 32) && this.#key(at, colon) !== undefined
+    if (colon < 0 || colon > lineEnd || (colon + 1 !== lineEnd && this.text.charCodeAt(colon + 1) !== 32)) return undefined
+    const key = this.#key(at, colon)
+    return key && { key, colon }
   }
 
   /** A key from `at` to the colon: a plain name or a simply quoted one. */
