@@ -69,7 +69,7 @@ export async function cli(argv: readonly string[], io: CliIO): Promise<number> {
         .default('upstream'),
     )
     .option('--shard <I/N>', 'render only the variants whose identity hashes to I of N (0 <= I < N)', parseShard)
-    .option('--threads <n>', 'render on n threads (default: one per CPU for a first render of a big fleet, else one)', parseThreads)
+    .option('--threads <n>', 'render on n threads (default for a big fleet with no record of an earlier run: one per CPU, or one per two CPUs into an empty directory; else one)', parseThreads)
     .option('-n, --namespace <NS>', 'the namespace of fleet objects without one, as kubectl apply would put them (default: default); with --cluster, the only namespace read (default: all)')
     .option('--allow-exec', 'let downstream pipelines run exec: functions (as kpt fn render --allow-exec)')
     .addOption(

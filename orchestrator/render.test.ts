@@ -1,12 +1,20 @@
 import { defaultThreads, sharesOf } from './render.js'
 
 test('by default one render thread per CPU for a big fleet with no record of an earlier run, else one', () => {
-  const big = 4 * 1024 * 1024
-  expect(defaultThreads(big, false, 2)).toBe(2)
-  expect(defaultThreads(big, false, 8)).toBe(8)
-  expect(defaultThreads(big, false, 1)).toBe(1)
-  expect(defaultThreads(big, true, 8)).toBe(1)
-  expect(defaultThreads(200 * 1024, false, 8)).toBe(1)
+  const big = { fleetBytes: 4 * 1024 * 1024, recorded: false, writesAll: false }
+  expect(defaultThreads(big, 2)).toBe(2)
+  expect(defaultThreads(big, 8)).toBe(8)
+  expect(defaultThreads(big, 1)).toBe(1)
+  expect(defaultThreads({ ...big, recorded: true }, 8)).toBe(1)
+  expect(defaultThreads({ ...big, fleetBytes: 200 * 1024 }, 8)).toBe(1)
+})
+
+test('a first render into an empty directory takes one render thread per two CPUs: each has a staging thread writing', () => {
+  const first = { fleetBytes: 4 * 1024 * 1024, recorded: false, writesAll: true }
+  expect(defaultThreads(first, 2)).toBe(1)
+  expect(defaultThreads(first, 8)).toBe(4)
+  expect(defaultThreads(first, 1)).toBe(1)
+  expect(defaultThreads({ ...first, fleetBytes: 200 * 1024 }, 8)).toBe(1)
 })
 
 test('a fleet is shared only between threads that each get a worthwhile share', () => {
