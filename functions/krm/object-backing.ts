@@ -127,13 +127,17 @@ export class SourceBacking implements ObjectBacking {
 
   #load(): void {
     const name = `ResourceList items[${this.index}]`
-    const doc = this.#parsed ?? parseRepeatedYamlDocument(this.text, name)
-    this.#parsed = undefined
-    const seq = doc.contents
-    if (!isSeq(seq) || seq.items.length !== 1 || !isMap(seq.items[0])) {
-      throw new YamlSyntaxError(`ResourceList \`items[${this.index}]\` is not an object`)
+    const checkItem = (doc: Document.Parsed) => {
+      const seq = doc.contents
+      if (!isSeq(seq) || seq.items.length !== 1 || !isMap(seq.items[0])) {
+        throw new YamlSyntaxError(`ResourceList \`items[${this.index}]\` is not an object`)
+      }
+      if (!this.#checked && !this.#generated) checkNode(seq.items[0], doc, name)
     }
-    if (!this.#checked && !this.#generated) checkNode(seq.items[0], doc, name)
+    const doc = this.#parsed ?? parseRepeatedYamlDocument(this.text, name, checkItem)
+    if (this.#parsed) checkItem(this.#parsed)
+    this.#parsed = undefined
+    const seq = doc.contents as YAMLSeq<YAMLMap>
     // Empty collections print as `{}` / `[]` either way, but a parsed one is flow
     // style and would stay so when filled; a generated object is block style throughout.
     if (this.#generated) {

@@ -61,4 +61,32 @@ describe('parseRepeatedYamlDocument', () => {
   test('a text that does not parse throws every time', () => {
     for (let i = 0; i < 3; i++) expect(() => parseRepeatedYamlDocument('a: [\n', 'bad.yaml')).toThrow('bad.yaml')
   })
+
+  test('the check runs on each parse until the text passes it; its clones are not checked again', () => {
+    const text = '- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: checked-once\n'
+    const checked: string[] = []
+    const check = (doc: Document.Parsed) => void checked.push(stringifyYamlDocument(doc))
+    for (let i = 0; i < 4; i++) expect(stringifyYamlDocument(parseRepeatedYamlDocument(text, 'test', check))).toBe(text)
+    // The first parse (not kept) and the second (kept, then cloned): twice, whatever the number of calls.
+    expect(checked).toEqual([text, text])
+  })
+
+  test('a text that fails its check fails every time: it is never kept for cloning', () => {
+    const text = '- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: refused\n'
+    const check = (doc: Document.Parsed) => {
+      if (doc.getIn([0, 'metadata', 'name']) === 'refused') throw new Error('refused by the check')
+    }
+    for (let i = 0; i < 4; i++) expect(() => parseRepeatedYamlDocument(text, 'test', check)).toThrow('refused by the check')
+  })
+
+  test("a clone has the document fields of yaml's own clone, and shares only the schema", () => {
+    const parsed = parseYamlDocument('%YAML 1.2\n--- # head\na: 1\n# foot\n')
+    const [ours, theirs] = [cloneDocument(parsed), parsed.clone()]
+    for (const field of ['commentBefore', 'comment', 'errors', 'warnings', 'options', 'range'] as const) expect(ours[field]).toEqual(theirs[field])
+    expect(ours.directives).toEqual(theirs.directives)
+    expect(ours.directives).not.toBe(parsed.directives)
+    expect(ours.options).not.toBe(parsed.options)
+    expect(ours.schema).toBe(parsed.schema)
+    expect(stringifyYamlDocument(ours)).toBe(stringifyYamlDocument(theirs))
+  })
 })

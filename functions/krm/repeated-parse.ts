@@ -6,9 +6,13 @@
  * field: about a tenth of a parse, where yaml's own `Document.clone()` costs
  * nearly a parse (it copies property descriptors).
  */
-import { Alias, isAlias, isMap, isPair, isScalar, isSeq, Pair, Scalar, YAMLMap, YAMLSeq } from 'yaml'
-import type { Document, Schema } from 'yaml'
+import { Alias, Document, isAlias, isMap, isPair, isScalar, isSeq, Pair, Scalar, YAMLMap, YAMLSeq } from 'yaml'
+import type { Schema } from 'yaml'
 import { parseYamlDocument } from './yaml.js'
+
+/** yaml tells its nodes apart by these registered symbols (isDocument, isMap...). */
+const nodeType = Symbol.for('yaml.node.type')
+const documentType = Symbol.for('yaml.document')
 
 /** Texts longer than this are parsed each time: the cache is for the many small documents of a fleet. */
 const maxCachedLength = 64 * 1024
@@ -18,15 +22,22 @@ const maxCachedDocuments = 2000
 const seen = new Set<string>()
 const pristine = new Map<string, Document.Parsed>()
 
-/** parseYamlDocument, with a text seen before answered by a clone of its first parse. */
-export function parseRepeatedYamlDocument(text: string, source: string): Document.Parsed {
+/**
+ * parseYamlDocument, with a text seen before answered by a clone of its first
+ * parse. `check` (duplicate keys, alias bombs: see checkNode) runs on each
+ * parse; a text is kept only once it has passed, so its clones need no check.
+ */
+export function parseRepeatedYamlDocument(text: string, source: string, check?: (doc: Document.Parsed) => void): Document.Parsed {
   const cached = pristine.get(text)
   if (cached) return cloneDocument(cached)
   if (text.length > maxCachedLength || !seen.has(text)) {
     if (text.length <= maxCachedLength) rememberSeen(text)
-    return parseYamlDocument(text, source)
+    const doc = parseYamlDocument(text, source)
+    check?.(doc)
+    return doc
   }
   const doc = parseYamlDocument(text, source)
+  check?.(doc)
   if (pristine.size >= maxCachedDocuments) pristine.clear()
   pristine.set(text, doc)
   return cloneDocument(doc)
@@ -39,12 +50,19 @@ function rememberSeen(text: string): void {
 
 /** A deep copy of a parsed document: the same nodes, comments, styles, anchors and ranges, none of them shared. */
 export function cloneDocument(doc: Document.Parsed): Document.Parsed {
-  // yaml's clone copies the document's own fields (options, directives, schema); its nodes are copied here.
-  const contents = doc.contents
-  doc.contents = null
-  const copy = doc.clone() as Document.Parsed
-  doc.contents = contents
-  copy.contents = contents === null ? null : (cloneNode(contents, copy.schema) as typeof contents)
+  // The document's own fields as yaml's Document.clone() copies them, but for the schema: clones share it, as
+  // documents made with the `schema` option do (nothing here changes a schema), where a copy costs about as
+  // much as copying a small document's nodes.
+  const copy = Object.create(Document.prototype, { [nodeType]: { value: documentType } }) as Document.Parsed
+  copy.commentBefore = doc.commentBefore
+  copy.comment = doc.comment
+  copy.errors = doc.errors.slice()
+  copy.warnings = doc.warnings.slice()
+  copy.options = { ...doc.options }
+  copy.directives = doc.directives.clone()
+  copy.schema = doc.schema
+  copy.contents = doc.contents === null ? null : (cloneNode(doc.contents, doc.schema) as typeof doc.contents)
+  copy.range = [...doc.range]
   return copy
 }
 
