@@ -16,6 +16,7 @@ import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import type { PackageFiles } from '../package/files.js'
+import { packFiles } from './write-files.js'
 
 const workerFile = new URL('./staging-worker.js', import.meta.url)
 /** Whether the compiled worker is there (the TypeScript sources, under test, have none); looked up once. */
@@ -43,7 +44,8 @@ export class StagingThread {
   /** Queues `files` to be written below `dir`; waits while `maxQueued` packages are already waiting. */
   async write(dir: string, files: PackageFiles): Promise<void> {
     const worker = this.#start()
-    worker.postMessage({ dir, files })
+    const packed = packFiles(files)
+    worker.postMessage({ dir, files: packed }, [packed.bytes])
     // Kept alive while it has work: the render may be awaiting nothing but this thread.
     if (this.#queued.push(dir) === 1) worker.ref()
     while (this.#queued.length > this.maxQueued) await this.#acknowledged()

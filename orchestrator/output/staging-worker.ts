@@ -1,11 +1,11 @@
 /** The staging thread of staging-thread.ts: writes each package it is sent, in order, and says which it could not. */
 import { parentPort } from 'node:worker_threads'
-import { writePackageFiles } from './write-files.js'
-import type { FileToWrite } from './write-files.js'
+import { unpackFiles, writePackageFiles } from './write-files.js'
+import type { PackedFiles } from './write-files.js'
 
-parentPort!.on('message', ({ dir, files }: { dir: string; files: Map<string, FileToWrite> }) => {
+parentPort!.on('message', ({ dir, files }: { dir: string; files: PackedFiles }) => {
   try {
-    writePackageFiles(dir, files)
+    writePackageFiles(dir, unpackFiles(files))
     parentPort!.postMessage({ dir })
   } catch (err) {
     parentPort!.postMessage({ dir, error: (err as Error).message })

@@ -23,3 +23,46 @@ export function writePackageFiles(dir: string, files: ReadonlyMap<string, FileTo
     writeFileSync(full, content, { mode: executable ? 0o755 : 0o644 })
   }
 }
+
+/**
+ * A package's files as one message to another thread: the paths, and the
+ * contents end to end in one buffer the message hands over rather than
+ * copies. Posting the files themselves cloned an object and a buffer per file.
+ */
+export interface PackedFiles {
+  paths: string[]
+  /** Where each file's content ends in `bytes`. */
+  ends: number[]
+  /** Paths of the executable files. */
+  executable: string[]
+  bytes: ArrayBuffer
+}
+
+export function packFiles(files: ReadonlyMap<string, FileToWrite>): PackedFiles {
+  let total = 0
+  for (const { content } of files.values()) total += content.byteLength
+  // A buffer of its own, never a slice of Node's shared pool: it is transferred, which detaches it.
+  const buffer = new ArrayBuffer(total)
+  const bytes = new Uint8Array(buffer)
+  const packed: PackedFiles = { paths: [], ends: [], executable: [], bytes: buffer }
+  let end = 0
+  for (const [path, { content, executable }] of files) {
+    bytes.set(content, end)
+    end += content.byteLength
+    packed.paths.push(path)
+    packed.ends.push(end)
+    if (executable) packed.executable.push(path)
+  }
+  return packed
+}
+
+export function unpackFiles(packed: PackedFiles): Map<string, FileToWrite> {
+  const executable = new Set(packed.executable)
+  const start = (i: number) => (i === 0 ? 0 : packed.ends[i - 1]!)
+  const files = new Map<string, FileToWrite>()
+  packed.paths.forEach((path, i) => {
+    const content = new Uint8Array(packed.bytes, start(i), packed.ends[i]! - start(i))
+    files.set(path, executable.has(path) ? { content, executable: true } : { content })
+  })
+  return files
+}
