@@ -211,7 +211,7 @@ export class VariantContext {
  */
 function dependencyObjects(codec: ResourceCodec, files: PackageFiles, root: string): KubeObject[] {
   const dirs = packageDirectories(files)
-  const candidates = new Map([...files].filter(([path, file]) => /(^|\/)\.krmignore$/.test(path) || file.content.includes('PackageManifest') || file.content.includes('CustomResourceDefinition')))
+  const candidates = new Map([...files].filter(([path, file]) => /(^|\/)\.krmignore$/.test(path) || mayDeclareDependencies(file.content)))
   return codec
     .read(candidates, { style: 'eval' }, dirs)
     .items.filter(isDependencyObject)
@@ -221,6 +221,14 @@ function dependencyObjects(codec: ResourceCodec, files: PackageFiles, root: stri
       copy.setAnnotation(packagePathAnnotation, dir === '' ? root : `${root}/${dir}`)
       return copy
     })
+}
+
+/** Whether a file's content names a dependency kind; answered once per content, which a blueprint's clones share. */
+const declaresDependencies = new WeakMap<Buffer, boolean>()
+function mayDeclareDependencies(content: Buffer): boolean {
+  let answer = declaresDependencies.get(content)
+  if (answer === undefined) declaresDependencies.set(content, (answer = content.includes('PackageManifest') || content.includes('CustomResourceDefinition')))
+  return answer
 }
 
 function collect(report: VariantReport, results: readonly { severity: string; message: string }[]): void {
