@@ -229,18 +229,27 @@ function removeEmptyParents(dir: string, stop: string): void {
   }
 }
 
+function isRegularFile(path: string): boolean {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false })?.isFile() ?? false
+  } catch {
+    return false
+  }
+}
+
 /** The packages below `outDir` (directories with a Kptfile; their subdirectories belong to them), as slash paths. */
 export function findPackages(outDir: string): string[] {
   const found: string[] = []
   const walk = (dir: string) => {
+    // A package is found by its Kptfile alone: listing its fifty-odd files would cost more.
+    if (dir !== outDir && isRegularFile(join(dir, 'Kptfile'))) {
+      found.push(relative(outDir, dir).split(sep).join('/'))
+      return
+    }
     let entries
     try {
       entries = readdirSync(dir, { withFileTypes: true })
     } catch {
-      return
-    }
-    if (dir !== outDir && entries.some((e) => e.isFile() && e.name === 'Kptfile')) {
-      found.push(relative(outDir, dir).split(sep).join('/'))
       return
     }
     for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
