@@ -67,7 +67,7 @@ export interface FleetPlan {
 export type RevisionIndex = ReadonlyMap<string, readonly PackageRevision[]>
 
 /** The key of a revision list in a RevisionIndex. */
-export function revisionKey(repo: Repository, packageName: string): string {
+export function revisionKey(repo: Pick<Repository, 'namespace' | 'name'>, packageName: string): string {
   return `${repo.namespace}|${repo.name}|${packageName}`
 }
 

@@ -66,7 +66,7 @@ export interface MemoSettings {
  * Identifies the code: a rebuilt or upgraded kpt-variants invalidates every
  * entry (the build writes this module afresh, so its modification time changes).
  */
-const codeIdentity = (() => {
+export const codeIdentity = (() => {
   const file = fileURLToPath(import.meta.url)
   try {
     return `${file}@${statSync(file).mtimeMs}`

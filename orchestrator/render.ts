@@ -33,8 +33,10 @@ import type { MemoEntry } from './render-memo.js'
 import { VariantContext } from './render-variant.js'
 import type { Pending } from './render-variant.js'
 import { sortReports } from './report/report.js'
+import { quietRecordFile, quietRunApplies, replayQuietRun, saveQuietRecord } from './quiet-run.js'
 import type { RunReport, VariantReport } from './report/report.js'
-import { GitSources, indexUpstreams } from './upstream/upstreams.js'
+import { GitSources, listUpstreams, upstreamIndexDigest, upstreamRepositories } from './upstream/upstreams.js'
+import type { RepositoryLocation, UpstreamIndex } from './upstream/upstreams.js'
 
 /** The settings of one render, after option parsing. */
 export interface RenderSettings {
@@ -137,6 +139,14 @@ function fleetBytes(fleetDir: string): number {
  * `dryRun`); `onPlan` sees the main thread's plan (`--cluster` writes status from it).
  */
 export async function renderFleet(settings: RenderSettings, progress?: RenderProgress, onPlan?: (plan: FleetPlan) => void): Promise<RunReport> {
+  const quiet = quietRunApplies(settings, onPlan !== undefined) ? quietRecordFile(settings.memo!) : undefined
+  const replayed = quiet ? await replayQuietRun(settings, quiet) : undefined
+  if (replayed) {
+    const rendered = replayed.variants
+    progress?.start(rendered.length)
+    for (const report of rendered) progress?.advance(report)
+    return replayed
+  }
   const bytes = settings.threads === 1 ? 0 : fleetBytes(resolve(settings.cwd, settings.fleetDir))
   const recorded = settings.memo !== undefined && existsSync(settings.memo)
   const writesAll = !settings.git && !settings.dryRun && isEmptyDirectory(resolve(settings.cwd, settings.outDir))
@@ -202,7 +212,18 @@ export async function renderFleet(settings: RenderSettings, progress?: RenderPro
       for (const p of pending) if (p.memo && p.memo.stat === undefined && p.report.status !== 'failed') setStat(p.memo, run.downstreams.statDigest?.(p.path))
       run.memo.save(new Map(pending.map((p) => [p.path, p.report.status === 'failed' ? undefined : p.memo])))
     }
-    return { ...report, variants: sortReports(report.variants) }
+    const sorted = { ...report, variants: sortReports(report.variants) }
+    if (quiet)
+      saveQuietRecord(quiet, {
+        settings,
+        fleetDigest: fleet.digest,
+        base: fleet.base,
+        upstreams: run.upstreams.repositories,
+        upstreamDigest: upstreamIndexDigest(run.upstreams.index),
+        packages: new Map(pending.map((p) => [p.path, p.memo?.stat])),
+        report: sorted,
+      })
+    return sorted
   } finally {
     run.close()
   }
@@ -214,6 +235,8 @@ export interface Run {
   outDir: string
   fleet: Fleet
   plan: FleetPlan
+  /** The upstream repositories listed, and what they listed. */
+  upstreams: { repositories: RepositoryLocation[]; index: UpstreamIndex }
   sources: GitSources
   /** Stages and writes packages below `outDir`; with `--git` (packages go straight into git) it only names their paths. */
   writer: DirectoryWriter
@@ -241,7 +264,9 @@ export async function startRun(settings: RenderSettings, thread = 0): Promise<Ru
     const origin = { ...(settings.repositoryBase ? { base: resolve(settings.cwd, settings.repositoryBase) } : {}), ...(settings.clusterScoped ? { clusterScoped: settings.clusterScoped } : {}) }
     const fleet = buildFleet(loadFleetDirectory(fleetDir), settings.namespace, origin)
     const sources = new GitSources(fleet.base, scratch)
-    let plan = planFleet(fleet, await indexUpstreams(fleet, sources), settings.shard)
+    const upstreams = upstreamRepositories(fleet)
+    const index = await listUpstreams(upstreams, sources)
+    let plan = planFleet(fleet, index, settings.shard)
     let downstreams: Downstreams = new DirectoryDownstreams(writer, await digests)
     if (settings.git) {
       if (!settings.repositories) git = await GitRepositories.open(fleet, plan, settings.git)
@@ -256,6 +281,7 @@ export async function startRun(settings: RenderSettings, thread = 0): Promise<Ru
       outDir,
       fleet,
       plan,
+      upstreams: { repositories: upstreams, index },
       ...(memo ? { memo } : {}),
       sources,
       writer,

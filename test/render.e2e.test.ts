@@ -299,6 +299,80 @@ describe('kpt-variants render', () => {
   )
 
   test(
+    'a re-render in which nothing can have changed reports the last one without planning; any change of fleet, upstream or output renders again',
+    async () => {
+      const ws = await workspace({ clusters: threeClusters })
+      const cache = join(ws.dir, 'cache', 'kpt-variants')
+      const quietRecords = () => (existsSync(join(cache, 'quiet-runs')) ? readdirSync(join(cache, 'quiet-runs')) : [])
+      const statuses = (report: JsonReport) => report.variants.map((v) => [v.path, v.status])
+      const allUnchanged = threeClusters.map((c) => [`${c.name}/nginx`, 'unchanged'])
+      /** Renders until a run has recorded that nothing changed: files written in the last two seconds are not trusted. */
+      const settle = async () => {
+        await new Promise((resolve) => setTimeout(resolve, 2100))
+        const full = await ws.renderJson()
+        expect(statuses(full.report)).toEqual(allUnchanged)
+        expect(quietRecords()).toHaveLength(1)
+        return full
+      }
+      expect((await ws.renderJson()).report.summary.created).toBe(3)
+      // Written just now: no record of a quiet run yet.
+      expect(quietRecords()).toEqual([])
+      const full = await settle()
+
+      // Answered from the record: the same report (and exit code), and the record of earlier renders is not even read
+      // or written: removed, it stays removed.
+      rmSync(join(cache, 'renders'), { recursive: true })
+      const replayed = await ws.renderJson()
+      expect(replayed.report).toEqual(full.report)
+      expect(replayed.run.stderr).toBe(full.run.stderr)
+      expect(replayed.run.exitCode).toBe(0)
+      expect(existsSync(join(cache, 'renders'))).toBe(false)
+
+      // A fleet file changes: rendered in full (the injected value moves), and the record is gone until a quiet run.
+      const endpoints = join(ws.fleet, 'endpoints.yaml')
+      writeFileSync(endpoints, readFileSync(endpoints, 'utf8').replace('https://api.us-west1.example.com', 'https://api3.us-west1.example.com'))
+      expect(statuses((await ws.renderJson()).report)).toEqual([
+        ['edge-01/nginx', 'unchanged'],
+        ['edge-02/nginx', 'updated'],
+        ['edge-03/nginx', 'unchanged'],
+      ])
+      expect(quietRecords()).toEqual([])
+      await settle()
+
+      // An output file is edited, keeping its size: the render puts it back.
+      const edited = join(ws.out, 'edge-01', 'nginx', 'region-endpoints.yaml')
+      writeFileSync(edited, readFileSync(edited, 'utf8').replace('https://api.us-east1.example.com', 'https://api.us-east7.example.com'))
+      expect(statuses((await ws.renderJson()).report)).toEqual([
+        ['edge-01/nginx', 'updated'],
+        ['edge-02/nginx', 'unchanged'],
+        ['edge-03/nginx', 'unchanged'],
+      ])
+      expect(ws.yaml('edge-01/nginx/region-endpoints.yaml')['data']).toEqual({ API_ENDPOINT: 'https://api.us-east1.example.com' })
+      await settle()
+
+      // A package is removed, or one appears that no variant renders: each is noticed.
+      rmSync(join(ws.out, 'edge-03'), { recursive: true })
+      expect(statuses((await ws.renderJson()).report)).toEqual([...allUnchanged.slice(0, 2), ['edge-03/nginx', 'created']])
+      await settle()
+      cpSync(join(ws.out, 'edge-02', 'nginx'), join(ws.out, 'stray', 'nginx'), { recursive: true })
+      const stray = await ws.renderJson()
+      expect(statuses(stray.report).filter(([path]) => path !== 'stray/nginx')).toEqual(allUnchanged)
+      expect(quietRecords()).toEqual([])
+      rmSync(join(ws.out, 'stray'), { recursive: true, force: true })
+      await settle()
+
+      // The upstream tag moves to another commit: every variant is updated to it.
+      await git(ws.blueprints, 'tag', '-f', 'nginx/v1', await ws.commitOf('nginx/v2'))
+      const moved = await ws.renderJson()
+      expect(moved.report.summary.updated).toBe(3)
+      expect(ws.yaml('edge-01/nginx/deployment.yaml')['spec']['template']['spec']['containers'][0]['image']).toBe(v2Image)
+      await settle()
+    },
+    // Seven runs and six two-second waits for file metadata to be trusted.
+    90_000,
+  )
+
+  test(
     '--dry-run writes nothing; --dry-run --diff prints unified diffs that match the real run',
     async () => {
       const ws = await workspace({ clusters: threeClusters.slice(0, 2) })

@@ -119,7 +119,8 @@ async function render(
         env: io.env,
       },
       bar,
-      (p) => (plan = p),
+      // Only --cluster writes status from the plan (and so needs one made: see quiet-run.ts).
+      cluster ? (p) => (plan = p) : undefined,
     )
   } finally {
     bar?.stop()

@@ -31,6 +31,23 @@ export interface LoadedFleet {
 export function loadFleetDirectory(root: string): LoadedFleet {
   const objects: KubeObject[] = []
   const problems: LoadProblem[] = []
+  const digest = readFleetFiles(root, problems, (text, file) => {
+    try {
+      objects.push(...readObjects(text, file))
+    } catch (err) {
+      problems.push({ file, message: (err as Error).message.replace(`${file}: `, '') })
+    }
+  })
+  return { root, objects, problems, digest }
+}
+
+/** The digest loadFleetDirectory gives the fleet below `root`, without reading its objects. */
+export function fleetDigest(root: string): string {
+  return readFleetFiles(root, [], () => undefined)
+}
+
+/** Reads and decodes every YAML file below `root`, in order, into `onText`; returns the digest of what was read. */
+function readFleetFiles(root: string, problems: LoadProblem[], onText: (text: string, file: string) => void): string {
   const digest = createHash('sha256')
   for (const file of listYamlFiles(root)) {
     let text: string
@@ -46,13 +63,9 @@ export function loadFleetDirectory(root: string): LoadedFleet {
       problems.push({ file, message: (err as NodeJS.ErrnoException).code ?? (err as Error).message })
       continue
     }
-    try {
-      objects.push(...readObjects(text, file))
-    } catch (err) {
-      problems.push({ file, message: (err as Error).message.replace(`${file}: `, '') })
-    }
+    onText(text, file)
   }
-  return { root, objects, problems, digest: digest.digest('hex') }
+  return digest.digest('hex')
 }
 
 /** Kinds every run reads whole: parsing them at once reports their syntax errors as the file's. */

@@ -3,6 +3,7 @@
  * upstream once, lists its published package revisions, and reads each
  * package revision's files once, however many variants use it.
  */
+import { createHash } from 'node:crypto'
 import type { Repository } from '../../functions/api/repository.js'
 import type { KubeObject } from '../../functions/krm/index.js'
 import { findRepository } from '../fleet/fleet.js'
@@ -48,22 +49,35 @@ export class GitSources {
   }
 }
 
-/** Lists the revisions of every repository named as an upstream by a set or a PackageVariant of the fleet. */
-export async function indexUpstreams(fleet: Fleet, sources: GitSources): Promise<UpstreamIndex> {
-  const wanted = new Map<string, Repository>()
+/** Where a repository's revisions are read from: what listing them needs of a Repository. */
+export type RepositoryLocation = Pick<Repository, 'name' | 'namespace' | 'url' | 'branch' | 'directory'>
+
+/** The repositories named as an upstream by a set or a PackageVariant of the fleet, once each. */
+export function upstreamRepositories(fleet: Fleet): RepositoryLocation[] {
+  const wanted = new Map<string, RepositoryLocation>()
   for (const object of [...fleet.sets, ...fleet.variants]) {
     const name = object.get(['spec', 'upstream', 'repo'])
     if (typeof name !== 'string' || name === '') continue
     const repo = findRepository(fleet, object.namespace, name)
-    if (repo) wanted.set(`${repo.namespace}|${repo.name}`, repo)
+    if (repo) wanted.set(`${repo.namespace}|${repo.name}`, { name: repo.name, namespace: repo.namespace, url: repo.url, branch: repo.branch, directory: repo.directory })
   }
+  return [...wanted.values()]
+}
+
+/** Lists the revisions of every repository named as an upstream by a set or a PackageVariant of the fleet. */
+export async function indexUpstreams(fleet: Fleet, sources: GitSources): Promise<UpstreamIndex> {
+  return listUpstreams(upstreamRepositories(fleet), sources)
+}
+
+/** Lists the revisions of `repos`; a repository that cannot be read is a problem of the index. */
+export async function listUpstreams(repos: readonly RepositoryLocation[], sources: GitSources): Promise<UpstreamIndex> {
   const index: UpstreamIndex = { revisions: new Map(), objects: [], problems: new Map() }
-  for (const [key, repo] of wanted) {
+  for (const repo of repos) {
     let revisions: PackageRevision[]
     try {
       revisions = await listRevisions(repo, await sources.open(repo.url))
     } catch (err) {
-      index.problems.set(key, (err as Error).message)
+      index.problems.set(`${repo.namespace}|${repo.name}`, (err as Error).message)
       continue
     }
     for (const revision of revisions) {
@@ -77,13 +91,20 @@ export async function indexUpstreams(fleet: Fleet, sources: GitSources): Promise
   return index
 }
 
+/** A digest of what an index lists: equal digests, equal revisions (and problems). */
+export function upstreamIndexDigest(index: UpstreamIndex): string {
+  return createHash('sha256')
+    .update(JSON.stringify([[...index.revisions], [...index.problems]]))
+    .digest('hex')
+}
+
 /**
  * The revisions of one repository, as Porch would list them: its
  * `<package>/v<N>` tags, older Porch's named tags `<package>/<name>`, and the
  * head of its branch as every package's placeholder revision; only a
  * directory with a Kptfile is a package.
  */
-export async function listRevisions(repo: Repository, source: GitSource): Promise<PackageRevision[]> {
+export async function listRevisions(repo: RepositoryLocation, source: GitSource): Promise<PackageRevision[]> {
   const tags = await source.tags()
   const parsed = parseRevisionTags(tags.keys(), repo.directory)
   const named = parseNamedRevisionTags(tags.keys(), repo.directory)

@@ -1,0 +1,171 @@
+/**
+ * A re-render in which nothing can have changed, answered without loading or
+ * planning the fleet, as `make` answers "nothing to be done". A run in which
+ * every variant came out unchanged (no failure, no deletion, no fleet problem)
+ * records what it was made from: this build and its settings, a digest of
+ * the fleet's files, the upstream repositories it listed and what they
+ * listed, and the metadata digest of every package of the output. The next
+ * run with the same fleet, the same upstream revisions and the same output,
+ * down to every file's metadata and the set of packages, would render every
+ * variant unchanged again and report the same: it reports the recorded
+ * report instead. Any difference, or any doubt (a file written within the
+ * last two seconds, see statPackageDirectory), and the run is a full one.
+ *
+ * Only for directory output, with a record of earlier renders (not `--force`),
+ * and not `--dry-run` or `--cluster` (which writes status from the plan).
+ */
+import { createHash } from 'node:crypto'
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { basename, dirname, join, resolve } from 'node:path'
+import { fleetDigest } from './fleet/load.js'
+import { findPackages, statPackageDirectory } from './output/directory.js'
+import { digestInBackground } from './output/stat-thread.js'
+import { codeIdentity } from './render-memo.js'
+import type { RenderSettings } from './render.js'
+import type { RunReport } from './report/report.js'
+import { GitSources, listUpstreams, upstreamIndexDigest } from './upstream/upstreams.js'
+import type { RepositoryLocation } from './upstream/upstreams.js'
+
+/** What a run in which nothing changed was made from, and what it reported. */
+export interface QuietRecord {
+  version: 1
+  /** This build, the settings and the fleet's files (quietInputs). */
+  inputs: string
+  /** Where relative upstream repository paths resolve. */
+  base: string
+  /** The upstream repositories the run listed... */
+  upstreams: RepositoryLocation[]
+  /** ...and a digest of what they listed (upstreamIndexDigest). */
+  upstreamDigest: string
+  /** Every package of the output, by path, with its metadata digest (statPackageDirectory). */
+  packages: Record<string, string>
+  report: RunReport
+}
+
+/** The record beside the record of earlier renders `memoFile` (one per output), in a directory of its own. */
+export function quietRecordFile(memoFile: string): string {
+  return join(dirname(dirname(memoFile)), 'quiet-runs', basename(memoFile))
+}
+
+/** Whether a run with these settings may be answered from, and may leave, a quiet record. */
+export function quietRunApplies(settings: RenderSettings, writesStatus: boolean): boolean {
+  return settings.memo !== undefined && !settings.git && !settings.dryRun && !writesStatus
+}
+
+/** A digest of everything a plan is made from except the upstream revisions: this build, the settings, the fleet's files. */
+export function quietInputs(settings: RenderSettings, fleetFilesDigest: string): string {
+  const cwd = resolve(settings.cwd)
+  const outcome = {
+    fleetDir: resolve(cwd, settings.fleetDir),
+    outDir: resolve(cwd, settings.outDir),
+    fleetId: settings.fleetId ?? null,
+    repositoryBase: settings.repositoryBase ?? null,
+    clusterScoped: settings.clusterScoped ?? null,
+    namespace: settings.namespace ?? null,
+    onConflict: settings.onConflict,
+    shard: settings.shard ?? null,
+    allowExec: settings.allowExec,
+    imageFunctions: settings.imageFunctions ?? null,
+    cwd,
+  }
+  return createHash('sha256')
+    .update(JSON.stringify([codeIdentity, outcome, fleetFilesDigest]))
+    .digest('hex')
+}
+
+/**
+ * The recorded report when nothing can have changed since the recorded run:
+ * the same inputs, upstream revisions, packages and package metadata.
+ * Undefined otherwise (the caller renders in full).
+ */
+export async function replayQuietRun(settings: RenderSettings, file: string): Promise<RunReport | undefined> {
+  const record = readQuietRecord(file)
+  if (!record) return undefined
+  if (record.inputs !== quietInputs(settings, fleetDigest(resolve(settings.cwd, settings.fleetDir)))) return undefined
+  const outDir = resolve(settings.cwd, settings.outDir)
+  const paths = Object.keys(record.packages)
+  const dirOf = (path: string) => join(outDir, ...path.split('/'))
+  // The upstream repositories are listed by git processes, and half the packages' metadata is taken on another
+  // thread, while this thread takes the other half: the metadata of every file is most of the work.
+  const scratch = mkdtempSync(join(tmpdir(), 'kpt-variants-'))
+  const index = listUpstreams(record.upstreams, new GitSources(record.base, scratch)).finally(() => rmSync(scratch, { recursive: true, force: true }))
+  const half = Math.floor(paths.length / 2)
+  const digests = digestInBackground(paths.slice(half).map(dirOf))
+  const same = (path: string, taken?: Map<string, string | undefined>) => {
+    const dir = dirOf(path)
+    const digest = taken?.has(dir) ? taken.get(dir) : statPackageDirectory(dir)
+    return digest !== undefined && digest === record.packages[path]
+  }
+  const found = findPackages(outDir)
+  const unchanged = found.length === paths.length && found.every((path) => Object.hasOwn(record.packages, path)) && paths.slice(0, half).every((path) => same(path))
+  const [listed, taken] = await Promise.all([index, digests])
+  if (!unchanged || upstreamIndexDigest(listed) !== record.upstreamDigest) return undefined
+  if (!paths.slice(half).every((path) => same(path, taken))) return undefined
+  return record.report
+}
+
+/** What a finished run leaves for the next: a record when nothing changed and every package's metadata is known, else none. */
+export interface QuietOutcome {
+  settings: RenderSettings
+  fleetDigest: string
+  base: string
+  upstreams: readonly RepositoryLocation[]
+  upstreamDigest: string
+  /** Each rendered package's path and metadata digest (undefined: not known). */
+  packages: ReadonlyMap<string, string | undefined>
+  report: RunReport
+}
+
+/** Writes the record of a run in which nothing changed, or removes the last one when something did (or is not known). */
+export function saveQuietRecord(file: string, outcome: QuietOutcome): void {
+  const { report } = outcome
+  const packages: Record<string, string> = {}
+  for (const [path, digest] of outcome.packages) if (digest !== undefined) packages[path] = digest
+  const quiet =
+    report.problems.length === 0 &&
+    report.deletionsSkipped === undefined &&
+    report.variants.every((v) => v.status === 'unchanged') &&
+    Object.keys(packages).length === outcome.packages.size &&
+    sameSet(findPackages(resolve(outcome.settings.cwd, outcome.settings.outDir)), outcome.packages)
+  if (!quiet) {
+    rmSync(file, { force: true })
+    return
+  }
+  const record: QuietRecord = {
+    version: 1,
+    inputs: quietInputs(outcome.settings, outcome.fleetDigest),
+    base: outcome.base,
+    upstreams: [...outcome.upstreams],
+    upstreamDigest: outcome.upstreamDigest,
+    packages,
+    report,
+  }
+  mkdirSync(dirname(file), { recursive: true })
+  const temporary = `${file}.${process.pid}.tmp`
+  writeFileSync(temporary, JSON.stringify(record))
+  renameSync(temporary, file)
+}
+
+function readQuietRecord(file: string): QuietRecord | undefined {
+  try {
+    const record = JSON.parse(readFileSync(file, 'utf8')) as Partial<QuietRecord> | null
+    const whole =
+      record?.version === 1 &&
+      typeof record.inputs === 'string' &&
+      typeof record.base === 'string' &&
+      Array.isArray(record.upstreams) &&
+      typeof record.upstreamDigest === 'string' &&
+      typeof record.packages === 'object' &&
+      record.packages !== null &&
+      Array.isArray(record.report?.variants)
+    return whole ? (record as QuietRecord) : undefined
+  } catch {
+    // No record, or a damaged one: a full run.
+    return undefined
+  }
+}
+
+function sameSet(found: readonly string[], expected: ReadonlyMap<string, unknown>): boolean {
+  return found.length === expected.size && found.every((path) => expected.has(path))
+}
