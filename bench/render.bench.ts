@@ -126,6 +126,18 @@ function ensureRendered(s: State): void {
   s.peakKib = 0
 }
 
+/**
+ * Lets the output age past the two seconds in which a file's metadata is not
+ * trusted (statPackageDirectory), then re-renders once: in use a re-render
+ * comes long after the last write, while back-to-back runs would compare
+ * every package written in the last two seconds by content.
+ */
+async function settleRecords(s: State): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, 2100))
+  render(s, s.work.out, [], { unchanged: s.work.size })
+  s.peakKib = 0
+}
+
 const samplePackage = (i: number) => join(clusterName(i), 'app')
 
 /** The kpt way, for `kptSample` variants: fetch each for deployment, then apply its PackageVariant with package-variant. */
@@ -235,6 +247,7 @@ export const benchmarks: Benchmark[] = sizes.flatMap((size): Benchmark[] => [
     async setup() {
       const s = await state(size, 'unchanged (recorded)')
       ensureRendered(s)
+      await settleRecords(s)
       return { ...s, probe: statSync(probe(s.work)) }
     },
     run(input) {
