@@ -39,6 +39,8 @@ export interface Benchmark {
   units?: { count: number; name: string }
   /** Further figures, read after the timed runs (e.g. a child process's peak RSS); printed and saved with the result. */
   figures?: (input: unknown) => Record<string, number | string> | Promise<Record<string, number | string>>
+  /** Untimed, once the case is done (its figures read), e.g. to remove what it wrote. */
+  teardown?: (input: unknown) => unknown | Promise<unknown>
 }
 
 /** Measured figures for one benchmark. */
@@ -113,6 +115,7 @@ export async function runBenchmarks(benchmarks: readonly Benchmark[], log: (line
       result.ratio = roundSignificant(measured.median / (base.median * scale))
     }
     if (b.figures) result.figures = await b.figures(input)
+    await b.teardown?.(input)
     if (b.goal) {
       const { maxMs, maxRatio, maxFigure, label } = b.goal
       const parts = [maxMs !== undefined && `< ${maxMs} ms`, maxRatio !== undefined && `< ${maxRatio}x baseline`, maxFigure && `${maxFigure.name} < ${maxFigure.max}`].filter(Boolean)

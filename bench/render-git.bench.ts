@@ -13,6 +13,7 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createFleet } from './fleet-fixture.js'
 import type { Benchmark } from './harness.js'
+import { releaseWhenInMemory } from './scratch.js'
 
 const variants = 1000
 const resources = 50
@@ -94,5 +95,7 @@ export const benchmarks: Benchmark[] = [
       name: 'the same re-render with --out DIR',
       run: (input) => render([(input as Work).fleet, '--out', (input as Work & { out: string }).out], unchanged),
     },
+    // The last case: its directory goes now if in memory (see scratch.ts).
+    teardown: (input) => releaseWhenInMemory((input as Work).dir),
   },
 ]

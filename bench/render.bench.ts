@@ -12,8 +12,8 @@
  * sequentially as a shell loop would; at ~0.5 s a variant it is timed on a
  * sample and extrapolated.
  *
- * Every run writes into a directory of its own, and nothing is deleted
- * until the process exits: on ext4, creating files soon after deleting many
+ * Every run writes into a directory of its own, and on disk nothing is
+ * deleted until the process exits (in memory it is: bench/scratch.ts): on ext4, creating files soon after deleting many
  * is many times slower (the inode allocator skips recently deleted inodes,
  * reading each one's block), which would make one run's figures depend on
  * the clean-up of the one before. For the same reason, run the benchmark
@@ -29,6 +29,7 @@ import { fileURLToPath } from 'node:url'
 import { clusterName, createFleet, packageVariantText, setText } from './fleet-fixture.js'
 import type { Benchmark } from './harness.js'
 import { fleetSizeFigure, peakRssFigure, renderCaseFigure } from './report.js'
+import { releaseWhenInMemory } from './scratch.js'
 
 /** Fleet sizes (KPT_VARIANTS_BENCH_SIZES=100,1000 for a shorter run). */
 const sizes = (process.env['KPT_VARIANTS_BENCH_SIZES'] || '100,1000,10000').split(',').map(Number)
@@ -54,7 +55,7 @@ interface Work {
   repo: string
   /** The output directory of the last "new variants" run, which the re-renders reuse. */
   out: string
-  /** Numbers the directories each run writes into (see above: nothing is deleted before the end). */
+  /** Numbers the directories each run writes into (see above: on disk nothing is deleted before the end; in memory, see scratch.ts). */
   next(kind: string): string
 }
 const works = new Map<number, Promise<Work>>()
@@ -62,6 +63,8 @@ const works = new Map<number, Promise<Work>>()
 function fleetOnce(size: number): Promise<Work> {
   let work = works.get(size)
   if (!work) {
+    // Sizes are benchmarked in turn: a new size means the others are done (in memory, their files go now: scratch.ts).
+    for (const done of works.values()) void done.then((w) => releaseWhenInMemory(w.dir))
     work = (async () => {
       const dir = mkdtempSync(join(process.env['KPT_VARIANTS_BENCH_TMP'] || tmpdir(), `kpt-variants-bench-render-${size}-`))
       process.once('exit', () => rmSync(dir, { recursive: true, force: true }))
@@ -233,6 +236,8 @@ export const benchmarks: Benchmark[] = sizes.flatMap((size): Benchmark[] => [
     setup: () => state(size, 'new variants'),
     beforeEach(input) {
       const w = (input as State).work
+      // Only the last run's output is read again (by the re-renders): in memory, the one before goes now.
+      if (w.out) releaseWhenInMemory(w.out)
       w.out = w.next('out')
     },
     run: (input) => render(input as State, (input as State).work.out, [], { created: size }),

@@ -9,10 +9,11 @@
  *   npm run bench -- fan-out      only the files whose name contains "fan-out"
  *   npm run bench -- --json       the results as JSON on stdout (progress on stderr)
  */
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { availableParallelism, cpus, tmpdir, totalmem } from 'node:os'
-import { dirname, join, resolve } from 'node:path'
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs'
+import { availableParallelism, cpus, totalmem } from 'node:os'
+import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
+import { benchTmp, fileSystemOf } from './scratch.js'
 import { runBenchmarks } from './harness.js'
 import type { Benchmark, BenchResult } from './harness.js'
 import { resultTable, scalingChart } from './report.js'
@@ -38,18 +39,9 @@ for (const file of files) {
  * were deleted lately.
  */
 function benchFileSystem(): string {
-  const dir = resolve(process.env['KPT_VARIANTS_BENCH_TMP'] || tmpdir())
-  try {
-    // The mount whose point is the longest prefix of dir (Linux).
-    const mounts = readFileSync('/proc/mounts', 'utf8')
-      .split('\n')
-      .map((line) => line.split(' '))
-      .filter(([, point]) => point !== undefined && (dir === point || dir.startsWith(point === '/' ? '/' : `${point}/`)))
-      .sort((a, b) => b[1]!.length - a[1]!.length)
-    return mounts[0] ? `${dir} (${mounts[0][2]})` : dir
-  } catch {
-    return dir
-  }
+  const dir = benchTmp()
+  const type = fileSystemOf(dir)
+  return type ? `${dir} (${type})` : dir
 }
 
 const machine = `${availableParallelism()} CPU(s) (${cpus()[0]?.model.trim() ?? 'unknown'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`

@@ -64,11 +64,6 @@ export function upstreamRepositories(fleet: Fleet): RepositoryLocation[] {
   return [...wanted.values()]
 }
 
-/** Lists the revisions of every repository named as an upstream by a set or a PackageVariant of the fleet. */
-export async function indexUpstreams(fleet: Fleet, sources: GitSources): Promise<UpstreamIndex> {
-  return listUpstreams(upstreamRepositories(fleet), sources)
-}
-
 /** Lists the revisions of `repos`; a repository that cannot be read is a problem of the index. */
 export async function listUpstreams(repos: readonly RepositoryLocation[], sources: GitSources): Promise<UpstreamIndex> {
   const index: UpstreamIndex = { revisions: new Map(), objects: [], problems: new Map() }
