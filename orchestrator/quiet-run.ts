@@ -85,6 +85,9 @@ export async function replayQuietRun(settings: RenderSettings, file: string): Pr
   if (record.inputs !== quietInputs(settings, fleetDigest(resolve(settings.cwd, settings.fleetDir)))) return undefined
   const outDir = resolve(settings.cwd, settings.outDir)
   const paths = Object.keys(record.packages)
+  // The same packages, before any is looked into: then only directories of the output are.
+  const found = findPackages(outDir)
+  if (found.length !== paths.length || !found.every((path) => Object.hasOwn(record.packages, path))) return undefined
   const dirOf = (path: string) => join(outDir, ...path.split('/'))
   // The upstream repositories are listed by git processes, and half the packages' metadata is taken on another
   // thread, while this thread takes the other half: the metadata of every file is most of the work.
@@ -97,8 +100,7 @@ export async function replayQuietRun(settings: RenderSettings, file: string): Pr
     const digest = taken?.has(dir) ? taken.get(dir) : statPackageDirectory(dir)
     return digest !== undefined && digest === record.packages[path]
   }
-  const found = findPackages(outDir)
-  const unchanged = found.length === paths.length && found.every((path) => Object.hasOwn(record.packages, path)) && paths.slice(0, half).every((path) => same(path))
+  const unchanged = paths.slice(0, half).every((path) => same(path))
   const [listed, taken] = await Promise.all([index, digests])
   if (!unchanged || upstreamIndexDigest(listed) !== record.upstreamDigest) return undefined
   if (!paths.slice(half).every((path) => same(path, taken))) return undefined
