@@ -8,12 +8,11 @@
  */
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createFleet } from './fleet-fixture.js'
 import type { Benchmark } from './harness.js'
-import { releaseWhenInMemory } from './scratch.js'
+import { benchTmp, releaseWhenInMemory } from './scratch.js'
 
 const variants = 1000
 const resources = 50
@@ -30,7 +29,7 @@ let work: Promise<Work> | undefined
 
 function fleetOnce(): Promise<Work> {
   work ??= (async () => {
-    const dir = mkdtempSync(join(process.env['KPT_VARIANTS_BENCH_TMP'] || tmpdir(), 'kpt-variants-bench-git-'))
+    const dir = mkdtempSync(join(benchTmp(), 'kpt-variants-bench-git-'))
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }))
     const fleet = await createFleet(dir, { variants, resources, oneRepository: true })
     return { dir, fleet, remote: join(dir, 'repos', 'deployments.git'), count: 0 }

@@ -13,23 +13,22 @@
  * sample and extrapolated.
  *
  * Every run writes into a directory of its own, and on disk nothing is
- * deleted until the process exits (in memory it is: bench/scratch.ts): on ext4, creating files soon after deleting many
- * is many times slower (the inode allocator skips recently deleted inodes,
- * reading each one's block), which would make one run's figures depend on
- * the clean-up of the one before. For the same reason, run the benchmark
+ * deleted until the process exits (in memory it is: bench/scratch.ts): on
+ * ext4, creating files soon after deleting many is many times slower (the
+ * inode allocator skips recently deleted inodes, reading each one's block),
+ * which would make one run's figures depend on the clean-up of the one before. For the same reason, run the benchmark
  * again only a minute or so after the last run's clean-up. The fleet goes
  * under KPT_VARIANTS_BENCH_TMP (e.g. /dev/shm, to leave the disk out of the
  * figures), else the system's temporary directory.
  */
 import { spawnSync } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { clusterName, createFleet, packageVariantText, setText } from './fleet-fixture.js'
 import type { Benchmark } from './harness.js'
 import { fleetSizeFigure, peakRssFigure, renderCaseFigure } from './report.js'
-import { releaseWhenInMemory } from './scratch.js'
+import { benchTmp, releaseWhenInMemory } from './scratch.js'
 
 /** Fleet sizes (KPT_VARIANTS_BENCH_SIZES=100,1000 for a shorter run). */
 const sizes = (process.env['KPT_VARIANTS_BENCH_SIZES'] || '100,1000,10000').split(',').map(Number)
@@ -66,7 +65,7 @@ function fleetOnce(size: number): Promise<Work> {
     // Sizes are benchmarked in turn: a new size means the others are done (in memory, their files go now: scratch.ts).
     for (const done of works.values()) void done.then((w) => releaseWhenInMemory(w.dir))
     work = (async () => {
-      const dir = mkdtempSync(join(process.env['KPT_VARIANTS_BENCH_TMP'] || tmpdir(), `kpt-variants-bench-render-${size}-`))
+      const dir = mkdtempSync(join(benchTmp(), `kpt-variants-bench-render-${size}-`))
       process.once('exit', () => rmSync(dir, { recursive: true, force: true }))
       const fleet = await createFleet(dir, { variants: size, resources })
       const fleetV2 = join(dir, 'fleet-v2')
