@@ -74,37 +74,40 @@ export function quietInputs(settings: RenderSettings, fleetFilesDigest: string):
     .digest('hex')
 }
 
+/** What a replay found: the recorded report, or (a full run follows) the package metadata digests it took. */
+export type QuietReplay = { report: RunReport } | { report?: undefined; digests: ReadonlyMap<string, string | undefined> }
+
 /**
  * The recorded report when nothing can have changed since the recorded run:
  * the same inputs, upstream revisions, packages and package metadata.
- * Undefined otherwise (the caller renders in full).
+ * Otherwise the caller renders in full, and uses the digests of package
+ * directories taken here rather than take them again.
  */
-export async function replayQuietRun(settings: RenderSettings, file: string): Promise<RunReport | undefined> {
+export async function replayQuietRun(settings: RenderSettings, file: string): Promise<QuietReplay> {
+  const none = { digests: new Map<string, string | undefined>() }
   const record = readQuietRecord(file)
-  if (!record) return undefined
-  if (record.inputs !== quietInputs(settings, fleetDigest(resolve(settings.cwd, settings.fleetDir)))) return undefined
+  if (!record) return none
+  if (record.inputs !== quietInputs(settings, fleetDigest(resolve(settings.cwd, settings.fleetDir)))) return none
   const outDir = resolve(settings.cwd, settings.outDir)
   const paths = Object.keys(record.packages)
   // The same packages, before any is looked into: then only directories of the output are.
   const found = findPackages(outDir)
-  if (found.length !== paths.length || !found.every((path) => Object.hasOwn(record.packages, path))) return undefined
-  const dirOf = (path: string) => join(outDir, ...path.split('/'))
+  if (found.length !== paths.length || !found.every((path) => Object.hasOwn(record.packages, path))) return none
+  const dirs = paths.map((path) => join(outDir, ...path.split('/')))
   // The upstream repositories are listed by git processes, and half the packages' metadata is taken on another
   // thread, while this thread takes the other half: the metadata of every file is most of the work.
   const scratch = mkdtempSync(join(tmpdir(), 'kpt-variants-'))
   const index = listUpstreams(record.upstreams, new GitSources(record.base, scratch)).finally(() => rmSync(scratch, { recursive: true, force: true }))
-  const half = Math.floor(paths.length / 2)
-  const digests = digestInBackground(paths.slice(half).map(dirOf))
-  const same = (path: string, taken?: Map<string, string | undefined>) => {
-    const dir = dirOf(path)
-    const digest = taken?.has(dir) ? taken.get(dir) : statPackageDirectory(dir)
+  const half = Math.floor(dirs.length / 2)
+  const background = digestInBackground(dirs.slice(half))
+  const digests = new Map(dirs.slice(0, half).map((dir) => [dir, statPackageDirectory(dir)]))
+  const [listed, taken] = await Promise.all([index, background])
+  for (const dir of dirs.slice(half)) digests.set(dir, taken?.has(dir) ? taken.get(dir) : statPackageDirectory(dir))
+  const unchanged = paths.every((path, i) => {
+    const digest = digests.get(dirs[i]!)
     return digest !== undefined && digest === record.packages[path]
-  }
-  const unchanged = paths.slice(0, half).every((path) => same(path))
-  const [listed, taken] = await Promise.all([index, digests])
-  if (!unchanged || upstreamIndexDigest(listed) !== record.upstreamDigest) return undefined
-  if (!paths.slice(half).every((path) => same(path, taken))) return undefined
-  return record.report
+  })
+  return unchanged && upstreamIndexDigest(listed) === record.upstreamDigest ? { report: record.report } : { digests }
 }
 
 /** What a finished run leaves for the next: a record when nothing changed and every package's metadata is known, else none. */

@@ -140,12 +140,12 @@ function fleetBytes(fleetDir: string): number {
  */
 export async function renderFleet(settings: RenderSettings, progress?: RenderProgress, onPlan?: (plan: FleetPlan) => void): Promise<RunReport> {
   const quiet = quietRunApplies(settings, onPlan !== undefined) ? quietRecordFile(settings.memo!) : undefined
-  const replayed = quiet ? await replayQuietRun(settings, quiet) : undefined
-  if (replayed) {
-    const rendered = replayed.variants
+  const replay = quiet ? await replayQuietRun(settings, quiet) : undefined
+  if (replay?.report) {
+    const rendered = replay.report.variants
     progress?.start(rendered.length)
     for (const report of rendered) progress?.advance(report)
-    return replayed
+    return replay.report
   }
   const bytes = settings.threads === 1 ? 0 : fleetBytes(resolve(settings.cwd, settings.fleetDir))
   const recorded = settings.memo !== undefined && existsSync(settings.memo)
@@ -161,7 +161,7 @@ export async function renderFleet(settings: RenderSettings, progress?: RenderPro
   let workers = startEarly ? Array.from({ length: threads - 1 }, (_, i) => startWorker(settings, i + 1, threads, advance)) : []
   let run: Run
   try {
-    run = await startRun(settings)
+    run = await startRun(settings, 0, replay?.digests)
   } catch (err) {
     await Promise.allSettled(workers)
     throw err
@@ -249,8 +249,12 @@ export interface Run {
   close(): void
 }
 
-/** Loads the fleet, lists the upstream revisions and plans; deterministic, so every thread gets the same plan. */
-export async function startRun(settings: RenderSettings, thread = 0): Promise<Run> {
+/**
+ * Loads the fleet, lists the upstream revisions and plans; deterministic, so
+ * every thread gets the same plan. `taken`: digests of package directories
+ * already taken this run (by a quiet run's replay), by directory.
+ */
+export async function startRun(settings: RenderSettings, thread = 0, taken: ReadonlyMap<string, string | undefined> = new Map()): Promise<Run> {
   const fleetDir = resolve(settings.cwd, settings.fleetDir)
   const outDir = resolve(settings.cwd, settings.outDir)
   const scratch = mkdtempSync(join(tmpdir(), 'kpt-variants-'))
@@ -259,7 +263,8 @@ export async function startRun(settings: RenderSettings, thread = 0): Promise<Ru
   // The recorded packages' digests are taken on another thread while this one loads and plans (stat-thread.ts).
   const recorded = settings.memo ? RenderMemo.read(settings.memo) : undefined
   const recordedDirs = recorded && !settings.git && thread === 0 ? Object.keys(recorded).filter((path) => recorded[path]?.stat !== undefined) : []
-  const digests = digestInBackground(recordedDirs.flatMap((path) => packageDirOf(writer, path)))
+  // Those a quiet run's replay took (quiet-run.ts) are not taken again.
+  const digests = digestInBackground(recordedDirs.flatMap((path) => packageDirOf(writer, path)).filter((dir) => !taken.has(dir)))
   try {
     const origin = { ...(settings.repositoryBase ? { base: resolve(settings.cwd, settings.repositoryBase) } : {}), ...(settings.clusterScoped ? { clusterScoped: settings.clusterScoped } : {}) }
     const fleet = buildFleet(loadFleetDirectory(fleetDir), settings.namespace, origin)
@@ -267,7 +272,7 @@ export async function startRun(settings: RenderSettings, thread = 0): Promise<Ru
     const upstreams = upstreamRepositories(fleet)
     const index = await listUpstreams(upstreams, sources)
     let plan = planFleet(fleet, index, settings.shard)
-    let downstreams: Downstreams = new DirectoryDownstreams(writer, await digests)
+    let downstreams: Downstreams = new DirectoryDownstreams(writer, new Map([...taken, ...((await digests) ?? [])]))
     if (settings.git) {
       if (!settings.repositories) git = await GitRepositories.open(fleet, plan, settings.git)
       const shared = settings.repositories ?? git!.shared
