@@ -13,12 +13,21 @@
  * render-memo.ts); the staging and stat threads are small bundles of their own.
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { createRequire } from 'node:module'
+import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild-wasm'
 import { functionPrograms } from './programs.js'
 
 const dist = resolve(fileURLToPath(new URL('..', import.meta.url)))
+/**
+ * The yaml library's ES module build (the same code as the CommonJS build
+ * Node resolves, less its use of Node's `process` for warnings). Bundled from
+ * CommonJS, every call into the library went through a property getter
+ * (`(0, import_yaml.isScalar)(node)`): 3% of a render's time. As modules,
+ * the calls are direct: 1,000 new variants 2.39 s -> 2.22 s (--dry-run).
+ */
+const yamlModule = join(dirname(createRequire(import.meta.url).resolve('yaml/package.json')), 'browser', 'index.js')
 const out = join(dist, 'bundles')
 
 /** Bundles the module `contents` (resolved from dist/) into dist/bundles/<name>.js. */
@@ -31,7 +40,8 @@ async function bundle(name: string, contents: string, external: string[] = []): 
     target: 'node20',
     outfile: join(out, `${name}.js`),
     external,
-    // The yaml library is CommonJS and requires Node's modules; an ES module has no `require` of its own.
+    alias: { yaml: yamlModule },
+    // Libraries bundled from CommonJS (commander, semver, ignore) require Node's modules; an ES module has no `require` of its own.
     banner: { js: "import { createRequire as createRequireForBundle } from 'node:module'; const require = createRequireForBundle(import.meta.url);" },
     logLevel: 'warning',
   })
