@@ -103,6 +103,40 @@ describe('ResourceCodec', () => {
     expect(out['sub/cm.yaml']).not.toContain('internal.config.kubernetes.io')
   })
 
+  test('reads one content shared by several files and packages as the items of each place', () => {
+    // Clones of a blueprint share their files' content buffers; each read names the file it is at.
+    const shared = textFile(multi)
+    const clones: PackageFiles = new Map([
+      ['Kptfile', textFile(kptfile)],
+      ['a.yaml', shared],
+      ['sub/Kptfile', textFile(kptfile.replace('pkg', 'sub'))],
+      ['sub/b.yaml', shared],
+    ])
+    const codec = new ResourceCodec()
+    for (let round = 0; round < 2; round++) {
+      for (const root of ['/fleet/one', '/fleet/two']) {
+        const resources = codec.read(clones, { style: 'render', root })
+        expect(resources.items.map((i) => [i.name, i.path, i.index, i.packagePath])).toEqual([
+          ['pkg', 'Kptfile', 0, root],
+          ['a', 'a.yaml', 0, root],
+          ['b', 'a.yaml', 1, root],
+          ['sub', 'Kptfile', 0, `${root}/sub`],
+          ['a', 'b.yaml', 0, `${root}/sub`],
+          ['b', 'b.yaml', 1, `${root}/sub`],
+        ])
+        expect(texts(codec.write(resources, resources.items, clones))).toEqual(texts(clones))
+      }
+    }
+  })
+
+  test('puts items that come back in another order into their own documents', () => {
+    const codec = new ResourceCodec()
+    const resources = codec.read(files)
+    const [kpt, a, b, web] = resources.items
+    b!.set(['data'], { k: 'b' })
+    expect(texts(codec.write(resources, [web!, b!, a!, kpt!], files))).toEqual({ ...texts(files), 'cms.yaml': `${multi}data:\n  k: b\n` })
+  })
+
   test('skips files the package .krmignore lists and reports documents that are not KRM', () => {
     const withIgnore = pkg({ Kptfile: kptfile, '.krmignore': 'cluster/\n', 'cluster/cm.yaml': multi, 'values.yaml': 'foo: bar\n' })
     const resources = new ResourceCodec().read(withIgnore)

@@ -15,7 +15,7 @@ import { indexAnnotation, KubeObject, legacyIndexAnnotation, legacyPathAnnotatio
 import { isEmptyDocument, joinDocuments, sequenceStyle, splitDocuments } from './documents.js'
 import type { DocumentText } from './documents.js'
 import { fileText, owningPackage, packageDirectories, textFile } from './files.js'
-import type { PackageFiles } from './files.js'
+import type { PackageFile, PackageFiles } from './files.js'
 import { krmIgnoreFilter } from './krmignore.js'
 
 /** How item paths are given: relative to the root package (`kpt fn eval`), or to each (sub)package with `package-path` (`kpt fn render`). */
@@ -49,6 +49,16 @@ interface ItemOrigin {
 
 interface FileLayout {
   docs: DocumentText[]
+  /** How many of the documents are items. */
+  items: number
+}
+
+/** A resource file read into documents and their prepared items (undefined for an empty document). */
+interface FileReading {
+  docs: DocumentText[]
+  prepared: (Prepared | undefined)[]
+  /** How many documents are items. */
+  items: number
 }
 
 /**
@@ -71,6 +81,8 @@ export function isResourceFile(path: string): boolean {
 /** Reads packages into items and writes items back; one per run, so its cache serves every variant. */
 export class ResourceCodec {
   readonly #cache = new Map<string, Prepared>()
+  /** Files already read, by content buffer, then by where they are read (item path and package path). */
+  readonly #readings = new WeakMap<Buffer, Map<string, FileReading>>()
 
   constructor(private readonly cacheLimit = 4_000) {}
 
@@ -84,24 +96,20 @@ export class ResourceCodec {
     const resources: PackageResources = { items: [], notKrm: [], origins: new Map(), layouts: new Map(), pathStyle }
     for (const [path, file] of [...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
       if (!isResourceFile(path) || ignored(path)) continue
-      const text = fileText(file)
-      const docs = splitDocuments(text) ?? [{ separator: '', text }]
-      resources.layouts.set(path, { docs })
       const pkg = owningPackage(path, packages)
       const itemPath = pathStyle.style === 'render' && pkg !== '' ? path.slice(pkg.length + 1) : path
       const packagePath = pathStyle.style === 'render' ? (pkg === '' ? pathStyle.root : `${pathStyle.root}/${pkg}`) : undefined
-      let index = 0
-      docs.forEach((doc, slot) => {
-        if (isEmptyDocument(doc.text)) return
-        const prepared = this.#prepare(doc.text, itemPath, index, packagePath)
-        if (!prepared.ok) {
-          resources.notKrm.push({ path, message: prepared.message })
+      const { docs, prepared, items } = this.#readFile(file, itemPath, packagePath)
+      resources.layouts.set(path, { docs, items })
+      prepared.forEach((doc, slot) => {
+        if (doc === undefined) return
+        if (!doc.ok) {
+          resources.notKrm.push({ path, message: doc.message })
           return
         }
-        const item = KubeObject.fromItemSource(prepared.chunk, resources.items.length)
+        const item = KubeObject.fromItemSource(doc.chunk, resources.items.length)
         resources.items.push(item)
-        resources.origins.set(item, { file: path, slot, chunk: prepared.chunk, prepared })
-        index++
+        resources.origins.set(item, { file: path, slot, chunk: doc.chunk, prepared: doc })
       })
     }
     return resources
@@ -135,6 +143,7 @@ export class ResourceCodec {
         if (layout.docs.some((d) => !isEmptyDocument(d.text))) out.delete(path)
         continue
       }
+      if (keptAsRead(layout, entries)) continue
       const text = rebuildFile(layout, entries)
       if (text !== joinDocuments(layout.docs)) out.set(path, { ...files.get(path)!, content: Buffer.from(text, 'utf8') })
     }
@@ -144,6 +153,35 @@ export class ResourceCodec {
       out.set(path, existing ? { ...existing, content: Buffer.from(text, 'utf8') } : textFile(text))
     }
     return new Map([...out].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+  }
+
+  /**
+   * A resource file's documents and each one's prepared item (none for an
+   * empty document). The clones of a blueprint share their files' contents,
+   * so a file read again is answered by its content buffer, without decoding
+   * or splitting its text or looking its documents up by their text.
+   */
+  #readFile(file: PackageFile, itemPath: string, packagePath: string | undefined): FileReading {
+    const place = `${itemPath}\0${packagePath ?? ''}`
+    let readings = this.#readings.get(file.content)
+    let reading = readings?.get(place)
+    if (reading) {
+      for (const doc of reading.prepared) if (doc?.ok) doc.uses++
+      return reading
+    }
+    const text = fileText(file)
+    const docs = splitDocuments(text) ?? [{ separator: '', text }]
+    let index = 0
+    const prepared = docs.map((doc) => {
+      if (isEmptyDocument(doc.text)) return undefined
+      const item = this.#prepare(doc.text, itemPath, index, packagePath)
+      if (item.ok) index++
+      return item
+    })
+    reading = { docs, prepared, items: index }
+    if (!readings) this.#readings.set(file.content, (readings = new Map()))
+    readings.set(place, reading)
+    return reading
   }
 
   #prepare(text: string, path: string, index: number, packagePath: string | undefined): Prepared {
@@ -225,6 +263,21 @@ function fullPath(item: KubeObject, pathStyle: PathStyle): string {
 
 function sortEntries<T extends { index: number; order: number }>(entries: T[]): T[] {
   return [...entries].sort((a, b) => a.index - b.index || a.order - b.order)
+}
+
+/**
+ * True when a file's items are its documents as read, in order, each back in
+ * its own slot with its original text: the file is unchanged (what most files
+ * of a variant are), and need not be rebuilt to find that out.
+ */
+function keptAsRead(layout: FileLayout, entries: readonly { text: string; slot?: number }[]): boolean {
+  if (entries.length !== layout.items) return false
+  let previous = -1
+  for (const { slot, text } of entries) {
+    if (slot === undefined || slot <= previous || text !== layout.docs[slot]!.text) return false
+    previous = slot
+  }
+  return true
 }
 
 /** The file's documents with each original slot replaced by its item's text, removed items dropped and new items appended. */
