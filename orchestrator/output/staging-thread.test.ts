@@ -20,7 +20,7 @@ const pkg = (n: number): PackageFiles =>
   ])
 
 describe('StagingThread', () => {
-  test('writes every queued package, nested directories and modes included (waiting whenever two are queued)', async () => {
+  test('writes every queued package, nested directories and modes included (writing in line whenever two are queued)', async () => {
     const thread = new StagingThread(2, builtWorker)
     for (let n = 0; n < 20; n++) await thread.write(join(dir, String(n)), pkg(n))
     expect(await thread.settle()).toEqual(new Map())
@@ -44,6 +44,18 @@ describe('StagingThread', () => {
     expect([...failures.keys()]).toEqual([join(dir, 'a-file', 'bad')])
     expect(failures.get(join(dir, 'a-file', 'bad'))).toMatch(/ENOTDIR/)
     expect(readFileSync(join(dir, 'ok-3', 'Kptfile'), 'utf8')).toContain('p3')
+  })
+
+  test('a caller that finds the queue full writes the package itself, and a failure there is named too', async () => {
+    writeFileSync(join(dir, 'a-file'), '')
+    // Nothing may wait for the thread: every package is written in line, and the thread never starts.
+    const thread = new StagingThread(0, new URL('./no-such-worker.js', import.meta.url))
+    await thread.write(join(dir, 'ok-1'), pkg(1))
+    await thread.write(join(dir, 'a-file', 'bad'), pkg(2))
+    expect([...(await thread.settle()).keys()]).toEqual([join(dir, 'a-file', 'bad')])
+    await thread.close()
+    expect(readFileSync(join(dir, 'ok-1', 'sub/deep/cm.yaml'), 'utf8')).toBe('data: {n: "1"}\n')
+    expect(statSync(join(dir, 'ok-1', 'run.sh')).mode & 0o777).toBe(0o755)
   })
 
   test('settles at once when nothing was queued', async () => {

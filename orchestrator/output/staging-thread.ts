@@ -8,15 +8,16 @@
  * (Node's own asynchronous fs was slower than writing in line, 4.6-5.1 s: a
  * promise per file on the render thread costs more than the write.)
  *
- * Packages are written in the order queued; `settle` waits for every one and
- * names those that could not be written, which the caller then discards and
+ * When the thread falls behind, the render thread writes a package itself
+ * (see `write`). `settle` waits for every package and names those that
+ * could not be written, which the caller then discards and
  * reports as failed: nothing half-written is ever committed.
  */
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import type { PackageFiles } from '../package/files.js'
-import { packFiles } from './write-files.js'
+import { packFiles, writePackageFiles } from './write-files.js'
 
 const workerFile = new URL('./staging-worker.js', import.meta.url)
 /** Whether the compiled worker is there (the TypeScript sources, under test, have none); looked up once. */
@@ -35,20 +36,34 @@ export class StagingThread {
   readonly #failures = new Map<string, string>()
   #wake: (() => void) | undefined
 
-  /** `maxQueued` bounds the packages held in memory while the thread catches up; `worker` is the compiled staging-worker.js. */
+  /** `maxQueued` bounds the packages waiting for the thread (beyond it the caller writes in line); `worker` is the compiled staging-worker.js. */
   constructor(
     private readonly maxQueued = 32,
     private readonly worker = workerFile,
   ) {}
 
-  /** Queues `files` to be written below `dir`; waits while `maxQueued` packages are already waiting. */
+  /**
+   * Queues `files` to be written below `dir`. When `maxQueued` packages are
+   * already waiting, the calling thread writes this one itself instead of
+   * waiting for the thread to catch up: neither thread idles while the other
+   * has work (on 2 CPUs the writing of a new variant's files outlasts its render).
+   */
   async write(dir: string, files: PackageFiles): Promise<void> {
+    if (this.#queued.length >= this.maxQueued) {
+      try {
+        writePackageFiles(dir, files)
+      } catch (err) {
+        this.#failures.set(dir, (err as Error).message)
+      }
+      // The thread's acknowledgements are events: without a turn of the event loop, the queue would look full for good.
+      await new Promise((resolve) => setImmediate(resolve))
+      return
+    }
     const worker = this.#start()
     const packed = packFiles(files)
     worker.postMessage({ dir, files: packed }, [packed.bytes])
     // Kept alive while it has work: the render may be awaiting nothing but this thread.
     if (this.#queued.push(dir) === 1) worker.ref()
-    while (this.#queued.length > this.maxQueued) await this.#acknowledged()
   }
 
   /** Waits until every queued package is written; returns the directories that could not be, with the error. */
