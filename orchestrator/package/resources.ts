@@ -83,6 +83,7 @@ export class ResourceCodec {
   readonly #cache = new Map<string, Prepared>()
   /** Files already read, by content buffer, then by where they are read (item path and package path). */
   readonly #readings = new WeakMap<Buffer, Map<string, FileReading>>()
+  readonly #seen = new WeakSet<Buffer>()
 
   constructor(private readonly cacheLimit = 4_000) {}
 
@@ -179,8 +180,12 @@ export class ResourceCodec {
       return item
     })
     reading = { docs, prepared, items: index }
-    if (!readings) this.#readings.set(file.content, (readings = new Map()))
-    readings.set(place, reading)
+    // Kept from the second reading of a content on: most contents read from disk are read once.
+    if (!this.#seen.has(file.content)) this.#seen.add(file.content)
+    else {
+      if (!readings) this.#readings.set(file.content, (readings = new Map()))
+      readings.set(place, reading)
+    }
     return reading
   }
 
