@@ -19,10 +19,12 @@ export const stagingPrefix = '.kpt-variants-staging-'
 export function readPackageDirectory(dir: string): PackageFiles | undefined {
   let stat
   try {
-    stat = statSync(dir)
+    // A missing directory (every new variant's) answers without an exception to build and catch.
+    stat = statSync(dir, { throwIfNoEntry: false })
   } catch {
     return undefined
   }
+  if (!stat) return undefined
   if (!stat.isDirectory()) throw new Error(`${dir} exists and is not a directory`)
   return new Map(
     packageFilePaths(dir).map(({ path, full }): [string, PackageFile] => {
