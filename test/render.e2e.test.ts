@@ -253,6 +253,22 @@ describe('kpt-variants render', () => {
   )
 
   test(
+    'a file of the downstream that is not KRM (local values) survives re-renders, as kpt and Porch leave such files alone',
+    async () => {
+      const ws = await workspace({ clusters: threeClusters })
+      await ws.renderOk()
+      writeFileSync(join(ws.out, 'edge-01/nginx/values.yaml'), 'replicas: 3 # local, not a KRM object\n')
+      for (const args of [[], ['--force']]) {
+        const { run, report } = await ws.renderJson(...args)
+        expect(run.exitCode).toBe(0)
+        expect(entry(report, 'edge-01/nginx').status).toBe('unchanged')
+        expect(ws.read('edge-01/nginx/values.yaml')).toBe('replicas: 3 # local, not a KRM object\n')
+      }
+    },
+    timeout,
+  )
+
+  test(
     'the record of earlier renders skips only what is unchanged: an injected object or a downstream edit renders again; --force renders all',
     async () => {
       const ws = await workspace({ clusters: threeClusters })

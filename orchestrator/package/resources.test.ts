@@ -137,6 +137,26 @@ describe('ResourceCodec', () => {
     expect(texts(codec.write(resources, [web!, b!, a!, kpt!], files))).toEqual({ ...texts(files), 'cms.yaml': `${multi}data:\n  k: b\n` })
   })
 
+  test('never drops a document that is not a KRM object: its file stays, and its slot survives edits and removals around it', () => {
+    const withValues = pkg({ Kptfile: kptfile, 'values.yaml': 'foo: bar\n', 'mixed.yaml': `${multi}---\nfoo: bar # not KRM\n` })
+    const codec = new ResourceCodec()
+    const resources = codec.read(withValues)
+    expect(resources.notKrm.map((n) => n.path)).toEqual(['mixed.yaml', 'values.yaml'])
+    expect(texts(codec.write(resources, resources.items, withValues))).toEqual(texts(withValues))
+
+    const edited = codec.read(withValues)
+    const [kpt, a, b] = edited.items
+    a!.set(['data', 'k'], 'w')
+    expect(texts(codec.write(edited, [kpt!, a!], withValues))).toEqual({
+      ...texts(withValues),
+      'mixed.yaml': `${multi.slice(0, multi.indexOf('---\n')).replace('k: v', 'k: w')}---\nfoo: bar # not KRM\n`,
+    })
+    expect(b!.name).toBe('b')
+
+    const emptied = codec.read(withValues)
+    expect(texts(codec.write(emptied, [emptied.items[0]!], withValues))).toEqual({ ...texts(withValues), 'mixed.yaml': 'foo: bar # not KRM\n' })
+  })
+
   test('skips files the package .krmignore lists and reports documents that are not KRM', () => {
     const withIgnore = pkg({ Kptfile: kptfile, '.krmignore': 'cluster/\n', 'cluster/cm.yaml': multi, 'values.yaml': 'foo: bar\n' })
     const resources = new ResourceCodec().read(withIgnore)

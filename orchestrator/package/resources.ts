@@ -4,6 +4,8 @@
  * `*.json` or `Kptfile` becomes an item annotated with its path and index;
  * afterwards each item goes back to its file. Documents a function left alone
  * are written back as their exact original text, so only what changed moves.
+ * A document that is not a KRM object (a values file a user keeps beside the
+ * resources) is no item and stays in its file as it was.
  *
  * Turning a document into an item (parse, annotate, print) is the costly part
  * and the same document recurs in every variant of a blueprint, so the item
@@ -49,6 +51,8 @@ interface ItemOrigin {
 
 interface FileLayout {
   docs: DocumentText[]
+  /** Each document's prepared item: undefined for an empty document, not ok for one that is not a KRM object. */
+  prepared: readonly (Prepared | undefined)[]
   /** How many of the documents are items. */
   items: number
 }
@@ -101,7 +105,7 @@ export class ResourceCodec {
       const itemPath = pathStyle.style === 'render' && pkg !== '' ? path.slice(pkg.length + 1) : path
       const packagePath = pathStyle.style === 'render' ? (pkg === '' ? pathStyle.root : `${pathStyle.root}/${pkg}`) : undefined
       const { docs, prepared, items } = this.#readFile(file, itemPath, packagePath)
-      resources.layouts.set(path, { docs, items })
+      resources.layouts.set(path, { docs, prepared, items })
       prepared.forEach((doc, slot) => {
         if (doc === undefined) return
         if (!doc.ok) {
@@ -140,8 +144,11 @@ export class ResourceCodec {
       const entries = placed.get(path)
       placed.delete(path)
       if (!entries) {
-        // Every item of the file is gone; a file that held no KRM object at all stays.
-        if (layout.docs.some((d) => !isEmptyDocument(d.text))) out.delete(path)
+        // A file that held no KRM object at all stays as it is. One whose items are all gone goes, unless it
+        // also held documents that are not KRM objects (kpt refuses to render them; they are never dropped).
+        if (layout.items === 0) continue
+        if (layout.prepared.some((doc) => doc?.ok === false)) out.set(path, { ...files.get(path)!, content: Buffer.from(rebuildFile(layout, []), 'utf8') })
+        else out.delete(path)
         continue
       }
       if (keptAsRead(layout, entries)) continue
@@ -295,7 +302,8 @@ function rebuildFile(layout: FileLayout, entries: { index: number; order: number
   }
   const docs: DocumentText[] = []
   layout.docs.forEach((doc, slot) => {
-    if (isEmptyDocument(doc.text)) docs.push(doc)
+    // Empty documents and those that are not KRM objects (never items) stay where they are.
+    if (isEmptyDocument(doc.text) || layout.prepared[slot]?.ok === false) docs.push(doc)
     else if (bySlot.has(slot)) docs.push({ separator: doc.separator, text: bySlot.get(slot)! })
   })
   for (const e of sortEntries(extra)) docs.push({ separator: '---\n', text: e.text })
