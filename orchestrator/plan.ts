@@ -66,9 +66,14 @@ export interface FleetPlan {
 /** Where published revisions are looked up: `namespace|repo|package` → revisions. */
 export type RevisionIndex = ReadonlyMap<string, readonly PackageRevision[]>
 
+/** A Repository's key (`namespace|name`), by which unreadable repositories are told and revision lists begin. */
+export function repositoryKey(repo: Pick<Repository, 'namespace' | 'name'>): string {
+  return `${repo.namespace}|${repo.name}`
+}
+
 /** The key of a revision list in a RevisionIndex. */
 export function revisionKey(repo: Pick<Repository, 'namespace' | 'name'>, packageName: string): string {
-  return `${repo.namespace}|${repo.name}|${packageName}`
+  return `${repositoryKey(repo)}|${packageName}`
 }
 
 /** `namespace/name`, or `name` for an object without a namespace. */
@@ -88,7 +93,7 @@ export interface Upstreams {
 /** Expands every set, reads every PackageVariant, resolves upstreams and checks downstreams. */
 export function planFleet(fleet: Fleet, upstreams: Upstreams, shard?: Shard): FleetPlan {
   const { revisions } = upstreams
-  const unreadable = (repo: Repository | undefined) => (repo ? upstreams.problems.get(`${repo.namespace}|${repo.name}`) : undefined)
+  const unreadable = (repo: Repository | undefined) => (repo ? upstreams.problems.get(repositoryKey(repo)) : undefined)
   const failures: PlanFailure[] = []
   const incompleteSets = new Set<string>()
   const fromSets: { object: KubeObject; set: string; spec?: Record<string, unknown> }[] = []

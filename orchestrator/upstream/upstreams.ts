@@ -8,7 +8,7 @@ import type { Repository } from '../../functions/api/repository.js'
 import type { KubeObject } from '../../functions/krm/index.js'
 import { findRepository } from '../fleet/fleet.js'
 import type { Fleet } from '../fleet/fleet.js'
-import { revisionKey } from '../plan.js'
+import { repositoryKey, revisionKey } from '../plan.js'
 import { GitSource } from './git-source.js'
 import type { GitFile } from './git-source.js'
 import { packageRevisionObject, parseNamedRevisionTags, parseRevisionTags, revisionsOf } from './revisions.js'
@@ -59,7 +59,7 @@ export function upstreamRepositories(fleet: Fleet): RepositoryLocation[] {
     const name = object.get(['spec', 'upstream', 'repo'])
     if (typeof name !== 'string' || name === '') continue
     const repo = findRepository(fleet, object.namespace, name)
-    if (repo) wanted.set(`${repo.namespace}|${repo.name}`, { name: repo.name, namespace: repo.namespace, url: repo.url, branch: repo.branch, directory: repo.directory })
+    if (repo) wanted.set(repositoryKey(repo), { name: repo.name, namespace: repo.namespace, url: repo.url, branch: repo.branch, directory: repo.directory })
   }
   return [...wanted.values()]
 }
@@ -72,7 +72,7 @@ export async function listUpstreams(repos: readonly RepositoryLocation[], source
     try {
       revisions = await listRevisions(repo, await sources.open(repo.url))
     } catch (err) {
-      index.problems.set(`${repo.namespace}|${repo.name}`, (err as Error).message)
+      index.problems.set(repositoryKey(repo), (err as Error).message)
       continue
     }
     for (const revision of revisions) {
