@@ -49,20 +49,13 @@ interface ItemOrigin {
   prepared: Prepared & { ok: true }
 }
 
+/** A resource file read into documents and their prepared items, shared by every reading of the same content at the same place. */
 interface FileLayout {
-  docs: DocumentText[]
+  readonly docs: readonly DocumentText[]
   /** Each document's prepared item: undefined for an empty document, not ok for one that is not a KRM object. */
-  prepared: readonly (Prepared | undefined)[]
+  readonly prepared: readonly (Prepared | undefined)[]
   /** How many of the documents are items. */
-  items: number
-}
-
-/** A resource file read into documents and their prepared items (undefined for an empty document). */
-interface FileReading {
-  docs: DocumentText[]
-  prepared: (Prepared | undefined)[]
-  /** How many documents are items. */
-  items: number
+  readonly items: number
 }
 
 /**
@@ -86,7 +79,7 @@ export function isResourceFile(path: string): boolean {
 export class ResourceCodec {
   readonly #cache = new Map<string, Prepared>()
   /** Files already read, by content buffer, then by where they are read (item path and package path). */
-  readonly #readings = new WeakMap<Buffer, Map<string, FileReading>>()
+  readonly #readings = new WeakMap<Buffer, Map<string, FileLayout>>()
   readonly #seen = new WeakSet<Buffer>()
 
   constructor(private readonly cacheLimit = 4_000) {}
@@ -104,9 +97,9 @@ export class ResourceCodec {
       const pkg = owningPackage(path, packages)
       const itemPath = pathStyle.style === 'render' && pkg !== '' ? path.slice(pkg.length + 1) : path
       const packagePath = pathStyle.style === 'render' ? (pkg === '' ? pathStyle.root : `${pathStyle.root}/${pkg}`) : undefined
-      const { docs, prepared, items } = this.#readFile(file, itemPath, packagePath)
-      resources.layouts.set(path, { docs, prepared, items })
-      prepared.forEach((doc, slot) => {
+      const layout = this.#readFile(file, itemPath, packagePath)
+      resources.layouts.set(path, layout)
+      layout.prepared.forEach((doc, slot) => {
         if (doc === undefined) return
         if (!doc.ok) {
           resources.notKrm.push({ path, message: doc.message })
@@ -147,12 +140,12 @@ export class ResourceCodec {
         // A file that held no KRM object at all stays as it is. One whose items are all gone goes, unless it
         // also held documents that are not KRM objects (kpt refuses to render them; they are never dropped).
         if (layout.items === 0) continue
-        if (layout.prepared.some((doc) => doc?.ok === false)) out.set(path, { ...files.get(path)!, content: Buffer.from(rebuildFile(layout, []), 'utf8') })
-        else out.delete(path)
-        continue
-      }
-      if (keptAsRead(layout, entries)) continue
-      const text = rebuildFile(layout, entries)
+        if (!layout.prepared.some((doc) => doc?.ok === false)) {
+          out.delete(path)
+          continue
+        }
+      } else if (keptAsRead(layout, entries)) continue
+      const text = rebuildFile(layout, entries ?? [])
       if (text !== joinDocuments(layout.docs)) out.set(path, { ...files.get(path)!, content: Buffer.from(text, 'utf8') })
     }
     for (const [path, entries] of placed) {
@@ -169,7 +162,7 @@ export class ResourceCodec {
    * so a file read again is answered by its content buffer, without decoding
    * or splitting its text or looking its documents up by their text.
    */
-  #readFile(file: PackageFile, itemPath: string, packagePath: string | undefined): FileReading {
+  #readFile(file: PackageFile, itemPath: string, packagePath: string | undefined): FileLayout {
     const place = `${itemPath}\0${packagePath ?? ''}`
     let readings = this.#readings.get(file.content)
     let reading = readings?.get(place)
