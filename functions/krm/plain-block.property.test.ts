@@ -36,6 +36,8 @@ const key = fc.oneof(
 )
 const scalarText = fc.oneof(
   { weight: 20, arbitrary: fc.stringMatching(/^[a-z][a-z0-9.-]{0,8}$/) },
+  // Commits, versions and numbers of every kind: a digit first is a string only where no number reads it.
+  { weight: 10, arbitrary: fc.stringMatching(/^[0-9][0-9a-fA-FxoeE.:_+ -]{0,8}$/) },
   { weight: 10, arbitrary: fc.constantFrom('true', 'false', '0', '42', '../repos/edge-1', '"a b"', "'single'", '{}', '[]', 'https://api.example.com', 'benchmark blueprint') },
   fc.constantFrom('true', 'false', 'True', 'FALSE', 'null', 'Null', '~', '0', '7', '007', '-3', '+4', '12345678901234567890', '1.5', '.5', '1e3', '0x1F', '0o17', '.inf', '.nan'),
   fc.constantFrom(
@@ -74,6 +76,29 @@ const scalarText = fc.oneof(
     '|',
     '>',
     '`x`',
+    'injected resource "us-east1-endpoints" from cluster',
+    "it's a 'b'",
+    'x "y',
+    'a, b',
+    'a {b} [c]',
+    'f(x) = {y}',
+    'a ,b',
+    'a "b": c',
+    'a #b',
+    "a 'b #c'",
+    '32fdf4388323da2ea8fd58e3f70c6be0c4bfe692',
+    '1.2.3',
+    '1_000',
+    '12:30',
+    '0b101',
+    '1e3',
+    '1E+3',
+    '1.',
+    '08',
+    '0x',
+    '0o8',
+    '1:',
+    '2 b: c',
   ),
   fc.constantFrom('"plain"', '"a b"', "'single'", "'it''s'", '"esc\\n"', '"unterminated', "'x", '""', "''", '"é"', '{}', '[]', '{a: 1}', '[a]', '{ }'),
 )
@@ -181,12 +206,15 @@ test('the plain reader builds what the library parses, or declines', () => {
   expect(read).toBeGreaterThan(400)
 })
 
-test('fleet objects as kpt writes them take the plain path, and parseYamlDocument returns its reading', () => {
+test('fleet objects and rendered Kptfiles as kpt writes them take the plain path, and parseYamlDocument returns its reading', () => {
   const repository =
     '- apiVersion: config.porch.kpt.dev/v1alpha1\n  kind: Repository\n  metadata:\n    name: edge-00001\n    namespace: default\n  spec:\n    deployment: true\n    git:\n      repo: ../repos/edge-00001\n'
   const cluster =
     'apiVersion: infra.nephio.org/v1alpha1\nkind: WorkloadCluster\nmetadata:\n  name: edge-1\n  labels:\n    region: "us-east1"\n  annotations: {}\nspec:\n  clusterName: edge-1\n  cnis:\n  - macvlan\n  - ipvlan\n  replicas: 3\n'
-  for (const text of [repository, cluster]) {
+  // A variant's Kptfile after a render: a condition's message quotes the object injected.
+  const kptfile =
+    'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: app\n  annotations:\n    config.kubernetes.io/local-config: "true"\nstatus:\n  conditions:\n  - type: config.injection.ConfigMap.endpoints\n    status: "True"\n    reason: ConfigInjected\n    message: injected resource "us-west1-endpoints" from cluster\nupstreamLock:\n  git:\n    commit: 32fdf4388323da2ea8fd58e3f70c6be0c4bfe692\n'
+  for (const text of [repository, cluster, kptfile]) {
     expect(readPlainDocument(text)).toBeDefined()
     expect(documentShape(parseYamlDocument(text))).toEqual(documentShape(parseYamlDocumentWithLibrary(text, 'input')))
   }

@@ -23,8 +23,14 @@ type Read = { node: Node; end: number; next: number } | undefined
 
 /** Keys: plain names (`app.kubernetes.io/name`) that the core schema reads as strings. */
 const plainKey = /^[A-Za-z_][A-Za-z0-9_./-]*$/
-/** Plain string values: a name-like start (or a path's `.`) and printable ASCII, single spaces inside; no indicator the scanner would have to weigh. */
-const plainString = /^[A-Za-z_/.][!$%&()*+\-./0-9:;<=>?@A-Z\\^_a-z|~]*(?: [!$%&()*+\-./0-9:;<=>?@A-Z\\^_a-z|~]+)*$/
+/**
+ * Plain string values: a name-like start (or a path's `.`) and printable ASCII, single spaces inside. Past the
+ * first character, quotes, commas, brackets and braces are text in a block scalar (a condition's
+ * `message: injected resource "x" from cluster`); `#` never reaches here and `: ` is checked apart.
+ */
+const plainString = /^[A-Za-z_/.][!"$%&'()*+,\-./0-9:;<=>?@A-Z[\\\]^_`a-z{|}~]*(?: [!"$%&'()*+,\-./0-9:;<=>?@A-Z[\\\]^_`a-z{|}~]+)*$/
+/** The same text starting with a digit (a commit, a version): a string only if the schema reads it as none of its numbers. */
+const digitString = /^[0-9][!"$%&'()*+,\-./0-9:;<=>?@A-Z[\\\]^_`a-z{|}~]*(?: [!"$%&'()*+,\-./0-9:;<=>?@A-Z[\\\]^_`a-z{|}~]+)*$/
 /** Of the strings above, those the core schema reads as floats (`.5`, `.inf`, `.NaN`). */
 const dotFloat = /^\.(?:[0-9]|(?:inf|Inf|INF|nan|NaN|NAN)$)/
 const decimalInteger = /^(?:0|[1-9][0-9]{0,14})$/
@@ -167,6 +173,11 @@ class PlainReader {
     return scalar(source, at, colon, colon, source, 'PLAIN')
   }
 
+  /** Whether no tag of the schema but the string's reads a plain scalar (`32fdf43`, a commit, but not `1e3` or `0x1F`): the composer's own test. */
+  #readsAsString(source: string): boolean {
+    return !this.schema.tags.some((tag) => tag.default === true && 'test' in tag && tag.test?.test(source))
+  }
+
   /** A value on the rest of a line (from `at` to `lineEnd`) in a collection at column `col`; a line below indented deeper would continue it: not plain. */
   #inline(at: number, lineEnd: number, next: number, col: number): Read {
     if (next < this.lines.count && this.lines.indent[next]! > col) return undefined
@@ -184,6 +195,7 @@ class PlainReader {
     if (source === 'true' || source === 'false') value = source === 'true'
     else if (decimalInteger.test(source)) value = Number(source)
     else if (plainString.test(source) && !keywords.has(source) && !dotFloat.test(source) && !source.includes(': ') && !source.endsWith(':')) value = source
+    else if (digitString.test(source) && !source.includes(': ') && !source.endsWith(':') && this.#readsAsString(source)) value = source
     else return undefined
     return { node: scalar(value, at, lineEnd, end, source, 'PLAIN'), end, next }
   }
