@@ -20,11 +20,24 @@ class NotSimple extends Error {}
  * undefined when it is not in the simple form.
  */
 export function printSimpleDocument(contents: unknown, schema: Schema, wide: boolean): string | undefined {
+  return printSimple(contents, schema, wide, 0, undefined)
+}
+
+/**
+ * A block map as the one entry of a block sequence (`- apiVersion: ...`), the
+ * form of a ResourceList item, as the library prints it with the kpt print
+ * options; undefined when it is not in the simple form.
+ */
+export function printSimpleItem(contents: unknown, schema: Schema): string | undefined {
+  return printSimple(contents, schema, false, 2, '- ')
+}
+
+function printSimple(contents: unknown, schema: Schema, wide: boolean, indent: number, firstPrefix: string | undefined): string | undefined {
   if (printOptions.lineWidth !== 0) return undefined // folding long lines is the library's
   if (!isMap(contents) || contents.items.length === 0) return undefined
   try {
     const lines: string[] = []
-    new Printer(schema, wide, lines).map(contents, 0, undefined)
+    new Printer(schema, wide, lines).map(contents, indent, firstPrefix)
     return `${lines.join('\n')}\n`
   } catch (err) {
     if (err instanceof NotSimple) return undefined

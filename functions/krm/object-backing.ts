@@ -9,6 +9,7 @@
  */
 import { Document, isMap, isSeq, visit, YAMLSeq } from 'yaml'
 import type { YAMLMap } from 'yaml'
+import { printSimpleItem } from './emit-node.js'
 import { scanHeader } from './lazy-items.js'
 import type { ItemHeader } from './lazy-items.js'
 import { parseRepeatedYamlDocument } from './repeated-parse.js'
@@ -154,6 +155,8 @@ export class SourceBacking implements ObjectBacking {
 /** A map node printed as the one entry of a block sequence. */
 function itemTextOf(node: YAMLMap): string {
   const doc = new Document()
+  const simple = printSimpleItem(node, doc.schema)
+  if (simple !== undefined) return simple
   const seq = new YAMLSeq()
   seq.items.push(node)
   doc.contents = seq
