@@ -10,7 +10,7 @@ import { dirname, join, relative, resolve, sep } from 'node:path'
 import type { PackageFile, PackageFiles } from '../package/files.js'
 import { openStagingThread } from './staging-thread.js'
 import type { StagingThread } from './staging-thread.js'
-import { writePackageFiles } from './write-files.js'
+import { removeTree, writePackageFiles } from './write-files.js'
 
 /** Name prefix of the staging directories inside DIR (never a package: it starts with a dot). */
 export const stagingPrefix = '.kpt-variants-staging-'
@@ -152,7 +152,7 @@ export class DirectoryWriter {
     const target = this.packageDir(path)
     const trash = join(this.#stagingDir(), `${this.#count++}.old`)
     renameSync(target, trash)
-    rmSync(trash, { recursive: true, force: true })
+    removeTree(trash)
     removeEmptyParents(dirname(target), resolve(this.outDir))
   }
 
@@ -195,7 +195,7 @@ export class DirectoryWriter {
       old = undefined
     }
     renameSync(staged, target)
-    if (old) rmSync(old, { recursive: true, force: true })
+    if (old) removeTree(old)
   }
 
   #stagingDir(): string {
