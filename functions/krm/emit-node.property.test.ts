@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import fc from 'fast-check'
 import { Document, isMap, isScalar, isSeq, Pair, parseAllDocuments, Scalar, YAMLMap, YAMLSeq } from 'yaml'
-import { printSimpleDocument, printSimpleItem } from './emit-node.js'
+import { printSimpleDocument, printSimpleItem, printSimpleItemDocument } from './emit-node.js'
 import { parseYamlDocument, stringifyYamlDocument, toNode } from './yaml.js'
 
 /** Strings around every rule of the library's choice between plain, quoted and folded. */
@@ -83,15 +83,31 @@ function compare(doc: Document, counts: { fast: number; all: number }): void {
     counts.fast++
     expect(fast).toBe(stringifyYamlDocument(doc, { wide }))
   }
-  // As a ResourceList item: the map as the one entry of a block sequence.
+  // As a ResourceList item: the map as the one entry of a block sequence...
   counts.all++
-  const item = printSimpleItem(doc.contents, doc.schema)
-  if (item === undefined) return
-  counts.fast++
   const asItem = new Document()
   asItem.contents = new YAMLSeq() as never
   ;(asItem.contents as unknown as YAMLSeq).items.push(doc.contents)
-  expect(item).toBe(stringifyYamlDocument(asItem))
+  const library = stringifyYamlDocument(asItem)
+  const item = printSimpleItem(doc.contents, doc.schema)
+  if (item !== undefined) {
+    counts.fast++
+    expect(item).toBe(library)
+  }
+  // ...and that item parsed back as a document of its own, bare or with a marker or comments around it.
+  for (const text of [library, `---\n${library}`, `# above\n${library}`, `${library}# below\n`, `%YAML 1.2\n---\n${library}`]) {
+    let parsed: Document
+    try {
+      parsed = parseYamlDocument(text, 'test')
+    } catch {
+      continue
+    }
+    counts.all++
+    const fast = printSimpleItemDocument(parsed)
+    if (fast === undefined) continue
+    counts.fast++
+    expect(fast).toBe(stringifyYamlDocument(parsed))
+  }
 }
 
 /** Puts comments on some nodes, as `choices` says: trailing ones on keys and scalars (printed fast), others (left to the library). */

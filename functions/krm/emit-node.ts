@@ -8,7 +8,7 @@
  * test (emit-node.property.test.ts) holds the two to the same bytes.
  */
 import { isMap, isPair, isScalar, isSeq, Scalar } from 'yaml'
-import type { Schema } from 'yaml'
+import type { Document, Schema } from 'yaml'
 import { printOptions } from './yaml.js'
 
 /** Thrown internally when a node needs the library's judgement. */
@@ -30,6 +30,20 @@ export function printSimpleDocument(contents: unknown, schema: Schema, wide: boo
  */
 export function printSimpleItem(contents: unknown, schema: Schema): string | undefined {
   return printSimple(contents, schema, false, 2, '- ')
+}
+
+/**
+ * A parsed ResourceList item (a document holding a block sequence of one
+ * block map), printed as printSimpleItem prints the map; undefined when the
+ * document or the sequence has anything more to print (comments, markers,
+ * directives, a style).
+ */
+export function printSimpleItemDocument(doc: Document): string | undefined {
+  const seq = doc.contents
+  const { directives } = doc
+  if (doc.commentBefore || doc.comment || directives?.docStart || directives?.docEnd || directives?.yaml.explicit) return undefined
+  if (!isSeq(seq) || seq.items.length !== 1 || !isPlainNode(seq)) return undefined
+  return printSimpleItem(seq.items[0], doc.schema)
 }
 
 function printSimple(contents: unknown, schema: Schema, wide: boolean, indent: number, firstPrefix: string | undefined): string | undefined {

@@ -9,7 +9,7 @@
  */
 import { Document, isMap, isSeq, visit, YAMLSeq } from 'yaml'
 import type { YAMLMap } from 'yaml'
-import { printSimpleItem } from './emit-node.js'
+import { printSimpleItem, printSimpleItemDocument } from './emit-node.js'
 import { scanHeader } from './lazy-items.js'
 import type { ItemHeader } from './lazy-items.js'
 import { parseRepeatedYamlDocument } from './repeated-parse.js'
@@ -123,7 +123,7 @@ export class SourceBacking implements ObjectBacking {
 
   itemText(): string {
     if (this.#node === undefined) return this.text
-    return stringifyYamlDocument(this.#doc!)
+    return printSimpleItemDocument(this.#doc!) ?? stringifyYamlDocument(this.#doc!)
   }
 
   #load(): void {
