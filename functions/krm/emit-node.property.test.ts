@@ -2,8 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import fc from 'fast-check'
 import { Document, isMap, isScalar, isSeq, Pair, parseAllDocuments, Scalar, YAMLMap, YAMLSeq } from 'yaml'
-import { printSimpleDocument, printSimpleItem, printSimpleItemDocument } from './emit-node.js'
-import { parseYamlDocument, stringifyYamlDocument, toNode } from './yaml.js'
+import { printSimpleDocument, printSimpleItem, printSimpleWholeDocument } from './emit-node.js'
+import { parseYamlDocument, stringifyWithLibrary, toNode } from './yaml.js'
 
 /** Strings around every rule of the library's choice between plain, quoted and folded. */
 const text = fc.constantFrom(
@@ -74,39 +74,45 @@ const { value } = fc.letrec((tie) => ({
 }))
 const documentValue = fc.dictionary(key, value, { minKeys: 1, maxKeys: 5 })
 
-/** The library's print of the document, and ours where ours applies; counts how often ours did. */
-function compare(doc: Document, counts: { fast: number; all: number }): void {
+type Counts = { fast: number; all: number }
+
+/** The library's print of the document, and ours where ours applies; counts how often ours did (`whole`: of the documents parsed back). */
+function compare(doc: Document, counts: Counts, whole: Counts = { fast: 0, all: 0 }): void {
   for (const wide of [false, true]) {
     counts.all++
     const fast = printSimpleDocument(doc.contents, doc.schema, wide)
     if (fast === undefined) continue
     counts.fast++
-    expect(fast).toBe(stringifyYamlDocument(doc, { wide }))
+    expect(fast).toBe(stringifyWithLibrary(doc, { wide }))
   }
   // As a ResourceList item: the map as the one entry of a block sequence...
   counts.all++
   const asItem = new Document()
   asItem.contents = new YAMLSeq() as never
   ;(asItem.contents as unknown as YAMLSeq).items.push(doc.contents)
-  const library = stringifyYamlDocument(asItem)
+  const library = stringifyWithLibrary(asItem)
   const item = printSimpleItem(doc.contents, doc.schema)
   if (item !== undefined) {
     counts.fast++
     expect(item).toBe(library)
   }
-  // ...and that item parsed back as a document of its own, bare or with a marker or comments around it.
-  for (const text of [library, `---\n${library}`, `# above\n${library}`, `${library}# below\n`, `%YAML 1.2\n---\n${library}`]) {
-    let parsed: Document
-    try {
-      parsed = parseYamlDocument(text, 'test')
-    } catch {
-      continue
+  // ...and the object and the item parsed back as whole documents, bare or with a marker or comments around them.
+  for (const printed of [stringifyWithLibrary(doc), library]) {
+    for (const text of [printed, `---\n${printed}`, `# above\n${printed}`, `${printed}# below\n`, `%YAML 1.2\n---\n${printed}`]) {
+      let parsed: Document
+      try {
+        parsed = parseYamlDocument(text, 'test')
+      } catch {
+        continue
+      }
+      for (const wide of [false, true]) {
+        whole.all++
+        const fast = printSimpleWholeDocument(parsed, wide)
+        if (fast === undefined) continue
+        whole.fast++
+        expect(fast).toBe(stringifyWithLibrary(parsed, { wide }))
+      }
     }
-    counts.all++
-    const fast = printSimpleItemDocument(parsed)
-    if (fast === undefined) continue
-    counts.fast++
-    expect(fast).toBe(stringifyYamlDocument(parsed))
   }
 }
 
@@ -134,27 +140,29 @@ function decorate(node: unknown, choices: number[], at = { i: 0 }): void {
 
 test('property: a document printed fast is byte for byte what the library prints, built fresh or parsed', () => {
   const counts = { fast: 0, all: 0 }
+  const whole = { fast: 0, all: 0 }
   fc.assert(
     fc.property(documentValue, fc.array(fc.nat(12), { minLength: 1, maxLength: 40 }), (object, choices) => {
       // Fresh nodes (what a function builds), as toNode makes them, some with comments...
       const fresh = new Document()
       fresh.contents = toNode(object) as never
       decorate(fresh.contents, choices)
-      compare(fresh, counts)
+      compare(fresh, counts, whole)
       // ...and the same document parsed back from the library's print (plain and quoted styles as read).
-      const printed = stringifyYamlDocument(fresh)
+      const printed = stringifyWithLibrary(fresh)
       let parsed: Document
       try {
         parsed = parseYamlDocument(printed, 'test')
       } catch {
         return // the library printed what it cannot read back (some comment placements): nothing to compare
       }
-      compare(parsed, counts)
+      compare(parsed, counts, whole)
     }),
     { numRuns: 3000 },
   )
   // The fast printer must actually print a good share of these documents, or this test proves nothing.
   expect(counts.fast / counts.all).toBeGreaterThan(0.04)
+  expect(whole.fast / whole.all).toBeGreaterThan(0.01)
 })
 
 test("every document of the repository's examples prints the same fast as with the library", () => {
@@ -183,7 +191,7 @@ test('a plain-styled string the library would quote is left to the library', () 
     doc.contents = new YAMLMap() as never
     ;(doc.contents as unknown as YAMLMap).add(new Pair(new Scalar('k'), scalar))
     const fast = printSimpleDocument(doc.contents, doc.schema, false)
-    expect([undefined, stringifyYamlDocument(doc)]).toContain(fast)
+    expect([undefined, stringifyWithLibrary(doc)]).toContain(fast)
     expect(fast).toBeUndefined()
   }
 })

@@ -9,7 +9,7 @@
  */
 import { isMap, isPair, isScalar, isSeq, Scalar } from 'yaml'
 import type { Document, Schema } from 'yaml'
-import { printOptions } from './yaml.js'
+import { printOptions } from './print-options.js'
 
 /** Thrown internally when a node needs the library's judgement. */
 class NotSimple extends Error {}
@@ -33,17 +33,17 @@ export function printSimpleItem(contents: unknown, schema: Schema): string | und
 }
 
 /**
- * A parsed ResourceList item (a document holding a block sequence of one
- * block map), printed as printSimpleItem prints the map; undefined when the
- * document or the sequence has anything more to print (comments, markers,
- * directives, a style).
+ * A whole document printed fast when it holds nothing the simple printer
+ * leaves out (comments, markers, directives): a block map (an object, as
+ * printSimpleDocument prints it), or a block sequence of one block map (a
+ * ResourceList item, compact style only); otherwise undefined.
  */
-export function printSimpleItemDocument(doc: Document): string | undefined {
-  const seq = doc.contents
-  const { directives } = doc
+export function printSimpleWholeDocument(doc: Document, wide: boolean): string | undefined {
+  const { contents, directives } = doc
   if (doc.commentBefore || doc.comment || directives?.docStart || directives?.docEnd || directives?.yaml.explicit) return undefined
-  if (!isSeq(seq) || seq.items.length !== 1 || !isPlainNode(seq)) return undefined
-  return printSimpleItem(seq.items[0], doc.schema)
+  if (isMap(contents)) return printSimpleDocument(contents, doc.schema, wide)
+  if (wide || !isSeq(contents) || contents.items.length !== 1 || !isPlainNode(contents)) return undefined
+  return printSimpleItem(contents.items[0], doc.schema)
 }
 
 function printSimple(contents: unknown, schema: Schema, wide: boolean, indent: number, firstPrefix: string | undefined): string | undefined {

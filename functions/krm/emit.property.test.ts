@@ -4,14 +4,14 @@ import { Document, YAMLSeq } from 'yaml'
 import { renderedHeader, renderItemText } from './emit.js'
 import { KubeObject } from './kube-object.js'
 import { scanHeader } from './lazy-items.js'
-import { stringifyYamlDocument, toNode } from './yaml.js'
+import { stringifyWithLibrary, toNode } from './yaml.js'
 
 function libraryText(value: Record<string, unknown>): string {
   const doc = new Document()
   const seq = new YAMLSeq()
   seq.items.push(toNode(value))
   doc.contents = seq
-  return stringifyYamlDocument(doc)
+  return stringifyWithLibrary(doc)
 }
 
 const key = fc.oneof(fc.stringMatching(/^[a-zA-Z][a-zA-Z0-9./-]{0,12}$/), fc.constantFrom('on', 'yes', 'y', '1', 'null', 'true', 'a b', 'config.porch.kpt.dev/packagevariantset', 'k: v', '#x', ''))

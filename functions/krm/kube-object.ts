@@ -7,7 +7,6 @@
 import { Document, isMap, isScalar, isSeq, Pair, YAMLMap } from 'yaml'
 import type { Node } from 'yaml'
 import { indexAnnotation, legacyIndexAnnotation, legacyPathAnnotation, localConfigAnnotation, packagePathAnnotation, pathAnnotation, upstreamIdentifierAnnotation } from './annotations.js'
-import { printSimpleDocument } from './emit-node.js'
 import { renderedHeader, renderFieldText, renderItemText } from './emit.js'
 import { topLevelFieldText } from './lazy-items.js'
 import type { ItemHeader } from './lazy-items.js'
@@ -377,7 +376,7 @@ export class KubeObject {
   toYaml(options: { wide?: boolean } = {}): string {
     const doc = new Document()
     doc.contents = this.node
-    return printSimpleDocument(doc.contents, doc.schema, options.wide ?? false) ?? stringifyYamlDocument(doc, options)
+    return stringifyYamlDocument(doc, options)
   }
 
   // ---- as a ResourceList item: printed back from its source text while it is not parsed

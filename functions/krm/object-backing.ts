@@ -9,7 +9,6 @@
  */
 import { Document, isMap, isSeq, visit, YAMLSeq } from 'yaml'
 import type { YAMLMap } from 'yaml'
-import { printSimpleItem, printSimpleItemDocument } from './emit-node.js'
 import { scanHeader } from './lazy-items.js'
 import type { ItemHeader } from './lazy-items.js'
 import { parseRepeatedYamlDocument } from './repeated-parse.js'
@@ -123,7 +122,7 @@ export class SourceBacking implements ObjectBacking {
 
   itemText(): string {
     if (this.#node === undefined) return this.text
-    return printSimpleItemDocument(this.#doc!) ?? stringifyYamlDocument(this.#doc!)
+    return stringifyYamlDocument(this.#doc!)
   }
 
   #load(): void {
@@ -155,8 +154,6 @@ export class SourceBacking implements ObjectBacking {
 /** A map node printed as the one entry of a block sequence. */
 function itemTextOf(node: YAMLMap): string {
   const doc = new Document()
-  const simple = printSimpleItem(node, doc.schema)
-  if (simple !== undefined) return simple
   const seq = new YAMLSeq()
   seq.items.push(node)
   doc.contents = seq
