@@ -140,12 +140,16 @@ const perturbation = fc.oneof(
     at: fc.nat(),
     line: fc.constantFrom('', '# comment', '  # comment', '---', '...', '%YAML 1.2', '\t', 'x: y', '  x: y', '    continued', '- item', 'key', '&a x: y', 'x: *a', 'x: !!str y', 'x: |', '  block'),
   }),
-  fc.record({ at: fc.nat(), suffix: fc.constantFrom(' ', ' # trailing', '\r', ':', ' x') }),
+  fc.record({ at: fc.nat(), suffix: fc.constantFrom(' ', ' # trailing', '\r', ':', ' x', ' #', '  # two spaces', ' #x', ' # a # b', ' # kpt-merge: ns/name') }),
+  // kpt's comment on every key that opens a block (what a package fetched by kpt holds), or on some of them.
+  fc.record({ comment: fc.constantFrom(' # kpt-merge: default/app', ' #kpt-merge: /x', ' # a: b #c'), every: fc.boolean() }),
 )
 
-function textOf(root: Value, kyaml: boolean, step: number, change: { at: number; line?: string; suffix?: string } | undefined, final: boolean): string {
-  const lines = print(root, 0, kyaml, step)
-  if (change) {
+function textOf(root: Value, kyaml: boolean, step: number, change: { at: number; line?: string; suffix?: string } | { comment: string; every: boolean } | undefined, final: boolean): string {
+  let lines = print(root, 0, kyaml, step)
+  if (change && 'comment' in change) {
+    lines = lines.map((line, i) => (line.endsWith(':') && (change.every || i % 2 === 0) ? `${line}${change.comment}` : line))
+  } else if (change) {
     const at = change.at % lines.length
     if (change.line !== undefined) lines.splice(at, 0, change.line)
     else lines[at] += change.suffix!
@@ -183,6 +187,7 @@ function documentShape(doc: Document.Parsed): unknown {
 }
 
 let read = 0
+let commented = 0
 test('the plain reader builds what the library parses, or declines', () => {
   fc.assert(
     fc.property(tree.map, fc.boolean(), fc.constantFrom(2, 2, 4, 1), perturbation, fc.boolean(), fc.boolean(), (root, kyaml, step, change, final, asItem) => {
@@ -192,6 +197,7 @@ test('the plain reader builds what the library parses, or declines', () => {
       const plain = readPlainDocument(text)
       if (!plain) return
       read++
+      if (text.includes('#')) commented++
       let library: Document.Parsed
       try {
         library = parseYamlDocumentWithLibrary(text, 'input')
@@ -204,6 +210,7 @@ test('the plain reader builds what the library parses, or declines', () => {
   )
   // Not a vacuous property: a good share of the drawn texts are plain.
   expect(read).toBeGreaterThan(400)
+  expect(commented).toBeGreaterThan(50)
 })
 
 test('fleet objects and rendered Kptfiles as kpt writes them take the plain path, and parseYamlDocument returns its reading', () => {
@@ -214,10 +221,13 @@ test('fleet objects and rendered Kptfiles as kpt writes them take the plain path
   // A variant's Kptfile after a render: a condition's message quotes the object injected.
   const kptfile =
     'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: app\n  annotations:\n    config.kubernetes.io/local-config: "true"\nstatus:\n  conditions:\n  - type: config.injection.ConfigMap.endpoints\n    status: "True"\n    reason: ConfigInjected\n    message: injected resource "us-west1-endpoints" from cluster\nupstreamLock:\n  git:\n    commit: 32fdf4388323da2ea8fd58e3f70c6be0c4bfe692\n'
-  for (const text of [repository, cluster, kptfile]) {
+  // A resource as kpt pkg get writes it: its metadata carries the kpt-merge comment.
+  const fetched =
+    "apiVersion: v1\nkind: ConfigMap\nmetadata: # kpt-merge: default/app\n  name: app\n  annotations:\n    internal.kpt.dev/upstream-identifier: '|ConfigMap|default|app'\ndata:\n  a: b\n"
+  for (const text of [repository, cluster, kptfile, fetched]) {
     expect(readPlainDocument(text)).toBeDefined()
     expect(documentShape(parseYamlDocument(text))).toEqual(documentShape(parseYamlDocumentWithLibrary(text, 'input')))
   }
   // A comment, a blank line or a null: the library's.
-  for (const text of ['a: b # c\n', 'a: b\n\nc: d\n', 'a:\nb: c\n', 'a: b\n  c\n']) expect(readPlainDocument(text)).toBeUndefined()
+  for (const text of ['a: b # c\n', 'a: b\n\nc: d\n', 'a:\nb: c\n', 'a: b\n  c\n', '# c\na: b\n', 'a: #\n  b: c\n']) expect(readPlainDocument(text)).toBeUndefined()
 })

@@ -1,13 +1,17 @@
 /**
  * A reader for the plainest YAML, which is most of what a fleet holds: block
  * maps and sequences of one-line scalars, as kpt, kubectl and generators
- * write them, with no comments and no blank lines. The `yaml` library's
- * lexer, parser and composer spend ~100 µs on a ten-line Repository, most of
+ * write them, with no blank lines and no comments but kpt's own (below). The
+ * `yaml` library's lexer, parser and composer spend ~100 µs on a ten-line Repository, most of
  * loading a fleet of thousands; this builds the very nodes they would (the
  * same classes, values, styles, sources and ranges; plain-block.property.test.ts
  * holds it to the library) in a fraction of that.
  *
- * Anything outside that subset (comments, blank lines, anchors, tags, block or
+ * The one comment it reads is kpt's own, after a key that opens a block
+ * (`metadata: # kpt-merge: ns/name`), which every resource of a package that
+ * kpt fetched or updated carries.
+ *
+ * Anything outside that subset (other comments, blank lines, anchors, tags, block or
  * multi-line scalars, flow collections other than `{}` and `[]`, numbers other
  * than plain decimal integers, nulls, keys that are not plain names, quoted
  * strings with escapes, tabs, odd indentation) makes it return undefined, and
@@ -53,28 +57,43 @@ export function readPlainBlock(text: string, schema: Schema): { contents: YAMLMa
 
 interface Lines {
   count: number
-  /** Offset of each line's first character, its indentation and the offset of its newline. */
+  /** Offset of each line's first character, its indentation and the offset of its newline (of its ` #` when it has a comment). */
   start: number[]
   indent: number[]
   end: number[]
+  /** The comment of a `key: # comment` line (the text after `#`, as the library keeps it); sparse. */
+  comment: (string | undefined)[]
 }
 
-/** The text's lines; undefined for a text with anything the reader never accepts (tabs, carriage returns, comments, blank lines, trailing spaces, no final newline). */
+/**
+ * The text's lines; undefined for a text with anything the reader never accepts (tabs, carriage returns, blank
+ * lines, trailing spaces, no final newline, comments but the one after a key that opens a block: kpt's
+ * `metadata: # kpt-merge: ns/name`).
+ */
 function splitLines(text: string): Lines | undefined {
-  if (text.length === 0 || text.charCodeAt(text.length - 1) !== 10 || /[\t\r#]/.test(text)) return undefined
-  const lines: Lines = { count: 0, start: [], indent: [], end: [] }
+  if (text.length === 0 || text.charCodeAt(text.length - 1) !== 10 || /[\t\r]/.test(text)) return undefined
+  const lines: Lines = { count: 0, start: [], indent: [], end: [], comment: [] }
+  let hash = text.indexOf('#')
   for (let start = 0; start < text.length;) {
-    const end = text.indexOf('\n', start)
+    const newline = text.indexOf('\n', start)
+    let end = newline
     let indent = 0
     while (text.charCodeAt(start + indent) === 32) indent++
     // Blank lines, trailing spaces and document markers are the library's to place.
     if (start + indent === end || text.charCodeAt(end - 1) === 32 || indent > maxIndent) return undefined
     if (indent === 0 && (text.startsWith('---', start) || text.startsWith('...', start) || text.charCodeAt(start) === 37)) return undefined
+    if (hash >= 0 && hash < end) {
+      // Only `key: # comment`: a colon and a space before the line's first `#`, and a key with a block below it.
+      if (hash < start + indent + 2 || text.charCodeAt(hash - 1) !== 32 || text.charCodeAt(hash - 2) !== 58 || hash + 1 === newline) return undefined
+      lines.comment[lines.count] = text.slice(hash + 1, newline)
+      end = hash - 1
+      hash = text.indexOf('#', newline)
+    }
     lines.start.push(start)
     lines.indent.push(indent)
     lines.end.push(end)
     lines.count++
-    start = end + 1
+    start = newline + 1
   }
   return lines
 }
@@ -110,6 +129,8 @@ class PlainReader {
       let value: Read
       if (colon + 1 === lineEnd) {
         // `key:` and a block below: more indented, or a sequence at the key's own indentation (as kpt writes them).
+        const comment = lines.comment[i]
+        if (comment !== undefined) key.comment = comment
         const next = i + 1
         if (next >= lines.count) return undefined
         const indent = lines.indent[next]!

@@ -119,19 +119,20 @@ export function parseYamlDocument(text: string, source = 'input'): Document.Pars
   return readPlainDocument(text) ?? parseYamlDocumentWithLibrary(text, source)
 }
 
-/** An empty document parsed with the options of a text without comments: each plain reading is a copy of it. */
+/** Empty documents parsed with the options of a text without comments and of one with: each plain reading is a copy of one. */
 let plainTemplate: Document.Parsed | undefined
+let commentedTemplate: Document.Parsed | undefined
 
 /**
  * The document the library would parse from `text`, read by plain-block.ts,
  * or undefined when the text is not plain block YAML (the library parses it).
  */
 export function readPlainDocument(text: string): Document.Parsed | undefined {
-  // A comment is the commonest reason to decline: seen here, before the copy below is made for nothing.
-  if (text.includes('#')) return undefined
-  plainTemplate ??= parseDocument('', plainParseOptions)
+  // A text with a comment (kpt's `metadata: # kpt-merge: ...`) is parsed with the options the library would have.
+  const commented = text.includes('#')
+  const template = commented ? (commentedTemplate ??= parseDocument('', commentedParseOptions)) : (plainTemplate ??= parseDocument('', plainParseOptions))
   // A copy with a schema of its own, as the library gives each parse one (a declined text wastes only this).
-  const doc = plainTemplate.clone() as Document.Parsed
+  const doc = template.clone() as Document.Parsed
   const read = readPlainBlock(text, doc.schema)
   if (!read) return undefined
   doc.contents = read.contents as Document.Parsed['contents']
