@@ -296,6 +296,7 @@ export async function startRun(settings: RenderSettings, thread = 0, taken: Read
       close() {
         // A worker's staged packages stay until the main thread has committed them.
         if (thread === 0) writer.close()
+        downstreams.close?.()
         git?.close()
         rmSync(scratch, { recursive: true, force: true })
       },
@@ -336,7 +337,10 @@ export async function renderShare(run: Run, index: number, threads: number, onDo
   const done: Pending[] = []
   if (index >= count) return done
   const share = run.plan.variants.filter((_, i) => i % count === index)
-  await run.downstreams.prefetch(share.map((v) => `${v.downstream.repo}/${v.downstream.package}`))
+  await run.downstreams.prefetch(
+    share.map((v) => `${v.downstream.repo}/${v.downstream.package}`),
+    { alone: count === 1 },
+  )
   for (let i = index; i < run.plan.variants.length; i += count) {
     const pending = await context.render(run.plan.variants[i]!)
     pending.order = i

@@ -61,3 +61,4 @@ writeFileSync(
 )
 await bundle('staging-worker', `import './orchestrator/output/staging-worker.js'`)
 await bundle('stat-worker', `import './orchestrator/output/stat-worker.js'`)
+await bundle('read-ahead-worker', `import './orchestrator/output/read-ahead-worker.js'`)

@@ -8,17 +8,23 @@ import type { RepositorySnapshot, StoredPackage } from './git/repository.js'
 import { readPackages } from './git/repository.js'
 import { readPackageDirectory, statPackageDirectory } from './directory.js'
 import type { DirectoryWriter } from './directory.js'
+import { ReadAhead } from './read-ahead.js'
 
 export type { StoredPackage }
 
 /** Reads downstream packages by path (`<repo>/<package>`). */
 export interface Downstreams {
-  /** Reads the packages of many paths at once, ahead of `read` (a share of a run). */
-  prefetch(paths: readonly string[]): Promise<void>
+  /** Reads the packages of many paths at once, ahead of `read` (a share of a run; `alone`: no other thread renders). */
+  prefetch(paths: readonly string[], options?: { alone: boolean }): Promise<void>
   read(path: string): Promise<StoredPackage>
   /** A digest of the package's file metadata (see statPackageDirectory), where that is cheaper than reading it. */
   statDigest?(path: string): string | undefined
+  /** Stops reading ahead, at the end of a run. */
+  close?(): void
 }
+
+/** Packages left in a share after the first one found on disk, below which they are not worth a thread. */
+const minReadAhead = 16
 
 /** Packages in directories below the output directory: published as they are, never drafted. */
 export class DirectoryDownstreams implements Downstreams {
@@ -28,11 +34,40 @@ export class DirectoryDownstreams implements Downstreams {
     private readonly digests = new Map<string, string | undefined>(),
   ) {}
 
-  async prefetch(): Promise<void> {}
+  /** The share's paths in render order, and where in it each is. */
+  #share: readonly string[] = []
+  #order = new Map<string, number>()
+  #ahead: ReadAhead | undefined
+  /** The share's index of the thread's first package. */
+  #aheadFrom = 0
+
+  async prefetch(paths: readonly string[], options = { alone: true }): Promise<void> {
+    // Beside other render threads the second core is taken, and a thread more only costs memory.
+    if (!options.alone) return
+    this.#share = paths
+    this.#order = new Map(paths.map((path, i) => [path, i]))
+  }
 
   async read(path: string): Promise<StoredPackage> {
+    const index = this.#order.get(path)
+    if (this.#ahead && index !== undefined && index >= this.#aheadFrom) {
+      const read = await this.#ahead.take(index - this.#aheadFrom)
+      if (read) return read.files ? { published: read.files } : {}
+    }
     const published = readPackageDirectory(this.writer.packageDir(path))
+    // The first package found on disk says this run reads packages before rendering them (an update, a
+    // re-render with --force): the rest of the share is read on another thread, ahead of the render.
+    // A first render finds none, and a re-render that its record answers reads none.
+    if (published && !this.#ahead && index !== undefined && this.#share.length - index - 1 >= minReadAhead) {
+      this.#aheadFrom = index + 1
+      this.#ahead = ReadAhead.start(this.#share.slice(index + 1).map((p) => packageDirOrEmpty(this.writer, p)))
+    }
     return published ? { published } : {}
+  }
+
+  close(): void {
+    this.#ahead?.close()
+    this.#ahead = undefined
   }
 
   statDigest(path: string): string | undefined {
@@ -81,4 +116,13 @@ export class GitDownstreams implements Downstreams {
 export function splitPath(path: string): { repo: string; pkg: string } {
   const slash = path.indexOf('/')
   return { repo: path.slice(0, slash), pkg: path.slice(slash + 1) }
+}
+
+/** A package's directory, or '' for a path the writer refuses (whoever reads it meets the error). */
+function packageDirOrEmpty(writer: DirectoryWriter, path: string): string {
+  try {
+    return writer.packageDir(path)
+  } catch {
+    return ''
+  }
 }
