@@ -5,29 +5,20 @@
  * package, whatever the thread read before: one edited locally, one deleted
  * in the middle of the fleet, all through a re-render and an update.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, relative, sep } from 'node:path'
+import { join } from 'node:path'
 import { execa } from 'execa'
 import { clusterName, createFleet, setText } from '../bench/fleet-fixture.js'
-import { gitIdentity, repoRoot } from './e2e/runner.js'
+import { filesBelow, gitIdentity, repoRoot } from './e2e/runner.js'
 
 const bin = join(repoRoot, 'bin', 'kpt-variants')
 // Enough for the thread: it starts with 16 or more packages left after the first one found.
 const variants = 40
 
-/** Every file below `dir` with its bytes. */
+/** Every file below `dir` with its text. */
 function tree(dir: string): Record<string, string> {
-  const out: Record<string, string> = {}
-  const walk = (current: string) => {
-    for (const name of readdirSync(current).sort()) {
-      const full = join(current, name)
-      if (statSync(full).isDirectory()) walk(full)
-      else out[relative(dir, full).split(sep).join('/')] = readFileSync(full, 'utf8')
-    }
-  }
-  walk(dir)
-  return out
+  return Object.fromEntries(filesBelow(dir).map((path) => [path, readFileSync(join(dir, path), 'utf8')]))
 }
 
 let dir: string

@@ -4,29 +4,19 @@
  * fleet's workers start before the main thread has planned and a smaller
  * one's after (render.ts); both must share the variants the same way.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, relative, sep } from 'node:path'
+import { join } from 'node:path'
 import { execa } from 'execa'
 import { createFleet } from '../bench/fleet-fixture.js'
-import { gitIdentity, repoRoot } from './e2e/runner.js'
+import { filesBelow, gitIdentity, repoRoot } from './e2e/runner.js'
 
 const bin = join(repoRoot, 'bin', 'kpt-variants')
 const timeout = 120_000
 
 /** Every file below `dir` with its mode and bytes. */
 function tree(dir: string): Record<string, string> {
-  const out: Record<string, string> = {}
-  const walk = (current: string) => {
-    for (const name of readdirSync(current).sort()) {
-      const full = join(current, name)
-      const stat = statSync(full)
-      if (stat.isDirectory()) walk(full)
-      else out[relative(dir, full).split(sep).join('/')] = `${(stat.mode & 0o777).toString(8)} ${readFileSync(full, 'base64')}`
-    }
-  }
-  walk(dir)
-  return out
+  return Object.fromEntries(filesBelow(dir).map((path) => [path, `${(statSync(join(dir, path)).mode & 0o777).toString(8)} ${readFileSync(join(dir, path), 'base64')}`]))
 }
 
 let dir: string

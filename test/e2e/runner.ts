@@ -13,7 +13,7 @@
  * back before the diff, `--exec` becomes `--image`, and results name the
  * function as `exec:` did, so the same `.expected/` holds for both.
  */
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { delimiter, join, resolve } from 'node:path'
 import { execa } from 'execa'
@@ -44,6 +44,16 @@ export interface E2eCase {
 }
 
 export const repoRoot = resolve(new URL('../..', import.meta.url).pathname)
+
+/** Every file below `dir` (links followed): slash-separated paths relative to it, in sorted order. */
+export function filesBelow(dir: string, prefix = ''): string[] {
+  return readdirSync(join(dir, prefix))
+    .sort()
+    .flatMap((name) => {
+      const path = prefix === '' ? name : `${prefix}/${name}`
+      return statSync(join(dir, path)).isDirectory() ? filesBelow(dir, path) : [path]
+    })
+}
 /** A fixed git identity, so commits work on machines without git config. */
 export const gitIdentity = { GIT_AUTHOR_NAME: 'e2e', GIT_AUTHOR_EMAIL: 'e2e@example.com', GIT_COMMITTER_NAME: 'e2e', GIT_COMMITTER_EMAIL: 'e2e@example.com' }
 const binDir = join(repoRoot, 'bin')
