@@ -142,7 +142,7 @@ const perturbation = fc.oneof(
   }),
   fc.record({ at: fc.nat(), suffix: fc.constantFrom(' ', ' # trailing', '\r', ':', ' x', ' #', '  # two spaces', ' #x', ' # a # b', ' # kpt-merge: ns/name') }),
   // kpt's comment on every key that opens a block (what a package fetched by kpt holds), or on some of them.
-  fc.record({ comment: fc.constantFrom(' # kpt-merge: default/app', ' #kpt-merge: /x', ' # a: b #c'), every: fc.boolean() }),
+  { weight: 3, arbitrary: fc.record({ comment: fc.constantFrom(' # kpt-merge: default/app', ' #kpt-merge: /x', ' # a: b #c'), every: fc.boolean() }) },
 )
 
 function textOf(root: Value, kyaml: boolean, step: number, change: { at: number; line?: string; suffix?: string } | { comment: string; every: boolean } | undefined, final: boolean): string {
@@ -210,6 +210,7 @@ test('the plain reader builds what the library parses, or declines', () => {
   )
   // Not a vacuous property: a good share of the drawn texts are plain.
   expect(read).toBeGreaterThan(400)
+  // ...and a good share of those carry kpt's comments (125-160 in a run, measured).
   expect(commented).toBeGreaterThan(50)
 })
 
