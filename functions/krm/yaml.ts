@@ -128,8 +128,10 @@ let commentedTemplate: Document.Parsed | undefined
  * or undefined when the text is not plain block YAML (the library parses it).
  */
 export function readPlainDocument(text: string): Document.Parsed | undefined {
-  // A text with a comment (kpt's `metadata: # kpt-merge: ...`) is parsed with the options the library would have.
+  // The only comment the reader takes follows `key: ` (kpt's `metadata: # kpt-merge: ...`); a text with another
+  // is declined here, before the copy below is made for nothing. One with it gets the options the library would.
   const commented = text.includes('#')
+  if (commented && !text.includes(': #')) return undefined
   const template = commented ? (commentedTemplate ??= parseDocument('', commentedParseOptions)) : (plainTemplate ??= parseDocument('', plainParseOptions))
   // A copy with a schema of its own, as the library gives each parse one (a declined text wastes only this).
   const doc = template.clone() as Document.Parsed
