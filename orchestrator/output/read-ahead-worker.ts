@@ -8,12 +8,16 @@ const { dirs, taken, window } = workerData as { dirs: string[]; taken: Int32Arra
 
 for (let index = 0; index < dirs.length; index++) {
   for (let count = Atomics.load(taken, 0); index >= count + window; count = Atomics.load(taken, 0)) Atomics.wait(taken, 0, count)
-  let message: ReadAheadMessage
-  try {
-    const files = dirs[index] ? readPackageDirectory(dirs[index]) : undefined
-    message = dirs[index] ? (files ? { index, files: packFiles(files) } : { index }) : { index, failed: true }
-  } catch {
-    message = { index, failed: true }
+  // Not read (no directory: a path the writer refuses; or an error): the render thread reads it and meets the error.
+  let message: ReadAheadMessage = { index, failed: true }
+  const dir = dirs[index]
+  if (dir) {
+    try {
+      const files = readPackageDirectory(dir)
+      message = files ? { index, files: packFiles(files) } : { index }
+    } catch {
+      // Left failed.
+    }
   }
   parentPort!.postMessage(message, message.files ? [message.files.bytes] : [])
 }

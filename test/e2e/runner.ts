@@ -54,6 +54,7 @@ export function filesBelow(dir: string, prefix = ''): string[] {
       return statSync(join(dir, path)).isDirectory() ? filesBelow(dir, path) : [path]
     })
 }
+
 /** A fixed git identity, so commits work on machines without git config. */
 export const gitIdentity = { GIT_AUTHOR_NAME: 'e2e', GIT_AUTHOR_EMAIL: 'e2e@example.com', GIT_COMMITTER_NAME: 'e2e', GIT_COMMITTER_EMAIL: 'e2e@example.com' }
 const binDir = join(repoRoot, 'bin')
