@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os'
 import { basename, dirname, join, resolve } from 'node:path'
 import { fleetDigest } from './fleet/load.js'
 import { findPackages, statPackageDirectory } from './output/directory.js'
-import { digestInBackground } from './output/stat-thread.js'
+import { backgroundShare, digestInBackground } from './output/stat-thread.js'
 import { codeIdentity } from './render-memo.js'
 import type { RenderSettings } from './render.js'
 import type { RunReport } from './report/report.js'
@@ -94,15 +94,16 @@ export async function replayQuietRun(settings: RenderSettings, file: string): Pr
   const found = findPackages(outDir)
   if (found.length !== paths.length || !found.every((path) => Object.hasOwn(record.packages, path))) return none
   const dirs = paths.map((path) => join(outDir, ...path.split('/')))
-  // The upstream repositories are listed by git processes, and half the packages' metadata is taken on another
-  // thread, while this thread takes the other half: the metadata of every file is most of the work.
+  // The upstream repositories are listed by git processes, and in a big output a share of the packages'
+  // metadata is taken on another thread while this thread takes the rest: the metadata of every file is
+  // most of the work.
   const scratch = mkdtempSync(join(tmpdir(), 'kpt-variants-'))
   const index = listUpstreams(record.upstreams, new GitSources(record.base, scratch)).finally(() => rmSync(scratch, { recursive: true, force: true }))
-  const half = Math.floor(dirs.length / 2)
-  const background = digestInBackground(dirs.slice(half))
-  const digests = new Map(dirs.slice(0, half).map((dir) => [dir, statPackageDirectory(dir)]))
+  const mine = dirs.length - backgroundShare(dirs.length)
+  const background = digestInBackground(dirs.slice(mine))
+  const digests = new Map(dirs.slice(0, mine).map((dir) => [dir, statPackageDirectory(dir)]))
   const [listed, taken] = await Promise.all([index, background])
-  for (const dir of dirs.slice(half)) digests.set(dir, taken?.has(dir) ? taken.get(dir) : statPackageDirectory(dir))
+  for (const dir of dirs.slice(mine)) digests.set(dir, taken?.has(dir) ? taken.get(dir) : statPackageDirectory(dir))
   const unchanged = paths.every((path, i) => {
     const digest = digests.get(dirs[i]!)
     return digest !== undefined && digest === record.packages[path]

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DirectoryWriter, statPackageDirectory } from './directory.js'
 import { DirectoryDownstreams } from './downstreams.js'
-import { digestInBackground } from './stat-thread.js'
+import { backgroundShare, digestInBackground } from './stat-thread.js'
 
 // The worker runs compiled code: the build's (npm test builds first).
 const builtWorker = new URL('../../dist/orchestrator/output/stat-worker.js', import.meta.url)
@@ -41,4 +41,16 @@ test('a digest taken ahead answers once: after that the package may have been re
   const downstreams = new DirectoryDownstreams(writer, new Map([[writer.packageDir('repo/a'), ahead]]))
   expect(downstreams.statDigest('repo/a')).toBe(ahead)
   expect(downstreams.statDigest('repo/a')).toBe(statPackageDirectory(join(dir, 'repo', 'a')))
+})
+
+test('a thread takes a share only of an output big enough to pay for its start, and then less than half', () => {
+  expect(backgroundShare(0)).toBe(0)
+  expect(backgroundShare(100)).toBe(0)
+  for (const count of [1_000, 10_000]) {
+    const share = backgroundShare(count)
+    expect(share).toBeGreaterThan(0)
+    // The thread's start is worth the packages this thread takes beyond the thread's share.
+    expect(count - share - share).toBeGreaterThan(0)
+    expect(share / count).toBeGreaterThan(count === 10_000 ? 0.45 : 0.2)
+  }
 })
