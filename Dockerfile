@@ -22,7 +22,9 @@ COPY functions functions
 COPY orchestrator orchestrator
 COPY scripts/bundle.ts scripts/programs.ts scripts/
 RUN ["node", "node_modules/typescript/bin/tsc", "-p", "tsconfig.build.json"]
-# Each function's program in one file, which its launcher in bin/ imports (scripts/bundle.ts).
+# Each function's program in one file, with the code cache its launcher in bin/ loads it with
+# (scripts/bundle.ts, bin/load-bundle.js): made here, by the Node of the image that runs it.
+COPY bin/load-bundle.js bin/
 RUN ["node", "dist/scripts/bundle.js"]
 
 # Only the runtime dependencies ship; the functions' images leave out the optional Kubernetes client,

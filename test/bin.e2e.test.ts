@@ -3,13 +3,12 @@
  * works, and bad input gives exit 1 with a ResourceList (never empty stdout,
  * which would make kpt delete the package).
  */
-import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { execa } from 'execa'
 import { parse } from 'yaml'
-import { repoRoot } from './e2e/runner.js'
+import { functionBins, repoRoot } from './e2e/runner.js'
 
-const bins = readdirSync(join(repoRoot, 'bin')).filter((name) => !name.startsWith('.') && name !== 'kpt-variants')
+const bins = functionBins()
 
 describe.each(bins)('bin/%s', (name) => {
   const bin = join(repoRoot, 'bin', name)

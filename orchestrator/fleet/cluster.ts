@@ -9,6 +9,7 @@
  * status goes back through the status subresource. See docs/cluster.md.
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { delimiter, join, resolve } from 'node:path'
 import type { KubeConfig, ResponseContext } from '@kubernetes/client-node'
 import { dependenciesGroup } from '../../functions/api/dependencies.js'
@@ -84,10 +85,22 @@ interface Served {
 /** The client library: an optional dependency, which the function images leave out (only --cluster needs it). */
 async function loadClient(): Promise<typeof import('@kubernetes/client-node')> {
   try {
+    return await importClient()
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code
+    if (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND') throw err
+    throw new ClusterError('--cluster needs the optional dependency @kubernetes/client-node, which is not installed (npm install @kubernetes/client-node)')
+  }
+}
+
+async function importClient(): Promise<typeof import('@kubernetes/client-node')> {
+  try {
     return await import('@kubernetes/client-node')
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw err
-    throw new ClusterError('--cluster needs the optional dependency @kubernetes/client-node, which is not installed (npm install @kubernetes/client-node)')
+    // bin/kpt-variants runs this code compiled from a code cache (bin/load-bundle.js), where Node 20 cannot
+    // import(); it does so only where Node can require an ES module instead.
+    if ((err as NodeJS.ErrnoException).code !== 'ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING') throw err
+    return createRequire(import.meta.url)('@kubernetes/client-node') as typeof import('@kubernetes/client-node')
   }
 }
 

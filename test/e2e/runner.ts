@@ -45,6 +45,12 @@ export interface E2eCase {
 
 export const repoRoot = resolve(new URL('../..', import.meta.url).pathname)
 
+/** The KRM functions' programs: every executable of bin/ but the orchestrator (bin/load-bundle.js is their loader). */
+export function functionBins(): string[] {
+  const bin = join(repoRoot, 'bin')
+  return readdirSync(bin).filter((name) => name !== 'kpt-variants' && (statSync(join(bin, name)).mode & 0o111) !== 0)
+}
+
 /** Every file below `dir` (links followed): slash-separated paths relative to it, in sorted order. */
 export function filesBelow(dir: string, prefix = ''): string[] {
   return readdirSync(join(dir, prefix))

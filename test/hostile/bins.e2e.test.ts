@@ -3,15 +3,14 @@
  * executables in bin/: each run ends within a time limit, under a memory cap,
  * with the same contract as in-process (hostile.test.ts runs every case).
  */
-import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { execa } from 'execa'
-import { repoRoot } from '../e2e/runner.js'
+import { functionBins, repoRoot } from '../e2e/runner.js'
 import { corpus } from './corpus.js'
 import type { HostileCase } from './corpus.js'
 import { expectContract } from './invariants.js'
 
-const bins = readdirSync(join(repoRoot, 'bin')).filter((name) => !name.startsWith('.') && name !== 'kpt-variants')
+const bins = functionBins()
 /** Runs one case through a real executable and checks the contract. */
 async function runCase(name: string, hostile: HostileCase): Promise<void> {
   const run = await execa(join(repoRoot, 'bin', name), [], {

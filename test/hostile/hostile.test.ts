@@ -5,24 +5,20 @@
  * bins.e2e.test.ts runs the cases with crash or memory risks through the real
  * executables, under a time and memory limit.
  */
-import { readdirSync } from 'node:fs'
-import { join } from 'node:path'
 import { runMain } from '../../functions/krm/main.js'
 import type { MainIO } from '../../functions/krm/main.js'
 import type { KrmFunction } from '../../functions/krm/run.js'
 import { functionPrograms } from '../../scripts/programs.js'
-import { repoRoot } from '../e2e/runner.js'
+import { functionBins } from '../e2e/runner.js'
 import { corpus } from './corpus.js'
 import { expectContract } from './invariants.js'
 
 /** bin/<name> → the function it runs (the bundled programs' table), so a new bin joins the corpus by itself. */
-const programs = readdirSync(join(repoRoot, 'bin'))
-  .filter((name) => !name.startsWith('.') && name !== 'kpt-variants')
-  .map((name) => {
-    const program = functionPrograms.find((p) => p.name === name)
-    if (!program) throw new Error(`bin/${name}: not in scripts/programs.ts`)
-    return { name, exportName: program.fn, dir: name }
-  })
+const programs = functionBins().map((name) => {
+  const program = functionPrograms.find((p) => p.name === name)
+  if (!program) throw new Error(`bin/${name}: not in scripts/programs.ts`)
+  return { name, exportName: program.fn, dir: name }
+})
 
 async function run(fn: KrmFunction, stdin: string | Buffer) {
   const out = { stdout: '', stderr: '' }
