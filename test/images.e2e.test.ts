@@ -80,5 +80,15 @@ if (!images) {
         rmSync(dir, { recursive: true, force: true })
       }
     }, 120_000)
+
+    test.each(['package-context', 'kpt-variants'])(
+      'the %s image runs its program from the code cache its build made (bin/load-bundle.js), as nobody',
+      async (name) => {
+        const load = `import('/app/bin/load-bundle.js').then((m) => console.log(m.loadBundle(${JSON.stringify(name)}).codeCache))`
+        const run = await execa(images.engine, ['run', '--rm', '--network', 'none', '--entrypoint', 'node', images.tag(name), '--input-type=module', '-e', load])
+        expect(String(run.stdout).trim()).toBe('used')
+      },
+      60_000,
+    )
   })
 }
