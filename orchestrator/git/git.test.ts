@@ -86,12 +86,39 @@ describe('git plumbing', () => {
       { ref: 'refs/heads/main', oid: b, expect: a },
       { ref: 'refs/heads/drafts/x/ws', oid: b, expect: '' },
     ])
-    expect(refused).toEqual({ ok: false, reason: expect.stringContaining('stale info') })
+    expect(refused).toEqual({ ok: false, reason: 'refs/heads/main [rejected] (stale info); refs/heads/drafts/x/ws [rejected] (atomic push failed)' })
     // Atomic: the draft branch did not go either, and their main is intact.
     expect(await listRefs(remote, ['refs/heads/'])).toEqual(new Map([['refs/heads/main', theirs]]))
+
+    // A ref expected not to exist that someone else created is theirs too.
+    await git(['push', '-q', 'origin', 'HEAD:refs/heads/drafts/y/ws'], { cwd: other })
+    const taken = await pushAtomic(work, 'origin', [{ ref: 'refs/heads/drafts/y/ws', oid: b, expect: '' }])
+    expect(taken).toEqual({ ok: false, reason: 'refs/heads/drafts/y/ws [rejected] (stale info)' })
+    expect((await listRefs(remote, ['refs/heads/drafts/'])).get('refs/heads/drafts/y/ws')).toBe(theirs)
 
     // Deleting needs the lease too.
     expect(await pushAtomic(work, 'origin', [{ ref: 'refs/tags/v1', expect: a }])).toEqual({ ok: true })
     expect((await listRefs(remote, ['refs/tags/'])).size).toBe(0)
+    // The refs a push goes through are gone, whatever its outcome.
+    expect((await listRefs(work, ['refs/kpt-variants/'])).size).toBe(0)
+  })
+
+  test('pushAtomic pushes many refs at once, creating, moving and deleting them under their leases', async () => {
+    const a = await commit({ x: '1\n' }, 'a')
+    const b = await commit({ x: '2\n' }, 'b')
+    const names = Array.from({ length: 300 }, (_, i) => `refs/heads/drafts/p${i}/ws`)
+    expect(
+      await pushAtomic(
+        work,
+        'origin',
+        names.map((ref) => ({ ref, oid: a, expect: '' })),
+      ),
+    ).toEqual({ ok: true })
+    // A third moved, a third deleted, a third kept; and one new.
+    const updates = names.flatMap((ref, i) => (i % 3 === 0 ? [{ ref, oid: b, expect: a }] : i % 3 === 1 ? [{ ref, expect: a }] : []))
+    expect(await pushAtomic(work, 'origin', [...updates, { ref: 'refs/heads/drafts/new/ws', oid: b, expect: '' }])).toEqual({ ok: true })
+    const expected = new Map(names.flatMap((ref, i): [string, string][] => (i % 3 === 0 ? [[ref, b]] : i % 3 === 2 ? [[ref, a]] : [])))
+    expected.set('refs/heads/drafts/new/ws', b)
+    expect(await listRefs(remote, ['refs/heads/drafts/'])).toEqual(expected)
   })
 })
