@@ -35,6 +35,8 @@ export interface Benchmark {
   }
   /** Iterations (default: as many as fit in ~3 s, at least 3). */
   iterations?: number
+  /** False: no untimed warm-up run before the timed ones (a run of minutes warms itself up). */
+  warmUp?: boolean
   /** The work is `count` units (e.g. 1,000 variants): the result also gives the milliseconds per unit. */
   units?: { count: number; name: string }
   /** Further figures, read after the timed runs (e.g. a child process's peak RSS); printed and saved with the result. */
@@ -66,9 +68,11 @@ export interface BenchResult {
   rssMb: number
 }
 
-async function time(fn: () => unknown | Promise<unknown>, iterations?: number, beforeEach?: () => unknown | Promise<unknown>): Promise<{ median: number; min: number; n: number }> {
-  await beforeEach?.()
-  await fn() // warm-up
+async function time(fn: () => unknown | Promise<unknown>, iterations?: number, beforeEach?: () => unknown | Promise<unknown>, warmUp = true): Promise<{ median: number; min: number; n: number }> {
+  if (warmUp) {
+    await beforeEach?.()
+    await fn()
+  }
   const samples: number[] = []
   const deadline = performance.now() + 3000
   const more = () => (iterations !== undefined ? samples.length < iterations : samples.length < 3 || (samples.length < 50 && performance.now() < deadline))
@@ -87,7 +91,7 @@ export async function runBenchmarks(benchmarks: readonly Benchmark[], log: (line
   const out: BenchResult[] = []
   for (const b of benchmarks) {
     const input = b.setup ? await b.setup() : undefined
-    const measured = await time(() => b.run(input), b.iterations, b.beforeEach && (() => b.beforeEach!(input)))
+    const measured = await time(() => b.run(input), b.iterations, b.beforeEach && (() => b.beforeEach!(input)), b.warmUp)
     const result: BenchResult = {
       name: b.name,
       medianMs: round(measured.median),
@@ -102,7 +106,7 @@ export async function runBenchmarks(benchmarks: readonly Benchmark[], log: (line
     }
     if (b.baseline) {
       const baseline = b.baseline
-      const base = await time(() => baseline.run(input), baseline.iterations ?? b.iterations, baseline.beforeEach && (() => baseline.beforeEach!(input)))
+      const base = await time(() => baseline.run(input), baseline.iterations ?? b.iterations, baseline.beforeEach && (() => baseline.beforeEach!(input)), b.warmUp)
       const scale = baseline.scale ?? 1
       result.baseline = baseline.name
       result.baselineMedianMs = round(base.median * scale)
