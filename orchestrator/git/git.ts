@@ -113,6 +113,14 @@ export async function updateRefs(repo: string, commands: readonly string[]): Pro
   await git(['update-ref', '--stdin'], { cwd: repo, input: `start\n${commands.join('\n')}\nprepare\ncommit\n` })
 }
 
+/** Deletes every ref below `prefixes` (the private refs a run left, e.g. after a crash). */
+export async function removeRefs(repo: string, prefixes: readonly string[]): Promise<void> {
+  await updateRefs(
+    repo,
+    [...(await listRefs(repo, prefixes)).keys()].map((ref) => `delete ${ref}`),
+  )
+}
+
 /**
  * Writes the commits of a `git fast-import` stream into `repo` in one process;
  * its refs are updated only after every object is written, so an interrupted
@@ -216,14 +224,6 @@ export async function pushAtomic(repo: string, remote: string, updates: readonly
   } finally {
     await removeRefs(repo, [pushPrefix, leasePrefix])
   }
-}
-
-/** Deletes every ref below `prefixes`. */
-async function removeRefs(repo: string, prefixes: readonly string[]): Promise<void> {
-  await updateRefs(
-    repo,
-    [...(await listRefs(repo, prefixes)).keys()].map((ref) => `delete ${ref}`),
-  )
 }
 
 /** Git never asks for credentials on a terminal and never uses the user's pager. */

@@ -14,7 +14,7 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Repository } from '../../../functions/api/repository.js'
-import { catFileBatch, diffTrees, fastImport, listRefs, listTree, pushAtomic, updateRefs } from '../../git/git.js'
+import { catFileBatch, diffTrees, fastImport, listRefs, listTree, pushAtomic, removeRefs, updateRefs } from '../../git/git.js'
 import type { RefUpdate } from '../../git/git.js'
 import { gitPackageFiles } from '../../package/files.js'
 import type { PackageFiles } from '../../package/files.js'
@@ -316,11 +316,7 @@ async function importCommits(
   committer: Signature,
   tags: readonly { ref: string; commitIndex: number }[] = [],
 ): Promise<Map<string, string>> {
-  const stale = await listRefs(snapshot.clone, [pendingPrefix])
-  await updateRefs(
-    snapshot.clone,
-    [...stale.keys()].map((ref) => `delete ${ref}`),
-  )
+  await removeRefs(snapshot.clone, [pendingPrefix])
   await fastImport(snapshot.clone, fastImportStream(commits, committer, tags))
   return listRefs(snapshot.clone, [pendingPrefix])
 }
