@@ -264,7 +264,7 @@ export async function startRun(settings: RenderSettings, thread = 0, taken: Read
   const recorded = settings.memo ? RenderMemo.read(settings.memo) : undefined
   const recordedDirs = recorded && !settings.git && thread === 0 ? Object.keys(recorded).filter((path) => recorded[path]?.stat !== undefined) : []
   // Those a quiet run's replay took (quiet-run.ts) are not taken again.
-  const digests = digestInBackground(recordedDirs.flatMap((path) => packageDirOf(writer, path)).filter((dir) => !taken.has(dir)))
+  const digests = digestInBackground(recordedDirs.flatMap((path) => writer.packageDirInside(path) ?? []).filter((dir) => !taken.has(dir)))
   try {
     const origin = { ...(settings.repositoryBase ? { base: resolve(settings.cwd, settings.repositoryBase) } : {}), ...(settings.clusterScoped ? { clusterScoped: settings.clusterScoped } : {}) }
     const fleet = buildFleet(loadFleetDirectory(fleetDir), settings.namespace, origin)
@@ -305,15 +305,6 @@ export async function startRun(settings: RenderSettings, thread = 0, taken: Read
     git?.close()
     rmSync(scratch, { recursive: true, force: true })
     throw err
-  }
-}
-
-/** The directory of a recorded package path; none for a path the writer refuses (the render reports it). */
-function packageDirOf(writer: DirectoryWriter, path: string): string[] {
-  try {
-    return [writer.packageDir(path)]
-  } catch {
-    return []
   }
 }
 

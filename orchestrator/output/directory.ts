@@ -95,9 +95,15 @@ export class DirectoryWriter {
 
   /** The absolute directory of a package path (`repo/package`); throws if it would leave the output directory. */
   packageDir(path: string): string {
-    const dir = resolve(this.outDir, path)
-    if (!dir.startsWith(resolve(this.outDir) + sep)) throw new Error(`${JSON.stringify(path)} is outside the output directory`)
+    const dir = this.packageDirInside(path)
+    if (dir === undefined) throw new Error(`${JSON.stringify(path)} is outside the output directory`)
     return dir
+  }
+
+  /** As packageDir, but undefined for a path it refuses (work done ahead skips it; the render meets the error). */
+  packageDirInside(path: string): string | undefined {
+    const dir = resolve(this.outDir, path)
+    return dir.startsWith(resolve(this.outDir) + sep) ? dir : undefined
   }
 
   /** Writes `files` as the package at `path`, replacing whatever was there in one rename. */

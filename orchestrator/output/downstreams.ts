@@ -60,7 +60,7 @@ export class DirectoryDownstreams implements Downstreams {
     // A first render finds none, and a re-render that its record answers reads none.
     if (published && !this.#ahead && index !== undefined && this.#share.length - index - 1 >= minReadAhead) {
       this.#aheadFrom = index + 1
-      this.#ahead = ReadAhead.start(this.#share.slice(index + 1).map((p) => packageDirOrEmpty(this.writer, p)))
+      this.#ahead = ReadAhead.start(this.#share.slice(index + 1).map((p) => this.writer.packageDirInside(p) ?? ''))
     }
     return published ? { published } : {}
   }
@@ -116,13 +116,4 @@ export class GitDownstreams implements Downstreams {
 export function splitPath(path: string): { repo: string; pkg: string } {
   const slash = path.indexOf('/')
   return { repo: path.slice(0, slash), pkg: path.slice(slash + 1) }
-}
-
-/** A package's directory, or '' for a path the writer refuses (whoever reads it meets the error). */
-function packageDirOrEmpty(writer: DirectoryWriter, path: string): string {
-  try {
-    return writer.packageDir(path)
-  } catch {
-    return ''
-  }
 }

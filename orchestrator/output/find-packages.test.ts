@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { findPackages } from './directory.js'
+import { DirectoryWriter, findPackages } from './directory.js'
 
 let out: string
 beforeEach(() => (out = mkdtempSync(join(tmpdir(), 'find-packages-'))))
@@ -32,4 +32,14 @@ test('the output directory itself is never a package, and a missing one holds no
   file('repo/p/Kptfile')
   expect(findPackages(out)).toEqual(['repo/p'])
   expect(findPackages(join(out, 'missing'))).toEqual([])
+})
+
+test('a package path outside the output directory: packageDir throws, packageDirInside has no directory', () => {
+  const writer = new DirectoryWriter(out)
+  expect(writer.packageDirInside('repo/pkg')).toBe(join(out, 'repo', 'pkg'))
+  expect(writer.packageDir('repo/pkg')).toBe(join(out, 'repo', 'pkg'))
+  for (const path of ['../repo/pkg', 'repo/../../x', '/etc', '']) {
+    expect(writer.packageDirInside(path)).toBeUndefined()
+    expect(() => writer.packageDir(path)).toThrow('is outside the output directory')
+  }
 })
