@@ -32,7 +32,7 @@ const programFlags = {
 const cacheable = process.features.require_module === true
 
 /** The bundle of program `name` and its code cache. */
-export function bundleFiles(name) {
+function bundleFiles(name) {
   const file = fileURLToPath(new URL(`../dist/bundles/${name}.cjs`, import.meta.url))
   return { file, cache: `${file}.cache` }
 }
