@@ -5,7 +5,9 @@
  * proposed as draft branches in one fast-import and one push, and a
  * re-render that finds every draft unchanged. The baseline of each is the
  * same render with `--out DIR`, in the same run, so the ratio is what git
- * costs. The child's peak RSS is measured (bench/peak-rss.ts).
+ * costs. Then `--publish` of the new variants against `--git` alone: what
+ * publishing costs (a commit, a tag and a draft branch deleted per package).
+ * The child's peak RSS is measured (bench/peak-rss.ts).
  */
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -48,8 +50,8 @@ function fleetOnce(size: number): Promise<Work> {
   return work
 }
 
-/** Runs a render and checks its summary line; a --git run's peak RSS is kept. */
-function render(w: Work, args: string[], expect: string): void {
+/** Runs a render and checks its summary line; a --git run's peak RSS is kept unless `keepPeak` is false. */
+function render(w: Work, args: string[], expect: string, keepPeak = args.includes('--git')): void {
   // The record of earlier renders of --out runs stays in the work directory (--git runs keep theirs in --cache).
   const rssFile = join(w.dir, 'peak-rss')
   rmSync(rssFile, { force: true })
@@ -58,7 +60,7 @@ function render(w: Work, args: string[], expect: string): void {
   if (run.error) throw run.error
   const summary = /\d+ variant\(s\): .*/.exec(run.stderr)?.[0]
   if (run.status !== 0 || summary !== `${w.size} variant(s): ${expect}`) throw new Error(`kpt-variants render ${args.join(' ')}: exit ${run.status}, "${summary}"\n${run.stderr.slice(-3000)}`)
-  if (args.includes('--git')) w.peakKib = Math.max(w.peakKib, Number(readFileSync(rssFile, 'utf8')))
+  if (keepPeak) w.peakKib = Math.max(w.peakKib, Number(readFileSync(rssFile, 'utf8')))
 }
 
 /** An empty downstream repository and a new cache, so a new-variants run drafts them all; returns the cache. */
@@ -117,6 +119,31 @@ export const benchmarks: Benchmark[] = sizes.flatMap((size): Benchmark[] => [
     baseline: {
       name: 'the same re-render with --out DIR',
       run: (input) => render(input as Work, [(input as Work).fleet, '--out', (input as Work & { out: string }).out], unchanged(size)),
+    },
+    figures,
+  },
+  {
+    name: `render --git --publish ${count(size)} new variants (a commit and a tag each, every draft branch deleted)`,
+    ...iterations(size),
+    units: { count: size, name: 'variant' },
+    async setup() {
+      const w = await fleetOnce(size)
+      w.peakKib = 0
+      return w
+    },
+    beforeEach(input) {
+      const w = input as Work & { cache?: string }
+      w.cache = freshRemote(w)
+    },
+    run: (input) => render(input as Work, [(input as Work).fleet, '--git', '--publish', '--cache', (input as Work & { cache: string }).cache], created(size)),
+    baseline: {
+      name: 'the same render with --git alone (drafts)',
+      beforeEach(input) {
+        const w = input as Work & { cache?: string }
+        w.cache = freshRemote(w)
+      },
+      // The peak RSS is the --publish runs'.
+      run: (input) => render(input as Work, [(input as Work).fleet, '--git', '--cache', (input as Work & { cache: string }).cache], created(size), false),
     },
     figures,
     // The last case of its size: its directory goes now if in memory (see scratch.ts).

@@ -121,4 +121,79 @@ describe('git plumbing', () => {
     expected.set('refs/heads/drafts/new/ws', b)
     expect(await listRefs(remote, ['refs/heads/drafts/'])).toEqual(expected)
   })
+
+  describe('many deletions at once (a pruning push)', () => {
+    const drafts = Array.from({ length: 40 }, (_, i) => `refs/heads/drafts/p${i}/ws`)
+    let a: string
+    let other: string
+    beforeEach(async () => {
+      a = await commit({ x: '1\n' }, 'a')
+      const created = [...drafts, 'refs/heads/main', 'refs/heads/feature', 'refs/tags/v1'].map((ref) => ({ ref, oid: a, expect: '' }))
+      expect(await pushAtomic(work, 'origin', created)).toEqual({ ok: true })
+      other = join(dir, 'other')
+      await git(['clone', '-q', remote, other], { cwd: dir })
+    })
+
+    test('delete only the refs named, leaving every other branch and tag of the remote as it is', async () => {
+      // Someone pushes a branch of a commit this repository has never seen: its ref cannot be mirrored here.
+      writeFileSync(join(other, 'x'), 'theirs\n')
+      await git(['commit', '-qam', 'theirs'], { cwd: other, env })
+      await git(['push', '-q', 'origin', 'HEAD:refs/heads/theirs'], { cwd: other })
+      const theirs = await git(['rev-parse', 'HEAD'], { cwd: other })
+      const b = await commit({ x: '2\n' }, 'b')
+      const updates = [...drafts.map((ref) => ({ ref, expect: a })), { ref: 'refs/heads/main', oid: b, expect: a }, { ref: 'refs/tags/v2', oid: b, expect: '' }]
+      expect(await pushAtomic(work, 'origin', updates)).toEqual({ ok: true })
+      const expected = new Map([
+        ['refs/heads/feature', a],
+        ['refs/heads/main', b],
+        ['refs/heads/theirs', theirs],
+        ['refs/tags/v1', a],
+        ['refs/tags/v2', b],
+      ])
+      expect(await listRefs(remote, ['refs/'])).toEqual(expected)
+      // Again with every commit of the remote known here, as a synced clone knows them.
+      await git(['fetch', '-q', 'origin', 'refs/heads/theirs'], { cwd: work })
+      const more = Array.from({ length: 40 }, (_, i) => `refs/heads/more/p${i}`)
+      expect(
+        await pushAtomic(
+          work,
+          'origin',
+          more.map((ref) => ({ ref, oid: a, expect: '' })),
+        ),
+      ).toEqual({ ok: true })
+      expect(
+        await pushAtomic(
+          work,
+          'origin',
+          more.map((ref) => ({ ref, expect: a })),
+        ),
+      ).toEqual({ ok: true })
+      expect(await listRefs(remote, ['refs/'])).toEqual(expected)
+      expect((await listRefs(work, ['refs/kpt-variants/'])).size).toBe(0)
+    })
+
+    test('a deleted ref someone moved refuses the push, and nothing is deleted', async () => {
+      await git(['commit', '-q', '--allow-empty', '-m', 'moved'], { cwd: other, env })
+      await git(['push', '-q', '-f', 'origin', `HEAD:${drafts[7]}`], { cwd: other })
+      const refused = await pushAtomic(
+        work,
+        'origin',
+        drafts.map((ref) => ({ ref, expect: a })),
+      )
+      expect(refused.ok).toBe(false)
+      expect(!refused.ok && refused.reason.split('; ').filter((r) => r.includes('(stale info)'))).toEqual([`${drafts[7]} [rejected] (stale info)`])
+      expect([...(await listRefs(remote, ['refs/heads/drafts/'])).keys()].sort()).toEqual([...drafts].sort())
+    })
+
+    test('a ref to delete that someone deleted already refuses the push, as its lease says', async () => {
+      await git(['push', '-q', 'origin', `:${drafts[3]}`], { cwd: other })
+      const refused = await pushAtomic(
+        work,
+        'origin',
+        drafts.map((ref) => ({ ref, expect: a })),
+      )
+      expect(refused).toEqual({ ok: false, reason: expect.stringContaining(drafts[3]!) })
+      expect((await listRefs(remote, ['refs/heads/drafts/'])).size).toBe(drafts.length - 1)
+    })
+  })
 })

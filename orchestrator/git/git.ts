@@ -189,41 +189,109 @@ const leaseRemote = 'kpt-variants-lease'
  * namespaces first: one glob refspec pushes the first, and a bare
  * `--force-with-lease` finds each ref's expected value in the second, as the
  * remote-tracking ref of a remote whose fetch refspec maps there (a ref
- * expected not to exist has none, which is what git then expects). Only
- * deletions are refspecs of their own.
+ * expected not to exist has none, which is what git then expects).
+ *
+ * A deletion is a refspec of its own (`:<ref>`), matched against every ref
+ * of the remote too: publishing 2,000 drafts of a repository of 20,000 refs
+ * took 86 s. Many deletions therefore go by `--prune` instead (see
+ * pruningPush), which deletes them in one pass.
  */
 export async function pushAtomic(repo: string, remote: string, updates: readonly RefUpdate[]): Promise<{ ok: true } | { ok: false; reason: string }> {
   if (updates.length === 0) return { ok: true }
-  const below = (ref: string) => {
-    if (!ref.startsWith('refs/')) throw new Error(`pushAtomic: ${ref} is not a full ref name`)
-    return ref.slice('refs/'.length)
-  }
+  for (const u of updates) if (!u.ref.startsWith('refs/')) throw new Error(`pushAtomic: ${u.ref} is not a full ref name`)
   const url = await git(['remote', 'get-url', '--push', remote], { cwd: repo })
   await removeRefs(repo, [pushPrefix, leasePrefix])
-  await updateRefs(repo, [
-    ...updates.flatMap((u) => (u.oid ? [`create ${pushPrefix}${below(u.ref)} ${u.oid}`] : [])),
-    ...updates.flatMap((u) => (u.expect !== '' ? [`create ${leasePrefix}${below(u.ref)} ${u.expect}`] : [])),
-  ])
   try {
-    const config = ['-c', `remote.${leaseRemote}.url=${url}`, '-c', `remote.${leaseRemote}.fetch=+refs/*:${leasePrefix}*`]
-    const args = [...config, 'push', '--atomic', '--porcelain', '--no-verify', '--force-with-lease', leaseRemote]
-    if (updates.some((u) => u.oid)) args.push(`${pushPrefix}*:refs/*`)
-    for (const u of updates) if (!u.oid) args.push(`:${u.ref}`)
-    const run = await execa('git', args, { cwd: repo, env: quietGitEnv, reject: false })
-    if (run.exitCode === 0) return { ok: true }
-    // Porcelain lines of refused refs start with `!`: `!\t<src>:<dst>\t[rejected] (stale info)`; the source is ours.
-    const refused = String(run.stdout)
-      .split('\n')
-      .filter((line) => line.startsWith('!'))
-      .map((line) => {
-        const [, refspec = '', ...summary] = line.split('\t')
-        return [refspec.slice(refspec.lastIndexOf(':') + 1), ...summary].join(' ').trim()
-      })
-    const reason = refused.length > 0 ? refused.join('; ') : firstLine(String(run.stderr)) || `git push exited with ${run.exitCode}`
-    return { ok: false, reason }
+    const deletions = updates.filter((u) => !u.oid).length
+    const push = (deletions >= pruneFrom && (await pruningPush(repo, url, updates))) || (await refspecPush(repo, updates))
+    return await runPush(repo, url, push)
   } finally {
     await removeRefs(repo, [pushPrefix, leasePrefix])
   }
+}
+
+/**
+ * Deletions from this many on go by `--prune`. Fewer stay refspecs: each costs
+ * ~2 µs per ref of the remote (40 ms at 20,000 refs), while pruning lists the
+ * remote and makes every branch and tag there part of the lease.
+ */
+const pruneFrom = 32
+
+/** The namespaces a pruning push mirrors whole: the branches and the tags. */
+const prunedNamespaces = ['heads/', 'tags/']
+
+/** What one `git push` is given past its options: its refspecs, and whether it prunes. */
+interface PushArgs {
+  refspecs: string[]
+  prune: boolean
+}
+
+/** Refs of the push and lease namespaces for `updates`: each new value, and each expected one. */
+function pushRefCommands(updates: readonly RefUpdate[]): string[] {
+  return [
+    ...updates.flatMap((u) => (u.oid ? [`create ${pushPrefix}${u.ref.slice('refs/'.length)} ${u.oid}`] : [])),
+    ...updates.flatMap((u) => (u.expect !== '' ? [`create ${leasePrefix}${u.ref.slice('refs/'.length)} ${u.expect}`] : [])),
+  ]
+}
+
+/** The new values by one glob refspec, each deletion by a refspec of its own. */
+async function refspecPush(repo: string, updates: readonly RefUpdate[]): Promise<PushArgs> {
+  await updateRefs(repo, pushRefCommands(updates))
+  const refspecs = updates.some((u) => u.oid) ? [`${pushPrefix}*:refs/*`] : []
+  for (const u of updates) if (!u.oid) refspecs.push(`:${u.ref}`)
+  return { refspecs, prune: false }
+}
+
+/**
+ * The push namespace holds every branch and tag the remote should have after
+ * the push: the new values, and each other branch and tag at the value the
+ * remote lists now (under a lease at that value, so one that moves before the
+ * push refuses it rather than being put back). Pushed with `--prune`, the
+ * remote's branches and tags missing from it are deleted: the deletions, and
+ * one someone creates meanwhile, which, having no lease, refuses the push.
+ * Undefined, and the deletions are refspecs, when the remote has a commit
+ * this repository lacks (a ref of the push namespace cannot name it) or lacks
+ * a ref to delete.
+ */
+async function pruningPush(repo: string, url: string, updates: readonly RefUpdate[]): Promise<PushArgs | undefined> {
+  const named = new Set(updates.map((u) => u.ref))
+  const listed = new Set<string>()
+  const others: RefUpdate[] = []
+  for (const line of (await git(['ls-remote', '--refs', '--heads', '--tags', url], { cwd: repo })).split('\n')) {
+    const [oid, ref] = line.split('\t')
+    if (!oid || !ref) continue
+    listed.add(ref)
+    if (!named.has(ref)) others.push({ ref, oid, expect: oid })
+  }
+  // A ref to delete that is gone already would just not be pruned: as a refspec, its lease refuses the push.
+  if (updates.some((u) => !u.oid && !listed.has(u.ref))) return undefined
+  const pruned = (ref: string) => prunedNamespaces.some((ns) => ref.startsWith(`refs/${ns}`))
+  try {
+    await updateRefs(repo, pushRefCommands([...updates, ...others]))
+  } catch {
+    return undefined
+  }
+  const refspecs = prunedNamespaces.map((ns) => `${pushPrefix}${ns}*:refs/${ns}*`)
+  for (const u of updates) if (!pruned(u.ref)) refspecs.push(u.oid ? `${pushPrefix}${u.ref.slice('refs/'.length)}:${u.ref}` : `:${u.ref}`)
+  return { refspecs, prune: true }
+}
+
+/** Runs the push; a refusal names the refs git refused, by their own names. */
+async function runPush(repo: string, url: string, push: PushArgs): Promise<{ ok: true } | { ok: false; reason: string }> {
+  const config = ['-c', `remote.${leaseRemote}.url=${url}`, '-c', `remote.${leaseRemote}.fetch=+refs/*:${leasePrefix}*`]
+  const args = [...config, 'push', '--atomic', '--porcelain', '--no-verify', '--force-with-lease', ...(push.prune ? ['--prune'] : []), leaseRemote, ...push.refspecs]
+  const run = await execa('git', args, { cwd: repo, env: quietGitEnv, reject: false })
+  if (run.exitCode === 0) return { ok: true }
+  // Porcelain lines of refused refs start with `!`: `!\t<src>:<dst>\t[rejected] (stale info)`; the source is ours.
+  const refused = String(run.stdout)
+    .split('\n')
+    .filter((line) => line.startsWith('!'))
+    .map((line) => {
+      const [, refspec = '', ...summary] = line.split('\t')
+      return [refspec.slice(refspec.lastIndexOf(':') + 1), ...summary].join(' ').trim()
+    })
+  const reason = refused.length > 0 ? refused.join('; ') : firstLine(String(run.stderr)) || `git push exited with ${run.exitCode}`
+  return { ok: false, reason }
 }
 
 /** Git never asks for credentials on a terminal and never uses the user's pager. */
