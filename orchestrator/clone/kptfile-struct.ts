@@ -170,8 +170,13 @@ function typeName(path: string): string {
 /** Encodes a Kptfile as kpt's struct encoding writes it: fixed order, sorted maps, empty fields omitted, wide sequences. */
 export function encodeKptfile(kptfile: KptfileStruct): string {
   const doc = new Document()
-  doc.contents = toNode(ordered(kptfile, schema))
+  doc.contents = toNode(kptfileValue(kptfile))
   return stringifyYamlDocument(doc, { wide: true })
+}
+
+/** The plain value encodeKptfile prints (what parsing its text would give): the struct's fields in kpt's order, empty ones omitted. */
+export function kptfileValue(kptfile: KptfileStruct): Record<string, unknown> {
+  return ordered(kptfile, schema) as Record<string, unknown>
 }
 
 function ordered(value: unknown, shape: Shape): unknown {
@@ -185,7 +190,9 @@ function ordered(value: unknown, shape: Shape): unknown {
     return entries.length === 0 ? undefined : Object.fromEntries(entries)
   }
   if (Array.isArray(shape)) {
-    const list = (value as unknown[]).map((v) => ordered(v, shape[0]!) ?? {})
+    // Omitting empty values is for struct fields: an empty string in a list stays (`keywords: [""]`), as yaml.v3 writes it.
+    const item = shape[0]!
+    const list = (value as unknown[]).map((v) => (item === 'string' ? String(v ?? '') : (ordered(v, item) ?? {})))
     return list.length === 0 ? undefined : list
   }
   const out: Record<string, unknown> = {}

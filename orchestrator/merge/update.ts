@@ -23,7 +23,7 @@ import { isMap } from 'yaml'
 import type { Node } from 'yaml'
 import { reconcileNode } from '../../functions/krm/yaml.js'
 import { parseYamlDocument, stringifyYamlDocument } from '../../functions/krm/index.js'
-import { decodeKptfile, encodeKptfile } from '../clone/kptfile-struct.js'
+import { decodeKptfile, encodeKptfile, kptfileValue } from '../clone/kptfile-struct.js'
 import type { KptfileStruct } from '../clone/kptfile-struct.js'
 import { addMergeComment, upstreamIdentifierAnnotation } from '../clone/merge-comments.js'
 import { isEmptyDocument, sequenceStyle, splitDocuments } from '../package/documents.js'
@@ -140,19 +140,20 @@ function mergeKptfile(path: string, local: PackageFile | undefined, origin: Pack
     if (decoded.ok && decoded.value.upstream) kptfile.upstream = decoded.value.upstream
     if (decoded.ok && decoded.value.upstreamLock) kptfile.upstreamLock = decoded.value.upstreamLock
   }
-  const text = keepLayout(fileText(local), encodeKptfile(kptfile))
+  const text = keepLayout(fileText(local), kptfile)
   return { ok: true, file: text === fileText(local) ? local : textFile(text), conflicts: merged.conflicts }
 }
 
 /**
  * The merged Kptfile written over the downstream's own text, so its key order,
  * comments and list style stay and the diff shows only what changed (kpt
- * re-encodes the whole file from its struct).
+ * re-encodes the whole file from its struct, which is what a downstream
+ * Kptfile that cannot be parsed gets).
  */
-function keepLayout(localText: string, encoded: string): string {
+function keepLayout(localText: string, kptfile: KptfileStruct): string {
   try {
     const doc = parseYamlDocument(localText, 'Kptfile')
-    const value = parseYamlDocument(encoded, 'Kptfile').toJSON() as Record<string, unknown>
+    const value = kptfileValue(kptfile)
     const root = reconcileNode(doc.contents as Node, value)
     // A top-level field new to the downstream (upstreamLock after an adoption) goes where the struct has it.
     const order = Object.keys(value)
@@ -160,7 +161,7 @@ function keepLayout(localText: string, encoded: string): string {
     doc.contents = root as typeof doc.contents
     return stringifyYamlDocument(doc, { wide: sequenceStyle(localText) === 'wide' })
   } catch {
-    return encoded
+    return encodeKptfile(kptfile)
   }
 }
 
