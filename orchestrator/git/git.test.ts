@@ -123,7 +123,8 @@ describe('git plumbing', () => {
   })
 
   describe('many deletions at once (a pruning push)', () => {
-    const drafts = Array.from({ length: 40 }, (_, i) => `refs/heads/drafts/p${i}/ws`)
+    // Enough deletions for a pruning push (pushAtomic's pruneFrom).
+    const drafts = Array.from({ length: 260 }, (_, i) => `refs/heads/drafts/p${i}/ws`)
     let a: string
     let other: string
     beforeEach(async () => {
@@ -153,7 +154,7 @@ describe('git plumbing', () => {
       expect(await listRefs(remote, ['refs/'])).toEqual(expected)
       // Again with every commit of the remote known here, as a synced clone knows them.
       await git(['fetch', '-q', 'origin', 'refs/heads/theirs'], { cwd: work })
-      const more = Array.from({ length: 40 }, (_, i) => `refs/heads/more/p${i}`)
+      const more = Array.from({ length: 260 }, (_, i) => `refs/heads/more/p${i}`)
       expect(
         await pushAtomic(
           work,

@@ -211,11 +211,13 @@ export async function pushAtomic(repo: string, remote: string, updates: readonly
 }
 
 /**
- * Deletions from this many on go by `--prune`. Fewer stay refspecs: each costs
- * ~2 µs per ref of the remote (40 ms at 20,000 refs), while pruning lists the
- * remote and makes every branch and tag there part of the lease.
+ * Deletions from this many on go by `--prune`. A deletion refspec costs ~2 µs
+ * per ref of the remote; pruning costs ~0.5 ms per branch and tag the remote
+ * keeps (a push ref and a lease ref made and removed here), so it pays from
+ * about 250 deletions whatever the remote's size (measured on tmpfs: 500
+ * refspecs against 20,000 refs 19 s; 20,000 refs made 2.8 s, removed 2.4 s).
  */
-const pruneFrom = 32
+const pruneFrom = 256
 
 /** The namespaces a pruning push mirrors whole: the branches and the tags. */
 const prunedNamespaces = ['heads/', 'tags/']
