@@ -9,6 +9,9 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { execa } from 'execa'
 
+/** The fleet sizes the end-to-end benchmarks render (KPT_VARIANTS_BENCH_SIZES=100,1000 for a shorter run). */
+export const fleetSizes = (process.env['KPT_VARIANTS_BENCH_SIZES'] || '100,1000,10000').split(',').map(Number)
+
 const identity = { GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'bench@example.com', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'bench@example.com' }
 const regions = ['us-east1', 'us-west1', 'eu-west1', 'ap-south1']
 

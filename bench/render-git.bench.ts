@@ -13,13 +13,11 @@ import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { createFleet } from './fleet-fixture.js'
+import { createFleet, fleetSizes } from './fleet-fixture.js'
 import type { Benchmark } from './harness.js'
 import { peakRssFigure } from './report.js'
-import { benchTmp, releaseWhenInMemory } from './scratch.js'
+import { agePastRacyWindow, benchTmp, releaseWhenInMemory } from './scratch.js'
 
-/** Fleet sizes (KPT_VARIANTS_BENCH_SIZES, as for render.bench.ts). */
-const sizes = (process.env['KPT_VARIANTS_BENCH_SIZES'] || '100,1000,10000').split(',').map(Number)
 const resources = 50
 const root = resolve(fileURLToPath(new URL('../..', import.meta.url)))
 const launcher = join(root, 'bin', 'kpt-variants')
@@ -70,6 +68,21 @@ function freshRemote(w: Work): string {
   return join(w.dir, `cache-${++w.count}`)
 }
 
+/** A work with the cache of its --git runs. */
+type GitWork = Work & { cache: string }
+
+/** Before each run of new variants: an empty downstream repository and its new cache. */
+function withFreshRemote(input: unknown): void {
+  const w = input as GitWork
+  w.cache = freshRemote(w)
+}
+
+/** A --git render (with `extra` options) into the work's cache; see render for `keepPeak`. */
+function renderGit(input: unknown, expect: string, extra: string[] = [], keepPeak?: boolean): void {
+  const w = input as GitWork
+  render(w, [w.fleet, '--git', ...extra, '--cache', w.cache], expect, keepPeak)
+}
+
 const created = (size: number) => `${size} created, 0 updated, 0 unchanged, 0 failed`
 const unchanged = (size: number) => `0 created, 0 updated, ${size} unchanged, 0 failed`
 const count = (n: number) => n.toLocaleString('en-US')
@@ -77,17 +90,14 @@ const count = (n: number) => n.toLocaleString('en-US')
 const iterations = (size: number) => (size >= 10_000 ? { iterations: 1, warmUp: false } : { iterations: 3 })
 const figures = (input: unknown) => ({ [peakRssFigure]: Math.round(((input as Work).peakKib / 1024) * 10) / 10 })
 
-export const benchmarks: Benchmark[] = sizes.flatMap((size): Benchmark[] => [
+export const benchmarks: Benchmark[] = fleetSizes.flatMap((size): Benchmark[] => [
   {
     name: `render --git ${count(size)} new variants into one repository (${resources} resources each)`,
     ...iterations(size),
     units: { count: size, name: 'variant' },
     setup: () => fleetOnce(size),
-    beforeEach(input) {
-      const w = input as Work & { cache?: string }
-      w.cache = freshRemote(w)
-    },
-    run: (input) => render(input as Work, [(input as Work).fleet, '--git', '--cache', (input as Work & { cache: string }).cache], created(size)),
+    beforeEach: withFreshRemote,
+    run: (input) => renderGit(input, created(size)),
     baseline: {
       name: 'the same render with --out DIR',
       beforeEach(input) {
@@ -108,14 +118,13 @@ export const benchmarks: Benchmark[] = sizes.flatMap((size): Benchmark[] => [
       render(w, [w.fleet, '--git', '--cache', cache], created(size))
       const out = join(w.dir, `out-${++w.count}`)
       render(w, [w.fleet, '--out', out], created(size))
-      // As in render.bench.ts (settleRecords): the output ages past the two seconds in which a file's metadata is
-      // not trusted, and one re-render records it, as a re-render long after the last write finds it.
-      await new Promise((resolve) => setTimeout(resolve, 2100))
+      // As in render.bench.ts (settleRecords): one re-render, long after the last write, records the output.
+      await agePastRacyWindow()
       render(w, [w.fleet, '--out', out], unchanged(size))
       w.peakKib = 0
       return Object.assign(w, { cache, out })
     },
-    run: (input) => render(input as Work, [(input as Work).fleet, '--git', '--cache', (input as Work & { cache: string }).cache], unchanged(size)),
+    run: (input) => renderGit(input, unchanged(size)),
     baseline: {
       name: 'the same re-render with --out DIR',
       run: (input) => render(input as Work, [(input as Work).fleet, '--out', (input as Work & { out: string }).out], unchanged(size)),
@@ -131,19 +140,13 @@ export const benchmarks: Benchmark[] = sizes.flatMap((size): Benchmark[] => [
       w.peakKib = 0
       return w
     },
-    beforeEach(input) {
-      const w = input as Work & { cache?: string }
-      w.cache = freshRemote(w)
-    },
-    run: (input) => render(input as Work, [(input as Work).fleet, '--git', '--publish', '--cache', (input as Work & { cache: string }).cache], created(size)),
+    beforeEach: withFreshRemote,
+    run: (input) => renderGit(input, created(size), ['--publish']),
     baseline: {
       name: 'the same render with --git alone (drafts)',
-      beforeEach(input) {
-        const w = input as Work & { cache?: string }
-        w.cache = freshRemote(w)
-      },
+      beforeEach: withFreshRemote,
       // The peak RSS is the --publish runs'.
-      run: (input) => render(input as Work, [(input as Work).fleet, '--git', '--cache', (input as Work & { cache: string }).cache], created(size), false),
+      run: (input) => renderGit(input, created(size), [], false),
     },
     figures,
     // The last case of its size: its directory goes now if in memory (see scratch.ts).

@@ -25,13 +25,11 @@ import { spawnSync } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { clusterName, createFleet, packageVariantText, setText } from './fleet-fixture.js'
+import { clusterName, createFleet, fleetSizes, packageVariantText, setText } from './fleet-fixture.js'
 import type { Benchmark } from './harness.js'
 import { fleetSizeFigure, peakRssFigure, renderCaseFigure } from './report.js'
-import { benchTmp, releaseWhenInMemory } from './scratch.js'
+import { agePastRacyWindow, benchTmp, releaseWhenInMemory } from './scratch.js'
 
-/** Fleet sizes (KPT_VARIANTS_BENCH_SIZES=100,1000 for a shorter run). */
-const sizes = (process.env['KPT_VARIANTS_BENCH_SIZES'] || '100,1000,10000').split(',').map(Number)
 const resources = 50
 /** The size the kpt baseline and the dry run are measured at. */
 const variants = 1000
@@ -128,14 +126,9 @@ function ensureRendered(s: State): void {
   s.peakKib = 0
 }
 
-/**
- * Lets the output age past the two seconds in which a file's metadata is not
- * trusted (statPackageDirectory), then re-renders once: in use a re-render
- * comes long after the last write, while back-to-back runs would compare
- * every package written in the last two seconds by content.
- */
+/** Lets the output age past the racy window (agePastRacyWindow), then re-renders once, as a re-render long after the last write finds it. */
 async function settleRecords(s: State): Promise<void> {
-  await new Promise((resolve) => setTimeout(resolve, 2100))
+  await agePastRacyWindow()
   render(s, s.work.out, [], { unchanged: s.work.size })
   s.peakKib = 0
 }
@@ -216,7 +209,7 @@ const memoryGoal = (size: number) => (size >= 10_000 ? { maxFigure: { name: peak
 /** Iterations: fewer for the big fleet (each run is tens of seconds; the harness adds a warm-up). */
 const iterations = (size: number) => (size >= 10_000 ? 1 : 3)
 
-export const benchmarks: Benchmark[] = sizes.flatMap((size): Benchmark[] => [
+export const benchmarks: Benchmark[] = fleetSizes.flatMap((size): Benchmark[] => [
   {
     name: `render ${count(size)} new variants (${resources} resources each)`,
     iterations: iterations(size),

@@ -37,3 +37,13 @@ const inMemory = ['tmpfs', 'ramfs'].includes(fileSystemOf(benchTmp()) ?? '')
 export function releaseWhenInMemory(dir: string): void {
   if (inMemory) rmSync(dir, { recursive: true, force: true })
 }
+
+/**
+ * Waits until what was just written is older than the two seconds in which a
+ * file's metadata is not trusted (statPackageDirectory): in use a re-render
+ * comes long after the last write, while one run straight after another would
+ * compare every package written in the last two seconds by content.
+ */
+export function agePastRacyWindow(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 2100))
+}
