@@ -27,6 +27,13 @@ describe('git plumbing', () => {
     await git(['clone', '-q', remote, work], { cwd: dir })
   })
   afterEach(() => rmSync(dir, { recursive: true, force: true }))
+  /** Pushes `refs` as new refs at `oid` (each leased as absent). */
+  const pushNew = (refs: readonly string[], oid: string) =>
+    pushAtomic(
+      work,
+      'origin',
+      refs.map((ref) => ({ ref, oid, expect: '' })),
+    )
 
   test("a failing command throws GitError with git's own first line", async () => {
     await expect(git(['rev-parse', '--verify', 'nope'], { cwd: work })).rejects.toThrow(GitError)
@@ -107,13 +114,7 @@ describe('git plumbing', () => {
     const a = await commit({ x: '1\n' }, 'a')
     const b = await commit({ x: '2\n' }, 'b')
     const names = Array.from({ length: 300 }, (_, i) => `refs/heads/drafts/p${i}/ws`)
-    expect(
-      await pushAtomic(
-        work,
-        'origin',
-        names.map((ref) => ({ ref, oid: a, expect: '' })),
-      ),
-    ).toEqual({ ok: true })
+    expect(await pushNew(names, a)).toEqual({ ok: true })
     // A third moved, a third deleted, a third kept; and one new.
     const updates = names.flatMap((ref, i) => (i % 3 === 0 ? [{ ref, oid: b, expect: a }] : i % 3 === 1 ? [{ ref, expect: a }] : []))
     expect(await pushAtomic(work, 'origin', [...updates, { ref: 'refs/heads/drafts/new/ws', oid: b, expect: '' }])).toEqual({ ok: true })
@@ -129,8 +130,7 @@ describe('git plumbing', () => {
     let other: string
     beforeEach(async () => {
       a = await commit({ x: '1\n' }, 'a')
-      const created = [...drafts, 'refs/heads/main', 'refs/heads/feature', 'refs/tags/v1'].map((ref) => ({ ref, oid: a, expect: '' }))
-      expect(await pushAtomic(work, 'origin', created)).toEqual({ ok: true })
+      expect(await pushNew([...drafts, 'refs/heads/main', 'refs/heads/feature', 'refs/tags/v1'], a)).toEqual({ ok: true })
       other = join(dir, 'other')
       await git(['clone', '-q', remote, other], { cwd: dir })
     })
@@ -155,13 +155,7 @@ describe('git plumbing', () => {
       // Again with every commit of the remote known here, as a synced clone knows them.
       await git(['fetch', '-q', 'origin', 'refs/heads/theirs'], { cwd: work })
       const more = Array.from({ length: 260 }, (_, i) => `refs/heads/more/p${i}`)
-      expect(
-        await pushAtomic(
-          work,
-          'origin',
-          more.map((ref) => ({ ref, oid: a, expect: '' })),
-        ),
-      ).toEqual({ ok: true })
+      expect(await pushNew(more, a)).toEqual({ ok: true })
       expect(
         await pushAtomic(
           work,

@@ -228,11 +228,16 @@ interface PushArgs {
   prune: boolean
 }
 
+/** The ref of namespace `prefix` that stands for `ref` (`refs/heads/x` -> `<prefix>heads/x`). */
+function inNamespace(prefix: string, ref: string): string {
+  return `${prefix}${ref.slice('refs/'.length)}`
+}
+
 /** Refs of the push and lease namespaces for `updates`: each new value, and each expected one. */
 function pushRefCommands(updates: readonly RefUpdate[]): string[] {
   return [
-    ...updates.flatMap((u) => (u.oid ? [`create ${pushPrefix}${u.ref.slice('refs/'.length)} ${u.oid}`] : [])),
-    ...updates.flatMap((u) => (u.expect !== '' ? [`create ${leasePrefix}${u.ref.slice('refs/'.length)} ${u.expect}`] : [])),
+    ...updates.flatMap((u) => (u.oid ? [`create ${inNamespace(pushPrefix, u.ref)} ${u.oid}`] : [])),
+    ...updates.flatMap((u) => (u.expect !== '' ? [`create ${inNamespace(leasePrefix, u.ref)} ${u.expect}`] : [])),
   ]
 }
 
@@ -274,7 +279,7 @@ async function pruningPush(repo: string, url: string, updates: readonly RefUpdat
     return undefined
   }
   const refspecs = prunedNamespaces.map((ns) => `${pushPrefix}${ns}*:refs/${ns}*`)
-  for (const u of updates) if (!pruned(u.ref)) refspecs.push(u.oid ? `${pushPrefix}${u.ref.slice('refs/'.length)}:${u.ref}` : `:${u.ref}`)
+  for (const u of updates) if (!pruned(u.ref)) refspecs.push(u.oid ? `${inNamespace(pushPrefix, u.ref)}:${u.ref}` : `:${u.ref}`)
   return { refspecs, prune: true }
 }
 
