@@ -31,16 +31,16 @@ const programFlags = {
 // required as it is.
 const cacheable = process.features.require_module === true
 
-/** The bundle of program `name` and its code cache. */
-function bundleFiles(name) {
+/** Sets the V8 flags of program `name`, which its code must be compiled under; returns its bundle and code cache. */
+function setUpProgram(name) {
+  for (const flag of programFlags[name] ?? []) setFlagsFromString(flag)
   const file = fileURLToPath(new URL(`../dist/bundles/${name}.cjs`, import.meta.url))
   return { file, cache: `${file}.cache` }
 }
 
 /** Loads program `name` and returns its exports; `codeCache` says whether V8 used the cache. */
 export function loadBundle(name) {
-  for (const flag of programFlags[name] ?? []) setFlagsFromString(flag)
-  const { file, cache } = bundleFiles(name)
+  const { file, cache } = setUpProgram(name)
   const cachedData = readIfPresent(cache)
   if (cachedData === undefined || !cacheable) {
     return { exports: createRequire(file)(file), codeCache: 'none' }
@@ -55,8 +55,7 @@ export function loadBundle(name) {
  * it then holds the functions that code compiled too.
  */
 export function writeCodeCache(name) {
-  for (const flag of programFlags[name] ?? []) setFlagsFromString(flag)
-  const { file, cache } = bundleFiles(name)
+  const { file, cache } = setUpProgram(name)
   const script = compile(file, undefined)
   run(script, file)
   const temporary = `${cache}.${process.pid}.tmp`
