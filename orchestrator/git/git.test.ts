@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { catFileBatch, diffTrees, git, GitError, listRefs, listTree, pushAtomic, updateRefs } from './git.js'
 
+/** The timeout of a test that pushes hundreds of refs: about a second alone, several times that beside CI's image builds. */
+const manyRefs = 60_000
 const env = { GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' }
 
 describe('git plumbing', () => {
@@ -110,18 +112,22 @@ describe('git plumbing', () => {
     expect((await listRefs(work, ['refs/kpt-variants/'])).size).toBe(0)
   })
 
-  test('pushAtomic pushes many refs at once, creating, moving and deleting them under their leases', async () => {
-    const a = await commit({ x: '1\n' }, 'a')
-    const b = await commit({ x: '2\n' }, 'b')
-    const names = Array.from({ length: 300 }, (_, i) => `refs/heads/drafts/p${i}/ws`)
-    expect(await pushNew(names, a)).toEqual({ ok: true })
-    // A third moved, a third deleted, a third kept; and one new.
-    const updates = names.flatMap((ref, i) => (i % 3 === 0 ? [{ ref, oid: b, expect: a }] : i % 3 === 1 ? [{ ref, expect: a }] : []))
-    expect(await pushAtomic(work, 'origin', [...updates, { ref: 'refs/heads/drafts/new/ws', oid: b, expect: '' }])).toEqual({ ok: true })
-    const expected = new Map(names.flatMap((ref, i): [string, string][] => (i % 3 === 0 ? [[ref, b]] : i % 3 === 2 ? [[ref, a]] : [])))
-    expected.set('refs/heads/drafts/new/ws', b)
-    expect(await listRefs(remote, ['refs/heads/drafts/'])).toEqual(expected)
-  })
+  test(
+    'pushAtomic pushes many refs at once, creating, moving and deleting them under their leases',
+    async () => {
+      const a = await commit({ x: '1\n' }, 'a')
+      const b = await commit({ x: '2\n' }, 'b')
+      const names = Array.from({ length: 300 }, (_, i) => `refs/heads/drafts/p${i}/ws`)
+      expect(await pushNew(names, a)).toEqual({ ok: true })
+      // A third moved, a third deleted, a third kept; and one new.
+      const updates = names.flatMap((ref, i) => (i % 3 === 0 ? [{ ref, oid: b, expect: a }] : i % 3 === 1 ? [{ ref, expect: a }] : []))
+      expect(await pushAtomic(work, 'origin', [...updates, { ref: 'refs/heads/drafts/new/ws', oid: b, expect: '' }])).toEqual({ ok: true })
+      const expected = new Map(names.flatMap((ref, i): [string, string][] => (i % 3 === 0 ? [[ref, b]] : i % 3 === 2 ? [[ref, a]] : [])))
+      expected.set('refs/heads/drafts/new/ws', b)
+      expect(await listRefs(remote, ['refs/heads/drafts/'])).toEqual(expected)
+    },
+    manyRefs,
+  )
 
   describe('many deletions at once (a pruning push)', () => {
     // Enough deletions for a pruning push (pushAtomic's pruneFrom).
@@ -133,62 +139,74 @@ describe('git plumbing', () => {
       expect(await pushNew([...drafts, 'refs/heads/main', 'refs/heads/feature', 'refs/tags/v1'], a)).toEqual({ ok: true })
       other = join(dir, 'other')
       await git(['clone', '-q', remote, other], { cwd: dir })
-    })
+    }, manyRefs)
 
-    test('delete only the refs named, leaving every other branch and tag of the remote as it is', async () => {
-      // Someone pushes a branch of a commit this repository has never seen: its ref cannot be mirrored here.
-      writeFileSync(join(other, 'x'), 'theirs\n')
-      await git(['commit', '-qam', 'theirs'], { cwd: other, env })
-      await git(['push', '-q', 'origin', 'HEAD:refs/heads/theirs'], { cwd: other })
-      const theirs = await git(['rev-parse', 'HEAD'], { cwd: other })
-      const b = await commit({ x: '2\n' }, 'b')
-      const updates = [...drafts.map((ref) => ({ ref, expect: a })), { ref: 'refs/heads/main', oid: b, expect: a }, { ref: 'refs/tags/v2', oid: b, expect: '' }]
-      expect(await pushAtomic(work, 'origin', updates)).toEqual({ ok: true })
-      const expected = new Map([
-        ['refs/heads/feature', a],
-        ['refs/heads/main', b],
-        ['refs/heads/theirs', theirs],
-        ['refs/tags/v1', a],
-        ['refs/tags/v2', b],
-      ])
-      expect(await listRefs(remote, ['refs/'])).toEqual(expected)
-      // Again with every commit of the remote known here, as a synced clone knows them.
-      await git(['fetch', '-q', 'origin', 'refs/heads/theirs'], { cwd: work })
-      const more = Array.from({ length: 260 }, (_, i) => `refs/heads/more/p${i}`)
-      expect(await pushNew(more, a)).toEqual({ ok: true })
-      expect(
-        await pushAtomic(
+    test(
+      'delete only the refs named, leaving every other branch and tag of the remote as it is',
+      async () => {
+        // Someone pushes a branch of a commit this repository has never seen: its ref cannot be mirrored here.
+        writeFileSync(join(other, 'x'), 'theirs\n')
+        await git(['commit', '-qam', 'theirs'], { cwd: other, env })
+        await git(['push', '-q', 'origin', 'HEAD:refs/heads/theirs'], { cwd: other })
+        const theirs = await git(['rev-parse', 'HEAD'], { cwd: other })
+        const b = await commit({ x: '2\n' }, 'b')
+        const updates = [...drafts.map((ref) => ({ ref, expect: a })), { ref: 'refs/heads/main', oid: b, expect: a }, { ref: 'refs/tags/v2', oid: b, expect: '' }]
+        expect(await pushAtomic(work, 'origin', updates)).toEqual({ ok: true })
+        const expected = new Map([
+          ['refs/heads/feature', a],
+          ['refs/heads/main', b],
+          ['refs/heads/theirs', theirs],
+          ['refs/tags/v1', a],
+          ['refs/tags/v2', b],
+        ])
+        expect(await listRefs(remote, ['refs/'])).toEqual(expected)
+        // Again with every commit of the remote known here, as a synced clone knows them.
+        await git(['fetch', '-q', 'origin', 'refs/heads/theirs'], { cwd: work })
+        const more = Array.from({ length: 260 }, (_, i) => `refs/heads/more/p${i}`)
+        expect(await pushNew(more, a)).toEqual({ ok: true })
+        expect(
+          await pushAtomic(
+            work,
+            'origin',
+            more.map((ref) => ({ ref, expect: a })),
+          ),
+        ).toEqual({ ok: true })
+        expect(await listRefs(remote, ['refs/'])).toEqual(expected)
+        expect((await listRefs(work, ['refs/kpt-variants/'])).size).toBe(0)
+      },
+      manyRefs,
+    )
+
+    test(
+      'a deleted ref someone moved refuses the push, and nothing is deleted',
+      async () => {
+        await git(['commit', '-q', '--allow-empty', '-m', 'moved'], { cwd: other, env })
+        await git(['push', '-q', '-f', 'origin', `HEAD:${drafts[7]}`], { cwd: other })
+        const refused = await pushAtomic(
           work,
           'origin',
-          more.map((ref) => ({ ref, expect: a })),
-        ),
-      ).toEqual({ ok: true })
-      expect(await listRefs(remote, ['refs/'])).toEqual(expected)
-      expect((await listRefs(work, ['refs/kpt-variants/'])).size).toBe(0)
-    })
+          drafts.map((ref) => ({ ref, expect: a })),
+        )
+        expect(refused.ok).toBe(false)
+        expect(!refused.ok && refused.reason.split('; ').filter((r) => r.includes('(stale info)'))).toEqual([`${drafts[7]} [rejected] (stale info)`])
+        expect([...(await listRefs(remote, ['refs/heads/drafts/'])).keys()].sort()).toEqual([...drafts].sort())
+      },
+      manyRefs,
+    )
 
-    test('a deleted ref someone moved refuses the push, and nothing is deleted', async () => {
-      await git(['commit', '-q', '--allow-empty', '-m', 'moved'], { cwd: other, env })
-      await git(['push', '-q', '-f', 'origin', `HEAD:${drafts[7]}`], { cwd: other })
-      const refused = await pushAtomic(
-        work,
-        'origin',
-        drafts.map((ref) => ({ ref, expect: a })),
-      )
-      expect(refused.ok).toBe(false)
-      expect(!refused.ok && refused.reason.split('; ').filter((r) => r.includes('(stale info)'))).toEqual([`${drafts[7]} [rejected] (stale info)`])
-      expect([...(await listRefs(remote, ['refs/heads/drafts/'])).keys()].sort()).toEqual([...drafts].sort())
-    })
-
-    test('a ref to delete that someone deleted already refuses the push, as its lease says', async () => {
-      await git(['push', '-q', 'origin', `:${drafts[3]}`], { cwd: other })
-      const refused = await pushAtomic(
-        work,
-        'origin',
-        drafts.map((ref) => ({ ref, expect: a })),
-      )
-      expect(refused).toEqual({ ok: false, reason: expect.stringContaining(drafts[3]!) })
-      expect((await listRefs(remote, ['refs/heads/drafts/'])).size).toBe(drafts.length - 1)
-    })
+    test(
+      'a ref to delete that someone deleted already refuses the push, as its lease says',
+      async () => {
+        await git(['push', '-q', 'origin', `:${drafts[3]}`], { cwd: other })
+        const refused = await pushAtomic(
+          work,
+          'origin',
+          drafts.map((ref) => ({ ref, expect: a })),
+        )
+        expect(refused).toEqual({ ok: false, reason: expect.stringContaining(drafts[3]!) })
+        expect((await listRefs(remote, ['refs/heads/drafts/'])).size).toBe(drafts.length - 1)
+      },
+      manyRefs,
+    )
   })
 })
