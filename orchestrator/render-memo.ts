@@ -21,7 +21,9 @@
  * does: when that matches, the contents are not read. As in git, metadata
  * taken within two seconds of a file's modification is not trusted (an edit
  * in the same clock tick would not show): such entries are checked by
- * content, and get their metadata digest on a later run.
+ * content, and get their metadata digest on a later run. With `--git` that
+ * digest is the ids of the package's trees, published and drafted
+ * (`packageDigests`): content-addressed, so trusted at once.
  */
 import { createHash } from 'node:crypto'
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
@@ -41,7 +43,7 @@ export interface MemoEntry {
   inputs: string
   /** Digest of the files the render left in the downstream (and, with --git, the published package). */
   files: string
-  /** With --out: digest of those files' metadata, when taken long enough after they were written. */
+  /** Digest of those files' metadata when taken long enough after they were written (--out), or of their trees (--git). */
   stat?: string
   /** The report's warnings and injected objects, repeated when the render is skipped. */
   warnings: string[]

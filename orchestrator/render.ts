@@ -209,7 +209,9 @@ export async function renderFleet(settings: RenderSettings, progress?: RenderPro
     }
     // What was written (or found unchanged) is recorded for the next run; failures are rendered again.
     if (run.memo && !settings.dryRun) {
-      for (const p of pending) if (p.memo && p.memo.stat === undefined && p.report.status !== 'failed') setStat(p.memo, run.downstreams.statDigest?.(p.path))
+      const unstated = pending.filter((p) => p.memo && p.memo.stat === undefined && p.report.status !== 'failed')
+      await run.downstreams.restat?.(unstated.map((p) => p.path))
+      for (const p of unstated) setStat(p.memo!, run.downstreams.statDigest?.(p.path))
       run.memo.save(new Map(pending.map((p) => [p.path, p.report.status === 'failed' ? undefined : p.memo])))
     }
     const sorted = { ...report, variants: sortReports(report.variants) }
@@ -327,10 +329,15 @@ export async function renderShare(run: Run, index: number, threads: number, onDo
   const context = new VariantContext(run.fleet, run.sources, run.settings, run.writer, run.downstreams, run.scratch, run.memo)
   const done: Pending[] = []
   if (index >= count) return done
-  const share = run.plan.variants.filter((_, i) => i % count === index)
+  const share = run.plan.variants.filter((_, i) => i % count === index).map((variant) => ({ variant, path: `${variant.downstream.repo}/${variant.downstream.package}` }))
+  const recorded = new Map<string, string>()
+  for (const { variant, path } of share) {
+    const stat = run.memo?.recorded(variant, path)?.stat
+    if (stat !== undefined) recorded.set(path, stat)
+  }
   await run.downstreams.prefetch(
-    share.map((v) => `${v.downstream.repo}/${v.downstream.package}`),
-    { alone: count === 1 },
+    share.map((s) => s.path),
+    { alone: count === 1, recorded },
   )
   for (let i = index; i < run.plan.variants.length; i += count) {
     const pending = await context.render(run.plan.variants[i]!)

@@ -262,6 +262,50 @@ describe('kpt-variants render --git', () => {
   )
 
   test(
+    'a re-render skips only the packages whose trees are as the last run left them: an edited published package or draft is rendered again',
+    async () => {
+      ws = await Workspace.create()
+      await ws.render('--publish')
+      // Recorded with the trees the publish left (the record's digests are taken after the push).
+      expect((await ws.render()).report.variants.map((v) => v.status)).toEqual(['unchanged', 'unchanged', 'unchanged'])
+      const edit = async (name: string, branch: string, file: string, change: (text: string) => string) => {
+        const clone = join(ws.dir, `edit-${name}-${branch.replace(/\//g, '-')}`)
+        rmSync(clone, { recursive: true, force: true })
+        await git(ws.dir, 'clone', '-q', '-b', branch, ws.remote(name), clone)
+        writeFileSync(join(clone, file), change(existsSync(join(clone, file)) ? readFileSync(join(clone, file), 'utf8') : ''))
+        await git(clone, 'add', '-A')
+        await git(clone, 'commit', '-qm', `edit ${file}`)
+        await git(clone, 'push', '-q', 'origin', branch)
+      }
+      // Injected config edited on edge-02's published branch (injection puts it back); edge-03's branch moves outside the package.
+      await edit('edge-02', 'main', 'nginx/region-endpoints.yaml', (text) => text.replace('https://api.us-west1.example.com', 'https://edited.example.com'))
+      await edit('edge-03', 'main', 'README.md', (text) => `${text}More.\n`)
+      const afterEdits = await ws.render()
+      expect(afterEdits.report.variants.map((v) => [v.path, v.status])).toEqual([
+        ['edge-01/nginx', 'unchanged'],
+        ['edge-02/nginx', 'updated'],
+        ['edge-03/nginx', 'unchanged'],
+      ])
+      const restored = 'drafts/nginx/packagevariant-2:nginx/region-endpoints.yaml'
+      expect(await ws.show('edge-02', restored)).toContain('https://api.us-west1.example.com')
+      // That draft edited by hand is rendered again over it, on the same branch.
+      await edit('edge-02', 'drafts/nginx/packagevariant-2', 'nginx/region-endpoints.yaml', (text) => text.replace('https://api.us-west1.example.com', 'https://edited.example.com'))
+      const afterDraftEdit = await ws.render()
+      expect(afterDraftEdit.report.variants.map((v) => [v.status, v.draft])).toEqual([
+        ['unchanged', undefined],
+        ['updated', 'drafts/nginx/packagevariant-2'],
+        ['unchanged', undefined],
+      ])
+      expect(await ws.show('edge-02', restored)).toContain('https://api.us-west1.example.com')
+      // And then nothing to do: no commit, no branch.
+      const settled = await Promise.all(threeClusters.map((c) => ws.refs(c.name)))
+      expect((await ws.render()).report.variants.map((v) => v.status)).toEqual(['unchanged', 'unchanged', 'unchanged'])
+      expect(await Promise.all(threeClusters.map((c) => ws.refs(c.name)))).toEqual(settled)
+    },
+    timeout,
+  )
+
+  test(
     'two renders against the same repositories never interleave: the second waits for the first, then finds nothing to do',
     async () => {
       ws = await Workspace.create()

@@ -1,7 +1,7 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { catFileBatch, diffTrees, git, GitError, listRefs, listTree, pushAtomic, updateRefs } from './git.js'
+import { catFileBatch, diffTrees, git, GitError, listRefs, listTree, pushAtomic, resolveObjects, updateRefs } from './git.js'
 
 /** The timeout of a test that pushes hundreds of refs: about a second alone, several times that beside CI's image builds. */
 const manyRefs = 60_000
@@ -53,6 +53,16 @@ describe('git plumbing', () => {
     const [blob] = await catFileBatch(work, [changes.get(b)![2]!.oid])
     expect(blob).toMatchObject({ type: 'blob', content: Buffer.from('4\n') })
     expect((await listTree(work, b, '')).map((e) => e.path)).toEqual(['x', 'z'])
+  })
+
+  test('resolveObjects names the object of each name in one process, undefined where there is none', async () => {
+    mkdirSync(join(work, 'pkg'))
+    const a = await commit({ 'pkg/x': '1\n' }, 'a')
+    const [tree, blob, missing, bad] = await resolveObjects(work, [`${a}:pkg`, `${a}:pkg/x`, `${a}:nope`, 'not-a-ref'])
+    expect(tree).toBe(await git(['rev-parse', `${a}:pkg`], { cwd: work }))
+    expect(blob).toBe(await git(['hash-object', join(work, 'pkg', 'x')], { cwd: work }))
+    expect([missing, bad]).toEqual([undefined, undefined])
+    expect(await resolveObjects(work, [])).toEqual([])
   })
 
   test('updateRefs applies all commands or none; listRefs reads them back', async () => {

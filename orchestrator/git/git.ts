@@ -73,6 +73,20 @@ export async function catFileBatch(repo: string, oids: readonly string[]): Promi
   return objects
 }
 
+/**
+ * Resolves object names (`<commit>:<path>` and the like) to object ids with
+ * one `git cat-file --batch-check` process, reading no content; a name that
+ * resolves to nothing is undefined.
+ */
+export async function resolveObjects(repo: string, names: readonly string[]): Promise<(string | undefined)[]> {
+  if (names.length === 0) return []
+  const out = await git(['cat-file', '--batch-check=%(objectname)'], { cwd: repo, input: `${names.join('\n')}\n` })
+  // A name that resolves to nothing is echoed back: `<name> missing` (or `ambiguous`).
+  const lines = out.split('\n')
+  if (lines.length !== names.length) throw new GitError(['cat-file', '--batch-check'], `${lines.length} answers to ${names.length} names`)
+  return lines.map((line) => (/^[0-9a-f]{40,64}$/.test(line) ? line : undefined))
+}
+
 /** One entry of `git ls-tree -r -z`: mode, type, object id and path. */
 export interface TreeEntry {
   mode: string

@@ -5,20 +5,38 @@
  * re-render is compared with the draft when there is one.
  */
 import type { RepositorySnapshot, StoredPackage } from './git/repository.js'
-import { readPackages } from './git/repository.js'
+import { packageDigests, readPackages } from './git/repository.js'
 import { readPackageDirectory, statPackageDirectory } from './directory.js'
 import type { DirectoryWriter } from './directory.js'
 import { ReadAhead } from './read-ahead.js'
 
 export type { StoredPackage }
 
+/** How a share of a run reads ahead. */
+export interface PrefetchOptions {
+  /** No other thread renders. */
+  alone: boolean
+  /**
+   * The digests (statDigest's) that the record of earlier renders holds for
+   * the paths whose inputs are unchanged: a package that still has its
+   * digest is skipped without being read, so it need not be read ahead.
+   */
+  recorded?: ReadonlyMap<string, string>
+}
+
 /** Reads downstream packages by path (`<repo>/<package>`). */
 export interface Downstreams {
-  /** Reads the packages of many paths at once, ahead of `read` (a share of a run; `alone`: no other thread renders). */
-  prefetch(paths: readonly string[], options?: { alone: boolean }): Promise<void>
+  /** Reads the packages of many paths at once, ahead of `read` (a share of a run). */
+  prefetch(paths: readonly string[], options?: PrefetchOptions): Promise<void>
   read(path: string): Promise<StoredPackage>
-  /** A digest of the package's file metadata (see statPackageDirectory), where that is cheaper than reading it. */
+  /**
+   * A digest of the package that changes whenever its files do, where that is
+   * cheaper than reading them: its files' metadata (statPackageDirectory), or
+   * with --git its trees' ids. Each path answers once, as the package may then be rewritten.
+   */
   statDigest?(path: string): string | undefined
+  /** Takes the digests of `paths` as the run left them, for statDigest: with --git, after its push. */
+  restat?(paths: readonly string[]): Promise<void>
   /** Stops reading ahead, at the end of a run. */
   close?(): void
 }
@@ -41,7 +59,7 @@ export class DirectoryDownstreams implements Downstreams {
   /** The share's index of the thread's first package. */
   #aheadFrom = 0
 
-  async prefetch(paths: readonly string[], options = { alone: true }): Promise<void> {
+  async prefetch(paths: readonly string[], options: PrefetchOptions = { alone: true }): Promise<void> {
     // Beside other render threads the second core is taken, and a thread more only costs memory.
     if (!options.alone) return
     this.#share = paths
@@ -81,25 +99,61 @@ export class DirectoryDownstreams implements Downstreams {
   }
 }
 
-/** Packages in downstream repositories, read from the snapshot every thread shares, a repository at a time. */
+/**
+ * Packages in downstream repositories, read from the snapshot every thread
+ * shares, a repository at a time. Their digests (statDigest) are their trees'
+ * ids: a package whose trees are those the record of earlier renders holds
+ * is not read at all.
+ */
 export class GitDownstreams implements Downstreams {
   readonly #repos: Map<string, RepositorySnapshot>
   readonly #read = new Map<string, StoredPackage>()
+  readonly #digests = new Map<string, string>()
 
   constructor(snapshots: readonly RepositorySnapshot[]) {
     this.#repos = new Map(snapshots.map((s) => [s.name, s]))
   }
 
-  async prefetch(paths: readonly string[]): Promise<void> {
+  async prefetch(paths: readonly string[], options?: PrefetchOptions): Promise<void> {
+    for (const [repo, packages] of this.#byRepo(paths.filter((path) => !this.#read.has(path)))) {
+      const snapshot = this.#repos.get(repo)!
+      const digests = await this.#takeDigests(repo, packages)
+      const unread = packages.filter((pkg) => options?.recorded?.get(`${repo}/${pkg}`) !== digests.get(pkg))
+      const read = await readPackages(snapshot, unread)
+      for (const pkg of unread) this.#read.set(`${repo}/${pkg}`, read.get(pkg) ?? {})
+    }
+  }
+
+  statDigest(path: string): string | undefined {
+    const digest = this.#digests.get(path)
+    this.#digests.delete(path)
+    return digest
+  }
+
+  async restat(paths: readonly string[]): Promise<void> {
+    for (const [repo, packages] of this.#byRepo(paths)) {
+      try {
+        await this.#takeDigests(repo, packages)
+      } catch {
+        // The drafts are pushed by now: a package without a digest is only read again next time.
+      }
+    }
+  }
+
+  /** The packages of `paths` by repository, of the repositories this run opened. */
+  #byRepo(paths: readonly string[]): Map<string, string[]> {
     const byRepo = new Map<string, string[]>()
     for (const path of paths) {
       const { repo, pkg } = splitPath(path)
-      if (this.#repos.has(repo) && !this.#read.has(path)) (byRepo.get(repo) ?? byRepo.set(repo, []).get(repo)!).push(pkg)
+      if (this.#repos.has(repo)) (byRepo.get(repo) ?? byRepo.set(repo, []).get(repo)!).push(pkg)
     }
-    for (const [repo, packages] of byRepo) {
-      const read = await readPackages(this.#repos.get(repo)!, packages)
-      for (const pkg of packages) this.#read.set(`${repo}/${pkg}`, read.get(pkg) ?? {})
-    }
+    return byRepo
+  }
+
+  async #takeDigests(repo: string, packages: readonly string[]): Promise<Map<string, string>> {
+    const digests = await packageDigests(this.#repos.get(repo)!, packages)
+    for (const [pkg, digest] of digests) this.#digests.set(`${repo}/${pkg}`, digest)
+    return digests
   }
 
   async read(path: string): Promise<StoredPackage> {

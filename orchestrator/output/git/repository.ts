@@ -14,7 +14,7 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Repository } from '../../../functions/api/repository.js'
-import { catFileBatch, diffTrees, fastImport, listRefs, listTree, pushAtomic, removeRefs, updateRefs } from '../../git/git.js'
+import { catFileBatch, diffTrees, fastImport, listRefs, listTree, pushAtomic, removeRefs, resolveObjects, updateRefs } from '../../git/git.js'
 import type { RefUpdate } from '../../git/git.js'
 import { gitPackageFiles } from '../../package/files.js'
 import type { PackageFiles } from '../../package/files.js'
@@ -161,6 +161,26 @@ export async function readPackages(snapshot: RepositorySnapshot, packages: reado
     out.set(pkg, stored)
   }
   return out
+}
+
+/**
+ * A digest of each package as published and as drafted, made of the ids of
+ * its directory's trees (one git process whatever their number): git names a
+ * tree by its content, so packages with the same digest hold the same files,
+ * and a re-render can know a package untouched without reading it.
+ */
+export async function packageDigests(snapshot: RepositorySnapshot, packages: readonly string[]): Promise<Map<string, string>> {
+  const names: string[] = []
+  for (const pkg of packages) {
+    const dir = packageDir(snapshot, pkg)
+    if (snapshot.head) names.push(`${snapshot.head}:${dir}`)
+    if (snapshot.drafts[pkg]) names.push(`${snapshot.drafts[pkg].commit}:${dir}`)
+  }
+  const trees = await resolveObjects(snapshot.clone, names)
+  let at = 0
+  const next = () => trees[at++] ?? 'none'
+  // A draft without the directory proposes the package's removal: not the same as no draft.
+  return new Map(packages.map((pkg) => [pkg, `git published:${snapshot.head ? next() : 'none'} draft:${snapshot.drafts[pkg] ? next() : 'no draft'}`]))
 }
 
 /** The wanted package directory a path is in (the innermost), and the path inside it. */
