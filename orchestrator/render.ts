@@ -209,7 +209,9 @@ export async function renderFleet(settings: RenderSettings, progress?: RenderPro
     }
     // What was written (or found unchanged) is recorded for the next run; failures are rendered again.
     if (run.memo && !settings.dryRun) {
-      const unstated = pending.filter((p) => p.memo && p.memo.stat === undefined && p.report.status !== 'failed')
+      // Publishing moved the packages it published, those skipped as unchanged too: their digests are taken again.
+      const published = settings.git?.publish === true
+      const unstated = pending.filter((p) => p.memo && (p.memo.stat === undefined || (published && p.report.published)) && p.report.status !== 'failed')
       await run.downstreams.restat?.(unstated.map((p) => p.path))
       for (const p of unstated) setStat(p.memo!, run.downstreams.statDigest?.(p.path))
       run.memo.save(new Map(pending.map((p) => [p.path, p.report.status === 'failed' ? undefined : p.memo])))
