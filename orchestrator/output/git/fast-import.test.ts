@@ -58,6 +58,29 @@ describe('fastImportStream', () => {
     expect(await git(['rev-parse', 'refs/heads/c~1'], { cwd: repo })).toBe(await git(['rev-parse', 'refs/tags/c1'], { cwd: repo }))
   })
 
+  test('equal contents in different Buffers are sent once; a message in any script keeps its bytes', async () => {
+    const same = () => textFile('kind: Service\n')
+    const stream = fastImportStream(
+      [
+        { ref: 'refs/heads/a', message: 'Créer a ✓\n', directory: 'a', files: new Map([['svc.yaml', same()]]) },
+        {
+          ref: 'refs/heads/b',
+          message: 'b\n',
+          directory: 'b',
+          files: new Map([
+            ['svc.yaml', same()],
+            ['other.yaml', textFile('kind: Other\n')],
+          ]),
+        },
+      ],
+      committer,
+    )
+    expect(stream.toString().match(/^blob$/gm)).toHaveLength(2)
+    await fastImport(repo, stream)
+    expect(await git(['rev-parse', 'refs/heads/a:a/svc.yaml'], { cwd: repo })).toBe(await git(['rev-parse', 'refs/heads/b:b/svc.yaml'], { cwd: repo }))
+    expect(await git(['log', '-1', '--format=%s', 'refs/heads/a'], { cwd: repo })).toBe('Créer a ✓')
+  })
+
   test('quotes a path only when fast-import would misread it', () => {
     expect(quotePath('nginx/deploy ment.yaml')).toBe('nginx/deploy ment.yaml')
     expect(quotePath('nginx/a\nb')).toBe('"nginx/a\\nb"')

@@ -36,24 +36,27 @@ export interface Signature {
  * continues from it), then `tags`: refs set to the commit at `commitIndex`.
  */
 export function fastImportStream(commits: readonly PackageCommit[], committer: Signature, tags: readonly { ref: string; commitIndex: number }[] = []): Buffer {
+  // The stream is text but for the blobs' contents: text is gathered in a string and turned into bytes once
+  // per blob (a Buffer per line would be hundreds of thousands of small objects for a big fleet).
   const chunks: Buffer[] = []
-  const text = (s: string) => chunks.push(Buffer.from(s, 'utf8'))
-  const data = (bytes: Buffer) => {
-    text(`data ${bytes.length}\n`)
-    chunks.push(bytes)
-    text('\n')
-  }
-  const marks = new Map<string, number>()
+  let text = ''
+  // Rendered packages share the Buffers of the files they did not change (a clone of the upstream's),
+  // so most contents are found again by identity; only new Buffers are hashed to find equal contents.
+  const byBuffer = new Map<Buffer, number>()
+  const byContent = new Map<string, number>()
   let nextMark = 1
   const markOf = (content: Buffer): number => {
-    const key = createHash('sha1').update(content).digest('hex')
-    let mark = marks.get(key)
+    let mark = byBuffer.get(content)
+    if (mark !== undefined) return mark
+    const key = createHash('sha1').update(content).digest('base64')
+    mark = byContent.get(key)
     if (mark === undefined) {
       mark = nextMark++
-      marks.set(key, mark)
-      text(`blob\nmark :${mark}\n`)
-      data(content)
+      byContent.set(key, mark)
+      chunks.push(Buffer.from(`${text}blob\nmark :${mark}\ndata ${content.length}\n`, 'utf8'), content)
+      text = '\n'
     }
+    byBuffer.set(content, mark)
     return mark
   }
   const entries = commits.map((commit) => [...(commit.files ?? [])].map(([path, file]) => ({ path, mode: file.executable ? '100755' : '100644', mark: markOf(file.content) })))
@@ -61,16 +64,15 @@ export function fastImportStream(commits: readonly PackageCommit[], committer: S
   const commitMarks: number[] = []
   commits.forEach((commit, i) => {
     commitMarks.push(nextMark)
-    text(`commit ${commit.ref}\nmark :${nextMark++}\nauthor ${who}\ncommitter ${who}\n`)
-    data(Buffer.from(commit.message, 'utf8'))
-    if (commit.parent) text(`from ${commit.parent}\n`)
-    text(`D ${quotePath(commit.directory)}\n`)
-    if (commit.tree) text(`M 040000 ${commit.tree} ${quotePath(commit.directory)}\n`)
-    for (const entry of entries[i]!) text(`M ${entry.mode} :${entry.mark} ${quotePath(`${commit.directory}/${entry.path}`)}\n`)
-    text('\n')
+    text += `commit ${commit.ref}\nmark :${nextMark++}\nauthor ${who}\ncommitter ${who}\ndata ${Buffer.byteLength(commit.message)}\n${commit.message}\n`
+    if (commit.parent) text += `from ${commit.parent}\n`
+    text += `D ${quotePath(commit.directory)}\n`
+    if (commit.tree) text += `M 040000 ${commit.tree} ${quotePath(commit.directory)}\n`
+    for (const entry of entries[i]!) text += `M ${entry.mode} :${entry.mark} ${quotePath(`${commit.directory}/${entry.path}`)}\n`
+    text += '\n'
   })
-  for (const tag of tags) text(`reset ${tag.ref}\nfrom :${commitMarks[tag.commitIndex]}\n\n`)
-  text('done\n')
+  for (const tag of tags) text += `reset ${tag.ref}\nfrom :${commitMarks[tag.commitIndex]}\n\n`
+  chunks.push(Buffer.from(`${text}done\n`, 'utf8'))
   return Buffer.concat(chunks)
 }
 
