@@ -114,6 +114,8 @@ function packageOf(snapshot: Pick<RepositorySnapshot, 'directory'>, dir: string)
  * and the contents.
  */
 export async function readPackages(snapshot: RepositorySnapshot, packages: readonly string[]): Promise<Map<string, StoredPackage>> {
+  // No package, no process: a re-render that its record answers reads none, and the published tree may be big.
+  if (packages.length === 0) return new Map()
   const wanted = new Map(packages.map((pkg) => [packageDir(snapshot, pkg), pkg]))
   const found = new Map<string, { published?: Map<string, { mode: string; oid: string }>; draft?: Map<string, { mode: string; oid: string }> }>()
   const slot = (pkg: string) => found.get(pkg) ?? found.set(pkg, {}).get(pkg)!
