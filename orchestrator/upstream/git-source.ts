@@ -6,8 +6,8 @@
  */
 import { createHash } from 'node:crypto'
 import { existsSync } from 'node:fs'
-import { isAbsolute, join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
+import { locateRepository, resolveLocalRepository } from '../git/clones.js'
 import { catFileBatch, git, GitError, listTree } from '../git/git.js'
 
 /** A file of a package as git stores it. */
@@ -15,25 +15,6 @@ export interface GitFile {
   /** `100644`, `100755` or `120000` (a symbolic link, whose content is its target). */
   mode: string
   content: Buffer
-}
-
-/** Where a repository URL points: a local git directory, or a URL to clone. */
-export function locateRepository(url: string, base: string): { local: string } | { remote: string } {
-  if (url.startsWith('file://')) return { local: fileURLToPath(url) }
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url) || /^[^/]+@[^/]+:/.test(url)) return { remote: url }
-  return { local: isAbsolute(url) ? url : resolve(base, url) }
-}
-
-/**
- * A local repository path as git and kpt find it: `repo` also finds the bare
- * repository `repo.git`, as git does, and `repo.git` finds `repo`, as kpt
- * does (it records and clones URLs without `.git`).
- */
-export function resolveLocalRepository(path: string): string {
-  if (existsSync(path)) return path
-  if (existsSync(`${path}.git`)) return `${path}.git`
-  if (path.endsWith('.git') && existsSync(path.slice(0, -4))) return path.slice(0, -4)
-  return path
 }
 
 /** A repository opened for reading; every answer is cached for the run. */

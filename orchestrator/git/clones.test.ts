@@ -1,0 +1,37 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createRepo, git } from '../../test/support/git-repo.js'
+import { clonePath, syncClone } from './clones.js'
+
+let dir: string
+let source: string
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'clones-'))
+  source = join(dir, 'blueprints')
+  await createRepo(source, [['app/v1', { 'app/Kptfile': 'kind: Kptfile\n' }]])
+})
+afterEach(() => rmSync(dir, { recursive: true, force: true }))
+
+test('a clone is made once, then fetched: new tags arrive, deleted ones go', async () => {
+  const clone = clonePath(join(dir, 'cache'), source, 'upstreams')
+  expect(clone).toMatch(/\/cache\/upstreams\/blueprints-[0-9a-f]{12}\.git$/)
+  await syncClone(source, clone)
+  // Gone if the clone were made again.
+  writeFileSync(join(clone, 'kept'), '')
+  await git(source, 'tag', 'app/v2')
+  await git(source, 'tag', '-d', 'app/v1')
+  await syncClone(source, clone)
+  expect(await git(clone, 'tag')).toBe('app/v2')
+  expect(existsSync(join(clone, 'kept'))).toBe(true)
+})
+
+test('what a clone killed halfway left is cloned over, not fetched into', async () => {
+  const clone = clonePath(join(dir, 'cache'), source)
+  // A clone killed before it wrote HEAD, and the partial clone of another killed run.
+  mkdirSync(join(clone, 'objects'), { recursive: true })
+  mkdirSync(join(`${clone}.partial`, 'objects'), { recursive: true })
+  await syncClone(source, clone)
+  expect(await git(clone, 'tag')).toBe('app/v1')
+  expect(existsSync(`${clone}.partial`)).toBe(false)
+})
