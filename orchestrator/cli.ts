@@ -57,9 +57,12 @@ export async function cli(argv: readonly string[], io: CliIO): Promise<number> {
     .option('-o, --out <DIR>', 'write each variant to DIR/<downstream repo>/<downstream package>')
     .option('--git', 'propose each new or changed package as a draft branch drafts/<package>/<workspace> of its downstream Repository (spec.git), as Porch does')
     .option('--publish', 'with --git, publish the drafts of the run: merge into the branch, tag <package>/v<N>, delete the draft')
-    .option('--cache <DIR>', 'where the record of earlier renders and (with --git) the working clones of downstream repositories are kept (default: ~/.cache/kpt-variants)')
+    .option(
+      '--cache <DIR>',
+      'where the record of earlier renders, the clones of remote upstream repositories and (with --git) the working clones of downstream repositories are kept (default: ~/.cache/kpt-variants)',
+    )
     .option('--force', 'render every variant, even one whose inputs and package are unchanged since the last render (which is otherwise skipped)')
-    .option('--lock-timeout <seconds>', 'with --git, how long to wait for another run holding a repository', parseSeconds, 60)
+    .option('--lock-timeout <seconds>', 'how long to wait for another run holding a repository (a --git downstream, or a remote upstream being fetched)', parseSeconds, 60)
     .option('--dry-run', 'write nothing; show what would be created, updated, deleted or left unchanged')
     .option('--diff', 'with --dry-run, print a unified diff of every change')
     .option('--json', 'print a machine-readable report on stdout')

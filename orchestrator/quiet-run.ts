@@ -98,7 +98,8 @@ export async function replayQuietRun(settings: RenderSettings, file: string): Pr
   // metadata is taken on another thread while this thread takes the rest: the metadata of every file is
   // most of the work.
   const scratch = mkdtempSync(join(tmpdir(), 'kpt-variants-'))
-  const index = listUpstreams(record.upstreams, new GitSources(record.base, scratch)).finally(() => rmSync(scratch, { recursive: true, force: true }))
+  const clones = settings.upstreamCache ? { cache: settings.upstreamCache } : { scratch }
+  const index = listUpstreams(record.upstreams, new GitSources(record.base, clones)).finally(() => rmSync(scratch, { recursive: true, force: true }))
   const mine = dirs.length - backgroundShare(dirs.length)
   const background = digestInBackground(dirs.slice(mine))
   const digests = new Map(dirs.slice(0, mine).map((dir) => [dir, statPackageDirectory(dir)]))

@@ -35,8 +35,9 @@ import type { Pending } from './render-variant.js'
 import { sortReports } from './report/report.js'
 import { quietRecordFile, quietRunApplies, replayQuietRun, saveQuietRecord } from './quiet-run.js'
 import type { RunReport, VariantReport } from './report/report.js'
+import type { UpstreamCache } from './upstream/git-source.js'
 import { GitSources, listUpstreams, upstreamIndexDigest, upstreamRepositories } from './upstream/upstreams.js'
-import type { RepositoryLocation, UpstreamIndex } from './upstream/upstreams.js'
+import type { RepositoryLocation, UpstreamIndex, UpstreamPins } from './upstream/upstreams.js'
 
 /** The settings of one render, after option parsing. */
 export interface RenderSettings {
@@ -61,6 +62,8 @@ export interface RenderSettings {
   git?: GitSettings
   /** With `git`: the repositories the main thread opened, as every thread reads them (set by the main thread). */
   repositories?: SharedRepositories
+  /** Where remote upstream repositories are kept between runs (fetched once a run); none clones them afresh each run. */
+  upstreamCache?: UpstreamCache
   /** The record of earlier renders (render-memo.ts) to skip unchanged variants with, and to update; none renders everything. */
   memo?: string
   /** Threads rendering variants (default: defaultThreads()); the output is the same for any number. */
@@ -163,16 +166,21 @@ export async function renderFleet(settings: RenderSettings, progress?: RenderPro
   try {
     run = await startRun(settings, 0, replay?.digests)
   } catch (err) {
-    await Promise.allSettled(workers)
+    // Early workers wait for the upstream refs this thread would have listed.
+    for (const worker of workers) worker.stop()
+    await Promise.allSettled(workers.map((w) => w.done))
     throw err
   }
   try {
+    // Every thread lists the upstream revisions at the refs this one listed (see GitSources).
+    const pins = await run.sources.pins()
+    for (const worker of workers) worker.pin(pins)
     const { fleet, plan } = run
     onPlan?.(plan)
     // Workers only for a fleet big enough to share (each computes the same count from the same plan).
     const count = sharesOf(plan.variants.length, threads)
     const shared = run.git ? { ...settings, repositories: run.git.shared } : settings
-    if (!startEarly) workers = Array.from({ length: count - 1 }, (_, i) => startWorker(shared, i + 1, threads, advance))
+    if (!startEarly) workers = Array.from({ length: count - 1 }, (_, i) => startWorker(shared, i + 1, threads, advance, pins))
     const report: RunReport = { dryRun: settings.dryRun, variants: [], problems: fleet.problems.map((p) => `${p.file}: ${p.message}`) }
     for (const failure of plan.failures) {
       const failed: VariantReport = { subject: failure.subject, status: 'failed', reasons: [failure.message], warnings: [], conflicts: [] }
@@ -184,7 +192,7 @@ export async function renderFleet(settings: RenderSettings, progress?: RenderPro
     for (const r of early.splice(0)) progress?.advance(r)
     if (!settings.dryRun) run.writer.sweepStaleStaging()
     const mine = await renderShare(run, 0, threads, (p) => advance(p.report))
-    const pending = [...mine, ...(await Promise.all(workers)).flat()].sort((a, b) => a.order - b.order)
+    const pending = [...mine, ...(await Promise.all(workers.map((w) => w.done))).flat()].sort((a, b) => a.order - b.order)
     const accepted = checkRenderedDependencies(pending, fleet)
     report.variants.push(...pending.map((p) => p.report))
     const shard = settings.shard ? { shard: settings.shard } : {}
@@ -256,9 +264,11 @@ export interface Run {
 /**
  * Loads the fleet, lists the upstream revisions and plans; deterministic, so
  * every thread gets the same plan. `taken`: digests of package directories
- * already taken this run (by a quiet run's replay), by directory.
+ * already taken this run (by a quiet run's replay), by directory. `pinned`
+ * (render threads): the refs the main thread listed, which this thread lists
+ * too, without fetching again.
  */
-export async function startRun(settings: RenderSettings, thread = 0, taken: ReadonlyMap<string, string | undefined> = new Map()): Promise<Run> {
+export async function startRun(settings: RenderSettings, thread = 0, taken: ReadonlyMap<string, string | undefined> = new Map(), pinned?: Promise<UpstreamPins | undefined>): Promise<Run> {
   const fleetDir = resolve(settings.cwd, settings.fleetDir)
   const outDir = resolve(settings.cwd, settings.outDir)
   const scratch = mkdtempSync(join(tmpdir(), 'kpt-variants-'))
@@ -272,7 +282,7 @@ export async function startRun(settings: RenderSettings, thread = 0, taken: Read
   try {
     const origin = { ...(settings.repositoryBase ? { base: resolve(settings.cwd, settings.repositoryBase) } : {}), ...(settings.clusterScoped ? { clusterScoped: settings.clusterScoped } : {}) }
     const fleet = buildFleet(loadFleetDirectory(fleetDir), settings.namespace, origin)
-    const sources = new GitSources(fleet.base, scratch)
+    const sources = new GitSources(fleet.base, settings.upstreamCache ? { cache: settings.upstreamCache } : { scratch }, pinned)
     const upstreams = upstreamRepositories(fleet)
     const index = await listUpstreams(upstreams, sources)
     let plan = planFleet(fleet, index, settings.shard)
@@ -366,10 +376,21 @@ export interface PostedPending extends Omit<Pending, 'dependencies'> {
   dependencies: string[]
 }
 
-/** Starts worker `index` of `threads`; it renders its share (if the plan gives it one) and resolves to the results. */
-function startWorker(settings: RenderSettings, index: number, threads: number, onDone: (report: VariantReport) => void): Promise<Pending[]> {
-  return new Promise((resolvePending, reject) => {
-    const worker = new Worker(new URL('./render-worker.js', import.meta.url), { workerData: { settings, index, threads } })
+/** A render worker: its results, and the upstream refs it waits for when started before they were listed. */
+interface RenderWorker {
+  done: Promise<Pending[]>
+  pin(pins: UpstreamPins): void
+  stop(): void
+}
+
+/**
+ * Starts worker `index` of `threads`; it renders its share (if the plan gives
+ * it one) and `done` resolves to the results. Without `pins` it waits for
+ * them (`pin`) before listing the upstream revisions.
+ */
+function startWorker(settings: RenderSettings, index: number, threads: number, onDone: (report: VariantReport) => void, pins?: UpstreamPins): RenderWorker {
+  const worker = new Worker(new URL('./render-worker.js', import.meta.url), { workerData: { settings, index, threads, ...(pins ? { pins } : {}) } })
+  const done = new Promise<Pending[]>((resolvePending, reject) => {
     let result: Pending[] | undefined
     worker.on('message', (message: { type: 'done'; pending: PostedPending[] } | { type: 'progress'; report: VariantReport }) => {
       if (message.type === 'progress') onDone(message.report)
@@ -378,6 +399,7 @@ function startWorker(settings: RenderSettings, index: number, threads: number, o
     worker.on('error', reject)
     worker.on('exit', (code) => (result ? resolvePending(result) : reject(new Error(`render worker ${index} exited with code ${code}`))))
   })
+  return { done, pin: (listed) => worker.postMessage({ type: 'pins', pins: listed }), stop: () => void worker.terminate() }
 }
 
 /**
@@ -387,9 +409,11 @@ function startWorker(settings: RenderSettings, index: number, threads: number, o
  * thread: the worker module only imports and calls it.
  */
 export async function runRenderWorker(): Promise<void> {
-  const { settings, index, threads } = workerData as { settings: RenderSettings; index: number; threads: number }
+  const { settings, index, threads, pins } = workerData as { settings: RenderSettings; index: number; threads: number; pins?: UpstreamPins }
   const post = (pending: Pending): PostedPending => ({ ...pending, dependencies: pending.dependencies.map((o) => o.toItemText()) })
-  const run = await startRun(settings, index)
+  // Started early, the thread gets the refs the main thread listed when it has listed them.
+  const pinned = pins ? Promise.resolve(pins) : new Promise<UpstreamPins>((resolve) => parentPort!.once('message', (message: { pins: UpstreamPins }) => resolve(message.pins)))
+  const run = await startRun(settings, index, undefined, pinned)
   try {
     // Progress needs only the report; the packages go once, with the rest of the share.
     const done = await renderShare(run, index, threads, (pending) => parentPort!.postMessage({ type: 'progress', report: pending.report }))

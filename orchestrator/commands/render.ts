@@ -113,6 +113,7 @@ async function render(
         imageFunctions: options.imageFunctions,
         ...(options.threads ? { threads: options.threads } : {}),
         ...(git ? { git } : {}),
+        upstreamCache: { dir: cacheDir, lockTimeoutMs: options.lockTimeout * 1000 },
         ...(memo ? { memo } : {}),
         ...(options.namespace ? { namespace: options.namespace } : {}),
         cwd: io.cwd,

@@ -31,6 +31,7 @@ export async function statusCommand(fleet: string, options: StatusOptions, io: C
     cwd: io.cwd,
     env: io.env,
     git: { cacheDir, lockTimeoutMs: options.lockTimeout * 1000, publish: false },
+    upstreamCache: { dir: cacheDir, lockTimeoutMs: options.lockTimeout * 1000 },
     ...(options.namespace ? { namespace: options.namespace } : {}),
   })
   try {

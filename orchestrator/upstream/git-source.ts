@@ -1,14 +1,40 @@
 /**
  * A git repository the orchestrator reads packages from. Local repositories
  * (a path or a `file://` URL, bare or not) are read in place with plumbing
- * commands, so they are never changed; anything else git can clone is cloned
- * bare into the run's cache directory once.
+ * commands, so they are never changed. Anything else git can clone is kept
+ * as a bare clone in the cache between runs and fetched once per run (as kpt
+ * and Porch keep theirs), or, without a cache, cloned into the run's scratch
+ * directory.
  */
 import { createHash } from 'node:crypto'
-import { existsSync } from 'node:fs'
-import { join } from 'node:path'
-import { locateRepository, resolveLocalRepository } from '../git/clones.js'
+import { existsSync, mkdirSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { clonePath, locateRepository, resolveLocalRepository, syncClone } from '../git/clones.js'
 import { catFileBatch, git, GitError, listTree } from '../git/git.js'
+import { acquireLock } from '../output/git/lock.js'
+
+/** Where remote repositories are cloned: a directory of the run's own, or the cache kept between runs. */
+export type CloneDirectory = { scratch: string } | { cache: UpstreamCache }
+
+/** The clones of remote upstreams kept between runs (in `upstreams/` of kpt-variants' cache). */
+export interface UpstreamCache {
+  /** The cache directory (`--cache`). */
+  dir: string
+  /** How long to wait for another run fetching the same repository. */
+  lockTimeoutMs: number
+}
+
+/**
+ * The refs a run's listing read from one repository: its tags (peeled) and
+ * the branch heads it asked for (null: no such branch). The main thread hands
+ * them to the render threads, which then list exactly the revisions it
+ * listed, whatever is pushed or fetched meanwhile.
+ */
+export interface PinnedRefs {
+  /** Absent when the tags were not read. */
+  tags?: [string, string][]
+  heads: Record<string, string | null>
+}
 
 /** A file of a package as git stores it. */
 export interface GitFile {
@@ -21,6 +47,7 @@ export interface GitFile {
 export class GitSource {
   readonly #tags = new Map<string, string>()
   #tagsRead = false
+  readonly #heads: Record<string, string | null> = {}
   readonly #packages = new Map<string, Promise<Map<string, GitFile>>>()
 
   private constructor(
@@ -28,13 +55,23 @@ export class GitSource {
     readonly url: string,
     /** The git directory (or work tree) commands run in. */
     readonly dir: string,
-  ) {}
+    pinned?: PinnedRefs,
+  ) {
+    if (pinned?.tags) {
+      for (const [name, commit] of pinned.tags) this.#tags.set(name, commit)
+      this.#tagsRead = true
+    }
+    if (pinned) Object.assign(this.#heads, pinned.heads)
+  }
 
   /**
    * Opens `url`: a local path (relative paths are resolved against `base`) or
-   * `file://` URL in place, any other URL by a bare clone into `cacheDir`.
+   * `file://` URL in place, any other URL through a bare clone in `clones`
+   * (in the cache: made the first time, fetched after). With `pinned` (the
+   * refs another thread of the run listed) the refs are not read again, and
+   * a clone in the cache is not fetched again.
    */
-  static async open(url: string, base: string, cacheDir: string): Promise<GitSource> {
+  static async open(url: string, base: string, clones: string | CloneDirectory, pinned?: PinnedRefs): Promise<GitSource> {
     const where = locateRepository(url, base)
     if ('local' in where) {
       where.local = resolveLocalRepository(where.local)
@@ -45,11 +82,29 @@ export class GitSource {
         if (err instanceof GitError) throw new Error(`repository ${url}: ${where.local} is not a git repository`)
         throw err
       }
-      return new GitSource(url, where.local)
+      return new GitSource(url, where.local, pinned)
     }
-    const clone = join(cacheDir, createHash('sha1').update(where.remote).digest('hex').slice(0, 16))
-    if (!existsSync(clone)) await git(['clone', '--bare', '--quiet', where.remote, clone], { cwd: cacheDir })
-    return new GitSource(url, clone)
+    const into = typeof clones === 'string' ? { scratch: clones } : clones
+    if ('scratch' in into) {
+      const clone = join(into.scratch, createHash('sha1').update(where.remote).digest('hex').slice(0, 16))
+      if (!existsSync(clone)) await git(['clone', '--bare', '--quiet', where.remote, clone], { cwd: into.scratch })
+      return new GitSource(url, clone, pinned)
+    }
+    const clone = clonePath(into.cache.dir, where.remote, 'upstreams')
+    // One run at a time clones or fetches a repository; reading its objects needs no lock (git only adds them).
+    mkdirSync(dirname(clone), { recursive: true })
+    const lock = await acquireLock(`${clone}.lock`, into.cache.lockTimeoutMs)
+    try {
+      if (!pinned || !existsSync(join(clone, 'HEAD'))) await syncClone(where.remote, clone)
+    } finally {
+      lock.release()
+    }
+    return new GitSource(url, clone, pinned)
+  }
+
+  /** The refs read so far (see PinnedRefs). */
+  pinnedRefs(): PinnedRefs {
+    return { ...(this.#tagsRead ? { tags: [...this.#tags] } : {}), heads: { ...this.#heads } }
   }
 
   /** Every tag, by name, with the commit it points at (annotated tags are peeled). */
@@ -67,12 +122,15 @@ export class GitSource {
 
   /** The commit a branch points at, or undefined when there is no such branch. */
   async branchHead(branch: string): Promise<string | undefined> {
-    try {
-      return await git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`], { cwd: this.dir })
-    } catch (err) {
-      if (err instanceof GitError) return undefined
-      throw err
+    if (!Object.hasOwn(this.#heads, branch)) {
+      try {
+        this.#heads[branch] = await git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`], { cwd: this.dir })
+      } catch (err) {
+        if (!(err instanceof GitError)) throw err
+        this.#heads[branch] = null
+      }
     }
+    return this.#heads[branch] ?? undefined
   }
 
   /** Resolves any revision (commit, tag, branch) to a commit id, or undefined. */

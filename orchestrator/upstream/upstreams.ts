@@ -10,7 +10,7 @@ import { findRepository } from '../fleet/fleet.js'
 import type { Fleet } from '../fleet/fleet.js'
 import { repositoryKey, revisionKey } from '../plan.js'
 import { GitSource } from './git-source.js'
-import type { GitFile } from './git-source.js'
+import type { CloneDirectory, GitFile, PinnedRefs } from './git-source.js'
 import { packageRevisionObject, parseNamedRevisionTags, parseRevisionTags, revisionsOf } from './revisions.js'
 import type { PackageRevision } from './revisions.js'
 
@@ -23,6 +23,9 @@ export interface UpstreamIndex {
   problems: Map<string, string>
 }
 
+/** The refs a thread listed, by repository URL (see PinnedRefs), or why it could not open the repository. */
+export type UpstreamPins = Record<string, PinnedRefs | { error: string }>
+
 /** Opens repositories by URL, once per run. */
 export class GitSources {
   readonly #open = new Map<string, Promise<GitSource>>()
@@ -31,16 +34,41 @@ export class GitSources {
     /** Relative local repository paths are resolved against this directory (the fleet). */
     private readonly base: string,
     /** Where remote repositories are cloned. */
-    private readonly cacheDir: string,
+    private readonly clones: string | CloneDirectory,
+    /**
+     * In a render thread: the refs the main thread listed (they may come
+     * later than the thread starts). Repositories it lists are then read at
+     * those refs and not fetched again.
+     */
+    private readonly pinned?: Promise<UpstreamPins | undefined>,
   ) {}
 
   open(url: string): Promise<GitSource> {
     let source = this.#open.get(url)
     if (!source) {
-      source = GitSource.open(url, this.base, this.cacheDir)
+      source = (async () => {
+        const pins = await this.pinned
+        const pin = pins && Object.hasOwn(pins, url) ? pins[url] : undefined
+        // What the main thread could not open, no thread opens: every thread lists the same revisions.
+        if (pin && 'error' in pin) throw new Error(pin.error)
+        return GitSource.open(url, this.base, this.clones, pin)
+      })()
       this.#open.set(url, source)
     }
     return source
+  }
+
+  /** The refs read from every repository opened so far: what the render threads are to read too. */
+  async pins(): Promise<UpstreamPins> {
+    const pins: UpstreamPins = {}
+    for (const [url, source] of this.#open) {
+      try {
+        pins[url] = (await source).pinnedRefs()
+      } catch (err) {
+        pins[url] = { error: (err as Error).message }
+      }
+    }
+    return pins
   }
 
   /** The files of a package directory at a commit of a repository. */

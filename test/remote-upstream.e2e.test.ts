@@ -1,0 +1,113 @@
+/**
+ * A remote upstream repository (served by `git daemon` over git://): cloned
+ * into the cache once, then fetched each run; and rendered on several
+ * threads, which read it at the refs the main thread listed.
+ */
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { execa } from 'execa'
+import type { ResultPromise } from 'execa'
+import { createFleet, setText } from '../bench/fleet-fixture.js'
+import { filesBelow, gitIdentity, repoRoot } from './e2e/runner.js'
+import { git } from './support/git-repo.js'
+
+const bin = join(repoRoot, 'bin', 'kpt-variants')
+const timeout = 120_000
+
+/** A port no one listens on now. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+/** `git daemon` serving every repository below `base` on a free port; resolves once it answers. */
+async function serve(base: string): Promise<{ url: (repo: string) => string; daemon: ResultPromise }> {
+  const port = await freePort()
+  const daemon = execa('git', ['daemon', `--base-path=${base}`, '--export-all', '--reuseaddr', '--listen=127.0.0.1', `--port=${port}`, base], { reject: false })
+  const url = (repo: string) => `git://127.0.0.1:${port}/${repo}`
+  for (let tries = 0; ; tries++) {
+    const probe = await execa('git', ['ls-remote', url('blueprints')], { reject: false })
+    if (probe.exitCode === 0) return { url, daemon }
+    if (tries >= 50) throw new Error(`git daemon did not answer: ${probe.stderr}`)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
+
+/** Every file below `dir` with its mode and bytes. */
+function tree(dir: string): Record<string, string> {
+  return Object.fromEntries(filesBelow(dir).map((path) => [path, `${(statSync(join(dir, path)).mode & 0o777).toString(8)} ${readFileSync(join(dir, path), 'base64')}`]))
+}
+
+let dir: string
+let daemon: ResultPromise | undefined
+afterEach(() => {
+  daemon?.kill()
+  daemon = undefined
+  rmSync(dir, { recursive: true, force: true })
+})
+
+/** A fleet of `variants` whose blueprints repository is served over git://. */
+async function remoteFleet(variants: number): Promise<void> {
+  dir = mkdtempSync(join(tmpdir(), 'kpt-variants-remote-'))
+  await createFleet(dir, { variants, resources: 8 })
+  const served = await serve(join(dir, 'repos'))
+  daemon = served.daemon
+  const repositories = join(dir, 'fleet', 'repositories.yaml')
+  writeFileSync(repositories, readFileSync(repositories, 'utf8').replace('repo: ../repos/blueprints', `repo: ${served.url('blueprints')}`))
+}
+
+async function render(out: string, ...extra: string[]): Promise<{ summary: Record<string, number> }> {
+  const run = await execa('node', [bin, 'render', 'fleet', '--out', out, '--cache', 'cache', '--json', '--no-progress', ...extra], { cwd: dir, env: { ...process.env, ...gitIdentity } })
+  return JSON.parse(run.stdout) as { summary: Record<string, number> }
+}
+
+test(
+  'a remote upstream is cloned into the cache once, then fetched: a revision tagged upstream is there on the next run',
+  async () => {
+    await remoteFleet(3)
+    expect((await render('out')).summary.created).toBe(3)
+    const clones = readdirSync(join(dir, 'cache', 'upstreams')).filter((name) => name.endsWith('.git'))
+    expect(clones).toEqual([expect.stringMatching(/^blueprints-[0-9a-f]{12}\.git$/)])
+    // Gone if a later run cloned the repository again instead of fetching into it.
+    const marker = join(dir, 'cache', 'upstreams', clones[0]!, 'kept-between-runs')
+    writeFileSync(marker, '')
+
+    // Revision 3 is tagged upstream after the first run, and the set moves to it.
+    const upstream = join(dir, 'repos', 'blueprints')
+    writeFileSync(join(upstream, 'app', 'svc-000.yaml'), readFileSync(join(upstream, 'app', 'svc-000.yaml'), 'utf8').replace('replicas: 2', 'replicas: 3'))
+    await git(upstream, 'commit', '-q', '-am', 'app v3')
+    await git(upstream, 'tag', 'app/v3')
+    writeFileSync(join(dir, 'fleet', 'set.yaml'), setText(3))
+    expect((await render('out')).summary.updated).toBe(3)
+    expect(readFileSync(join(dir, 'out', 'edge-00000', 'app', 'svc-000.yaml'), 'utf8')).toContain('replicas: 3')
+    expect(existsSync(marker)).toBe(true)
+    expect(readdirSync(join(dir, 'cache', 'upstreams')).filter((name) => name.endsWith('.git'))).toEqual(clones)
+  },
+  timeout,
+)
+
+describe.each([
+  // As in threads.e2e.test.ts: workers start after the main thread has planned, or at once beside it.
+  [130, 'after planning'],
+  [200, 'at once'],
+])('%i variants (workers start %s)', (variants) => {
+  test(
+    'two threads render from the remote upstream what one thread renders',
+    async () => {
+      await remoteFleet(variants)
+      const [one, two] = [await render('out-1', '--threads', '1'), await render('out-2', '--threads', '2')]
+      expect(one.summary.created).toBe(variants)
+      expect(two).toEqual(one)
+      expect(tree(join(dir, 'out-2'))).toEqual(tree(join(dir, 'out-1')))
+    },
+    timeout,
+  )
+})
