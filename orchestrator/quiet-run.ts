@@ -75,13 +75,21 @@ export function quietInputs(settings: RenderSettings, fleetFilesDigest: string):
 }
 
 /** What a replay found: the recorded report, or (a full run follows) the package metadata digests it took. */
-export type QuietReplay = { report: RunReport } | { report?: undefined; digests: ReadonlyMap<string, string | undefined> }
+export type QuietReplay =
+  | { report: RunReport }
+  | {
+      report?: undefined
+      digests: ReadonlyMap<string, string | undefined>
+      /** The upstream repositories the check opened, when they are clones in the cache: the run reads them without fetching again. */
+      sources?: GitSources
+    }
 
 /**
  * The recorded report when nothing can have changed since the recorded run:
  * the same inputs, upstream revisions, packages and package metadata.
  * Otherwise the caller renders in full, and uses the digests of package
- * directories taken here rather than take them again.
+ * directories taken here, and the upstream repositories fetched here, rather
+ * than take or fetch them again.
  */
 export async function replayQuietRun(settings: RenderSettings, file: string): Promise<QuietReplay> {
   const none = { digests: new Map<string, string | undefined>() }
@@ -99,7 +107,8 @@ export async function replayQuietRun(settings: RenderSettings, file: string): Pr
   // most of the work.
   const scratch = mkdtempSync(join(tmpdir(), 'kpt-variants-'))
   const clones = settings.upstreamCache ? { cache: settings.upstreamCache } : { scratch }
-  const index = listUpstreams(record.upstreams, new GitSources(record.base, clones)).finally(() => rmSync(scratch, { recursive: true, force: true }))
+  const sources = new GitSources(record.base, clones)
+  const index = listUpstreams(record.upstreams, sources).finally(() => rmSync(scratch, { recursive: true, force: true }))
   const mine = dirs.length - backgroundShare(dirs.length)
   const background = digestInBackground(dirs.slice(mine))
   const digests = new Map(dirs.slice(0, mine).map((dir) => [dir, statPackageDirectory(dir)]))
@@ -109,7 +118,8 @@ export async function replayQuietRun(settings: RenderSettings, file: string): Pr
     const digest = digests.get(dirs[i]!)
     return digest !== undefined && digest === record.packages[path]
   })
-  return unchanged && upstreamIndexDigest(listed) === record.upstreamDigest ? { report: record.report } : { digests }
+  if (unchanged && upstreamIndexDigest(listed) === record.upstreamDigest) return { report: record.report }
+  return settings.upstreamCache ? { digests, sources } : { digests }
 }
 
 /** What a finished run leaves for the next: a record when nothing changed and every package's metadata is known, else none. */

@@ -164,7 +164,7 @@ export async function renderFleet(settings: RenderSettings, progress?: RenderPro
   let workers = startEarly ? Array.from({ length: threads - 1 }, (_, i) => startWorker(settings, i + 1, threads, advance)) : []
   let run: Run
   try {
-    run = await startRun(settings, 0, replay?.digests)
+    run = await startRun(settings, 0, replay?.digests, undefined, replay?.sources)
   } catch (err) {
     // Early workers wait for the upstream refs this thread would have listed.
     for (const worker of workers) worker.stop()
@@ -266,9 +266,16 @@ export interface Run {
  * every thread gets the same plan. `taken`: digests of package directories
  * already taken this run (by a quiet run's replay), by directory. `pinned`
  * (render threads): the refs the main thread listed, which this thread lists
- * too, without fetching again.
+ * too, without fetching again. `opened`: the upstream repositories that
+ * replay opened.
  */
-export async function startRun(settings: RenderSettings, thread = 0, taken: ReadonlyMap<string, string | undefined> = new Map(), pinned?: Promise<UpstreamPins | undefined>): Promise<Run> {
+export async function startRun(
+  settings: RenderSettings,
+  thread = 0,
+  taken: ReadonlyMap<string, string | undefined> = new Map(),
+  pinned?: Promise<UpstreamPins | undefined>,
+  opened?: GitSources,
+): Promise<Run> {
   const fleetDir = resolve(settings.cwd, settings.fleetDir)
   const outDir = resolve(settings.cwd, settings.outDir)
   const scratch = mkdtempSync(join(tmpdir(), 'kpt-variants-'))
@@ -282,7 +289,8 @@ export async function startRun(settings: RenderSettings, thread = 0, taken: Read
   try {
     const origin = { ...(settings.repositoryBase ? { base: resolve(settings.cwd, settings.repositoryBase) } : {}), ...(settings.clusterScoped ? { clusterScoped: settings.clusterScoped } : {}) }
     const fleet = buildFleet(loadFleetDirectory(fleetDir), settings.namespace, origin)
-    const sources = new GitSources(fleet.base, settings.upstreamCache ? { cache: settings.upstreamCache } : { scratch }, pinned)
+    // The repositories a quiet run's check opened this run (the same base) are read as it listed them, not fetched again.
+    const sources = opened?.base === fleet.base ? opened : new GitSources(fleet.base, settings.upstreamCache ? { cache: settings.upstreamCache } : { scratch }, pinned)
     const upstreams = upstreamRepositories(fleet)
     const index = await listUpstreams(upstreams, sources)
     let plan = planFleet(fleet, index, settings.shard)

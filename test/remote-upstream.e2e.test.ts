@@ -69,6 +69,15 @@ async function render(out: string, ...extra: string[]): Promise<{ summary: Recor
   return JSON.parse(run.stdout) as { summary: Record<string, number> }
 }
 
+/** Renders into `out` as `render` does; resolves to the summary and how many times git fetched or cloned. */
+async function renderCounting(out: string): Promise<{ summary: Record<string, number>; fetches: number; clones: number }> {
+  const trace = join(dir, `git-trace-${Date.now()}`)
+  const run = await execa('node', [bin, 'render', 'fleet', '--out', out, '--cache', 'cache', '--json', '--no-progress'], { cwd: dir, env: { ...process.env, ...gitIdentity, GIT_TRACE: trace } })
+  const commands = readFileSync(trace, 'utf8').split('\n')
+  const count = (command: string) => commands.filter((line) => line.includes(`built-in: git ${command} `)).length
+  return { ...(JSON.parse(run.stdout) as { summary: Record<string, number> }), fetches: count('fetch'), clones: count('clone') }
+}
+
 test(
   'a remote upstream is cloned into the cache once, then fetched: a revision tagged upstream is there on the next run',
   async () => {
@@ -90,6 +99,24 @@ test(
     expect(readFileSync(join(dir, 'out', 'edge-00000', 'app', 'svc-000.yaml'), 'utf8')).toContain('replicas: 3')
     expect(existsSync(marker)).toBe(true)
     expect(readdirSync(join(dir, 'cache', 'upstreams')).filter((name) => name.endsWith('.git'))).toEqual(clones)
+  },
+  timeout,
+)
+
+test(
+  'a run fetches a remote upstream once, also when a re-render in which nothing could change turns out to have changes',
+  async () => {
+    await remoteFleet(3)
+    expect(await renderCounting('out')).toMatchObject({ summary: { created: 3 }, fetches: 0, clones: 1 })
+    // Past the two seconds in which a written file's metadata is not trusted: this run records them, and the whole run.
+    await new Promise((resolve) => setTimeout(resolve, 2100))
+    expect(await renderCounting('out')).toMatchObject({ summary: { unchanged: 3 }, fetches: 1, clones: 0 })
+    // Answered from the record of the whole run, after one fetch.
+    expect(await renderCounting('out')).toMatchObject({ summary: { unchanged: 3 }, fetches: 1, clones: 0 })
+    // A package edited: the check finds it changed, and the full run reads the upstream as the check fetched it.
+    const edited = join(dir, 'out', 'edge-00001', 'app', 'svc-000.yaml')
+    writeFileSync(edited, readFileSync(edited, 'utf8').replace('replicas: 2', 'replicas: 4'))
+    expect(await renderCounting('out')).toMatchObject({ summary: { unchanged: 3 }, fetches: 1, clones: 0 })
   },
   timeout,
 )

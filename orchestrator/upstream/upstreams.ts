@@ -32,7 +32,7 @@ export class GitSources {
 
   constructor(
     /** Relative local repository paths are resolved against this directory (the fleet). */
-    private readonly base: string,
+    readonly base: string,
     /** Where remote repositories are cloned. */
     private readonly clones: string | CloneDirectory,
     /**
