@@ -5,7 +5,7 @@
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
-import { tmpdir } from 'node:os'
+import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { execa } from 'execa'
 import type { ResultPromise } from 'execa'
@@ -117,6 +117,41 @@ test(
     const edited = join(dir, 'out', 'edge-00001', 'app', 'svc-000.yaml')
     writeFileSync(edited, readFileSync(edited, 'utf8').replace('replicas: 2', 'replicas: 4'))
     expect(await renderCounting('out')).toMatchObject({ summary: { unchanged: 3 }, fetches: 1, clones: 0 })
+  },
+  timeout,
+)
+
+test(
+  "a remote upstream another live run is fetching fails its set after --lock-timeout; a dead run's lock is taken over",
+  async () => {
+    await remoteFleet(3)
+    await render('out')
+    const clone = readdirSync(join(dir, 'cache', 'upstreams')).find((name) => name.endsWith('.git'))!
+    const lock = join(dir, 'cache', 'upstreams', `${clone}.lock`)
+    const holder = execa('sleep', ['30'], { reject: false })
+    writeFileSync(lock, `${holder.pid} ${hostname()}\n`)
+    try {
+      const locked = await execa('node', [bin, 'render', 'fleet', '--out', 'out', '--cache', 'cache', '--json', '--no-progress', '--lock-timeout', '0.3'], {
+        cwd: dir,
+        env: { ...process.env, ...gitIdentity },
+        reject: false,
+      })
+      expect(locked.exitCode).toBe(1)
+      const report = JSON.parse(locked.stdout) as { summary: Record<string, number>; variants: { subject: string; reasons: string[] }[] }
+      // The set cannot be planned without its upstream's revisions: it fails as a whole, and its packages stay.
+      expect(report.variants).toEqual([
+        expect.objectContaining({
+          subject: 'PackageVariantSet default/app',
+          reasons: [expect.stringContaining(`upstream repository "blueprints" cannot be read: another kpt-variants run (process ${holder.pid} on ${hostname()}) holds the lock`)],
+        }),
+      ])
+      expect(readdirSync(join(dir, 'out'))).toHaveLength(3)
+    } finally {
+      holder.kill('SIGKILL')
+      await holder
+    }
+    expect((await render('out', '--lock-timeout', '0.3')).summary.unchanged).toBe(3)
+    expect(existsSync(lock)).toBe(false)
   },
   timeout,
 )

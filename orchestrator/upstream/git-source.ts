@@ -91,11 +91,13 @@ export class GitSource {
       return new GitSource(url, clone, pinned)
     }
     const clone = clonePath(into.cache.dir, where.remote, 'upstreams')
-    // One run at a time clones or fetches a repository; reading its objects needs no lock (git only adds them).
+    // Read at refs already listed: the objects are there, and reading them needs no lock (a fetch only adds objects).
+    if (pinned && existsSync(join(clone, 'HEAD'))) return new GitSource(url, clone, pinned)
+    // One run at a time clones or fetches a repository.
     mkdirSync(dirname(clone), { recursive: true })
     const lock = await acquireLock(`${clone}.lock`, into.cache.lockTimeoutMs)
     try {
-      if (!pinned || !existsSync(join(clone, 'HEAD'))) await syncClone(where.remote, clone)
+      await syncClone(where.remote, clone)
     } finally {
       lock.release()
     }
