@@ -24,6 +24,7 @@ import { backgroundShare, digestInBackground } from './output/stat-thread.js'
 import { codeIdentity } from './render-memo.js'
 import type { RenderSettings } from './render.js'
 import type { RunReport } from './report/report.js'
+import { cloneDirectory } from './upstream/git-source.js'
 import { GitSources, listUpstreams, upstreamIndexDigest } from './upstream/upstreams.js'
 import type { RepositoryLocation } from './upstream/upstreams.js'
 
@@ -106,8 +107,7 @@ export async function replayQuietRun(settings: RenderSettings, file: string): Pr
   // metadata is taken on another thread while this thread takes the rest: the metadata of every file is
   // most of the work.
   const scratch = mkdtempSync(join(tmpdir(), 'kpt-variants-'))
-  const clones = settings.upstreamCache ? { cache: settings.upstreamCache } : { scratch }
-  const sources = new GitSources(record.base, clones)
+  const sources = new GitSources(record.base, cloneDirectory(settings.upstreamCache, scratch))
   const index = listUpstreams(record.upstreams, sources).finally(() => rmSync(scratch, { recursive: true, force: true }))
   const mine = dirs.length - backgroundShare(dirs.length)
   const background = digestInBackground(dirs.slice(mine))

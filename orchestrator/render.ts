@@ -35,6 +35,7 @@ import type { Pending } from './render-variant.js'
 import { sortReports } from './report/report.js'
 import { quietRecordFile, quietRunApplies, replayQuietRun, saveQuietRecord } from './quiet-run.js'
 import type { RunReport, VariantReport } from './report/report.js'
+import { cloneDirectory } from './upstream/git-source.js'
 import type { UpstreamCache } from './upstream/git-source.js'
 import { GitSources, listUpstreams, upstreamIndexDigest, upstreamRepositories } from './upstream/upstreams.js'
 import type { RepositoryLocation, UpstreamIndex, UpstreamPins } from './upstream/upstreams.js'
@@ -290,7 +291,7 @@ export async function startRun(
     const origin = { ...(settings.repositoryBase ? { base: resolve(settings.cwd, settings.repositoryBase) } : {}), ...(settings.clusterScoped ? { clusterScoped: settings.clusterScoped } : {}) }
     const fleet = buildFleet(loadFleetDirectory(fleetDir), settings.namespace, origin)
     // The repositories a quiet run's check opened this run (the same base) are read as it listed them, not fetched again.
-    const sources = opened?.base === fleet.base ? opened : new GitSources(fleet.base, settings.upstreamCache ? { cache: settings.upstreamCache } : { scratch }, pinned)
+    const sources = opened?.base === fleet.base ? opened : new GitSources(fleet.base, cloneDirectory(settings.upstreamCache, scratch), pinned)
     const upstreams = upstreamRepositories(fleet)
     const index = await listUpstreams(upstreams, sources)
     let plan = planFleet(fleet, index, settings.shard)

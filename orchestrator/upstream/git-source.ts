@@ -6,7 +6,6 @@
  * and Porch keep theirs), or, without a cache, cloned into the run's scratch
  * directory.
  */
-import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { clonePath, locateRepository, resolveLocalRepository, syncClone } from '../git/clones.js'
@@ -15,6 +14,11 @@ import { acquireLock } from '../output/git/lock.js'
 
 /** Where remote repositories are cloned: a directory of the run's own, or the cache kept between runs. */
 export type CloneDirectory = { scratch: string } | { cache: UpstreamCache }
+
+/** The cache when there is one, else the run's scratch directory. */
+export function cloneDirectory(cache: UpstreamCache | undefined, scratch: string): CloneDirectory {
+  return cache ? { cache } : { scratch }
+}
 
 /** The clones of remote upstreams kept between runs (in `upstreams/` of kpt-variants' cache). */
 export interface UpstreamCache {
@@ -71,7 +75,7 @@ export class GitSource {
    * refs another thread of the run listed) the refs are not read again, and
    * a clone in the cache is not fetched again.
    */
-  static async open(url: string, base: string, clones: string | CloneDirectory, pinned?: PinnedRefs): Promise<GitSource> {
+  static async open(url: string, base: string, clones: CloneDirectory, pinned?: PinnedRefs): Promise<GitSource> {
     const where = locateRepository(url, base)
     if ('local' in where) {
       where.local = resolveLocalRepository(where.local)
@@ -84,18 +88,17 @@ export class GitSource {
       }
       return new GitSource(url, where.local, pinned)
     }
-    const into = typeof clones === 'string' ? { scratch: clones } : clones
-    if ('scratch' in into) {
-      const clone = join(into.scratch, createHash('sha1').update(where.remote).digest('hex').slice(0, 16))
-      if (!existsSync(clone)) await git(['clone', '--bare', '--quiet', where.remote, clone], { cwd: into.scratch })
+    const clone = clonePath('scratch' in clones ? clones.scratch : clones.cache.dir, where.remote, 'upstreams')
+    if ('scratch' in clones) {
+      // The run's own directory: nothing else clones into it.
+      if (!existsSync(join(clone, 'HEAD'))) await syncClone(where.remote, clone)
       return new GitSource(url, clone, pinned)
     }
-    const clone = clonePath(into.cache.dir, where.remote, 'upstreams')
     // Read at refs already listed: the objects are there, and reading them needs no lock (a fetch only adds objects).
     if (pinned && existsSync(join(clone, 'HEAD'))) return new GitSource(url, clone, pinned)
     // One run at a time clones or fetches a repository.
     mkdirSync(dirname(clone), { recursive: true })
-    const lock = await acquireLock(`${clone}.lock`, into.cache.lockTimeoutMs)
+    const lock = await acquireLock(`${clone}.lock`, clones.cache.lockTimeoutMs)
     try {
       await syncClone(where.remote, clone)
     } finally {

@@ -34,7 +34,7 @@ export class GitSources {
     /** Relative local repository paths are resolved against this directory (the fleet). */
     readonly base: string,
     /** Where remote repositories are cloned. */
-    private readonly clones: string | CloneDirectory,
+    private readonly clones: CloneDirectory,
     /**
      * In a render thread: the refs the main thread listed (they may come
      * later than the thread starts). Repositories it lists are then read at

@@ -129,7 +129,7 @@ describe('clone = kpt pkg get --for-deployment', () => {
       await execa('kpt', ['pkg', 'get', `${url}/blueprint@blueprint/v1`, dest, '--for-deployment'], { cwd: work })
       const expected = readTreeWithModes(dest)
 
-      const gitSource = await GitSource.open(url, work, work)
+      const gitSource = await GitSource.open(url, work, { scratch: work })
       const commit = (await gitSource.tags()).get('blueprint/v1')!
       const files = await gitSource.readDirectory(commit, 'blueprint')
       const prepared = prepareRevision({ repo: kptRepoUrl(url), directory: 'blueprint', ref: 'blueprint/v1', commit }, files)

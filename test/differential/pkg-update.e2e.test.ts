@@ -764,7 +764,7 @@ describe('updatePackage = kpt pkg update (resource-merge)', () => {
     await execa('kpt', ['pkg', 'update', 'edge@v2'], { cwd: work })
     kpt = readPackageDirectory(ds)!
 
-    const gitSource = await GitSource.open(url, work, work)
+    const gitSource = await GitSource.open(url, work, { scratch: work })
     const tags = await gitSource.tags()
     const [c1, c2] = [tags.get('pkg/v1')!, tags.get('pkg/v2')!]
     ours = updatePackage({
