@@ -9,7 +9,7 @@
 import { existsSync, mkdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { clonePath, locateRepository, resolveLocalRepository, syncClone } from '../git/clones.js'
-import { catFileBatch, git, GitError, listTree } from '../git/git.js'
+import { catFileBatch, git, GitError, listTree, resolveObjects } from '../git/git.js'
 import { acquireLock } from '../output/git/lock.js'
 
 /** Where remote repositories are cloned: a directory of the run's own, or the cache kept between runs. */
@@ -161,8 +161,8 @@ export class GitSource {
 
   /** For each `commit:path` expression, whether it names an existing file. */
   async exists(expressions: readonly string[]): Promise<boolean[]> {
-    const objects = await catFileBatch(this.dir, expressions)
-    return objects.map((o) => o.type !== 'missing')
+    // Resolved to ids only: the files' contents are not read.
+    return (await resolveObjects(this.dir, expressions)).map((id) => id !== undefined)
   }
 
   /** The messages of commits, in order. */
