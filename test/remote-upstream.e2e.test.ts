@@ -64,18 +64,28 @@ async function remoteFleet(variants: number): Promise<void> {
   writeFileSync(repositories, readFileSync(repositories, 'utf8').replace('repo: ../repos/blueprints', `repo: ${served.url('blueprints')}`))
 }
 
-async function render(out: string, ...extra: string[]): Promise<{ summary: Record<string, number> }> {
-  const run = await execa('node', [bin, 'render', 'fleet', '--out', out, '--cache', 'cache', '--json', '--no-progress', ...extra], { cwd: dir, env: { ...process.env, ...gitIdentity } })
+/** Runs `kpt-variants render fleet --out OUT --json` with the test's cache; a failing run resolves too. */
+function renderRun(out: string, extra: string[] = [], env: Record<string, string> = {}) {
+  return execa('node', [bin, 'render', 'fleet', '--out', out, '--cache', 'cache', '--json', '--no-progress', ...extra], { cwd: dir, env: { ...process.env, ...gitIdentity, ...env }, reject: false })
+}
+
+/** The report of a render that succeeded. */
+function reportOf(run: Awaited<ReturnType<typeof renderRun>>): { summary: Record<string, number> } {
+  if (run.exitCode !== 0) throw new Error(`kpt-variants render exited ${run.exitCode}:\n${run.stderr}`)
   return JSON.parse(run.stdout) as { summary: Record<string, number> }
+}
+
+async function render(out: string, ...extra: string[]): Promise<{ summary: Record<string, number> }> {
+  return reportOf(await renderRun(out, extra))
 }
 
 /** Renders into `out` as `render` does; resolves to the summary and how many times git fetched or cloned. */
 async function renderCounting(out: string): Promise<{ summary: Record<string, number>; fetches: number; clones: number }> {
   const trace = join(dir, `git-trace-${Date.now()}`)
-  const run = await execa('node', [bin, 'render', 'fleet', '--out', out, '--cache', 'cache', '--json', '--no-progress'], { cwd: dir, env: { ...process.env, ...gitIdentity, GIT_TRACE: trace } })
+  const report = reportOf(await renderRun(out, [], { GIT_TRACE: trace }))
   const commands = readFileSync(trace, 'utf8').split('\n')
   const count = (command: string) => commands.filter((line) => line.includes(`built-in: git ${command} `)).length
-  return { ...(JSON.parse(run.stdout) as { summary: Record<string, number> }), fetches: count('fetch'), clones: count('clone') }
+  return { ...report, fetches: count('fetch'), clones: count('clone') }
 }
 
 test(
@@ -131,11 +141,7 @@ test(
     const holder = execa('sleep', ['30'], { reject: false })
     writeFileSync(lock, `${holder.pid} ${hostname()}\n`)
     try {
-      const locked = await execa('node', [bin, 'render', 'fleet', '--out', 'out', '--cache', 'cache', '--json', '--no-progress', '--lock-timeout', '0.3'], {
-        cwd: dir,
-        env: { ...process.env, ...gitIdentity },
-        reject: false,
-      })
+      const locked = await renderRun('out', ['--lock-timeout', '0.3'])
       expect(locked.exitCode).toBe(1)
       const report = JSON.parse(locked.stdout) as { summary: Record<string, number>; variants: { subject: string; reasons: string[] }[] }
       // The set cannot be planned without its upstream's revisions: it fails as a whole, and its packages stay.
