@@ -9,6 +9,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, wri
 import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { execa } from 'execa'
+import type { ResultPromise } from 'execa'
 import { gitIdentity, repoRoot } from './e2e/runner.js'
 import { createBlueprints, fleetFiles, threeClusters, v1Image, v2Image } from './support/fleet.js'
 import type { FleetOptions } from './support/fleet.js'
@@ -21,6 +22,32 @@ interface Run {
   exitCode: number
   stdout: string
   stderr: string
+}
+
+/**
+ * Kills a run's node process alone, as a crash would, and waits for the git
+ * processes it had started: they outlive it (a push killed with its parent
+ * still completes), and the next run racing one would meet a remote that
+ * moves under it, a lease refused (the run fails that variant, as it should)
+ * rather than the crash the test is about.
+ */
+async function crash(child: ResultPromise): Promise<void> {
+  child.kill('SIGSTOP') // so that it starts no process while its children are listed
+  const table = (await execa('ps', ['-e', '-o', 'pid=,ppid='])).stdout
+  const parents = new Map(table.split('\n').map((line) => line.trim().split(/\s+/).map(Number) as [number, number]))
+  const descends = (pid: number): boolean => pid === child.pid || (parents.has(pid) && pid > 1 && descends(parents.get(pid)!))
+  const left = [...parents.keys()].filter((pid) => pid !== child.pid && descends(pid))
+  child.kill('SIGKILL')
+  await child
+  // Gone, or a zombie that init has not reaped yet: `/proc/<pid>/stat` is `pid (comm) state ...`.
+  const running = (pid: number) => {
+    try {
+      return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))
+    } catch {
+      return false
+    }
+  }
+  while (left.some(running)) await new Promise((r) => setTimeout(r, 20))
 }
 
 /** A test's directory: the blueprint repository, three downstream repositories, the fleet, the cache. */
@@ -354,8 +381,7 @@ describe('kpt-variants render --git', () => {
         ws.writeFleet({ clusters })
         const child = execa('node', [bin, 'render', 'fleet', '--git', '--cache', 'cache', '--publish'], { cwd: ws.dir, env: { ...process.env, ...gitIdentity }, reject: false, stdin: 'ignore' })
         await new Promise((r) => setTimeout(r, delay))
-        child.kill('SIGKILL')
-        await child
+        await crash(child)
         const files = ['Kptfile', 'README.md', 'deployment.yaml', 'package-context.yaml', 'region-endpoints.yaml'].map((f) => `nginx/${f}`)
         const checkComplete = async () => {
           for (const c of clusters) {
