@@ -5,7 +5,7 @@
  * URL. Published revisions are read back with the real `kpt pkg get` and
  * updated with `kpt pkg update`.
  */
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { execa } from 'execa'
@@ -33,21 +33,32 @@ interface Run {
  */
 async function crash(child: ResultPromise): Promise<void> {
   child.kill('SIGSTOP') // so that it starts no process while its children are listed
-  const table = (await execa('ps', ['-e', '-o', 'pid=,ppid='])).stdout
-  const parents = new Map(table.split('\n').map((line) => line.trim().split(/\s+/).map(Number) as [number, number]))
-  const descends = (pid: number): boolean => pid === child.pid || (parents.has(pid) && pid > 1 && descends(parents.get(pid)!))
+  const parents = new Map<number, number>()
+  for (const pid of readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number)) {
+    const stat = processStat(pid)
+    if (stat) parents.set(pid, stat.ppid)
+  }
+  const descends = (pid: number): boolean => pid === child.pid || (pid > 1 && parents.has(pid) && descends(parents.get(pid)!))
   const left = [...parents.keys()].filter((pid) => pid !== child.pid && descends(pid))
   child.kill('SIGKILL')
   await child
-  // Gone, or a zombie that init has not reaped yet: `/proc/<pid>/stat` is `pid (comm) state ...`.
-  const running = (pid: number) => {
-    try {
-      return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))
-    } catch {
-      return false
-    }
-  }
+  // Gone, or a zombie that init has not reaped yet.
+  const running = (pid: number) => ![undefined, 'Z'].includes(processStat(pid)?.state)
   while (left.some(running)) await new Promise((r) => setTimeout(r, 20))
+}
+
+/** A process's state and parent, from `/proc/<pid>/stat` (`pid (comm) state ppid ...`); undefined once it is gone. */
+function processStat(pid: number): { state: string; ppid: number } | undefined {
+  let stat: string
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  } catch {
+    return undefined
+  }
+  const [state = '', ppid = ''] = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return { state, ppid: Number(ppid) }
 }
 
 /** A test's directory: the blueprint repository, three downstream repositories, the fleet, the cache. */
