@@ -15,7 +15,8 @@ export default {
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: {
-    // Transpile only (no type check here: `npm run build` type-checks the whole project).
-    '^.+\\.ts$': ['ts-jest', { useESM: true, isolatedModules: true, diagnostics: false }],
+    // Transpile only, as tsconfig.json's isolatedModules tells ts-jest (no type check here: `npm run build`
+    // type-checks the whole project).
+    '^.+\\.ts$': ['ts-jest', { useESM: true, diagnostics: false }],
   },
 }
