@@ -34,9 +34,8 @@ interface Run {
 async function crash(child: ResultPromise): Promise<void> {
   child.kill('SIGSTOP') // so that it starts no process while its children are listed
   const parents = new Map<number, number>()
-  for (const pid of readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name))
-    .map(Number)) {
+  const pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name))
+  for (const pid of pids.map(Number)) {
     const stat = processStat(pid)
     if (stat) parents.set(pid, stat.ppid)
   }
