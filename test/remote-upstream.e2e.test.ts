@@ -3,14 +3,15 @@
  * into the cache once, then fetched each run; and rendered on several
  * threads, which read it at the refs the main thread listed.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { execa } from 'execa'
 import type { ResultPromise } from 'execa'
 import { createFleet, setText } from '../bench/fleet-fixture.js'
-import { filesBelow, gitIdentity, repoRoot } from './e2e/runner.js'
+import { gitIdentity, repoRoot } from './e2e/runner.js'
+import { treeWithModesAndBytes } from './support/files.js'
 import { git } from './support/git-repo.js'
 
 const bin = join(repoRoot, 'bin', 'kpt-variants')
@@ -39,11 +40,6 @@ async function serve(base: string): Promise<{ url: (repo: string) => string; dae
     if (tries >= 50) throw new Error(`git daemon did not answer: ${probe.stderr}`)
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
-}
-
-/** Every file below `dir` with its mode and bytes. */
-function tree(dir: string): Record<string, string> {
-  return Object.fromEntries(filesBelow(dir).map((path) => [path, `${(statSync(join(dir, path)).mode & 0o777).toString(8)} ${readFileSync(join(dir, path), 'base64')}`]))
 }
 
 let dir: string
@@ -174,7 +170,7 @@ describe.each([
       const [one, two] = [await render('out-1', '--threads', '1'), await render('out-2', '--threads', '2')]
       expect(one.summary.created).toBe(variants)
       expect(two).toEqual(one)
-      expect(tree(join(dir, 'out-2'))).toEqual(tree(join(dir, 'out-1')))
+      expect(treeWithModesAndBytes(join(dir, 'out-2'))).toEqual(treeWithModesAndBytes(join(dir, 'out-1')))
     },
     timeout,
   )

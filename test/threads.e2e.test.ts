@@ -4,20 +4,16 @@
  * fleet's workers start before the main thread has planned and a smaller
  * one's after (render.ts); both must share the variants the same way.
  */
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { execa } from 'execa'
 import { createFleet } from '../bench/fleet-fixture.js'
-import { filesBelow, gitIdentity, repoRoot } from './e2e/runner.js'
+import { gitIdentity, repoRoot } from './e2e/runner.js'
+import { treeWithModesAndBytes } from './support/files.js'
 
 const bin = join(repoRoot, 'bin', 'kpt-variants')
 const timeout = 120_000
-
-/** Every file below `dir` with its mode and bytes. */
-function tree(dir: string): Record<string, string> {
-  return Object.fromEntries(filesBelow(dir).map((path) => [path, `${(statSync(join(dir, path)).mode & 0o777).toString(8)} ${readFileSync(join(dir, path), 'base64')}`]))
-}
 
 let dir: string
 afterEach(() => rmSync(dir, { recursive: true, force: true }))
@@ -43,7 +39,7 @@ describe.each([
       const [one, two] = [await render(1), await render(2)]
       expect(one.summary.created).toBe(variants)
       expect(two).toEqual(one)
-      expect(tree(join(dir, 'out-2'))).toEqual(tree(join(dir, 'out-1')))
+      expect(treeWithModesAndBytes(join(dir, 'out-2'))).toEqual(treeWithModesAndBytes(join(dir, 'out-1')))
     },
     timeout,
   )
