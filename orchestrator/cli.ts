@@ -8,29 +8,8 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import type { PublishOptions } from './commands/publish.js'
 import type { RenderOptions } from './commands/render.js'
 import type { StatusOptions } from './commands/status.js'
-
-/** The streams and environment a run uses; tests pass their own. */
-export interface CliIO {
-  stdout(text: string): void
-  stderr(text: string): void
-  /** True when stderr is a terminal: progress bars are drawn there. */
-  stderrIsTTY: boolean
-  /** The stream behind `stderr`, where a progress bar draws (only when it is a terminal). */
-  stderrStream?: NodeJS.WritableStream
-  env: Readonly<Record<string, string | undefined>>
-  cwd: string
-}
-
-/** An expected failure: the message is shown without a stack trace. */
-export class UsageError extends Error {
-  constructor(
-    message: string,
-    readonly exitCode = 2,
-  ) {
-    super(message)
-    this.name = 'UsageError'
-  }
-}
+import { UsageError } from './commands/cli-io.js'
+import type { CliIO } from './commands/cli-io.js'
 
 const version = '0.1.0'
 

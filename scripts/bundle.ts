@@ -14,7 +14,7 @@
  * kpt-variants' threads load their code by path, beside the bundle: a render
  * thread (render-worker.js) loads the main bundle itself, so every thread
  * runs one copy of the code (and records renders under one code identity, see
- * render-memo.ts); the staging and stat threads are small bundles of their own.
+ * run/memo.ts); the staging and stat threads are small bundles of their own.
  */
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
@@ -78,11 +78,11 @@ for (const { name, fn } of functionPrograms) {
   await bundle(name, program.join('\n'))
 }
 // The Kubernetes client stays a package of its own: only --cluster loads it, and the functions' images leave it out.
-await bundle('kpt-variants', [`export { cli } from './orchestrator/cli.js'`, `export { runRenderWorker } from './orchestrator/render.js'`].join('\n'), { external: ['@kubernetes/client-node'] })
+await bundle('kpt-variants', [`export { cli } from './orchestrator/cli.js'`, `export { runRenderWorker } from './orchestrator/run/threads.js'`].join('\n'), { external: ['@kubernetes/client-node'] })
 writeFileSync(
   join(out, 'render-worker.js'),
   `// A render thread of kpt-variants: the main bundle's code (see scripts/bundle.ts).\nimport { loadBundle } from '../../bin/load-bundle.js'\n\nawait loadBundle('kpt-variants').exports.runRenderWorker()\n`,
 )
-await bundle('staging-worker', `import './orchestrator/output/staging-worker.js'`, { worker: true })
-await bundle('stat-worker', `import './orchestrator/output/stat-worker.js'`, { worker: true })
-await bundle('read-ahead-worker', `import './orchestrator/output/read-ahead-worker.js'`, { worker: true })
+await bundle('staging-worker', `import './orchestrator/output/directory/staging-worker.js'`, { worker: true })
+await bundle('stat-worker', `import './orchestrator/output/directory/stat-worker.js'`, { worker: true })
+await bundle('read-ahead-worker', `import './orchestrator/output/directory/read-ahead-worker.js'`, { worker: true })

@@ -1,7 +1,7 @@
 /**
  * A run that reads the variants' packages before rendering them (a --force
  * re-render, an upstream update) reads them on a second thread, ahead of the
- * render (orchestrator/output/read-ahead.ts). Each variant must get its own
+ * render (orchestrator/output/directory/read-ahead.ts). Each variant must get its own
  * package, whatever the thread read before: one edited locally, one deleted
  * in the middle of the fleet, all through a re-render and an update.
  */

@@ -82,7 +82,7 @@ class Workspace {
   async render(...args: string[]): Promise<Run> {
     const run = await execa('node', [bin, 'render', ...args], {
       cwd: this.dir,
-      // The record of earlier renders (render-memo.ts) stays in the workspace.
+      // The record of earlier renders (run/memo.ts) stays in the workspace.
       env: { ...process.env, ...gitIdentity, XDG_CACHE_HOME: join(this.dir, 'cache') },
       reject: false,
       stdin: 'ignore',
@@ -631,7 +631,7 @@ describe('kpt-variants render', () => {
 
   test('--shard 0/2 and --shard 1/2 together render exactly what a full run does, byte for byte', async () => {
     // More than 2 × 64 variants: a full run on a machine with 2+ cores shares them between the main
-    // thread and a worker (orchestrator/render.ts, variantsPerThread), while each shard (about 65)
+    // thread and a worker (orchestrator/run/render-fleet.ts, variantsPerThread), while each shard (about 65)
     // renders on one thread; so this also checks the threaded run against single-threaded ones.
     const clusters: Cluster[] = Array.from({ length: 130 }, (_, i) => ({ name: `edge-${String(i + 1).padStart(3, '0')}`, region: regions[i % regions.length]! }))
     const ws = await workspace({ clusters })

@@ -44,12 +44,12 @@ export function configInjection(rl: ResourceList, options: TransformOptions): vo
   injectConfig(rl, prepared.config, prepared.kptfile, options)
 }
 
-/** The transform after its config and the root Kptfile are found. */
-export function injectConfig(rl: ResourceList, config: ConfigInjectionConfig, kptfile: Kptfile, options: TransformOptions): void {
+/** The transform after its config and the root Kptfile are found; returns what happened to each injection point (none after an error). */
+export function injectConfig(rl: ResourceList, config: ConfigInjectionConfig, kptfile: Kptfile, options: TransformOptions): InjectionOutcome[] {
   const { points, errors } = findInjectionPoints(rl.items)
   if (errors.length > 0) {
     for (const e of errors) rl.results.error(`errors in injection points: ${e.message}`, { object: e.object, field: annotationField })
-    return
+    return []
   }
   const { namespace, injectors } = config
   const outcomes = points.map((point) => injectPoint(point, injectors, listInCluster(options.sources, namespace, point.object)))
@@ -63,6 +63,7 @@ export function injectConfig(rl: ResourceList, config: ConfigInjectionConfig, kp
     else rl.results.info(`optional injection point not injected: ${message}`, { object: point.object })
   }
   rl.results.info(summary(outcomes), { object: kptfile.object, field: 'status.conditions' })
+  return outcomes
 }
 
 /**

@@ -16,8 +16,8 @@ import { parseConfig } from './config.js'
 import { nameErrors, packageVariantIdentifier, packageVariantName } from './naming.js'
 import { existingVariants, reconcileVariants } from './reconcile.js'
 import type { DesiredVariant, ReconcileSummary } from './reconcile.js'
-import { projectObject, renderSpec } from './render.js'
-import type { RenderInputs } from './render.js'
+import { projectObject, renderSpec } from './template.js'
+import type { RenderInputs } from './template.js'
 import { setConditions } from './status.js'
 import type { FailureReason } from './status.js'
 import { buildInventory, findUpstreamRevision, unrollTargets } from './targets.js'
@@ -37,25 +37,47 @@ export interface FanOutOptions {
   isolateTargets?: boolean
 }
 
+/** Why a set, or one of its targets, made no PackageVariant: what its error result says, as data. */
+export interface FanOutFailure {
+  /** Porch's condition reason; none when the set could not be read at all. */
+  reason?: FailureReason
+  message: string
+  /** The target that failed (`WorkloadCluster "c2"`, `repository "r" package "p"`); none when the whole set failed. */
+  target?: string
+  /** The downstream package (`<repo>/<package>`) the target would have rendered, when known. */
+  downstream?: string
+  /** The downstream repository, when only that is known (it does not exist). */
+  downstreamRepo?: string
+}
+
+/** What a fan-out run did: the reconciliation (none when the set failed as a whole) and every failure. */
+export interface FanOutOutcome {
+  summary?: ReconcileSummary
+  failures: FanOutFailure[]
+}
+
 /** The transform `bin/fan-out` runs. */
 export function fanOut(rl: ResourceList, options: TransformOptions): void {
   runFanOut(rl, options)
 }
 
-/** fan-out with explicit options (tests, the orchestrator). */
-export function runFanOut(rl: ResourceList, options: TransformOptions, fanOutOptions: FanOutOptions = {}): ReconcileSummary | undefined {
+/** fan-out with explicit options (tests, the orchestrator); its failures are error results and, as data, the outcome's. */
+export function runFanOut(rl: ResourceList, options: TransformOptions, fanOutOptions: FanOutOptions = {}): FanOutOutcome {
+  const failures: FanOutFailure[] = []
   const parsed = parseConfig(rl.functionConfig)
   if (!parsed.ok) {
     rl.results.push(...parsed.results)
-    return undefined
+    for (const r of parsed.results) if (r.severity === 'error') failures.push({ message: r.message })
+    return { failures }
   }
   const pvs = parsed.config
   const fc = pvs.object
   const pvsItem = findSetItem(rl.items, fc, pvs)
-  const fail = (reason: FailureReason, message: string, field?: string, tags: Record<string, string> = {}): undefined => {
+  const fail = (reason: FailureReason, message: string, field?: string, target?: string): FanOutOutcome => {
     if (pvsItem) setConditions(pvsItem, { ok: false, reason, message })
-    rl.results.error(message, { object: fc, field, tags: { reason, ...tags } })
-    return undefined
+    rl.results.error(message, { object: fc, field, tags: { reason, ...(target !== undefined ? { target } : {}) } })
+    failures.push({ reason, message, ...(target !== undefined ? { target } : {}) })
+    return { failures }
   }
 
   for (const w of pvs.warnings) rl.results.warning(w.message, { object: fc, field: w.field })
@@ -83,7 +105,7 @@ export function runFanOut(rl: ResourceList, options: TransformOptions, fanOutOpt
     },
     isolate,
   )
-  if (!rendered.ok) return fail('UnexpectedError', rendered.message, rendered.field, rendered.tags)
+  if (!rendered.ok) return fail('UnexpectedError', rendered.message, rendered.field, rendered.target)
 
   const existing = existingVariants(pvs, rl.items, rendered.desired)
   const problems = [...rendered.skipped, ...checkNewNames(pvs, rendered.desired, existing, rl.items)]
@@ -92,12 +114,14 @@ export function runFanOut(rl: ResourceList, options: TransformOptions, fanOutOpt
     // Porch stops at its first failed create.
     if (pvsItem) setConditions(pvsItem, { ok: false, reason: 'UnexpectedError', message: problems[0]!.message })
     for (const p of problems) {
+      const failure: FanOutFailure = { reason: 'UnexpectedError', message: p.message, target: p.target }
       const tags: Record<string, string> = { reason: 'UnexpectedError', target: p.target }
-      if (p.downstream) tags['downstream'] = p.downstream
-      if (p.downstreamRepo !== undefined) tags['downstream-repo'] = p.downstreamRepo
+      if (p.downstream) tags['downstream'] = failure.downstream = p.downstream
+      if (p.downstreamRepo !== undefined) tags['downstream-repo'] = failure.downstreamRepo = p.downstreamRepo
       rl.results.error(p.message, { object: fc, field: p.field, tags })
+      failures.push(failure)
     }
-    if (!isolate) return undefined
+    if (!isolate) return { failures }
     for (const p of problems) if (p.id !== undefined) rendered.desired.delete(p.id)
   }
   for (const warning of rendered.collisions) rl.results.warning(warning, { object: fc, field: 'spec.targets' })
@@ -105,11 +129,10 @@ export function runFanOut(rl: ResourceList, options: TransformOptions, fanOutOpt
   const summary = reconcileVariants(pvs, rl.items, existing, rendered.desired, directoryOf(pvsItem))
   if (pvsItem && problems.length === 0) setConditions(pvsItem, { ok: true })
   rl.results.info(summaryMessage(pvs, rendered.desired.size, summary), { object: fc })
-  return summary
+  return { summary, failures }
 }
 
-type Rendered =
-  { ok: true; desired: Map<string, DesiredVariant>; collisions: string[]; skipped: NameProblem[] } | { ok: false; message: string; field: string | undefined; tags: Record<string, string> }
+type Rendered = { ok: true; desired: Map<string, DesiredVariant>; collisions: string[]; skipped: NameProblem[] } | { ok: false; message: string; field: string | undefined; target: string }
 
 /**
  * Renders every target before anything changes (Porch's atomicity): the
@@ -134,7 +157,7 @@ function renderAll(pvs: PackageVariantSet, contexts: readonly PvContext[], input
         skipped.push(failure)
         continue
       }
-      return { ok: false, message: failure.message, field: failure.field, tags: { target: failure.target } }
+      return { ok: false, message: failure.message, field: failure.field, target: failure.target }
     }
     const downstream = result.spec['downstream'] as { repo?: string; package?: string }
     const id = packageVariantIdentifier(pvs.name, downstream.repo ?? '', downstream.package ?? '')

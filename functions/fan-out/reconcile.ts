@@ -7,7 +7,7 @@ import type { PackageVariantSet } from '../api/package-variant-set.js'
 import { isPackageVariant, packageVariantApiVersion, packageVariantFinalizer, packageVariantKind } from '../api/package-variant.js'
 import { KubeObject, packageVariantSetLabel, renderFieldText, rootPackagePath } from '../krm/index.js'
 import { packageVariantIdentifier } from './naming.js'
-import type { RenderedSpec } from './render.js'
+import type { RenderedSpec } from './template.js'
 
 /** One PackageVariant the set should have. */
 export interface DesiredVariant {

@@ -12,8 +12,13 @@ import { topLevelFieldText } from './lazy-items.js'
 import type { ItemHeader } from './lazy-items.js'
 import { NodeBacking, SourceBacking } from './object-backing.js'
 import type { ObjectBacking } from './object-backing.js'
-import type { FileRef } from './results.js'
 import { maxAliasCount, newScalar, reconcileNode, scalarKey, stringifyYamlDocument, toNode, YamlSyntaxError } from './yaml.js'
+
+/** The file an object is in (and a result is about), relative to the package, and its index there. */
+export interface FileRef {
+  path: string
+  index?: number
+}
 
 /** A field path: keys for maps, numbers for sequence indexes. */
 export type FieldPath = readonly (string | number)[]

@@ -1,5 +1,7 @@
 /** Function results as the KRM Functions Specification defines them. */
-import type { KubeObject } from './kube-object.js'
+import type { FileRef, KubeObject } from './kube-object.js'
+
+export type { FileRef }
 
 /** How serious a result is; `error` makes the function exit 1. */
 export type Severity = 'error' | 'warning' | 'info'
@@ -17,12 +19,6 @@ export interface FieldRef {
   path: string
   currentValue?: unknown
   proposedValue?: unknown
-}
-
-/** The file a result is about, relative to the package. */
-export interface FileRef {
-  path: string
-  index?: number
 }
 
 /** One entry of `ResourceList.results`; empty fields are omitted on the wire. */

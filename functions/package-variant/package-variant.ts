@@ -6,6 +6,7 @@
  */
 import type { PackageVariant } from '../api/package-variant.js'
 import { injectConfig, injectionConfigOf } from '../config-injection/index.js'
+import type { InjectionOutcome } from '../config-injection/index.js'
 import { findKptfile } from '../krm/index.js'
 import type { ResourceList, TransformOptions } from '../krm/index.js'
 import { packageContextConfigOf, setPackageContext } from '../package-context/index.js'
@@ -22,21 +23,25 @@ export function packageVariant(rl: ResourceList, options: TransformOptions): voi
   applyPackageVariant(rl, parsed.pv, options)
 }
 
-/** The mutations of a PackageVariant that is already read and validated (the orchestrator has it from its plan). */
-export function applyPackageVariant(rl: ResourceList, pv: PackageVariant, options: TransformOptions): void {
+/**
+ * The mutations of a PackageVariant that is already read and validated (the
+ * orchestrator has it from its plan); returns what config injection did to
+ * each injection point (none when an earlier step failed).
+ */
+export function applyPackageVariant(rl: ResourceList, pv: PackageVariant, options: TransformOptions): InjectionOutcome[] {
   setPackageContext(rl, packageContextConfigOf(pv))
-  if (rl.results.hasErrors()) return
+  if (rl.results.hasErrors()) return []
   const pipeline = pipelineConfigOf(pv)
   if (!pipeline.ok) {
     rl.results.push(...pipeline.results)
-    return
+    return []
   }
   const found = findKptfile(rl.items)
   if (!found.ok) {
     rl.results.error(found.message, { object: found.object, field: found.field })
-    return
+    return []
   }
   prependPipeline(rl, pipeline.config, found.kptfile)
-  if (rl.results.hasErrors()) return
-  injectConfig(rl, injectionConfigOf(pv), found.kptfile, options)
+  if (rl.results.hasErrors()) return []
+  return injectConfig(rl, injectionConfigOf(pv), found.kptfile, options)
 }

@@ -5,12 +5,12 @@
  */
 import { resolve } from 'node:path'
 import { defaultBranch } from '../../functions/api/repository.js'
-import { UsageError } from '../cli.js'
-import type { CliIO } from '../cli.js'
+import { UsageError } from './cli-io.js'
+import type { CliIO } from './cli-io.js'
 import { buildFleet, findRepository } from '../fleet/fleet.js'
 import { loadFleetDirectory } from '../fleet/load.js'
 import { defaultCacheDir } from '../git/clones.js'
-import { committerFrom } from '../output/git/git-run.js'
+import { committerFrom } from '../output/git/git-output.js'
 import { openRepository, publishDrafts } from '../output/git/repository.js'
 import type { RepositoryLocation } from '../output/git/repository.js'
 

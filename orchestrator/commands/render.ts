@@ -1,14 +1,14 @@
 /** `kpt-variants render FLEET|--cluster --out DIR | --git`: options to settings, the run, the reports, status (`--cluster`) and the exit code. */
 import { existsSync, statSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { UsageError } from '../cli.js'
-import type { CliIO } from '../cli.js'
+import { UsageError } from './cli-io.js'
+import type { CliIO } from './cli-io.js'
 import type { ClusterFleet } from '../fleet/cluster.js'
 import type { ConflictPolicy } from '../merge/update.js'
-import { renderFleet } from '../render.js'
-import type { FleetPlan, Shard } from '../plan.js'
+import { renderFleet } from '../run/render-fleet.js'
+import type { FleetPlan, Shard } from '../plan/plan.js'
 import { defaultCacheDir } from '../git/clones.js'
-import { memoFileFor } from '../render-memo.js'
+import { memoFileFor } from '../run/memo.js'
 import { exitCodeOf } from '../report/report.js'
 import type { RunReport } from '../report/report.js'
 import { formatJson, formatSummary } from '../report/summary.js'
@@ -114,6 +114,7 @@ async function render(
         ...(options.threads ? { threads: options.threads } : {}),
         ...(git ? { git } : {}),
         upstreamCache: { dir: cacheDir, lockTimeoutMs: options.lockTimeout * 1000 },
+        cacheDir,
         ...(memo ? { memo } : {}),
         ...(options.namespace ? { namespace: options.namespace } : {}),
         cwd: io.cwd,
@@ -136,7 +137,7 @@ async function render(
 
 /** Writes the run's PackageVariant and PackageVariantSet status back; true when a write failed (each is reported). */
 async function writeStatus(cluster: ClusterFleet, plan: FleetPlan, report: RunReport, options: RenderOptions, io: CliIO): Promise<boolean> {
-  const { statusUpdates } = await import('../fleet/cluster-status.js')
+  const { statusUpdates } = await import('../status/cluster-status.js')
   const outcome = { variants: plan.variants, failures: plan.failures, report, sharded: options.shard !== undefined }
   const updates = statusUpdates(cluster.variants, cluster.sets, outcome, new Date().toISOString().replace(/\.\d+Z$/, 'Z'))
   const { written, failures } = await cluster.writeStatus(updates)

@@ -1,12 +1,15 @@
 /** `kpt-variants status FLEET --cache DIR`: plans the fleet, reads its downstream repositories, prints a line per variant. */
-import { existsSync, statSync } from 'node:fs'
-import { resolve } from 'node:path'
-import { UsageError } from '../cli.js'
-import type { CliIO } from '../cli.js'
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
 import { defaultCacheDir } from '../git/clones.js'
-import { readLastFailures } from '../output/git/last-run.js'
-import { startRun } from '../render.js'
-import { fleetStatus, formatStatus } from '../status.js'
+import { openRepositories } from '../output/git/git-output.js'
+import { readLastFailures } from '../output/last-failures.js'
+import { withoutUnavailable } from '../plan/plan.js'
+import { loadAndPlan } from '../run/setup.js'
+import { fleetStatus, formatStatus } from '../status/fleet-status.js'
+import { UsageError } from './cli-io.js'
+import type { CliIO } from './cli-io.js'
 
 /** The options commander parsed. */
 export interface StatusOptions {
@@ -21,24 +24,22 @@ export async function statusCommand(fleet: string, options: StatusOptions, io: C
   const fleetDir = resolve(io.cwd, fleet)
   if (!existsSync(fleetDir) || !statSync(fleetDir).isDirectory()) throw new UsageError(`fleet directory ${fleet} does not exist`)
   const cacheDir = resolve(io.cwd, options.cache ?? defaultCacheDir(io.env))
-  const run = await startRun({
-    fleetDir,
-    outDir: fleetDir,
-    dryRun: true,
-    diff: false,
-    onConflict: 'upstream',
-    allowExec: false,
-    cwd: io.cwd,
-    env: io.env,
-    git: { cacheDir, lockTimeoutMs: options.lockTimeout * 1000, publish: false },
-    upstreamCache: { dir: cacheDir, lockTimeoutMs: options.lockTimeout * 1000 },
-    ...(options.namespace ? { namespace: options.namespace } : {}),
-  })
+  const lockTimeoutMs = options.lockTimeout * 1000
+  const scratch = mkdtempSync(join(tmpdir(), 'kpt-variants-'))
   try {
-    const rows = await fleetStatus(run.plan, run.git!.shared.snapshots, readLastFailures(cacheDir, fleetDir))
-    io.stdout(options.json ? `${JSON.stringify({ apiVersion: 'kpt-variants.dev/v1alpha1', kind: 'FleetStatus', variants: rows }, null, 2)}\n` : formatStatus(rows))
-    return rows.some((r) => r.lastFailure) ? 1 : 0
+    const { fleet: loaded, plan } = await loadAndPlan(
+      { fleetDir, cwd: io.cwd, upstreamCache: { dir: cacheDir, lockTimeoutMs }, ...(options.namespace ? { namespace: options.namespace } : {}) },
+      scratch,
+    )
+    const { shared, locks } = await openRepositories(loaded, plan, { cacheDir, lockTimeoutMs, publish: false })
+    try {
+      const rows = await fleetStatus(withoutUnavailable(plan, shared.unavailable), shared.snapshots, readLastFailures(cacheDir, fleetDir))
+      io.stdout(options.json ? `${JSON.stringify({ apiVersion: 'kpt-variants.dev/v1alpha1', kind: 'FleetStatus', variants: rows }, null, 2)}\n` : formatStatus(rows))
+      return rows.some((r) => r.lastFailure) ? 1 : 0
+    } finally {
+      for (const lock of locks) lock.release()
+    }
   } finally {
-    run.close()
+    rmSync(scratch, { recursive: true, force: true })
   }
 }

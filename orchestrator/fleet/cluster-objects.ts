@@ -124,3 +124,21 @@ function isMap(value: unknown): value is Record<string, unknown> {
 function str(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined
 }
+
+/** A listed PackageVariant or PackageVariantSet, status included, with the group version it was listed at. */
+export interface ListedObject {
+  apiVersion: string
+  kind: string
+  object: ApiObject
+}
+
+/** The status to write to one object (a merge patch of `status`). */
+export interface StatusUpdate {
+  apiVersion: string
+  kind: string
+  namespace: string
+  name: string
+  /** `PackageVariant ns/name`, for messages. */
+  subject: string
+  status: Record<string, unknown>
+}

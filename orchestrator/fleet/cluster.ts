@@ -15,7 +15,7 @@ import type { KubeConfig, ResponseContext } from '@kubernetes/client-node'
 import { dependenciesGroup } from '../../functions/api/dependencies.js'
 import { kindsToRead, snapshotObject, snapshotText } from './cluster-objects.js'
 import type { ApiObject, KindRef } from './cluster-objects.js'
-import type { ListedObject, StatusUpdate } from './cluster-status.js'
+import type { ListedObject, StatusUpdate } from './cluster-objects.js'
 
 /** Where the fleet comes from: `--kubeconfig`, `--context`, `--namespace`. */
 export interface ClusterOptions {

@@ -96,3 +96,18 @@ export function findRepository(fleet: Pick<Fleet, 'repositories'>, namespace: st
   }
   return fallback
 }
+
+/** A Repository's key (`namespace|name`), by which unreadable repositories are told and revision lists begin. */
+export function repositoryKey(repo: Pick<Repository, 'namespace' | 'name'>): string {
+  return `${repo.namespace}|${repo.name}`
+}
+
+/** The key of a revision list in a RevisionIndex. */
+export function revisionKey(repo: Pick<Repository, 'namespace' | 'name'>, packageName: string): string {
+  return `${repositoryKey(repo)}|${packageName}`
+}
+
+/** `namespace/name`, or `name` for an object without a namespace. */
+export function objectKey(object: { namespace: string; name: string }): string {
+  return object.namespace ? `${object.namespace}/${object.name}` : object.name
+}

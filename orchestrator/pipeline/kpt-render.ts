@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url'
 import { execa } from 'execa'
 import { parse } from 'yaml'
 import type { Result } from '../../functions/krm/index.js'
-import { readPackageDirectory } from '../output/directory.js'
+import { readPackageDirectory } from '../package/directory.js'
 import type { PackageFiles } from '../package/files.js'
 import type { Rendered } from './in-process.js'
 

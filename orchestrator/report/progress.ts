@@ -1,6 +1,12 @@
 /** The progress bar on a terminal (cli-progress), drawn on stderr while variants render. */
 import cliProgress from 'cli-progress'
-import type { RenderProgress } from '../render.js'
+import type { VariantReport } from './report.js'
+
+/** Progress callbacks of a render (the progress bar). */
+export interface RenderProgress {
+  start(total: number): void
+  advance(report: VariantReport): void
+}
 
 /** A progress bar writing to `stream`; `columns` limits its width. */
 export function progressBar(stream: NodeJS.WritableStream): RenderProgress & { stop(): void } {

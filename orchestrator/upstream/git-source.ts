@@ -10,7 +10,7 @@ import { existsSync, mkdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { clonePath, locateRepository, resolveLocalRepository, syncClone } from '../git/clones.js'
 import { catFileBatch, git, GitError, listTree, resolveObjects } from '../git/git.js'
-import { acquireLock } from '../output/git/lock.js'
+import { acquireLock } from '../git/lock.js'
 
 /** Where remote repositories are cloned: a directory of the run's own, or the cache kept between runs. */
 export type CloneDirectory = { scratch: string } | { cache: UpstreamCache }

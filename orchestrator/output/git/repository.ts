@@ -20,10 +20,11 @@ import { gitPackageFiles } from '../../package/files.js'
 import type { PackageFiles } from '../../package/files.js'
 import { parseRevisionTags, workspaceFromMessage } from '../../upstream/revisions.js'
 import { clonePath, cloneSource, syncClone } from '../../git/clones.js'
+import type { StoredPackage } from '../output.js'
 import { fastImportStream } from './fast-import.js'
 import type { PackageCommit, Signature } from './fast-import.js'
-import { acquireLock } from './lock.js'
-import type { Lock } from './lock.js'
+import { acquireLock } from '../../git/lock.js'
+import type { Lock } from '../../git/lock.js'
 
 /** What opening a repository needs of a Repository object. */
 export type RepositoryLocation = Pick<Repository, 'name' | 'url' | 'branch' | 'directory'>
@@ -53,12 +54,6 @@ export interface RepositorySnapshot {
   drafts: Record<string, Draft>
   /** The tags of published revisions by package, lowest revision first. */
   published: Record<string, { revision: number; tag: string; commit: string }[]>
-}
-
-/** A package as the published branch and its open draft have it. */
-export interface StoredPackage {
-  published?: PackageFiles
-  draft?: PackageFiles
 }
 
 /** Locks, syncs and reads the refs of a Repository's working clone. The lock is the caller's to release. */

@@ -1,0 +1,147 @@
+/**
+ * The directory output (`--out DIR`): each variant's package is the
+ * directory `DIR/<repo>/<package>`, read as it is (ahead of the render on a
+ * second thread when the run reads many) and replaced as a whole by rename
+ * (see writer.ts). Abandoned packages are removed, or orphaned in place.
+ */
+import { join } from 'node:path'
+import { findPackages, readPackageDirectory, statPackageDirectory } from '../../package/directory.js'
+import type { PackageFiles } from '../../package/files.js'
+import type { Abandonment } from '../../plan/abandoned.js'
+import type { RunReport } from '../../report/report.js'
+import { orphanPackage } from '../../package/ownership.js'
+import { packageDiff } from '../diff.js'
+import { recordFailures } from '../last-failures.js'
+import type { PrefetchOptions, RemovalSettings, RunOutput, StagedChange, StagedPackage, StoredPackage } from '../output.js'
+import { stagedDir } from '../output.js'
+import { ReadAhead } from './read-ahead.js'
+import { DirectoryWriter } from './writer.js'
+
+/** Packages left in a share after the first one found on disk, below which they are not worth a thread. */
+const minReadAhead = 16
+
+/** Where a directory output records its runs' failures (see last-failures.ts). */
+export interface FailureRecord {
+  cacheDir: string
+  /** The record's key: the fleet and the output directory. */
+  key: string
+}
+
+/** One thread's view of an output directory. */
+export class DirectoryOutput implements RunOutput {
+  readonly drafts = false
+  readonly writer: DirectoryWriter
+  /** The share's paths in render order, and where in it each is. */
+  #share: readonly string[] = []
+  #order = new Map<string, number>()
+  #ahead: ReadAhead | undefined
+  /** The share's index of the thread's first package. */
+  #aheadFrom = 0
+
+  /**
+   * `thread` tells the staging directories of one run's threads apart;
+   * `digests`: metadata digests taken ahead (stat-thread.ts), by directory;
+   * each answers once, as the package may then be rewritten.
+   */
+  constructor(
+    readonly outDir: string,
+    private readonly thread: number,
+    private readonly digests = new Map<string, string | undefined>(),
+    private readonly failures?: FailureRecord,
+  ) {
+    this.writer = new DirectoryWriter(outDir, thread)
+  }
+
+  packageDir(path: string): string {
+    return this.writer.packageDir(path)
+  }
+
+  async prefetch(paths: readonly string[], options: PrefetchOptions = { alone: true }): Promise<void> {
+    // Beside other render threads the second core is taken, and a thread more only costs memory.
+    if (!options.alone) return
+    this.#share = paths
+    this.#order = new Map(paths.map((path, i) => [path, i]))
+  }
+
+  async read(path: string): Promise<StoredPackage> {
+    const index = this.#order.get(path)
+    if (this.#ahead && index !== undefined && index >= this.#aheadFrom) {
+      const read = await this.#ahead.take(index - this.#aheadFrom)
+      if (read) return read.files ? { published: read.files } : {}
+    }
+    const published = readPackageDirectory(this.writer.packageDir(path))
+    // The first package found on disk says this run reads packages before rendering them (an update, a
+    // re-render with --force): the rest of the share is read on another thread, ahead of the render.
+    // A first render finds none, and a re-render that its record answers reads none.
+    if (published && !this.#ahead && index !== undefined && this.#share.length - index - 1 >= minReadAhead) {
+      this.#aheadFrom = index + 1
+      this.#ahead = ReadAhead.start(this.#share.slice(index + 1).map((p) => this.writer.packageDirInside(p) ?? ''))
+    }
+    return published ? { published } : {}
+  }
+
+  statDigest(path: string): string | undefined {
+    const dir = this.writer.packageDir(path)
+    if (this.digests.has(dir)) {
+      const digest = this.digests.get(dir)
+      this.digests.delete(dir)
+      return digest
+    }
+    return statPackageDirectory(dir)
+  }
+
+  async restat(): Promise<void> {
+    // Metadata is taken when asked for: nothing to take ahead.
+  }
+
+  async stage(files: PackageFiles): Promise<StagedPackage> {
+    return { dir: await this.writer.stageInBackground(files) }
+  }
+
+  settle(): Promise<Map<string, string>> {
+    return this.writer.settleStaging()
+  }
+
+  discard(staged: StagedPackage): void {
+    const dir = stagedDir(staged)
+    if (dir !== undefined) this.writer.discard(dir)
+  }
+
+  prepare(): void {
+    this.writer.sweepStaleStaging()
+  }
+
+  async commit(changes: readonly StagedChange[]): Promise<void> {
+    for (const { report, staged } of changes) {
+      const dir = stagedDir(staged)
+      if (dir !== undefined) this.writer.commit(report.path!, dir)
+    }
+  }
+
+  async removeAbandoned(abandoned: Abandonment, report: RunReport, settings: RemovalSettings): Promise<void> {
+    for (const path of findPackages(this.outDir)) {
+      if (abandoned.claimed(path)) continue
+      const files = readPackageDirectory(join(this.outDir, path))
+      const entry = files && abandoned.entry(path, files)
+      if (!entry) continue
+      const orphan = entry.status === 'orphaned'
+      if (settings.dryRun) {
+        if (settings.diff) entry.diff = packageDiff(path, files, orphan ? orphanPackage(files) : undefined)
+      } else if (orphan) this.writer.writePackage(path, orphanPackage(files))
+      else this.writer.removePackage(path)
+      report.variants.push(entry)
+    }
+  }
+
+  record(report: RunReport): void {
+    if (this.failures) recordFailures(this.failures.cacheDir, this.failures.key, report)
+  }
+
+  /** Stops reading ahead; on the main thread (0) also removes every thread's staging directory. */
+  close(): void {
+    this.#ahead?.close()
+    this.#ahead = undefined
+    // A render thread's staged packages stay until the main thread has committed them.
+    if (this.thread === 0) this.writer.close()
+  }
+}

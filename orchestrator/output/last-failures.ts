@@ -1,0 +1,51 @@
+/**
+ * The last failure of each variant of a fleet, kept in the cache by every
+ * render, so `kpt-variants status` can show why a package was not rendered
+ * (the output records what succeeded; this records what did not).
+ */
+import { createHash } from 'node:crypto'
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { RunReport } from '../report/report.js'
+
+/** Last failures by subject (`PackageVariant ns/name`, ...): since when, and why. */
+export type LastFailures = Record<string, { time: string; reasons: string[] }>
+
+/** The record of an output: `--git` records by the fleet, a directory output by the fleet and the directory (failureKey). */
+function recordPath(cacheDir: string, key: string): string {
+  return join(cacheDir, 'runs', `${createHash('sha1').update(key).digest('hex').slice(0, 16)}.json`)
+}
+
+/** The key of a directory output's record. */
+export function directoryFailureKey(fleetId: string, outDir: string): string {
+  return `${fleetId}\0--out ${outDir}`
+}
+
+/** Reads the last failures recorded under `key` (none when no run recorded any). */
+export function readLastFailures(cacheDir: string, key: string): LastFailures {
+  try {
+    return JSON.parse(readFileSync(recordPath(cacheDir, key), 'utf8')) as LastFailures
+  } catch {
+    return {}
+  }
+}
+
+/**
+ * Records a run: its failures replace earlier ones of the same subjects, and
+ * a subject that succeeded loses its record. A failure repeated with the same
+ * reasons keeps the time it was first seen, so a run that changes nothing
+ * writes nothing.
+ */
+export function recordFailures(cacheDir: string, key: string, report: RunReport, time = new Date()): void {
+  const failures = readLastFailures(cacheDir, key)
+  const before = JSON.stringify(failures)
+  for (const v of report.variants) {
+    if (v.status !== 'failed') delete failures[v.subject]
+    else if (JSON.stringify(failures[v.subject]?.reasons) !== JSON.stringify(v.reasons)) failures[v.subject] = { time: time.toISOString(), reasons: v.reasons }
+  }
+  if (JSON.stringify(failures) === before) return
+  const file = recordPath(cacheDir, key)
+  mkdirSync(join(file, '..'), { recursive: true })
+  writeFileSync(`${file}.${process.pid}`, `${JSON.stringify(failures, null, 2)}\n`)
+  renameSync(`${file}.${process.pid}`, file)
+}

@@ -1,0 +1,101 @@
+/**
+ * Where a run's packages go, and what is there now: a directory (`--out DIR`,
+ * directory/) or the downstream repositories of the fleet (`--git`, git/).
+ * A render reads a variant's package as the output holds it, renders it,
+ * stages the result, and at the end of the run the main thread commits what
+ * passed the dependency check, handles abandoned packages and records the
+ * run. Every thread of a run has an output of its own; the main thread's
+ * also commits.
+ */
+import type { PackageFiles } from '../package/files.js'
+import type { Abandonment } from '../plan/abandoned.js'
+import type { RunReport, VariantReport } from '../report/report.js'
+
+/** A package as the output holds it: with `--git` the published branch's package and its open draft. */
+export interface StoredPackage {
+  published?: PackageFiles
+  draft?: PackageFiles
+}
+
+/** How a share of a run reads ahead. */
+export interface PrefetchOptions {
+  /** No other thread renders. */
+  alone: boolean
+  /**
+   * The digests (statDigest's) that the record of earlier renders holds for
+   * the paths whose inputs are unchanged: a package that still has its
+   * digest is skipped without being read, so it need not be read ahead.
+   */
+  recorded?: ReadonlyMap<string, string>
+}
+
+/** A rendered package waiting to be committed: plain data, so a render thread can post it to the main thread. */
+export type StagedPackage =
+  /** Written to a staging directory inside the output directory, renamed into place on commit. */
+  | { dir: string }
+  /** Held in memory until the run's drafts are written (git output: it goes straight into git, never to disk). */
+  | { files: PackageFiles }
+
+/** A staged package and the report of the variant it belongs to. */
+export interface StagedChange {
+  report: VariantReport
+  staged: StagedPackage
+}
+
+/** What the end of a run does with abandoned packages. */
+export interface RemovalSettings {
+  dryRun: boolean
+  diff: boolean
+}
+
+/** One thread's view of the output: reading packages by path (`<repo>/<package>`) and staging rendered ones. */
+export interface Output {
+  /** `--git`: packages become drafts (the summary and the record of renders differ). */
+  readonly drafts: boolean
+  /** The directory of a package path: where a pipeline run by kpt renders it, and the path its objects are annotated with. */
+  packageDir(path: string): string
+  /** Reads the packages of many paths at once, ahead of `read` (a share of a run). */
+  prefetch(paths: readonly string[], options?: PrefetchOptions): Promise<void>
+  read(path: string): Promise<StoredPackage>
+  /**
+   * A digest of the package that changes whenever its files do, where that is
+   * cheaper than reading them: its files' metadata, or with --git its trees'
+   * ids. Each path answers once, as the package may then be rewritten.
+   */
+  statDigest(path: string): string | undefined
+  /** Takes the digests of `paths` as the run left them, for statDigest: with --git, after its push. */
+  restat(paths: readonly string[]): Promise<void>
+  /** Stages a rendered package (in the background where it can); `settle` says which could not be. */
+  stage(files: PackageFiles): Promise<StagedPackage>
+  /** Waits for the packages staged in the background; returns the error of each that could not be staged, by its staging directory. */
+  settle(): Promise<Map<string, string>>
+  /** Drops a staged package. */
+  discard(staged: StagedPackage): void
+  /** Ends the thread's use of the output (read-ahead stopped, scratch files removed). */
+  close(): void
+}
+
+/** The main thread's output: it also commits the run. */
+export interface RunOutput extends Output {
+  /** Before rendering: removes what a crashed run left behind. */
+  prepare(): void
+  /** Commits the staged packages that passed the dependency check; a package that cannot be committed fails its variant. */
+  commit(changes: readonly StagedChange[]): Promise<void>
+  /** Deletes or orphans abandoned packages (only reports them with `dryRun`), adding one entry per package to the report. */
+  removeAbandoned(abandoned: Abandonment, report: RunReport, settings: RemovalSettings): Promise<void>
+  /** `--git --publish`: publishes the run's drafts, recording each tag on its report. */
+  publish?(reports: readonly VariantReport[]): Promise<void>
+  /** Records the run's failures for `kpt-variants status`. */
+  record(report: RunReport): void
+}
+
+/** `<repo>/<package>` split at the first slash. */
+export function splitPath(path: string): { repo: string; pkg: string } {
+  const slash = path.indexOf('/')
+  return { repo: path.slice(0, slash), pkg: path.slice(slash + 1) }
+}
+
+/** The staging directory of a staged package, if it has one. */
+export function stagedDir(staged: StagedPackage): string | undefined {
+  return 'dir' in staged ? staged.dir : undefined
+}

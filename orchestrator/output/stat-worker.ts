@@ -1,6 +1,0 @@
-/** The worker of stat-thread.ts: the metadata digests of the directories it is given, in order. */
-import { parentPort, workerData } from 'node:worker_threads'
-import { statPackageDirectory } from './directory.js'
-
-const { dirs } = workerData as { dirs: string[] }
-parentPort!.postMessage(dirs.map((dir) => statPackageDirectory(dir) ?? null))

@@ -1,0 +1,106 @@
+/**
+ * Package directories on disk: a package read as files, the digest of its
+ * files' metadata (which tells an untouched package without reading it), and
+ * the packages found below a directory. Only reads.
+ */
+import { createHash } from 'node:crypto'
+import { lstatSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { join, relative, sep } from 'node:path'
+import type { PackageFile, PackageFiles } from './files.js'
+
+/** Reads every file below a package directory (`.git` skipped); undefined when the directory does not exist. */
+export function readPackageDirectory(dir: string): PackageFiles | undefined {
+  let stat
+  try {
+    // A missing directory (every new variant's) answers without an exception to build and catch.
+    stat = statSync(dir, { throwIfNoEntry: false })
+  } catch {
+    return undefined
+  }
+  if (!stat) return undefined
+  if (!stat.isDirectory()) throw new Error(`${dir} exists and is not a directory`)
+  return new Map(
+    packageFilePaths(dir).map(({ path, full }): [string, PackageFile] => {
+      const file: PackageFile = { content: readFileSync(full) }
+      if ((lstatSync(full).mode & 0o111) !== 0) file.executable = true
+      return [path, file]
+    }),
+  )
+}
+
+/** The regular files below a package directory (`.git` skipped): slash-separated paths relative to it, in sorted order, and full paths. */
+function packageFilePaths(dir: string): { path: string; full: string }[] {
+  const files: { path: string; full: string }[] = []
+  // Paths joined by hand, not with path.join/relative: a re-render walks every unchanged package (statPackageDirectory).
+  const walk = (full: string, path: string) => {
+    for (const entry of readdirSync(full, { withFileTypes: true })) {
+      if (entry.name === '.git') continue
+      const entryFull = `${full}${sep}${entry.name}`
+      const entryPath = path === '' ? entry.name : `${path}/${entry.name}`
+      if (entry.isDirectory()) walk(entryFull, entryPath)
+      else if (entry.isFile()) files.push({ path: entryPath, full: entryFull })
+    }
+  }
+  walk(dir, '')
+  return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+}
+
+/** How long after a file's modification its metadata is trusted to show a later edit (git's racy-clean rule, with a margin for coarse clocks). */
+const racyWindowMs = 2000
+
+/**
+ * A digest of the metadata of every file below a package directory (path,
+ * size, modification and change times, inode, mode; `.git` skipped), which changes when
+ * any file is edited, added, removed or replaced. Undefined when the
+ * directory does not exist, or when a file was modified so recently that an
+ * edit within the same clock tick would not show.
+ */
+export function statPackageDirectory(dir: string, now = Date.now()): string | undefined {
+  const newest = BigInt(now - racyWindowMs) * 1_000_000n
+  const lines: string[] = []
+  try {
+    // A package renamed into place (or a file added or removed) this recently changed its directory too: no need to walk it.
+    const own = lstatSync(dir, { bigint: true })
+    if (own.mtimeNs > newest || own.ctimeNs > newest) return undefined
+    for (const { path, full } of packageFilePaths(dir)) {
+      const stat = lstatSync(full, { bigint: true })
+      if (stat.mtimeNs > newest || stat.ctimeNs > newest) return undefined
+      lines.push(`${path}\0${stat.size}\0${stat.mtimeNs}\0${stat.ctimeNs}\0${stat.ino}\0${stat.mode}\n`)
+    }
+  } catch {
+    return undefined
+  }
+  // One hash of the whole text: the same digest as hashing line by line, for less.
+  return createHash('sha256').update(lines.join('')).digest('hex')
+}
+
+function isRegularFile(path: string): boolean {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false })?.isFile() ?? false
+  } catch {
+    return false
+  }
+}
+
+/** The packages below `outDir` (directories with a Kptfile; their subdirectories belong to them), as slash paths. */
+export function findPackages(outDir: string): string[] {
+  const found: string[] = []
+  const walk = (dir: string) => {
+    // A package is found by its Kptfile alone: listing its fifty-odd files would cost more.
+    if (dir !== outDir && isRegularFile(join(dir, 'Kptfile'))) {
+      found.push(relative(outDir, dir).split(sep).join('/'))
+      return
+    }
+    let entries
+    try {
+      entries = readdirSync(dir, { withFileTypes: true })
+    } catch {
+      return
+    }
+    for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      if (entry.isDirectory() && !entry.name.startsWith('.')) walk(join(dir, entry.name))
+    }
+  }
+  walk(outDir)
+  return found
+}

@@ -1,0 +1,78 @@
+/**
+ * Which PackageVariant a downstream package belongs to, recorded in the
+ * package itself (annotations on its root Kptfile), so adoption and deletion
+ * work across runs without a state file that could drift from the packages:
+ *
+ *   kpt-variants.dev/package-variant: <namespace>/<name>   the owner
+ *   kpt-variants.dev/package-variant-set: <namespace>/<name> the set that generated it, if any
+ *   kpt-variants.dev/deletion-policy: delete | orphan        what to do when the owner is gone
+ */
+import { isMap } from 'yaml'
+import { parseYamlDocument, stringifyYamlDocument } from '../../functions/krm/index.js'
+import { sequenceStyle } from './documents.js'
+import type { KubeObject } from '../../functions/krm/index.js'
+import { fileText } from './files.js'
+import type { PackageFiles } from './files.js'
+
+export const ownerAnnotation = 'kpt-variants.dev/package-variant'
+export const ownerSetAnnotation = 'kpt-variants.dev/package-variant-set'
+export const deletionPolicyAnnotation = 'kpt-variants.dev/deletion-policy'
+
+/** What a package's root Kptfile says about its owner and upstream. */
+export interface PackageRecord {
+  owner?: string
+  set?: string
+  deletionPolicy?: 'delete' | 'orphan'
+  /** `upstreamLock.git`, the upstream revision the package was last updated from. */
+  lock?: { repo: string; directory: string; ref: string; commit: string }
+}
+
+/** Reads the ownership annotations and `upstreamLock` of a package (an unreadable Kptfile records nothing). */
+export function readPackageRecord(files: PackageFiles): PackageRecord {
+  const kptfile = files.get('Kptfile')
+  if (!kptfile) return {}
+  let value: unknown
+  try {
+    value = parseYamlDocument(fileText(kptfile), 'Kptfile').toJS({ maxAliasCount: 100 })
+  } catch {
+    return {}
+  }
+  const record: PackageRecord = {}
+  const k = (value ?? {}) as { metadata?: { annotations?: Record<string, unknown> }; upstreamLock?: { git?: Record<string, unknown> } }
+  const annotations = k.metadata?.annotations ?? {}
+  const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined)
+  const owner = str(annotations[ownerAnnotation])
+  const set = str(annotations[ownerSetAnnotation])
+  const policy = annotations[deletionPolicyAnnotation]
+  if (owner) record.owner = owner
+  if (set) record.set = set
+  if (policy === 'delete' || policy === 'orphan') record.deletionPolicy = policy
+  const git = k.upstreamLock?.git
+  if (git && str(git['commit'])) {
+    record.lock = { repo: String(git['repo'] ?? ''), directory: String(git['directory'] ?? ''), ref: String(git['ref'] ?? ''), commit: String(git['commit']) }
+  }
+  return record
+}
+
+/** Records the owner on the root Kptfile item. */
+export function recordOwner(kptfile: KubeObject, owner: { key: string; set?: string; deletionPolicy: 'delete' | 'orphan' }): void {
+  kptfile.setAnnotation(ownerAnnotation, owner.key)
+  if (owner.set) kptfile.setAnnotation(ownerSetAnnotation, owner.set)
+  else kptfile.removeAnnotation(ownerSetAnnotation)
+  kptfile.setAnnotation(deletionPolicyAnnotation, owner.deletionPolicy)
+}
+
+/** The package without its owner: the ownership annotations removed from its Kptfile (deletionPolicy orphan). */
+export function orphanPackage(files: PackageFiles): PackageFiles {
+  const kptfile = files.get('Kptfile')
+  if (!kptfile) return files
+  const text = fileText(kptfile)
+  const doc = parseYamlDocument(text, 'Kptfile')
+  const annotations = doc.getIn(['metadata', 'annotations'], true)
+  if (!isMap(annotations)) return files
+  for (const key of [ownerAnnotation, ownerSetAnnotation, deletionPolicyAnnotation]) annotations.delete(key)
+  if (annotations.items.length === 0) doc.deleteIn(['metadata', 'annotations'])
+  const out = new Map(files)
+  out.set('Kptfile', { ...kptfile, content: Buffer.from(stringifyYamlDocument(doc, { wide: sequenceStyle(text) === 'wide' }), 'utf8') })
+  return out
+}

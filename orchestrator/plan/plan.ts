@@ -1,0 +1,260 @@
+/**
+ * The pure planning core: from a fleet and the upstream revisions to the
+ * PackageVariants to render, each with its downstream and resolved upstream,
+ * and the failures found on the way. Sets are expanded by the fan-out
+ * transform itself; no I/O happens here.
+ */
+import { createHash } from 'node:crypto'
+import { readPackageVariantConfig } from '../../functions/api/package-variant-config.js'
+import { packageVariantRules, validatePackageVariant } from '../../functions/api/package-variant.js'
+import type { PackageVariant, PackageVariantSpec } from '../../functions/api/package-variant.js'
+import type { Repository } from '../../functions/api/repository.js'
+import { runFanOut } from '../../functions/fan-out/index.js'
+import { dns1123LabelErrors, ResourceList } from '../../functions/krm/index.js'
+import type { KubeObject } from '../../functions/krm/index.js'
+import { findRepository, objectKey, repositoryKey, revisionKey } from '../fleet/fleet.js'
+import type { Fleet } from '../fleet/fleet.js'
+import type { PackageRevision } from '../upstream/revisions.js'
+
+/** `--shard I/N`: this run renders the variants whose identity hashes to I modulo N. */
+export interface Shard {
+  index: number
+  count: number
+}
+
+/** One PackageVariant to render. */
+export interface PlannedVariant {
+  pv: PackageVariant
+  /** `namespace/name`, or `name` without a namespace: the identity recorded in the package. */
+  key: string
+  /** The PackageVariantSet that generated it (`namespace/name`), if any. */
+  set?: string
+  upstreamRepo: Repository
+  upstream: PackageRevision
+  downstreamRepo: Repository
+  /** Downstream repository and package: the output is `<repo>/<package>`. */
+  downstream: { repo: string; package: string }
+  /** Fields of the PackageVariant (or its set) read in an older form, each naming the current one. */
+  warnings: string[]
+}
+
+/** Something that could not be planned: a set, a target of a set, or a PackageVariant. */
+export interface PlanFailure {
+  /** What failed, for the summary: `PackageVariant ns/name`, `PackageVariantSet ns/name target WorkloadCluster "c"`. */
+  subject: string
+  message: string
+  /** The set it belongs to; its packages are then never deleted in this run. */
+  set?: string
+  /** The downstream it would have rendered, when known; that package is then never deleted. */
+  downstream?: string
+  /** The downstream repository, when only that is known (it does not exist); its packages are never deleted. */
+  downstreamRepo?: string
+  /** The PackageVariant's identity, when it failed as one: packages it owns are kept. */
+  key?: string
+  /** For a set's failure: Porch's condition reason (`ValidationError`, `UpstreamNotFound`, ...), as fan-out reports it. */
+  reason?: string
+}
+
+/** The plan of a run. */
+export interface FleetPlan {
+  variants: PlannedVariant[]
+  failures: PlanFailure[]
+  /** Sets that could not be expanded completely: packages they own are kept. */
+  incompleteSets: Set<string>
+}
+
+/** Where published revisions are looked up: `namespace|repo|package` → revisions. */
+export type RevisionIndex = ReadonlyMap<string, readonly PackageRevision[]>
+
+/** The published revisions of the upstream repositories, and the repositories that could not be read. */
+export interface Upstreams {
+  revisions: RevisionIndex
+  /** The revisions as PackageRevision objects, for fan-out. */
+  objects: readonly KubeObject[]
+  /** `namespace|name` of a Repository → why it could not be read. */
+  problems: ReadonlyMap<string, string>
+}
+
+/** Expands every set, reads every PackageVariant, resolves upstreams and checks downstreams. */
+export function planFleet(fleet: Fleet, upstreams: Upstreams, shard?: Shard): FleetPlan {
+  const { revisions } = upstreams
+  const unreadable = (repo: Repository | undefined) => (repo ? upstreams.problems.get(repositoryKey(repo)) : undefined)
+  const failures: PlanFailure[] = []
+  const incompleteSets = new Set<string>()
+  const fromSets: { object: KubeObject; set: string; spec?: Record<string, unknown> }[] = []
+  const claimed = new Set<KubeObject>()
+  const setWarnings = new Map<string, string[]>()
+  const sources = [...fleet.objects, ...upstreams.objects]
+  for (const setObject of fleet.sets) {
+    const set = objectKey(setObject)
+    const upstreamName = setObject.get(['spec', 'upstream', 'repo'])
+    const problem = typeof upstreamName === 'string' ? unreadable(findRepository(fleet, setObject.namespace, upstreamName)) : undefined
+    if (problem) {
+      failures.push({ subject: `PackageVariantSet ${set}`, message: `upstream repository ${JSON.stringify(upstreamName)} cannot be read: ${problem}`, set, reason: 'UpstreamNotFound' })
+      incompleteSets.add(set)
+      continue
+    }
+    const fleetVariants = fleet.variants.filter((pv) => pv.namespace === setObject.namespace || pv.namespace === '')
+    const rl = ResourceList.of([setObject, ...fleetVariants], setObject)
+    const { summary, failures: setFailures } = runFanOut(rl, { sources }, { isolateTargets: true })
+    setWarnings.set(
+      set,
+      rl.results.items.filter((r) => r.severity === 'warning' && r.field?.path.startsWith('spec.upstream')).map((r) => `PackageVariantSet ${set}: ${r.message}`),
+    )
+    for (const { target, downstream, downstreamRepo, reason, message } of setFailures) {
+      const failure: PlanFailure = { subject: `PackageVariantSet ${set}${target ? ` target ${target}` : ''}`, message, set }
+      // A target that rendered but cannot be named keeps just its package, one whose repository is missing that
+      // repository's packages; otherwise any package of the set may be its.
+      if (reason) failure.reason = reason
+      if (downstream) failure.downstream = downstream
+      else if (downstreamRepo !== undefined) failure.downstreamRepo = downstreamRepo
+      else incompleteSets.add(set)
+      failures.push(failure)
+    }
+    if (!summary) continue
+    for (const object of [...summary.updated, ...summary.unchanged, ...summary.deleted]) claimed.add(object)
+    for (const object of [...summary.created, ...summary.updated, ...summary.unchanged]) fromSets.push({ object, set, spec: summary.specs.get(object)! })
+  }
+  const candidates = [...fromSets, ...fleet.variants.filter((pv) => !claimed.has(pv)).map((object) => ({ object, set: undefined, spec: undefined }))]
+
+  const variants: PlannedVariant[] = []
+  const byKey = new Map<string, PlannedVariant>()
+  const byDownstream = new Map<string, PlannedVariant>()
+  for (const { object, set, spec } of candidates) {
+    const key = objectKey(object)
+    if (shard && !inShard(key, shard)) continue
+    const subject = `PackageVariant ${key}`
+    const fail = (message: string, downstream?: string) => {
+      const failure: PlanFailure = { subject, message, key }
+      if (set) failure.set = set
+      if (downstream) failure.downstream = downstream
+      failures.push(failure)
+    }
+    const read = spec ? renderedVariant(object, spec) : readPackageVariantConfig(object, packageVariantRules)
+    if (!read.ok) {
+      fail(read.results.map((r) => r.message).join('; '))
+      continue
+    }
+    const pv = read.pv
+    const downstream = { repo: pv.spec.downstream!.repo!, package: pv.spec.downstream!.package! }
+    const path = `${downstream.repo}/${downstream.package}`
+    const nameProblem = downstreamNameProblem(downstream)
+    if (nameProblem) {
+      fail(nameProblem)
+      continue
+    }
+    if (byKey.has(key)) {
+      fail(`another PackageVariant of the fleet has the same namespace and name`, path)
+      continue
+    }
+    const other = byDownstream.get(path)
+    if (other) {
+      fail(`PackageVariant ${other.key} renders the same downstream package ${path}`, path)
+      continue
+    }
+    const downstreamRepo = findRepository(fleet, pv.namespace, downstream.repo)
+    if (!downstreamRepo) {
+      fail(`downstream repository ${JSON.stringify(downstream.repo)} not found: no Repository of that name in the fleet`, path)
+      continue
+    }
+    const upstreamRepo = findRepository(fleet, pv.namespace, pv.spec.upstream!.repo!)
+    if (!upstreamRepo) {
+      fail(`upstream repository ${JSON.stringify(pv.spec.upstream!.repo)} not found: no Repository of that name in the fleet`, path)
+      continue
+    }
+    const problem = unreadable(upstreamRepo)
+    if (problem) {
+      fail(`upstream repository ${JSON.stringify(upstreamRepo.name)} cannot be read: ${problem}`, path)
+      continue
+    }
+    const upstream = resolveUpstream(pv, revisions.get(revisionKey(upstreamRepo, pv.spec.upstream!.package!)) ?? [])
+    if (!upstream.ok) {
+      fail(upstream.message, path)
+      continue
+    }
+    const warnings = [...(set ? (setWarnings.get(set) ?? []) : []), ...(pv.warnings ?? []).map((w) => w.message)]
+    const planned: PlannedVariant = { pv, key, upstreamRepo, upstream: upstream.revision, downstreamRepo, downstream, warnings }
+    if (set) planned.set = set
+    variants.push(planned)
+    byKey.set(key, planned)
+    byDownstream.set(path, planned)
+  }
+  return { variants, failures, incompleteSets }
+}
+
+/**
+ * A PackageVariant fan-out rendered, validated as Porch's controller would,
+ * from the spec fan-out reports (the same fields Porch's API has), without
+ * parsing its text back.
+ */
+function renderedVariant(object: KubeObject, spec: Record<string, unknown>): { ok: true; pv: PackageVariant } | { ok: false; results: { message: string }[] } {
+  const pv: PackageVariant = { object, name: object.name, namespace: object.namespace, spec: spec as PackageVariantSpec }
+  const errors = validatePackageVariant(pv, packageVariantRules)
+  return errors.length === 0 ? { ok: true, pv } : { ok: false, results: errors }
+}
+
+/**
+ * The upstream revision a PackageVariant names: by `workspaceName` as Porch
+ * does, else by `revision` (the tag `<package>/v<revision>`), which Porch
+ * ignores, else Porch's placeholder revision: the head of the upstream
+ * repository's branch, which a render follows as it moves.
+ */
+export function resolveUpstream(pv: PackageVariant, revisions: readonly PackageRevision[]): { ok: true; revision: PackageRevision } | { ok: false; message: string } {
+  const upstream = pv.spec.upstream!
+  const workspace = upstream.workspaceName ?? ''
+  const revision = upstream.revision ?? 0
+  let found: PackageRevision | undefined
+  if (workspace !== '') found = revisions.find((r) => r.workspaceName === workspace)
+  else if (revision > 0) found = revisions.find((r) => r.kind === 'published' && r.revision === revision)
+  else found = revisions.find((r) => r.kind === 'placeholder')
+  if (found) return { ok: true, revision: found }
+  // Porch's text, with Go's %#v of the upstream.
+  return {
+    ok: false,
+    message: `could not find upstream package revision &v1alpha1.Upstream{Repo:${JSON.stringify(upstream.repo ?? '')}, Package:${JSON.stringify(upstream.package ?? '')}, Revision:${revision}, WorkspaceName:${JSON.stringify(workspace)}}`,
+  }
+}
+
+/**
+ * A downstream repository must be a DNS-1123 label and a package a path of
+ * DNS-1123 labels (Porch's rules), which also keeps the output inside its
+ * directory: no `..`, no absolute path, no empty segment.
+ */
+export function downstreamNameProblem(downstream: { repo: string; package: string }): string | undefined {
+  const repoErrors = dns1123LabelErrors(downstream.repo)
+  if (repoErrors.length > 0) return `invalid downstream repository name ${JSON.stringify(downstream.repo)}: ${repoErrors.join('; ')}`
+  for (const segment of downstream.package.split('/')) {
+    const errors = dns1123LabelErrors(segment)
+    if (errors.length > 0) return `invalid downstream package name ${JSON.stringify(downstream.package)}: ${JSON.stringify(segment)} ${errors.join('; ')}`
+  }
+  return undefined
+}
+
+/** True when a PackageVariant's identity hashes into this shard (sha1, stable across runs and machines). */
+export function inShard(key: string, shard: Shard): boolean {
+  const hash = createHash('sha1').update(key).digest()
+  return hash.readUInt32BE(0) % shard.count === shard.index
+}
+
+/**
+ * The plan without the variants whose downstream repository could not be
+ * opened: each fails with the reason, and nothing of that repository is
+ * deleted. Every thread removes the same ones, so shares stay aligned.
+ */
+export function withoutUnavailable(plan: FleetPlan, unavailable: Readonly<Record<string, string>>): FleetPlan {
+  if (Object.keys(unavailable).length === 0) return plan
+  const failures = [...plan.failures]
+  const variants = plan.variants.filter((v) => {
+    const reason = unavailable[v.downstream.repo]
+    if (reason === undefined) return true
+    failures.push({
+      subject: `PackageVariant ${v.key}`,
+      message: `downstream repository ${JSON.stringify(v.downstream.repo)}: ${reason}`,
+      key: v.key,
+      downstream: `${v.downstream.repo}/${v.downstream.package}`,
+    })
+    return false
+  })
+  for (const repo of Object.keys(unavailable)) failures.push({ subject: `Repository ${repo}`, message: unavailable[repo]!, downstreamRepo: repo })
+  return { ...plan, variants, failures }
+}

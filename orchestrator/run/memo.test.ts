@@ -1,0 +1,179 @@
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parseObjects } from '../../functions/krm/index.js'
+import { source } from '../../test/support/source.js'
+import { buildFleet } from '../fleet/fleet.js'
+import type { Fleet } from '../fleet/fleet.js'
+import { statPackageDirectory } from '../package/directory.js'
+import type { StoredPackage } from '../output/output.js'
+import { textFile } from '../package/files.js'
+import { planFleet } from '../plan/plan.js'
+import type { PlannedVariant } from '../plan/plan.js'
+import { memoFileFor, RenderMemo } from './memo.js'
+import type { MemoSettings } from './memo.js'
+import { packageRevisionObject } from '../upstream/revisions.js'
+import type { PackageRevision } from '../upstream/revisions.js'
+
+const repositories = source`
+  apiVersion: config.porch.kpt.dev/v1alpha1
+  kind: Repository
+  metadata: {name: blueprints, namespace: default}
+  spec: {git: {repo: ../repos/blueprints}}
+  ---
+  apiVersion: config.porch.kpt.dev/v1alpha1
+  kind: Repository
+  metadata: {name: edge-01, namespace: default}
+  spec: {deployment: true, git: {repo: ../repos/edge-01}}
+`
+const variant = source`
+  apiVersion: config.porch.kpt.dev/v1alpha1
+  kind: PackageVariant
+  metadata: {name: nginx-edge-01, namespace: default}
+  spec:
+    upstream: {repo: blueprints, package: nginx, revision: 1}
+    downstream: {repo: edge-01, package: nginx}
+    injectors: [{name: us-east1-endpoints}]
+`
+const endpoints = (api: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: us-east1-endpoints, namespace: default}\ndata: {API: ${api}}\n`
+const unrelated = (value: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: other, namespace: default}\ndata: {x: ${value}}\n`
+
+const revision = (commit: string): PackageRevision => ({
+  kind: 'published',
+  repository: 'blueprints',
+  namespace: 'default',
+  packageName: 'nginx',
+  revision: 1,
+  workspaceName: 'v1',
+  ref: 'nginx/v1',
+  commit,
+  directory: 'nginx',
+})
+
+/** The fleet and its one planned variant, with the given injectable objects and upstream commit. */
+function planned(options: { api?: string; other?: string; commit?: string } = {}): { fleet: Fleet; variant: PlannedVariant } {
+  const files = [repositories, variant, endpoints(options.api ?? 'https://a'), unrelated(options.other ?? 'one')]
+  const objects = files.flatMap((text, i) => parseObjects(text, `f${i}.yaml`))
+  const fleet = buildFleet({ root: '/fleet', objects, problems: [], digest: files.join('\0') })
+  const rev = revision(options.commit ?? 'c1')
+  const plan = planFleet(fleet, { revisions: new Map([['default|blueprints|nginx', [rev]]]), objects: [packageRevisionObject(rev)], problems: new Map() })
+  expect(plan.failures).toEqual([])
+  return { fleet, variant: plan.variants[0]! }
+}
+
+const settings: MemoSettings = { allowExec: false, onConflict: 'upstream', namespace: 'default', imageFunctions: 'run' }
+const rendered: StoredPackage = {
+  published: new Map([
+    ['Kptfile', textFile('kind: Kptfile\n')],
+    ['cm.yaml', textFile('data: {API: https://a}\n')],
+  ]),
+}
+
+let dir: string
+beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'kpt-variants-memo-'))))
+afterEach(() => rmSync(dir, { recursive: true, force: true }))
+
+/** Records `rendered` for the variant of `before`, saves, and looks up `stored` for the variant of `after`, as a next run would. */
+function recordThenLookup(before: ReturnType<typeof planned>, after: ReturnType<typeof planned>, stored: StoredPackage, scope: 'injectors' | 'fleet' = 'injectors') {
+  const file = join(dir, 'memo.json')
+  const memo = RenderMemo.open(file, before.fleet, settings)
+  memo.save(new Map([['edge-01/nginx', memo.entry(before.variant, scope, rendered, { warnings: ['w'], injected: ['ConfigMap cm <- us-east1-endpoints'] })]]))
+  const next = RenderMemo.open(file, after.fleet, settings)
+  const entry = next.recorded(after.variant, 'edge-01/nginx')
+  return entry && next.sameFiles(entry, stored) ? entry : undefined
+}
+
+describe('the record of earlier renders', () => {
+  test('the same inputs and the same downstream files: the recorded render, with its warnings and injected objects', () => {
+    expect(recordThenLookup(planned(), planned(), rendered)).toMatchObject({ warnings: ['w'], injected: ['ConfigMap cm <- us-east1-endpoints'] })
+  })
+
+  test('a changed byte, a changed mode, a missing or extra file, or a draft on top: rendered again', () => {
+    const changed = new Map(rendered.published)
+    changed.set('cm.yaml', textFile('data: {API: https://b}\n'))
+    const executable = new Map(rendered.published)
+    executable.set('cm.yaml', textFile('data: {API: https://a}\n', true))
+    const missing = new Map(rendered.published)
+    missing.delete('cm.yaml')
+    const extra = new Map(rendered.published)
+    extra.set('notes.txt', textFile(''))
+    for (const published of [changed, executable, missing, extra]) expect(recordThenLookup(planned(), planned(), { published })).toBeUndefined()
+    expect(recordThenLookup(planned(), planned(), { ...rendered, draft: rendered.published! })).toBeUndefined()
+  })
+
+  test('another upstream commit, or another value of an injectable object: rendered again', () => {
+    expect(recordThenLookup(planned(), planned({ commit: 'c2' }), rendered)).toBeUndefined()
+    expect(recordThenLookup(planned(), planned({ api: 'https://b' }), rendered)).toBeUndefined()
+  })
+
+  test('an object no injector names counts only when the pipeline ran our functions over the whole fleet', () => {
+    expect(recordThenLookup(planned(), planned({ other: 'two' }), rendered, 'injectors')).toBeDefined()
+    expect(recordThenLookup(planned(), planned({ other: 'two' }), rendered, 'fleet')).toBeUndefined()
+  })
+
+  test('saving keeps the entries of paths the run did not render and drops those of failed ones; a damaged record is empty', () => {
+    const file = join(dir, 'memo.json')
+    const { fleet, variant } = planned()
+    const memo = RenderMemo.open(file, fleet, settings)
+    const entry = memo.entry(variant, 'injectors', rendered, { warnings: [] })
+    memo.save(
+      new Map([
+        ['edge-01/nginx', entry],
+        ['edge-02/nginx', entry],
+      ]),
+    )
+    RenderMemo.open(file, fleet, settings).save(new Map([['edge-02/nginx', undefined]]))
+    expect(Object.keys(JSON.parse(readFileSync(file, 'utf8')).entries)).toEqual(['edge-01/nginx'])
+    writeFileSync(file, '{"version": 1, "entries": ')
+    expect(RenderMemo.open(file, fleet, settings).recorded(variant, 'edge-01/nginx')).toBeUndefined()
+  })
+
+  test('a package renamed into place just now is not trusted, even when its files are older', async () => {
+    const staged = join(dir, 'staged')
+    mkdirSync(staged, { recursive: true })
+    writeFileSync(join(staged, 'Kptfile'), 'kind: Kptfile\n')
+    await new Promise((resolve) => setTimeout(resolve, 2100))
+    expect(statPackageDirectory(staged)).toMatch(/^[0-9a-f]{64}$/)
+    renameSync(staged, join(dir, 'pkg'))
+    expect(statPackageDirectory(join(dir, 'pkg'))).toBeUndefined()
+    expect(statPackageDirectory(join(dir, 'pkg'), Date.now() + 5000)).toMatch(/^[0-9a-f]{64}$/)
+  })
+
+  test("a package's metadata digest: trusted two seconds after the last write, changed by any edit, addition, removal or mode", async () => {
+    const pkg = join(dir, 'pkg')
+    mkdirSync(join(pkg, 'sub'), { recursive: true })
+    writeFileSync(join(pkg, 'Kptfile'), 'kind: Kptfile\n')
+    writeFileSync(join(pkg, 'sub', 'cm.yaml'), 'data: {}\n')
+    expect(statPackageDirectory(pkg)).toBeUndefined()
+    const later = Date.now() + 5000
+    const before = statPackageDirectory(pkg, later)!
+    expect(before).toMatch(/^[0-9a-f]{64}$/)
+    expect(statPackageDirectory(pkg, later)).toBe(before)
+    const back = new Date(Date.now() - 1000)
+    const changes: (() => void)[] = [
+      () => writeFileSync(join(pkg, 'sub', 'cm.yaml'), 'data: {a: b}\n'),
+      // The same size, and the modification time set back below: the change time still moves.
+      () => writeFileSync(join(pkg, 'sub', 'cm.yaml'), 'data: {a: c}\n'),
+      () => writeFileSync(join(pkg, 'notes.txt'), ''),
+      () => rmSync(join(pkg, 'notes.txt')),
+      () => chmodSync(join(pkg, 'Kptfile'), 0o755),
+    ]
+    let previous = before
+    for (const change of changes) {
+      // A clock tick between changes, so that change times differ.
+      await new Promise((resolve) => setTimeout(resolve, 5))
+      change()
+      // Even with the modification time set back, the inode change time moves.
+      for (const f of ['Kptfile', 'sub/cm.yaml']) utimesSync(join(pkg, f), back, back)
+      const now = statPackageDirectory(pkg, Date.now() + 5000)
+      expect(now).not.toBe(previous)
+      previous = now!
+    }
+    expect(statPackageDirectory(join(dir, 'missing'), later)).toBeUndefined()
+  })
+
+  test('one record per output, in the cache directory', () => {
+    expect(memoFileFor('/cache', '/work/out')).toMatch(/^\/cache\/renders\/[0-9a-f]{32}\.json$/)
+    expect(memoFileFor('/cache', '/work/out')).not.toBe(memoFileFor('/cache', '/work/out2'))
+  })
+})

@@ -1,0 +1,162 @@
+/**
+ * `kpt-variants render`, one run from start to end:
+ *
+ *   quiet run?  (quiet-run.ts: nothing can have changed, report the last run)
+ *   set up      (setup.ts: load the fleet, list upstream revisions, plan, open the output)
+ *   render      (render-share.ts on this thread, threads.ts on the others: each variant
+ *                read from the output, rendered, staged)
+ *   check       (dependencies.ts: per downstream repository, over every package bound for it)
+ *   commit      (the output: rename staged packages into place, or push drafts)
+ *   remove      (abandoned packages deleted or orphaned)
+ *   publish     (--git --publish)
+ *   record      (failures for status, the record of renders, the quiet run's record)
+ *
+ * One variant's failure is recorded and the run goes on.
+ */
+import { existsSync, opendirSync, statSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { listYamlFiles } from '../../functions/krm/main.js'
+import type { StagedChange } from '../output/output.js'
+import { abandonment } from '../plan/abandoned.js'
+import type { FleetPlan } from '../plan/plan.js'
+import type { RenderProgress } from '../report/progress.js'
+import { sortReports } from '../report/report.js'
+import type { RunReport, VariantReport } from '../report/report.js'
+import { upstreamIndexDigest } from '../upstream/upstreams.js'
+import { checkRenderedDependencies } from './dependencies.js'
+import type { MemoEntry } from './memo.js'
+import { quietRecordFile, quietRunApplies, replayQuietRun, saveQuietRecord } from './quiet-run.js'
+import { renderShare, sharesOf } from './render-share.js'
+import type { RenderSettings } from './settings.js'
+import { setUpRun, sharedRepositories } from './setup.js'
+import type { Run } from './setup.js'
+import { defaultThreads, startRenderThread } from './threads.js'
+
+/** Fleets of this many bytes of YAML or more start their render threads before planning (~150 variants' worth of objects). */
+const earlyStartBytes = 64 * 1024
+
+/**
+ * Renders a fleet into its output (or previews it with `dryRun`); `onPlan`
+ * sees the main thread's plan (`--cluster` writes status from it).
+ */
+export async function renderFleet(settings: RenderSettings, progress?: RenderProgress, onPlan?: (plan: FleetPlan) => void): Promise<RunReport> {
+  const quiet = quietRunApplies(settings, onPlan !== undefined) ? quietRecordFile(settings.memo!) : undefined
+  const replay = quiet ? await replayQuietRun(settings, quiet) : undefined
+  if (replay?.report) {
+    const rendered = replay.report.variants
+    progress?.start(rendered.length)
+    for (const report of rendered) progress?.advance(report)
+    return replay.report
+  }
+  const bytes = settings.threads === 1 ? 0 : fleetBytes(resolve(settings.cwd, settings.fleetDir))
+  const recorded = settings.memo !== undefined && existsSync(settings.memo)
+  const writesAll = !settings.git && !settings.dryRun && isEmptyDirectory(resolve(settings.cwd, settings.outDir))
+  const threads = Math.max(1, settings.threads ?? defaultThreads({ fleetBytes: bytes, recorded, writesAll }))
+  // A thread's progress can arrive before this thread has planned (and started the bar).
+  let planned = false
+  const early: VariantReport[] = []
+  const advance = (report: VariantReport) => (planned ? progress?.advance(report) : early.push(report))
+  // A big fleet's threads start at once and set up their run (load, upstreams, plan) while this
+  // thread sets up its own. With --git they need the repositories this thread opens first.
+  const startEarly = threads > 1 && !settings.git && bytes >= earlyStartBytes
+  let others = startEarly ? Array.from({ length: threads - 1 }, (_, i) => startRenderThread(settings, i + 1, threads, advance)) : []
+  let run: Run
+  try {
+    run = await setUpRun(settings, 0, replay?.digests, undefined, replay?.sources)
+  } catch (err) {
+    // Threads started early wait for the upstream refs this thread would have listed.
+    for (const thread of others) thread.stop()
+    await Promise.allSettled(others.map((t) => t.done))
+    throw err
+  }
+  try {
+    // Every thread lists the upstream revisions at the refs this one listed (see GitSources).
+    const pins = await run.sources.pins()
+    for (const thread of others) thread.pin(pins)
+    const { fleet, plan, output } = run
+    onPlan?.(plan)
+    // Threads only for a fleet big enough to share (each computes the same count from the same plan).
+    const count = sharesOf(plan.variants.length, threads)
+    const repositories = sharedRepositories(run)
+    const shared = repositories ? { ...settings, repositories } : settings
+    if (!startEarly) others = Array.from({ length: count - 1 }, (_, i) => startRenderThread(shared, i + 1, threads, advance, pins))
+    const report: RunReport = { dryRun: settings.dryRun, variants: [], problems: fleet.problems.map((p) => `${p.file}: ${p.message}`) }
+    for (const failure of plan.failures) {
+      const failed: VariantReport = { subject: failure.subject, status: 'failed', reasons: [failure.message], warnings: [], conflicts: [] }
+      if (failure.downstream) failed.path = failure.downstream
+      report.variants.push(failed)
+    }
+    progress?.start(plan.variants.length)
+    planned = true
+    for (const r of early.splice(0)) progress?.advance(r)
+    if (!settings.dryRun) output.prepare()
+    const mine = await renderShare(run, 0, threads, (p) => advance(p.report))
+    const pending = [...mine, ...(await Promise.all(others.map((t) => t.done))).flat()].sort((a, b) => a.order - b.order)
+    const accepted = new Set(checkRenderedDependencies(pending, fleet))
+    report.variants.push(...pending.map((p) => p.report))
+    const changes: StagedChange[] = []
+    for (const p of pending) {
+      if (!p.staged) continue
+      if (accepted.has(p)) changes.push({ report: p.report, staged: p.staged })
+      else output.discard(p.staged)
+    }
+    await output.commit(changes)
+    const abandoned = abandonment(plan, fleet, report, settings.shard)
+    if (abandoned) await output.removeAbandoned(abandoned, report, { dryRun: settings.dryRun, diff: settings.diff })
+    if (!settings.dryRun) {
+      if (settings.git?.publish) await output.publish?.(report.variants)
+      output.record(report)
+    }
+    // What was written (or found unchanged) is recorded for the next run; failures are rendered again.
+    if (run.memo && !settings.dryRun) {
+      // Publishing moved the packages it published, those skipped as unchanged too: their digests are taken again.
+      const published = settings.git?.publish === true
+      const unstated = pending.filter((p) => p.memo && (p.memo.stat === undefined || (published && p.report.published)) && p.report.status !== 'failed')
+      await output.restat(unstated.map((p) => p.path))
+      for (const p of unstated) setStat(p.memo!, output.statDigest(p.path))
+      run.memo.save(new Map(pending.map((p) => [p.path, p.report.status === 'failed' ? undefined : p.memo])))
+    }
+    const sorted = { ...report, variants: sortReports(report.variants) }
+    if (quiet)
+      saveQuietRecord(quiet, {
+        settings,
+        fleetDigest: fleet.digest,
+        base: fleet.base,
+        upstreams: run.upstreams.repositories,
+        upstreamDigest: upstreamIndexDigest(run.upstreams.index),
+        packages: new Map(pending.map((p) => [p.path, p.memo?.stat])),
+        report: sorted,
+      })
+    return sorted
+  } finally {
+    run.close()
+  }
+}
+
+function setStat(entry: MemoEntry, stat: string | undefined): void {
+  if (stat !== undefined) entry.stat = stat
+}
+
+/** True when `dir` is missing or holds nothing. */
+function isEmptyDirectory(dir: string): boolean {
+  let handle
+  try {
+    handle = opendirSync(dir)
+  } catch {
+    return true
+  }
+  try {
+    return handle.readSync() === null
+  } finally {
+    handle.closeSync()
+  }
+}
+
+/** The size of a fleet directory's YAML files: a cheap estimate of its size before it is read. */
+function fleetBytes(fleetDir: string): number {
+  try {
+    return listYamlFiles(fleetDir).reduce((sum, file) => sum + statSync(join(fleetDir, file)).size, 0)
+  } catch {
+    return 0
+  }
+}

@@ -1,0 +1,228 @@
+/**
+ * One variant from plan to staged package: read the downstream, clone or
+ * 3-way update it, apply the PackageVariant, run its pipeline, and stage the
+ * result for writing. Every failure is caught into the variant's report, so
+ * the others go on. Used by the main thread and by worker threads alike.
+ */
+import { KubeObject, packagePathAnnotation } from '../../functions/krm/index.js'
+import { clonePackage, kptRepoUrl, prepareRevision } from '../clone/clone.js'
+import type { PreparedRevision } from '../clone/clone.js'
+import { isDependencyObject } from './dependencies.js'
+import type { Fleet } from '../fleet/fleet.js'
+import type { MergeConflict } from '../merge/update.js'
+import type { Output, StagedPackage, StoredPackage } from '../output/output.js'
+import { packageDiff } from '../output/diff.js'
+import { gitPackageFiles, owningPackage, packageDirectories, samePackageFiles } from '../package/files.js'
+import type { PackageFiles } from '../package/files.js'
+import { ResourceCodec } from '../package/resources.js'
+import { runPipeline } from '../pipeline/pipeline.js'
+import type { PipelineRendered, PipelineRunner } from '../pipeline/pipeline.js'
+import type { PlannedVariant } from '../plan/plan.js'
+import type { MemoEntry, RenderMemo } from './memo.js'
+import type { VariantReport } from '../report/report.js'
+import type { RenderSettings } from './settings.js'
+import { revisionLabel } from '../upstream/revisions.js'
+import type { GitSources } from '../upstream/upstreams.js'
+import type { readPackageRecord } from '../package/ownership.js'
+import { applyPackageVariant, classifyDownstream, sameRepo } from '../variant/apply.js'
+
+/** One rendered variant waiting for the dependency check before it is written. */
+export interface Pending {
+  report: VariantReport
+  path: string
+  /** The variant's position in the plan (results are put back in plan order). */
+  order: number
+  /** The rendered package, staged for the main thread to commit. */
+  staged?: StagedPackage
+  dependencies: KubeObject[]
+  /** The record of this render for the next run (see memo.ts); none when it cannot be skipped next time. */
+  memo?: MemoEntry
+}
+
+/** Per-run state shared by every variant: caches of prepared revisions and documents. */
+export class VariantContext {
+  readonly codec = new ResourceCodec()
+  readonly #sources: GitSources
+  readonly #prepared = new Map<string, Promise<{ ok: true; revision: PreparedRevision } | { ok: false; message: string }>>()
+  readonly #runner: PipelineRunner
+
+  constructor(
+    private readonly fleet: Fleet,
+    sources: GitSources,
+    private readonly settings: RenderSettings,
+    private readonly output: Output,
+    scratch: string,
+    private readonly memo?: RenderMemo,
+  ) {
+    this.#sources = sources
+    this.#runner = {
+      codec: this.codec,
+      sources: fleet.objects,
+      kpt: { scratch, allowExec: settings.allowExec, skipImages: settings.imageFunctions === 'skip', sources: fleet.root, cwd: settings.cwd, env: settings.env },
+    }
+  }
+
+  /** Renders one variant and stages its package; every failure is caught into the report. */
+  async render(variant: PlannedVariant): Promise<Pending> {
+    const path = `${variant.downstream.repo}/${variant.downstream.package}`
+    const report: VariantReport = {
+      subject: `PackageVariant ${variant.key}`,
+      path,
+      status: 'failed',
+      upstream: `${variant.upstream.repository}/${variant.upstream.packageName} ${revisionLabel(variant.upstream)}`,
+      reasons: [],
+      warnings: [...variant.warnings],
+      conflicts: [],
+    }
+    const pending: Pending = { report, path, order: 0, dependencies: [] }
+    try {
+      const skip = (entry: MemoEntry) => {
+        report.status = 'unchanged'
+        report.warnings = [...entry.warnings]
+        if (entry.injected) report.injected = [...entry.injected]
+        pending.memo = entry
+        return pending
+      }
+      // A render recorded from the same inputs, whose files are still there untouched (by metadata, else by content), is skipped.
+      const recorded = this.memo?.recorded(variant, path)
+      if (recorded?.stat !== undefined && this.output.statDigest(path) === recorded.stat) return skip(recorded)
+      // An update merges into the published package; the result is compared with the open draft, if any.
+      const stored = await this.output.read(path)
+      const current = stored.draft ?? stored.published
+      if (recorded && current && this.memo!.sameFiles(recorded, stored)) {
+        const { stat: _stale, ...entry } = recorded
+        return skip(entry)
+      }
+      const final = await this.#renderFiles(variant, report, stored)
+      if (!final) return pending
+      const { files, ran } = final
+      report.status = !current ? 'created' : samePackageFiles(files, current) ? 'unchanged' : 'updated'
+      // Pipelines kpt ran may read anything: those renders are never skipped.
+      if (this.memo && ran !== 'kpt') {
+        // What the downstream holds after this run: the package itself, or (--git) the published one and the draft.
+        const after: StoredPackage = !this.output.drafts ? { published: files } : report.status === 'unchanged' ? stored : { ...stored, draft: files }
+        pending.memo = this.memo.entry(variant, ran === 'in-process' ? 'fleet' : 'injectors', after, { ...report, warnings: [...report.warnings] })
+      }
+      if (report.status === 'unchanged') return pending
+      if (this.settings.dryRun) {
+        if (this.settings.diff) report.diff = packageDiff(path, current, files)
+      } else pending.staged = await this.output.stage(files)
+      pending.dependencies = dependencyObjects(this.codec, files, this.output.packageDir(path))
+    } catch (err) {
+      report.status = 'failed'
+      report.reasons.push(`internal error: ${(err as Error).message}`)
+      delete pending.memo
+    }
+    return pending
+  }
+
+  async #renderFiles(variant: PlannedVariant, report: VariantReport, stored: StoredPackage): Promise<{ files: PackageFiles; ran: PipelineRendered['ran'] } | undefined> {
+    const fail = (message: string) => {
+      report.reasons.push(message)
+      return undefined
+    }
+    const dir = this.output.packageDir(`${variant.downstream.repo}/${variant.downstream.package}`)
+    const classified = classifyDownstream(variant, stored.published, kptRepoUrl(variant.upstreamRepo.url))
+    if (!classified.ok) return fail(classified.message)
+    const prepared = await this.#prepare(variant)
+    if (!prepared.ok) return fail(`upstream ${report.upstream}: ${prepared.message}`)
+    report.warnings.push(...prepared.revision.warnings)
+    const name = variant.downstream.package.slice(variant.downstream.package.lastIndexOf('/') + 1)
+    const downstream = classified.downstream
+    let base: PackageFiles
+    if (downstream.kind === 'new') base = clonePackage(prepared.revision, name)
+    else if (downstream.kind === 'current') base = downstream.files
+    else {
+      const lock = downstream.lock
+      report.previousUpstream = lock ? `${lock.ref || lock.commit.slice(0, 12)} (${lock.commit.slice(0, 12)})` : 'none (adopted without upstreamLock)'
+      const origin = lock ? await this.#readOrigin(variant, lock) : { ok: true as const, files: new Map() as PackageFiles }
+      if (!origin.ok) return fail(origin.message)
+      const updated = await this.#sources.readPackage(variant.upstreamRepo.url, variant.upstream.commit, variant.upstream.directory)
+      const upstream = prepared.revision.upstream
+      const directory = `/${upstream.directory}`
+      // Loaded on the first update only: most runs clone or re-render.
+      const { updatePackage } = await import('../merge/update.js')
+      const merged = updatePackage({
+        origin: origin.files,
+        updated: gitPackageFiles(updated),
+        local: downstream.files,
+        onConflict: this.settings.onConflict,
+        upstream: { repo: upstream.repo, directory, ref: upstream.ref },
+        upstreamLock: { repo: upstream.repo, directory, ref: upstream.ref, commit: upstream.commit },
+      })
+      report.conflicts.push(...merged.conflicts)
+      if (!merged.ok) {
+        const conflicts = merged.conflicts.map((c: MergeConflict) => `conflict in ${c.file} ${c.resource} ${c.field}: downstream ${c.local ?? '(deleted)'}, upstream ${c.upstream ?? '(deleted)'}`)
+        return fail(['3-way merge failed', ...merged.errors, ...conflicts].join('; '))
+      }
+      base = merged.files
+    }
+    const applied = applyPackageVariant(variant, base, this.codec, this.fleet.objects)
+    collect(report, applied.results)
+    if (applied.injected.length > 0) report.injected = applied.injected
+    if (!applied.ok) return undefined
+    const rendered = await runPipeline(applied.files, name, dir, this.#runner)
+    collect(report, rendered.results)
+    if (!rendered.ok) return undefined
+    return { files: rendered.files, ran: rendered.ran }
+  }
+
+  /** The prepared revision of a variant's upstream, read and prepared once per run. */
+  #prepare(variant: PlannedVariant): Promise<{ ok: true; revision: PreparedRevision } | { ok: false; message: string }> {
+    const { upstream, upstreamRepo } = variant
+    // The ref is part of the key: a tag and a branch at one commit clone to different upstream records.
+    const key = `${upstreamRepo.url}|${upstream.ref}|${upstream.commit}|${upstream.directory}`
+    let prepared = this.#prepared.get(key)
+    if (!prepared) {
+      prepared = this.#sources
+        .readPackage(upstreamRepo.url, upstream.commit, upstream.directory)
+        .then((files) => prepareRevision({ repo: kptRepoUrl(upstreamRepo.url), directory: upstream.directory, ref: upstream.ref, commit: upstream.commit }, files))
+      this.#prepared.set(key, prepared)
+    }
+    return prepared
+  }
+
+  /** The old upstream package of an update, from the repository its upstreamLock names. */
+  async #readOrigin(variant: PlannedVariant, lock: NonNullable<ReturnType<typeof readPackageRecord>['lock']>): Promise<{ ok: true; files: PackageFiles } | { ok: false; message: string }> {
+    const url = sameRepo(lock.repo, kptRepoUrl(variant.upstreamRepo.url)) ? variant.upstreamRepo.url : lock.repo
+    try {
+      return { ok: true, files: gitPackageFiles(await this.#sources.readPackage(url, lock.commit, lock.directory.replace(/^\/+|\/+$/g, ''))) }
+    } catch (err) {
+      return { ok: false, message: `cannot read the upstream revision the package came from (${lock.repo} ${lock.commit}): ${(err as Error).message}` }
+    }
+  }
+}
+
+/**
+ * The package's PackageManifests and CRDs, each annotated with the absolute
+ * path of its (sub)package, which is how the check tells packages apart.
+ * Only these few objects are copied and parsed.
+ */
+function dependencyObjects(codec: ResourceCodec, files: PackageFiles, root: string): KubeObject[] {
+  const dirs = packageDirectories(files)
+  const candidates = new Map([...files].filter(([path, file]) => /(^|\/)\.krmignore$/.test(path) || mayDeclareDependencies(file.content)))
+  return codec
+    .read(candidates, { style: 'eval' }, dirs)
+    .items.filter(isDependencyObject)
+    .map((item) => {
+      const copy = KubeObject.fromItemSource(item.toItemText(), 0)
+      const dir = owningPackage(item.path ?? '', dirs)
+      copy.setAnnotation(packagePathAnnotation, dir === '' ? root : `${root}/${dir}`)
+      return copy
+    })
+}
+
+/** Whether a file's content names a dependency kind; answered once per content, which a blueprint's clones share. */
+const declaresDependencies = new WeakMap<Buffer, boolean>()
+function mayDeclareDependencies(content: Buffer): boolean {
+  let answer = declaresDependencies.get(content)
+  if (answer === undefined) declaresDependencies.set(content, (answer = content.includes('PackageManifest') || content.includes('CustomResourceDefinition')))
+  return answer
+}
+
+function collect(report: VariantReport, results: readonly { severity: string; message: string }[]): void {
+  for (const r of results) {
+    if (r.severity === 'error') report.reasons.push(r.message)
+    else if (r.severity === 'warning') report.warnings.push(r.message)
+  }
+}

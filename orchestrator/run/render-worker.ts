@@ -1,0 +1,4 @@
+/** A worker thread of `kpt-variants render` (see runRenderWorker). */
+import { runRenderWorker } from './threads.js'
+
+await runRenderWorker()

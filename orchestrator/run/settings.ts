@@ -1,0 +1,46 @@
+/** The settings of one render, after option parsing: plain data, so render threads get them as they are. */
+import { resolve } from 'node:path'
+import type { ConflictPolicy } from '../merge/update.js'
+import type { GitSettings, SharedRepositories } from '../output/git/git-output.js'
+import type { Shard } from '../plan/plan.js'
+import type { UpstreamCache } from '../upstream/git-source.js'
+
+export interface RenderSettings {
+  fleetDir: string
+  /** The fleet's identity for the records kept between runs (default: the fleet directory); `--cluster` names the server, as its snapshot directory changes. */
+  fleetId?: string
+  /** Where relative repository paths resolve (default: the fleet directory). */
+  repositoryBase?: string
+  /** `group/Kind` of cluster-scoped kinds beyond the built-in ones (an API server's discovery). */
+  clusterScoped?: string[]
+  outDir: string
+  dryRun: boolean
+  diff: boolean
+  onConflict: ConflictPolicy
+  shard?: Shard
+  allowExec: boolean
+  /** `skip`: a pipeline with `image:` functions other than ours is not run (no container engine); default `run`. */
+  imageFunctions?: 'run' | 'skip'
+  /** The namespace of fleet objects that have none (`--namespace`, default `default`), as kubectl apply would give them. */
+  namespace?: string
+  /** `--git`: propose each package as a draft in its downstream repository instead of writing `outDir`. */
+  git?: GitSettings
+  /** With `git`: the repositories the main thread opened, as every thread reads them (set by the main thread). */
+  repositories?: SharedRepositories
+  /** Where remote upstream repositories are kept between runs (fetched once a run); none clones them afresh each run. */
+  upstreamCache?: UpstreamCache
+  /** `--cache`: where the run's failures are recorded for `status` (none: not recorded). */
+  cacheDir?: string
+  /** The record of earlier renders (memo.ts) to skip unchanged variants with, and to update; none renders everything. */
+  memo?: string
+  /** Threads rendering variants (default: defaultThreads()); the output is the same for any number. */
+  threads?: number
+  /** kpt runs here (relative `exec:` paths resolve against it). */
+  cwd: string
+  env: Readonly<Record<string, string | undefined>>
+}
+
+/** The fleet's identity in the records kept between runs. */
+export function fleetIdOf(settings: Pick<RenderSettings, 'fleetId' | 'fleetDir' | 'cwd'>): string {
+  return settings.fleetId ?? resolve(settings.cwd, settings.fleetDir)
+}

@@ -1,0 +1,135 @@
+/**
+ * The status `render --cluster` writes back, computed from the run (pure):
+ * PackageVariant and PackageVariantSet `status.conditions` with Porch's types,
+ * reasons and messages (Stalled, Ready), as Porch's controllers would set them
+ * after a reconcile. cluster.ts sends them through the status subresource.
+ */
+import { conditionsFor } from '../../functions/fan-out/status.js'
+import type { Condition, FailureReason } from '../../functions/fan-out/status.js'
+import type { PlanFailure } from '../plan/plan.js'
+import type { RunReport } from '../report/report.js'
+import { describe } from '../fleet/cluster-objects.js'
+import type { ListedObject, StatusUpdate } from '../fleet/cluster-objects.js'
+
+/** What the run decided, as far as status goes. */
+export interface RunOutcome {
+  /** The planned variants: identity, the set that generated it, downstream. */
+  variants: readonly { key: string; set?: string }[]
+  failures: readonly PlanFailure[]
+  report: RunReport
+  /** With `--shard`, a set's variants are spread over runs: its status then reports only what every shard sees alike. */
+  sharded: boolean
+}
+
+const valid: Condition = { type: 'Stalled', status: 'False', reason: 'Valid', message: 'all validation checks passed' }
+
+/**
+ * The PackageVariant conditions of Porch's reconcile (porch-packagevariant.md
+ * §1.1): a variant that could not be planned (invalid, upstream or repository
+ * not found) is Stalled with reason `ValidationError` and not Ready; one whose
+ * render failed is valid but not Ready (reason `Error`, the reasons as the
+ * message); a rendered one is Ready (`NoErrors`) and names its downstream
+ * package in `downstreamTargets`.
+ */
+export function variantConditions(key: string, outcome: RunOutcome): { conditions: Condition[]; downstreamTargets?: { name: string }[] } | undefined {
+  const subject = `PackageVariant ${key}`
+  const failure = outcome.failures.find((f) => f.subject === subject)
+  if (failure) {
+    return {
+      conditions: [
+        { type: 'Stalled', status: 'True', reason: 'ValidationError', message: failure.message },
+        { type: 'Ready', status: 'False', reason: 'Error', message: 'invalid packagevariant object' },
+      ],
+    }
+  }
+  const report = outcome.report.variants.find((v) => v.subject === subject)
+  if (!report || report.status === 'deleted' || report.status === 'orphaned') return undefined
+  if (report.status === 'failed') return { conditions: [valid, { type: 'Ready', status: 'False', reason: 'Error', message: report.reasons.join('; ') }] }
+  return {
+    conditions: [valid, { type: 'Ready', status: 'True', reason: 'NoErrors', message: 'successfully ensured downstream package variant' }],
+    ...(report.path ? { downstreamTargets: [{ name: report.path }] } : {}),
+  }
+}
+
+/**
+ * The PackageVariantSet conditions (porch-packagevariantset.md §7): the
+ * first failure of the set itself (validation, upstream, a target) with
+ * fan-out's reason; else the first failure of one of its PackageVariants,
+ * which exist only in the run here, as `UnexpectedError` (Porch's reason for
+ * a set whose variants could not be ensured); else Reconciled.
+ */
+export function setConditions(key: string, outcome: RunOutcome): Condition[] {
+  const own = outcome.failures.filter((f) => f.subject === `PackageVariantSet ${key}` || f.subject.startsWith(`PackageVariantSet ${key} `))
+  if (own.length > 0) return conditionsFor({ ok: false, reason: (own[0]!.reason ?? 'UnexpectedError') as FailureReason, message: withMore(own[0]!.message, own.length) })
+  if (outcome.sharded) return conditionsFor({ ok: true })
+  const members = new Set(outcome.variants.filter((v) => v.set === key).map((v) => `PackageVariant ${v.key}`))
+  for (const f of outcome.failures) if (f.set === key && f.key) members.add(f.subject)
+  const failed = outcome.report.variants.filter((v) => v.status === 'failed' && members.has(v.subject))
+  if (failed.length === 0) return conditionsFor({ ok: true })
+  const first = failed[0]!
+  return conditionsFor({ ok: false, reason: 'UnexpectedError', message: withMore(`${first.subject}: ${first.reasons.join('; ')}`, failed.length) })
+}
+
+function withMore(message: string, count: number): string {
+  return count > 1 ? `${message} (and ${count - 1} more failure(s): see the render report)` : message
+}
+
+/**
+ * The status updates of a run, only for objects whose status changes: a
+ * condition whose status stays keeps its `lastTransitionTime` (as
+ * `meta.SetStatusCondition`), a changed or new one gets `now`; other
+ * conditions are kept. Variants the run did not render (another shard's) get none.
+ */
+export function statusUpdates(variants: readonly ListedObject[], sets: readonly ListedObject[], outcome: RunOutcome, now: string): StatusUpdate[] {
+  const updates: StatusUpdate[] = []
+  const push = (listed: ListedObject, wanted: Condition[], extra: Record<string, unknown>) => {
+    const status = (listed.object['status'] ?? {}) as Record<string, unknown>
+    const before = Array.isArray(status['conditions']) ? (status['conditions'] as Record<string, unknown>[]) : []
+    const conditions = mergeConditions(before, wanted, now)
+    // Compared with keys sorted: the API server returns custom objects with sorted keys (Go maps).
+    const changed = canonical(conditions) !== canonical(before) || Object.entries(extra).some(([k, v]) => canonical(v) !== canonical(status[k]))
+    if (!changed) return
+    const metadata = listed.object.metadata ?? {}
+    updates.push({
+      apiVersion: listed.apiVersion,
+      kind: listed.kind,
+      namespace: String(metadata['namespace'] ?? ''),
+      name: String(metadata['name'] ?? ''),
+      subject: `${listed.kind} ${describe(listed.object)}`,
+      status: { conditions, ...extra },
+    })
+  }
+  for (const listed of variants) {
+    const wanted = variantConditions(describe(listed.object), outcome)
+    if (wanted) push(listed, wanted.conditions, wanted.downstreamTargets ? { downstreamTargets: wanted.downstreamTargets } : {})
+  }
+  for (const listed of sets) push(listed, setConditions(describe(listed.object), outcome), {})
+  return updates
+}
+
+/** metav1.Condition's message is at most 32768 characters: the API server refuses more. */
+const maxMessage = 32768
+
+function truncate(message: string): string {
+  const more = '... (truncated: see the report)'
+  return message.length <= maxMessage ? message : `${message.slice(0, maxMessage - more.length)}${more}`
+}
+
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_, v: unknown) =>
+    typeof v === 'object' && v !== null && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+  )
+}
+
+function mergeConditions(before: readonly Record<string, unknown>[], wanted: readonly Condition[], now: string): Record<string, unknown>[] {
+  const next = before.map((c) => ({ ...c }))
+  for (const w of wanted) {
+    const index = next.findIndex((c) => c['type'] === w.type)
+    const existing = index >= 0 ? next[index] : undefined
+    const time = existing && existing['status'] === w.status && typeof existing['lastTransitionTime'] === 'string' ? existing['lastTransitionTime'] : now
+    const condition = { type: w.type, status: w.status, lastTransitionTime: time, reason: w.reason, message: truncate(w.message) }
+    if (index >= 0) next[index] = condition
+    else next.push(condition)
+  }
+  return next
+}
