@@ -8,7 +8,7 @@ import type { PlanIssue } from '../plan.js'
 import { compareVersions } from '../versions.js'
 import { byString, isChanged, nodeLabel } from './plan-graph.js'
 import type { PlanGraph, PlanNode } from './plan-graph.js'
-import type { ConflictList, Evaluated } from './report.js'
+import type { ConflictList, Evaluated } from './evaluated.js'
 
 /**
  * Crossplane's `detected cycle on: <id>`: a conflict on the dependency that

@@ -9,13 +9,15 @@ import type { Dependency } from '../../api/dependencies.js'
 import { append } from '../append.js'
 import { walkGraph } from '../graph.js'
 import type { Cycle } from '../graph.js'
-import type { ChangeStep, Conflict, DependencyReport, InstallStep, Plan, PlanIssue, PruneStep, TargetReport } from '../plan.js'
+import type { ChangeStep, DependencyReport, InstallStep, Plan, PlanIssue, PruneStep, TargetReport } from '../plan.js'
 import { decide } from './decide.js'
 import { changesPlan } from './decision.js'
 import type { Decision } from './decision.js'
 import { reportCycles, reportInstallationTypes } from './graph-conflicts.js'
 import { byString, isChanged, nodeLabel } from './plan-graph.js'
 import type { PlanGraph, PlanNode } from './plan-graph.js'
+import { ConflictList } from './evaluated.js'
+import type { Evaluated } from './evaluated.js'
 
 export interface ReportOptions {
   /**
@@ -23,27 +25,6 @@ export interface ReportOptions {
    * (resolution left it out, or settled nothing): the decision to report instead.
    */
   unsettled: (decision: Decision, node: PlanNode, dep: Dependency) => Decision
-}
-
-/** One dependency of one node as the report evaluated it. */
-export interface Evaluated {
-  /** The position (among the graph's nodes in id order) of the present node the dependency resolves to, if any. */
-  target: number | undefined
-  dep: Dependency
-  report: DependencyReport
-}
-
-/** The plan's conflicts, each once (by package, namespace, dependant, reason and message). */
-export class ConflictList {
-  readonly list: Conflict[] = []
-  private readonly keys = new Set<string>()
-
-  add(conflict: Conflict): void {
-    const key = `${conflict.package}\0${conflict.namespace}\0${conflict.requiredBy}\0${conflict.reason}\0${conflict.message}`
-    if (this.keys.has(key)) return
-    this.keys.add(key)
-    this.list.push(conflict)
-  }
 }
 
 /** An unsettled dependency reported as a conflict that no plan resolves. */
