@@ -1,7 +1,8 @@
 /**
  * The CustomResourceDefinitions of the APIs we read, with Porch's schemas
  * (its controller-gen output at the versions it serves): Repository and
- * PackageVariant v1alpha1, PackageVariantSet v1alpha2. The schemas are built
+ * PackageVariant v1alpha1, PackageVariantSet v1alpha2; and our own Rollout
+ * (kpt-variants.dev/v1alpha1, docs/rollouts.md). The schemas are built
  * against our API types: `fields<T>()` takes exactly the fields of T, so a
  * field added to a type without a schema (or the reverse) does not compile.
  * `npm run crds` writes them into deploy/crds; a test checks they are current
@@ -10,6 +11,9 @@
 import { stringify } from 'yaml'
 import type { Downstream, InjectionSelector, PackageContext, PackageVariantSpec, Upstream } from './package-variant.js'
 import type { DownstreamTemplate, InjectorTemplate, MapExpr, PackageContextTemplate, PackageVariantSetSpec, PackageVariantTemplate, RepositoryTarget, Target } from './package-variant-set.js'
+import { rolloutGroup, rolloutKind, rolloutVersion } from './rollout.js'
+import type { HealthGate, RolloutApprovalSpec, RolloutGatesSpec, RolloutSpec, RolloutStatus, RolloutStepSpec } from './rollout.js'
+import type { RolloutWindowSpec } from './rollout-windows.js'
 
 /** An OpenAPI v3 schema, as much of it as these CRDs use. */
 export interface Schema {
@@ -27,7 +31,9 @@ export interface Schema {
   maxLength?: number
   pattern?: string
   'x-kubernetes-map-type'?: 'atomic'
-  'x-kubernetes-list-type'?: 'atomic'
+  'x-kubernetes-list-type'?: 'atomic' | 'map'
+  'x-kubernetes-list-map-keys'?: string[]
+  'x-kubernetes-int-or-string'?: true
   'x-kubernetes-validations'?: { rule: string; message: string }[]
 }
 
@@ -233,6 +239,84 @@ const packageVariantSetSchema = object(
   { description: 'PackageVariantSet expands one upstream package into a PackageVariant per target.' },
 )
 
+const rolloutSelector = object(labelSelectorFields, { 'x-kubernetes-map-type': 'atomic', description: "A label selector over the set's target objects; none: every variant no earlier step took." })
+
+/**
+ * Rollout's schema. Formats the API server cannot check (cron schedules,
+ * durations, time zones, percentages) are checked by `readRollout`, which
+ * every run calls, with messages naming the field.
+ */
+const rolloutSpec = fields<RolloutSpec>(
+  {
+    gates: fields<RolloutGatesSpec>(
+      {
+        approval: string({ enum: ['manual', 'auto'], description: 'manual: each step after the first starts only once approved (`kpt-variants rollout approve`). Default: auto.' }),
+        health: fields<HealthGate>(
+          {
+            condition: string({ minLength: 1, description: 'The condition type each target must report True in status.conditions, e.g. Ready.' }),
+            revisionAnnotation: string({ description: 'If set, this annotation of the target must equal the published revision (its tag or commit).' }),
+          },
+          { required: ['condition'] },
+        ),
+        soak: string({ description: "Time since a step's last publish before the next step starts, e.g. 30m. Default: none." }),
+      },
+      { description: "What must hold for a step's variants before the next step starts." },
+    ),
+    packageVariantSet: string({ minLength: 1, description: 'The PackageVariantSet whose variants this rollout paces, in the same namespace.' }),
+    paused: boolean(),
+    steps: array(
+      fields<RolloutStepSpec>(
+        {
+          maxConcurrent: {
+            'x-kubernetes-int-or-string': true,
+            description: "At most this many (a count, or a percentage of the step's variants) published and not yet healthy at once. Default: all.",
+          },
+          name: string({ minLength: 1, maxLength: 63, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$' }),
+          targets: rolloutSelector,
+        },
+        { required: ['name'] },
+      ),
+      { description: 'In order; a variant belongs to the first step whose selector matches its target.', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'] },
+    ),
+    windows: array(
+      fields<RolloutWindowSpec>(
+        {
+          duration: string({ description: 'How long each window stays open, e.g. 8h.' }),
+          schedule: string({ description: 'When a window opens: a cron schedule of five fields, e.g. "0 9 * * 1-5".' }),
+          timeZone: string({ description: 'The IANA time zone the schedule is read in. Default: UTC.' }),
+        },
+        { required: ['schedule', 'duration'] },
+      ),
+      { description: 'Publishing happens only inside a window; none: at any time.' },
+    ),
+  },
+  { required: ['packageVariantSet', 'steps'] },
+)
+
+const rolloutStatus = fields<RolloutStatus>({
+  approvals: array(
+    fields<RolloutApprovalSpec>(
+      {
+        revision: string({ description: 'The upstream revision the approval is for.' }),
+        step: string(),
+        time: string({ format: 'date-time' }),
+      },
+      { required: ['step', 'revision', 'time'] },
+    ),
+  ),
+})
+
+const rolloutSchema = object(
+  { apiVersion: string(), kind: string(), metadata: { type: 'object' }, spec: rolloutSpec, status: rolloutStatus },
+  { description: "Rollout paces the publishing of one PackageVariantSet's variants: in steps, gated by health, time and approval." },
+)
+
+const rolloutColumns: PrinterColumn[] = [
+  { jsonPath: '.spec.packageVariantSet', name: 'PackageVariantSet', type: 'string' },
+  { jsonPath: '.spec.paused', name: 'Paused', type: 'boolean' },
+  { jsonPath: '.metadata.creationTimestamp', name: 'Age', type: 'date' },
+]
+
 /** A column of `kubectl get`. */
 interface PrinterColumn {
   jsonPath: string
@@ -251,13 +335,13 @@ const repositoryColumns: PrinterColumn[] = [
   { jsonPath: '.metadata.creationTimestamp', name: 'Age', type: 'date' },
 ]
 
-function crd(kind: string, plural: string, version: string, schema: Schema, columns?: PrinterColumn[]): Record<string, unknown> {
+function crd(kind: string, plural: string, version: string, schema: Schema, columns?: PrinterColumn[], group = 'config.porch.kpt.dev'): Record<string, unknown> {
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
-    metadata: { name: `${plural}.config.porch.kpt.dev` },
+    metadata: { name: `${plural}.${group}` },
     spec: {
-      group: 'config.porch.kpt.dev',
+      group,
       names: { kind, listKind: `${kind}List`, plural, singular: kind.toLowerCase() },
       scope: 'Namespaced',
       versions: [{ ...(columns ? { additionalPrinterColumns: columns } : {}), name: version, schema: { openAPIV3Schema: schema }, served: true, storage: true, subresources: { status: {} } }],
@@ -265,11 +349,12 @@ function crd(kind: string, plural: string, version: string, schema: Schema, colu
   }
 }
 
-/** The three CRDs, each with the file name `npm run crds` gives it. */
-export const customResourceDefinitions: readonly { file: string; crd: Record<string, unknown> }[] = [
-  { file: 'config.porch.kpt.dev_repositories.yaml', crd: crd('Repository', 'repositories', 'v1alpha1', repositorySchema, repositoryColumns) },
-  { file: 'config.porch.kpt.dev_packagevariants.yaml', crd: crd('PackageVariant', 'packagevariants', 'v1alpha1', packageVariantSchema) },
-  { file: 'config.porch.kpt.dev_packagevariantsets.yaml', crd: crd('PackageVariantSet', 'packagevariantsets', 'v1alpha2', packageVariantSetSchema) },
+/** The CRDs, each with the file name `npm run crds` gives it; `porch` marks those whose schema is Porch's. */
+export const customResourceDefinitions: readonly { file: string; crd: Record<string, unknown>; porch: boolean }[] = [
+  { file: 'config.porch.kpt.dev_repositories.yaml', crd: crd('Repository', 'repositories', 'v1alpha1', repositorySchema, repositoryColumns), porch: true },
+  { file: 'config.porch.kpt.dev_packagevariants.yaml', crd: crd('PackageVariant', 'packagevariants', 'v1alpha1', packageVariantSchema), porch: true },
+  { file: 'config.porch.kpt.dev_packagevariantsets.yaml', crd: crd('PackageVariantSet', 'packagevariantsets', 'v1alpha2', packageVariantSetSchema), porch: true },
+  { file: `${rolloutGroup}_rollouts.yaml`, crd: crd(rolloutKind, 'rollouts', rolloutVersion, rolloutSchema, rolloutColumns, rolloutGroup), porch: false },
 ]
 
 /** A CRD as its file in deploy/crds has it. */

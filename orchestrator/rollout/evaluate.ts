@@ -1,0 +1,233 @@
+/**
+ * The rollout evaluator (pure): from a Rollout, its set's variants and the
+ * time of the run, which waiting drafts may be published now, and why each
+ * other one is held (docs/rollouts.md, "Semantics").
+ *
+ * Steps go in order. A variant belongs to the first step whose selector
+ * matches its target. A step is done when each of its variants is published
+ * at the revision with nothing left to publish, each target is healthy and
+ * the soak has passed since the step's last publish; the next step starts
+ * only then (and, with `approval: manual`, once approved for this
+ * revision). Within the started step, at most `maxConcurrent` variants are
+ * published and not yet healthy at once. A failed target anywhere halts the
+ * whole rollout; `paused` holds everything, and so does a closed window.
+ */
+import { formatDuration } from '../../functions/api/duration.js'
+import { formatRfc3339 } from '../../functions/api/rfc3339.js'
+import type { MaxConcurrent, Rollout } from '../../functions/api/rollout.js'
+import { windowsAt, zonedTime } from '../../functions/api/rollout-windows.js'
+import { targetHealth } from './health.js'
+import type { TargetHealth } from './health.js'
+import type { RolloutEvaluation, RolloutInput, RolloutState, RolloutVariant, StepReport, VariantDecision } from './types.js'
+
+/** How a step's variants stand against its gates. */
+interface StepProgress {
+  /** Sorted by key. */
+  members: RolloutVariant[]
+  /** Not published at the revision, or with a draft waiting: what keeps the step from being published. */
+  unpublished: RolloutVariant[]
+  /** Published at the revision, not healthy (pending or failed), with why. */
+  unhealthy: { variant: RolloutVariant; health: Exclude<TargetHealth, { state: 'healthy' }> }[]
+  failed: { variant: RolloutVariant; health: Extract<TargetHealth, { state: 'failed' }> }[]
+  atRevision: number
+  /** The latest publish time among the variants at the revision. */
+  lastPublish?: Date
+}
+
+/** Decides, for each variant with a draft waiting, whether this run publishes it. */
+export function evaluateRollout(input: RolloutInput): RolloutEvaluation {
+  const { rollout, revision, now } = input
+  const members: RolloutVariant[][] = rollout.steps.map(() => [])
+  const stepOf = new Map<string, string>()
+  const unmatched: RolloutVariant[] = []
+  for (const variant of input.variants) {
+    const index = rollout.steps.findIndex((step) => !step.matches || step.matches(variant.target.labels))
+    if (index < 0) unmatched.push(variant)
+    else {
+      members[index]!.push(variant)
+      stepOf.set(variant.key, rollout.steps[index]!.name)
+    }
+  }
+  const progress = members.map((list) => stepProgress(list, input))
+  const failed = progress.flatMap((p) => p.failed)
+  const windows = rollout.windows.length > 0 ? windowsAt(rollout.windows, now) : undefined
+  const globalHold =
+    failed.length > 0 ? `halted: ${failed[0]!.health.detail}` : rollout.paused ? `paused: ${pausedText(rollout)}` : windows && !windows.open ? `waiting: ${closedText(windows.next)}` : undefined
+  // The step right after a halted one says why in its own words: "step eu starts after canary is healthy: edge-01 Ready is False".
+  const haltedStep = progress.findIndex((p) => p.failed.length > 0)
+
+  const held = new Map<string, string>()
+  const publish = new Set<string>()
+  const steps: StepReport[] = []
+  let blockedBy: { step: string; why: string } | undefined
+  rollout.steps.forEach((step, i) => {
+    const p = progress[i]!
+    const report: StepReport = {
+      name: step.name,
+      state: 'waiting',
+      reason: '',
+      variants: p.members.map((v) => v.key),
+      published: p.atRevision,
+      healthy: p.atRevision - p.unhealthy.length,
+      publishing: 0,
+    }
+    steps.push(report)
+    const candidates = p.members.filter((v) => v.draft)
+    if (blockedBy) {
+      const why = blockedBy.step === rollout.steps[i - 1]!.name ? blockedBy.why : 'is done'
+      report.reason = p.failed.length > 0 ? failedText(p) : `starts after ${rollout.steps[i - 1]!.name} ${why}`
+      if (p.failed.length > 0) report.state = 'halted'
+      const waiting = `waiting: step ${step.name} starts after ${rollout.steps[i - 1]!.name} ${why}`
+      for (const v of candidates) held.set(v.key, haltedStep === i - 1 ? waiting : (globalHold ?? waiting))
+      blockedBy = { step: step.name, why: 'is done' }
+      return
+    }
+    if (p.members.length === 0) {
+      report.state = 'done'
+      report.reason = 'no variant is in this step'
+      return
+    }
+    const soakLeft = p.lastPublish ? p.lastPublish.getTime() + rollout.soakMs - now.getTime() : 0
+    if (p.unpublished.length === 0 && p.unhealthy.length === 0 && soakLeft <= 0) {
+      report.state = 'done'
+      report.reason = `${p.members.length} variant(s) published at ${revision} and healthy`
+      return
+    }
+    const needsApproval = rollout.approval === 'manual' && i > 0 && candidates.length > 0 && !rollout.approvals.some((a) => a.step === step.name && a.revision === revision)
+    const approveText = `needs approval: kpt-variants rollout approve ${rolloutName(rollout)} ${step.name}`
+    report.state = p.failed.length > 0 ? 'halted' : needsApproval ? 'waiting' : 'active'
+    const limit = concurrencyLimit(step.maxConcurrent, p.members.length)
+    const slots = Math.max(0, limit - p.unhealthy.length)
+    const sorted = [...candidates].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+    sorted.forEach((v, k) => {
+      if (globalHold) held.set(v.key, globalHold)
+      else if (needsApproval) held.set(v.key, `waiting: step ${step.name} ${approveText}`)
+      else if (k < slots) publish.add(v.key)
+      else held.set(v.key, `waiting: ${concurrencyText(rollout, step.name, limit, p, sorted.slice(0, slots))}`)
+    })
+    report.publishing = sorted.filter((v) => publish.has(v.key)).length
+    report.reason = p.failed.length > 0 ? failedText(p) : needsApproval ? approveText : activeText(p, report.publishing, soakLeft, rollout, revision)
+    blockedBy = { step: step.name, why: notDoneText(p, soakLeft, rollout, revision) }
+  })
+  for (const v of unmatched) {
+    if (v.draft) held.set(v.key, `held: no step of rollout ${rolloutName(rollout)} selects ${v.target.name}: add a step without \`targets\` to take the variants no other step selects`)
+  }
+
+  const decisions: VariantDecision[] = input.variants
+    .filter((v) => v.draft)
+    .map((v) => {
+      const step = stepOf.get(v.key)
+      const base = step === undefined ? { key: v.key } : { key: v.key, step }
+      return publish.has(v.key) ? { ...base, publish: true as const } : { ...base, publish: false as const, reason: held.get(v.key)! }
+    })
+  const { state, reason } = rolloutState(rollout, steps, failed, windows, revision)
+  return {
+    rollout: `${rollout.namespace}/${rollout.name}`,
+    revision,
+    state,
+    reason,
+    steps,
+    decisions,
+    publish: decisions.filter((d) => d.publish).map((d) => d.key),
+    unmatched: unmatched.map((v) => v.key),
+  }
+}
+
+function stepProgress(list: RolloutVariant[], input: RolloutInput): StepProgress {
+  const members = [...list].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+  const progress: StepProgress = { members, unpublished: [], unhealthy: [], failed: [], atRevision: 0 }
+  for (const variant of members) {
+    const published = variant.published
+    if (!published || published.upstream !== input.revision) {
+      progress.unpublished.push(variant)
+      continue
+    }
+    if (variant.draft) progress.unpublished.push(variant)
+    progress.atRevision++
+    if (!progress.lastPublish || published.time > progress.lastPublish) progress.lastPublish = published.time
+    const health = targetHealth(variant.target, published, input.rollout.health)
+    if (health.state === 'healthy') continue
+    progress.unhealthy.push({ variant, health })
+    if (health.state === 'failed') progress.failed.push({ variant, health })
+  }
+  return progress
+}
+
+/** The most a step may have published and not yet healthy: a percentage of its variants rounds down, but never below 1 (as Argo CD's maxUpdate). */
+export function concurrencyLimit(max: MaxConcurrent | undefined, variants: number): number {
+  if (!max) return Infinity
+  if ('count' in max) return max.count
+  return Math.max(1, Math.floor((variants * max.percent) / 100))
+}
+
+function rolloutState(
+  rollout: Rollout,
+  steps: readonly StepReport[],
+  failed: StepProgress['failed'],
+  windows: ReturnType<typeof windowsAt> | undefined,
+  revision: string,
+): { state: RolloutState; reason: string } {
+  if (failed.length > 0) {
+    const first = failed[0]!
+    const more = failed.length > 1 ? ` (and ${failed.length - 1} more)` : ''
+    return { state: 'halted', reason: `${first.health.detail}${first.health.message ? `: ${first.health.message}` : ''}${more}: nothing is published until it recovers` }
+  }
+  if (steps.every((s) => s.state === 'done')) return { state: 'complete', reason: `every step is done at ${revision}` }
+  if (rollout.paused) return { state: 'paused', reason: pausedText(rollout) }
+  if (windows && !windows.open) return { state: 'outside-window', reason: closedText(windows.next) }
+  const current = steps.find((s) => s.state !== 'done')!
+  return { state: 'progressing', reason: `step ${current.name}: ${current.reason}` }
+}
+
+function activeText(p: StepProgress, publishing: number, soakLeft: number, rollout: Rollout, revision: string): string {
+  if (p.unpublished.length > 0) {
+    const stuck = p.unpublished.filter((v) => !v.draft)
+    const parts = [`${p.members.length - p.unpublished.length} of ${p.members.length} published`]
+    if (publishing > 0) parts.push(`publishing ${publishing} now`)
+    if (stuck.length > 0) parts.push(`${names(stuck.map((v) => v.target.name))} ${stuck.length === 1 ? 'has' : 'have'} no draft at ${revision} to publish`)
+    if (p.unhealthy.length > 0) parts.push(`waiting for ${names(p.unhealthy.map((u) => u.health.detail))}`)
+    return parts.join('; ')
+  }
+  if (p.unhealthy.length > 0) return `waiting for ${names(p.unhealthy.map((u) => u.health.detail))}`
+  return `soaking: ${formatDuration(soakLeft)} left of ${formatDuration(rollout.soakMs)} after the last publish (${formatRfc3339(p.lastPublish!)})`
+}
+
+/** Why the step after this one cannot start, completing "step eu starts after canary …". */
+function notDoneText(p: StepProgress, soakLeft: number, rollout: Rollout, revision: string): string {
+  if (p.failed.length > 0) return `is healthy: ${names(p.failed.map((f) => f.health.detail))}`
+  if (p.unpublished.length > 0) return `is published at ${revision}: ${names(p.unpublished.map((v) => v.target.name))} ${p.unpublished.length === 1 ? 'is' : 'are'} not yet`
+  if (p.unhealthy.length > 0) return `is healthy: ${names(p.unhealthy.map((u) => u.health.detail))}`
+  return `has soaked ${formatDuration(rollout.soakMs)} since its last publish (${formatRfc3339(p.lastPublish!)}): ${formatDuration(soakLeft)} left`
+}
+
+function concurrencyText(rollout: Rollout, step: string, limit: number, p: StepProgress, first: readonly RolloutVariant[]): string {
+  const busy = [...p.unhealthy.map((u) => u.variant.target.name), ...first.map((v) => v.target.name)]
+  if (!rollout.health) return `step ${step} publishes at most ${limit} at once, and without a health gate one batch a run: ${names(busy)} go first`
+  return `step ${step} publishes at most ${limit} at once: ${names(busy)} ${busy.length === 1 ? 'is' : 'are'} published and not yet healthy`
+}
+
+function failedText(p: StepProgress): string {
+  const first = p.failed[0]!
+  const more = p.failed.length > 1 ? ` (and ${p.failed.length - 1} more)` : ''
+  return `${first.health.detail}${first.health.message ? `: ${first.health.message}` : ''}${more}`
+}
+
+function pausedText(rollout: Rollout): string {
+  return `rollout ${rolloutName(rollout)} is paused: \`kpt-variants rollout resume ${rolloutName(rollout)}\` resumes it`
+}
+
+function closedText(next: { start: Date; window: { timeZone: string } } | undefined): string {
+  if (!next) return "outside the rollout's windows, and none opens again"
+  return `outside the rollout's windows: the next opens at ${formatRfc3339(next.start)} (${zonedTime(next.start, next.window.timeZone)})`
+}
+
+/** The Rollout as the CLI names it: `name`, or `namespace/name` outside the default namespace. */
+export function rolloutName(rollout: Pick<Rollout, 'name' | 'namespace'>): string {
+  return rollout.namespace && rollout.namespace !== 'default' ? `${rollout.namespace}/${rollout.name}` : rollout.name
+}
+
+/** `a, b, c and 2 more`. */
+function names(list: readonly string[], shown = 3): string {
+  if (list.length <= shown) return list.length === 2 ? `${list[0]} and ${list[1]}` : list.join(', ')
+  return `${list.slice(0, shown).join(', ')} and ${list.length - shown} more`
+}
