@@ -25,6 +25,7 @@ const layers = [
   'orchestrator/upstream',
   'orchestrator/report',
   'orchestrator/plan',
+  'orchestrator/rollout',
   'orchestrator/variant',
   'orchestrator/output',
   'orchestrator/run',

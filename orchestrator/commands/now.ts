@@ -4,7 +4,7 @@
  * downstream takes the Date, and only the CLI reads the clock when the
  * option is absent.
  */
-import { parseRfc3339 } from '../functions/api/rfc3339.js'
+import { parseRfc3339 } from '../../functions/api/rfc3339.js'
 
 /** The value of `--now`, or a usage error naming the option and the value (exit 2). */
 export function parseNowOption(value: string): { ok: true; now: Date } | { ok: false; error: string } {
