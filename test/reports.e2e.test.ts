@@ -84,6 +84,19 @@ test(
   timeout,
 )
 
+test(
+  'a report nobody could read is a usage error: both on stdout, a page in no directory',
+  async () => {
+    const both = await kptVariants('render', 'fleet', '--out', 'rendered', '--dry-run', '--json', '--format', 'markdown')
+    expect([both.exitCode, both.stderr]).toEqual([2, 'kpt-variants: --format markdown and --json both print on stdout: give one'])
+    const nowhere = await kptVariants('render', 'fleet', '--out', 'rendered', '--dry-run', '--report', 'no/such/dir/fleet.html')
+    expect([nowhere.exitCode, nowhere.stderr]).toEqual([2, `kpt-variants: --report ${join(dir, 'no/such/dir/fleet.html')}: directory ${join(dir, 'no/such/dir')} does not exist`])
+    const status = await kptVariants('status', 'fleet', '--html', 'fleet')
+    expect([status.exitCode, status.stderr]).toEqual([2, `kpt-variants: --html ${join(dir, 'fleet')} is a directory`])
+  },
+  timeout,
+)
+
 /** The counts the page shows, per state. */
 async function pageCounts(page: Page): Promise<Record<string, number>> {
   return page.$$eval('#counts [data-state]', (chips) => Object.fromEntries(chips.map((c) => [(c as HTMLElement).dataset['state'], Number(c.querySelector('b')!.textContent)])))
