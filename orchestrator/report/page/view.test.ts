@@ -40,6 +40,7 @@ describe('filterVariants', () => {
   it('by label, its key alone or key=value', () => {
     expect(kept({ label: 'region=eu-west1' })).toEqual([2, 3])
     expect(kept({ label: 'tier' })).toEqual([3])
+    expect(kept({ label: 'constructor' })).toEqual([])
   })
   it('by every word of the search, anywhere, case-insensitively', () => {
     expect(kept({ text: 'NGINX edge' })).toEqual([0, 2])

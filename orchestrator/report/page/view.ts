@@ -41,7 +41,7 @@ export function filterVariants(variants: readonly PageVariant[], index: readonly
     const v = variants[i]!
     if (filter.states.size > 0 && !filter.states.has(v.state)) continue
     if (repo && (prefix !== undefined ? !v.repo.startsWith(prefix) : v.repo !== repo)) continue
-    if (labelKey && (!(labelKey in v.labels) || (labelValue !== undefined && v.labels[labelKey] !== labelValue))) continue
+    if (labelKey && (!Object.hasOwn(v.labels, labelKey) || (labelValue !== undefined && v.labels[labelKey] !== labelValue))) continue
     if (words.length > 0 && !words.every((w) => index[i]!.includes(w))) continue
     kept.push(i)
   }
