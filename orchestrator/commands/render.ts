@@ -12,7 +12,7 @@ import { memoFileFor } from '../render-memo.js'
 import { exitCodeOf } from '../report/report.js'
 import type { RunReport } from '../report/report.js'
 import { formatJson, formatSummary } from '../report/summary.js'
-import { checkReportFile } from '../report/page/write.js'
+import { checkReportFile, writeReportPage } from '../report/page/write.js'
 
 /** The options commander parsed. */
 export interface RenderOptions {
@@ -140,7 +140,6 @@ async function render(
   if (options.format === 'markdown') io.stdout((await import('../report/markdown.js')).formatMarkdown(report))
   io.stderr(formatSummary(report))
   if (options.report !== undefined) {
-    const { writeReportPage } = await import('../report/page/write.js')
     writeReportPage(resolve(io.cwd, options.report), report, `kpt-variants render ${fleet.id === fleet.dir ? relative(io.cwd, fleet.dir) || '.' : fleet.id}${options.dryRun ? ' --dry-run' : ''}`, io)
   }
   const statusFailed = cluster && plan && !options.dryRun ? await writeStatus(cluster, plan, report, options, io) : false
