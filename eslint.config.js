@@ -30,6 +30,7 @@ const layers = [
   'orchestrator/output',
   'orchestrator/run',
   'orchestrator/status',
+  'orchestrator/page',
   'orchestrator/commands',
   'orchestrator/cli.{ts,js}',
 ]

@@ -46,6 +46,15 @@ export async function cli(argv: readonly string[], io: CliIO): Promise<number> {
     .option('--diff', 'with --dry-run, print a unified diff of every change')
     .option('--json', 'print a machine-readable report on stdout')
     .addOption(
+      new Option(
+        '--format <format>',
+        'markdown: also print the summary as GitHub-flavoured Markdown on stdout, a pull-request comment (with --dry-run, every diff in it, cut to fit 65,536 characters)',
+      )
+        .choices(['text', 'markdown'])
+        .default('text'),
+    )
+    .option('--report <FILE>', "write the fleet page, one self-contained HTML file: the variants as a matrix, each one's detail and (with --dry-run) diff (docs/reports.md)")
+    .addOption(
       new Option('--on-conflict <policy>', 'a field changed both upstream and downstream: take upstream, keep downstream, or fail the variant (always reported)')
         .choices(['upstream', 'downstream', 'fail'])
         .default('upstream'),
@@ -66,6 +75,8 @@ export async function cli(argv: readonly string[], io: CliIO): Promise<number> {
 Examples:
   kpt-variants render fleet/ --out rendered/
   kpt-variants render fleet/ --out rendered/ --dry-run --diff
+  kpt-variants render fleet/ --out rendered/ --dry-run --format markdown > comment.md
+  kpt-variants render fleet/ --out rendered/ --dry-run --report fleet.html
   kpt-variants render fleet/ --out rendered/ --shard 0/4 --json
   kpt-variants render fleet/ --git
   kpt-variants render fleet/ --git --publish
@@ -110,6 +121,7 @@ a list forbidden).`,
     .option('--cache <DIR>', 'where the working clones are kept (default: ~/.cache/kpt-variants)')
     .option('--lock-timeout <seconds>', 'how long to wait for another run holding a repository', parseSeconds, 60)
     .option('--json', 'print a machine-readable report on stdout')
+    .option('--html <FILE>', "write the fleet page, one self-contained HTML file: the variants as a matrix and each one's detail (docs/reports.md)")
     .action(async (fleet: string, options: StatusOptions) => {
       const { statusCommand } = await import('./commands/status.js')
       exitCode = await statusCommand(fleet, options, io)

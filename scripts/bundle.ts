@@ -86,3 +86,26 @@ writeFileSync(
 await bundle('staging-worker', `import './orchestrator/output/directory/staging-worker.js'`, { worker: true })
 await bundle('stat-worker', `import './orchestrator/output/directory/stat-worker.js'`, { worker: true })
 await bundle('read-ahead-worker', `import './orchestrator/output/directory/read-ahead-worker.js'`, { worker: true })
+await bundleFleetPage()
+
+/**
+ * The fleet page's script and styles (orchestrator/page/), which
+ * `render --report` and `status --html` inline into the page: for a browser,
+ * minified, with diff2html and highlight.js (YAML only) bundled in.
+ */
+async function bundleFleetPage(): Promise<void> {
+  const source = join(dist, '..', 'orchestrator', 'page')
+  await build({
+    entryPoints: [join(dist, 'orchestrator', 'page', 'browser.js')],
+    bundle: true,
+    platform: 'browser',
+    format: 'iife',
+    target: 'chrome110',
+    minify: true,
+    legalComments: 'none',
+    outfile: join(out, 'fleet-page.js'),
+    logLevel: 'warning',
+  })
+  const css = ['diff2html/bundles/css/diff2html.min.css', 'highlight.js/styles/github.css', join(source, 'page.css')].map((f) => `@import ${JSON.stringify(f)};`).join('\n')
+  await build({ stdin: { contents: css, resolveDir: dist, loader: 'css', sourcefile: 'fleet-page.css' }, bundle: true, minify: true, outfile: join(out, 'fleet-page.css'), logLevel: 'warning' })
+}

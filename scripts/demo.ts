@@ -10,41 +10,25 @@
  *    dependency catalog), yours to edit;
  * 3. `demo/repos/edge-NN.git`: an empty bare repository per cluster, where
  *    `render --git` proposes drafts;
- * 4. `kpt-variants render demo/fleet --out demo/rendered`, then what one
- *    variant changed compared with a plain `kpt pkg get --for-deployment`.
+ * 4. `kpt-variants render demo/fleet --out demo/rendered --report demo/fleet.html`
+ *    (the fleet page of that render, docs/reports.md), then what one variant
+ *    changed compared with a plain `kpt pkg get --for-deployment`.
+ *
+ * Steps 1-3 are scripts/demo-fleet.ts, which the reports' tests share.
  */
-import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs'
-import { delimiter, join, resolve } from 'node:path'
+import { mkdirSync, readdirSync, rmSync } from 'node:fs'
+import { delimiter, join } from 'node:path'
 import { execa } from 'execa'
+import { createDemoFleet, repoRoot as root } from './demo-fleet.js'
 
-const root = resolve(new URL('../..', import.meta.url).pathname)
-const example = join(root, 'examples', 'fleet')
 const demo = join(root, 'demo')
-const identity = { GIT_AUTHOR_NAME: 'demo', GIT_AUTHOR_EMAIL: 'demo@example.com', GIT_COMMITTER_NAME: 'demo', GIT_COMMITTER_EMAIL: 'demo@example.com' }
-const env = { ...process.env, ...identity, PATH: `${join(root, 'bin')}${delimiter}${process.env['PATH'] ?? ''}` }
-const git = (cwd: string, ...args: string[]) => execa('git', args, { cwd, env })
-
-rmSync(demo, { recursive: true, force: true })
-cpSync(join(example, 'fleet'), join(demo, 'fleet'), { recursive: true })
-
 const blueprints = join(demo, 'repos', 'blueprints')
-mkdirSync(blueprints, { recursive: true })
-await git(blueprints, 'init', '-q', '-b', 'main')
-for (const revision of ['v1', 'v2']) {
-  rmSync(join(blueprints, 'nginx'), { recursive: true, force: true })
-  cpSync(join(example, 'blueprints', 'nginx', revision), join(blueprints, 'nginx'), { recursive: true })
-  await git(blueprints, 'add', '-A')
-  // The kpt: line is the annotation Porch writes when it publishes a revision.
-  await git(blueprints, 'commit', '-q', '-m', `nginx ${revision}\n\nkpt:{"package":"nginx","workspaceName":"${revision}","revision":"${revision}"}`)
-  await git(blueprints, 'tag', `nginx/${revision}`)
-}
+const env = { ...process.env, PATH: `${join(root, 'bin')}${delimiter}${process.env['PATH'] ?? ''}` }
 
-// Each cluster's deployment repository, empty and bare, for `render --git` (the fleet's `../repos/edge-NN` finds `edge-NN.git`).
-const repositories = readFileSync(join(demo, 'fleet', 'repositories.yaml'), 'utf8')
-for (const [, name] of repositories.matchAll(/repo: \.\.\/repos\/(edge-\d+)$/gm)) await git(demo, 'init', '-q', '--bare', '-b', 'main', join('repos', `${name}.git`))
+await createDemoFleet(demo)
 
-console.log('$ kpt-variants render demo/fleet --out demo/rendered\n')
-const render = await execa('kpt-variants', ['render', 'demo/fleet', '--out', 'demo/rendered'], { cwd: root, env, reject: false, stdout: 'inherit', stderr: 'inherit' })
+console.log('$ kpt-variants render demo/fleet --out demo/rendered --report demo/fleet.html\n')
+const render = await execa('kpt-variants', ['render', 'demo/fleet', '--out', 'demo/rendered', '--report', 'demo/fleet.html'], { cwd: root, env, reject: false, stdout: 'inherit', stderr: 'inherit' })
 if (render.exitCode !== 0) process.exit(render.exitCode ?? 1)
 
 // What the PackageVariant changed in one cluster's package: a plain clone of the same revision, compared.
@@ -59,4 +43,6 @@ console.log(
     .replaceAll(`a${plain}`, 'a/nginx')
     .replaceAll(`b${join(demo, 'rendered', 'edge-01', 'nginx')}`, 'b/edge-01/nginx'),
 )
-console.log(`\n${readdirSync(join(demo, 'rendered')).length} cluster repositories rendered in demo/rendered. Next: the fleet workflow in README.md.`)
+console.log(`\n${readdirSync(join(demo, 'rendered')).length} cluster repositories rendered in demo/rendered.`)
+console.log(`The fleet page of that render: file://${join(demo, 'fleet.html')} (open it in a browser; docs/reports.md).`)
+console.log('Next: the fleet workflow in README.md.')

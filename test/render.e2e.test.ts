@@ -448,6 +448,8 @@ describe('kpt-variants render', () => {
           subject: `PackageVariant default/nginx-${c.name}-nginx`,
           path: `${c.name}/nginx`,
           status: 'created',
+          set: 'default/nginx',
+          labels: { 'config.porch.kpt.dev/packagevariantset': 'nginx' },
           upstream: 'blueprints/nginx v1',
           injected: [`ConfigMap region-endpoints <- ${c.region}-endpoints`],
           reasons: [],

@@ -1,6 +1,6 @@
 /** `kpt-variants render FLEET|--cluster --out DIR | --git`: options to settings, the run, the reports, status (`--cluster`) and the exit code. */
 import { existsSync, statSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { relative, resolve } from 'node:path'
 import { UsageError } from './cli-io.js'
 import type { CliIO } from './cli-io.js'
 import type { ClusterFleet } from '../fleet/cluster.js'
@@ -12,6 +12,7 @@ import { memoFileFor } from '../run/memo.js'
 import { exitCodeOf } from '../report/report.js'
 import type { RunReport } from '../report/report.js'
 import { formatJson, formatSummary } from '../report/summary.js'
+import { checkReportFile, writeReportPage } from './page-file.js'
 
 /** The options commander parsed. */
 export interface RenderOptions {
@@ -25,6 +26,10 @@ export interface RenderOptions {
   dryRun?: boolean
   diff?: boolean
   json?: boolean
+  /** `--format`: the summary on stderr as text (default), or also as Markdown on stdout (a pull-request comment). */
+  format: 'text' | 'markdown'
+  /** `--report FILE`: write the fleet page (one self-contained HTML file). */
+  report?: string
   onConflict: ConflictPolicy
   shard?: Shard
   allowExec?: boolean
@@ -46,6 +51,8 @@ export async function renderCommand(fleet: string | undefined, options: RenderOp
   const fleetDir = fleet === undefined ? undefined : resolve(io.cwd, fleet)
   if (fleetDir && (!existsSync(fleetDir) || !statSync(fleetDir).isDirectory())) throw new UsageError(`fleet directory ${fleet} does not exist`)
   if (options.diff && !options.dryRun) throw new UsageError('--diff needs --dry-run')
+  if (options.format === 'markdown' && options.json) throw new UsageError('--format markdown and --json both print on stdout: give one')
+  if (options.report !== undefined) checkReportFile(resolve(io.cwd, options.report), '--report')
   if (Boolean(options.git) === Boolean(options.out)) throw new UsageError('give either --out DIR or --git')
   if (options.publish && !options.git) throw new UsageError('--publish needs --git')
   const outDir = resolve(io.cwd, options.out ?? '.')
@@ -106,7 +113,8 @@ async function render(
         ...(cluster ? { fleetId: fleet.id, repositoryBase: io.cwd, clusterScoped: cluster.clusterScoped } : {}),
         outDir,
         dryRun: Boolean(options.dryRun),
-        diff: Boolean(options.diff),
+        // A dry run's diffs also go into the Markdown summary and the fleet page.
+        diff: Boolean(options.diff || (options.dryRun && (options.format === 'markdown' || options.report !== undefined))),
         onConflict: options.onConflict,
         ...(options.shard ? { shard: options.shard } : {}),
         allowExec: Boolean(options.allowExec),
@@ -128,9 +136,13 @@ async function render(
     bar?.stop()
   }
   // With --json the diffs are in the report; else they go to stdout, the summary to stderr.
-  if (options.diff && !options.json) for (const v of report.variants) if (v.diff) io.stdout(v.diff)
+  if (options.diff && !options.json && options.format !== 'markdown') for (const v of report.variants) if (v.diff) io.stdout(v.diff)
   if (options.json) io.stdout(formatJson(report))
+  if (options.format === 'markdown') io.stdout((await import('../report/markdown.js')).formatMarkdown(report))
   io.stderr(formatSummary(report))
+  if (options.report !== undefined) {
+    writeReportPage(resolve(io.cwd, options.report), report, `kpt-variants render ${fleet.id === fleet.dir ? relative(io.cwd, fleet.dir) || '.' : fleet.id}${options.dryRun ? ' --dry-run' : ''}`, io)
+  }
   const statusFailed = cluster && plan && !options.dryRun ? await writeStatus(cluster, plan, report, options, io) : false
   return statusFailed ? 1 : exitCodeOf(report)
 }

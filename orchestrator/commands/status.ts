@@ -1,11 +1,12 @@
 /** `kpt-variants status FLEET --cache DIR`: plans the fleet, reads its downstream repositories, prints a line per variant. */
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join, relative, resolve } from 'node:path'
 import { defaultCacheDir } from '../git/clones.js'
 import { openRepositories } from '../output/git/git-output.js'
 import { readLastFailures } from '../output/last-failures.js'
 import { withoutUnavailable } from '../plan/plan.js'
+import { checkReportFile, writeStatusPage } from './page-file.js'
 import { loadAndPlan } from '../run/setup.js'
 import { fleetStatus, formatStatus } from '../status/fleet-status.js'
 import { UsageError } from './cli-io.js'
@@ -15,6 +16,8 @@ import type { CliIO } from './cli-io.js'
 export interface StatusOptions {
   cache?: string
   json?: boolean
+  /** `--html FILE`: write the fleet page. */
+  html?: string
   lockTimeout: number
   namespace?: string
 }
@@ -24,6 +27,7 @@ export async function statusCommand(fleet: string, options: StatusOptions, io: C
   const fleetDir = resolve(io.cwd, fleet)
   if (!existsSync(fleetDir) || !statSync(fleetDir).isDirectory()) throw new UsageError(`fleet directory ${fleet} does not exist`)
   const cacheDir = resolve(io.cwd, options.cache ?? defaultCacheDir(io.env))
+  if (options.html !== undefined) checkReportFile(resolve(io.cwd, options.html), '--html')
   const lockTimeoutMs = options.lockTimeout * 1000
   const scratch = mkdtempSync(join(tmpdir(), 'kpt-variants-'))
   try {
@@ -34,7 +38,13 @@ export async function statusCommand(fleet: string, options: StatusOptions, io: C
     const { shared, locks } = await openRepositories(loaded, plan, { cacheDir, lockTimeoutMs, publish: false })
     try {
       const rows = await fleetStatus(withoutUnavailable(plan, shared.unavailable), shared.snapshots, readLastFailures(cacheDir, fleetDir))
-      io.stdout(options.json ? `${JSON.stringify({ apiVersion: 'kpt-variants.dev/v1alpha1', kind: 'FleetStatus', variants: rows }, null, 2)}\n` : formatStatus(rows))
+      io.stdout(
+        options.json
+          ? `${JSON.stringify({ apiVersion: 'kpt-variants.dev/v1alpha1', kind: 'FleetStatus', variants: rows }, null, 2)}
+`
+          : formatStatus(rows),
+      )
+      if (options.html !== undefined) writeStatusPage(resolve(io.cwd, options.html), { variants: rows }, `kpt-variants status ${relative(io.cwd, fleetDir) || '.'}`, io)
       return rows.some((r) => r.lastFailure) ? 1 : 0
     } finally {
       for (const lock of locks) lock.release()

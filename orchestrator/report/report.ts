@@ -14,6 +14,10 @@ export interface VariantReport {
   /** The downstream package, `<repo>/<package>`, when known. */
   path?: string
   status: VariantStatus
+  /** The PackageVariantSet that generated the PackageVariant (`ns/name`). */
+  set?: string
+  /** The PackageVariant's labels (a set's template gives them), by which the fleet page filters. */
+  labels?: Record<string, string>
   /** The upstream revision rendered, e.g. `blueprints/nginx v2`. */
   upstream?: string
   /** For an update: the revision the package came from (`nginx/v1`, or a commit). */

@@ -74,6 +74,9 @@ export class VariantContext {
       warnings: [...variant.warnings],
       conflicts: [],
     }
+    if (variant.set) report.set = variant.set
+    const labels = variant.pv.object.labels()
+    if (Object.keys(labels).length > 0) report.labels = labels
     const pending: Pending = { report, path, order: 0, dependencies: [] }
     try {
       const skip = (entry: MemoEntry) => {

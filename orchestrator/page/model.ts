@@ -1,0 +1,132 @@
+/**
+ * The fleet page's data: one small typed model made from the report `--json`
+ * prints (`render --report`) or from the status `status --json` prints
+ * (`status --html`), so the page shows exactly what those say. Pure: the
+ * adapters only rename and classify; the page's script reads nothing else.
+ */
+import { variantConditions } from '../status/cluster-status.js'
+import type { VariantStatusRow } from '../status/fleet-status.js'
+import type { RunReport, VariantReport } from '../report/report.js'
+import type { DependencyPackage, PageModel, PageState, PageVariant, RepositoryDependencies } from './types.js'
+
+export type { DependencyPackage, PageModel, PageState, PageVariant, RepositoryDependencies } from './types.js'
+
+/** A report variant, with what later reports add: the rollout step holding it. */
+export type ReportVariantInput = VariantReport & { heldBy?: string }
+
+/** A render report, with what later reports add: each repository's dependency graph (issue 29). */
+export type ReportInput = Omit<RunReport, 'variants'> & { variants: readonly ReportVariantInput[]; dependencies?: RepositoryDependencies[] }
+
+/** The model of a render's report (`--json`'s `variants`, `problems`, `dryRun`). */
+export function modelFromReport(report: ReportInput, title: string): PageModel {
+  const variants = report.variants.map(variantFromReport)
+  return { source: 'render', title, dryRun: report.dryRun, variants, problems: [...report.problems], repositories: report.dependencies ?? dependenciesFromVariants(variants) }
+}
+
+function variantFromReport(v: ReportVariantInput): PageVariant {
+  const { repo, pkg } = splitPath(v.path)
+  const wanted = variantConditions(v.subject.replace(/^PackageVariant /, ''), { variants: [], failures: [], report: { dryRun: false, variants: [v], problems: [] }, sharded: false })
+  const lines = [...v.reasons, ...v.warnings]
+  return compact({
+    repo,
+    package: pkg,
+    subject: v.subject,
+    set: v.set,
+    state: reportState(v),
+    labels: { ...(v.labels ?? {}) },
+    upstream: v.upstream,
+    previousUpstream: v.previousUpstream,
+    published: v.published,
+    draft: v.draft,
+    heldBy: v.heldBy,
+    injected: [...(v.injected ?? [])],
+    reasons: [...v.reasons],
+    warnings: [...v.warnings],
+    conflicts: [...v.conflicts],
+    conditions: wanted?.conditions ?? [],
+    dependencyPlan: lines.filter((l) => l.startsWith('dependency ')),
+    diff: v.diff,
+  })
+}
+
+/** The state of a render's variant: failure and conflicts first, then where the change went (draft, tag), then what happened. */
+export function reportState(v: ReportVariantInput): PageState {
+  if (v.status === 'failed') return 'failed'
+  if (v.conflicts.length > 0) return 'conflicts'
+  if (v.heldBy) return 'held'
+  if (v.published) return 'published'
+  if (v.draft) return 'draft'
+  return v.status
+}
+
+/** The status rows `status --json` prints (`FleetStatus`). */
+export interface StatusInput {
+  variants: readonly (VariantStatusRow & { labels?: Record<string, string>; set?: string; heldBy?: string })[]
+}
+
+/** The model of a fleet's status. */
+export function modelFromStatus(status: StatusInput, title: string): PageModel {
+  const variants = status.variants.map((row): PageVariant => {
+    const { repo, pkg } = splitPath(row.package)
+    const failed = row.lastFailure !== undefined
+    return compact({
+      repo,
+      package: pkg,
+      subject: `PackageVariant ${row.variant}`,
+      set: row.set,
+      state: statusState(row),
+      labels: { ...(row.labels ?? {}) },
+      upstream: row.upstream,
+      previousUpstream: row.publishedUpstream,
+      published: row.published,
+      draft: row.draft,
+      heldBy: row.heldBy,
+      injected: [],
+      reasons: failed ? [row.lastFailure!] : [],
+      warnings: [],
+      conflicts: [],
+      conditions: failed ? [{ type: 'Ready', status: 'False', reason: 'Error', message: row.lastFailure! }] : [],
+      dependencyPlan: failed && row.lastFailure!.includes('dependency ') ? [row.lastFailure!] : [],
+    })
+  })
+  return { source: 'status', title, dryRun: false, variants, problems: [], repositories: dependenciesFromVariants(variants) }
+}
+
+/** The state of a status row: a failure, an open draft, behind, else published or not. */
+export function statusState(row: StatusInput['variants'][number]): PageState {
+  if (row.lastFailure !== undefined) return 'failed'
+  if (row.heldBy) return 'held'
+  if (row.draft) return 'draft'
+  if (row.state === 'behind') return 'behind'
+  if (row.state === 'current') return 'published'
+  return 'unpublished'
+}
+
+/**
+ * Until reports carry each repository's dependency graph, the graph is what
+ * the report knows: the packages rendered into each repository, at the
+ * upstream revision they render, with no edges.
+ */
+export function dependenciesFromVariants(variants: readonly PageVariant[]): RepositoryDependencies[] {
+  const byRepo = new Map<string, DependencyPackage[]>()
+  for (const v of variants) {
+    if (!v.repo || v.state === 'deleted' || v.state === 'orphaned') continue
+    let packages = byRepo.get(v.repo)
+    if (!packages) byRepo.set(v.repo, (packages = []))
+    const version = v.upstream?.split(' ')[1]
+    packages.push({ name: v.package, ...(version ? { version } : {}), installedAsDependency: false, requires: [] })
+  }
+  return [...byRepo].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, packages]) => ({ name, packages }))
+}
+
+function splitPath(path: string | undefined): { repo: string; pkg: string } {
+  if (!path) return { repo: '', pkg: '' }
+  const slash = path.indexOf('/')
+  return slash < 0 ? { repo: path, pkg: '' } : { repo: path.slice(0, slash), pkg: path.slice(slash + 1) }
+}
+
+/** Drops the fields that are undefined, so the embedded JSON carries no empty keys. */
+function compact<T extends object>(value: T): T {
+  for (const key of Object.keys(value) as (keyof T)[]) if (value[key] === undefined) delete value[key]
+  return value
+}

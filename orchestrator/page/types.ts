@@ -1,0 +1,90 @@
+/**
+ * The fleet page's model: the types the adapters (model.ts) produce and the
+ * page's script (browser.ts, view.ts) reads. No imports but types: the page's
+ * bundle takes this file as it is.
+ */
+import type { ConflictReport } from '../report/report.js'
+
+/**
+ * A cell's state, most urgent first: the first that applies is shown. `held`
+ * is a variant a rollout step holds back (reports carry it once rollouts exist).
+ */
+export const pageStates = ['failed', 'conflicts', 'held', 'draft', 'behind', 'created', 'updated', 'deleted', 'orphaned', 'unpublished', 'published', 'unchanged'] as const
+export type PageState = (typeof pageStates)[number]
+
+/** What each state means, for the page's legend. */
+export const stateDescriptions: Record<PageState, string> = {
+  failed: 'the render failed (or failed last time)',
+  conflicts: 'a field changed both upstream and downstream',
+  held: 'held back by a rollout step',
+  draft: 'an open draft waits for review',
+  behind: 'published at an older upstream revision',
+  created: 'a new package',
+  updated: 'the package changes',
+  deleted: 'the package is deleted',
+  orphaned: 'the package is kept, no longer owned',
+  unpublished: 'never published',
+  published: 'published at the wanted upstream revision',
+  unchanged: 'nothing to do',
+}
+
+/** A PackageVariant condition, as `render --cluster` writes it. */
+export interface PageCondition {
+  type: string
+  status: string
+  reason: string
+  message: string
+}
+
+/** One variant: a cell of the matrix, and its detail. */
+export interface PageVariant {
+  /** The downstream repository ('' when the variant never got one). */
+  repo: string
+  /** The downstream package ('' when unknown). */
+  package: string
+  /** `PackageVariant ns/name` (or the set and target that could not make one). */
+  subject: string
+  /** The PackageVariantSet that generated it (`ns/name`). */
+  set?: string
+  state: PageState
+  labels: Record<string, string>
+  upstream?: string
+  previousUpstream?: string
+  published?: string
+  draft?: string
+  /** The rollout step holding it back. */
+  heldBy?: string
+  injected: string[]
+  reasons: string[]
+  warnings: string[]
+  conflicts: ConflictReport[]
+  conditions: PageCondition[]
+  /** What the dependency check said about this package (the lines of its reasons and warnings about dependencies). */
+  dependencyPlan: string[]
+  diff?: string
+}
+
+/** A package of a repository's dependency graph. */
+export interface DependencyPackage {
+  name: string
+  version?: string
+  /** Installed to satisfy another package, not asked for by a PackageVariant. */
+  installedAsDependency: boolean
+  requires: { name: string; range: string }[]
+}
+
+/** One downstream repository's packages and what they need. */
+export interface RepositoryDependencies {
+  name: string
+  packages: DependencyPackage[]
+}
+
+export interface PageModel {
+  /** `render` (a RenderReport) or `status` (a FleetStatus). */
+  source: 'render' | 'status'
+  title: string
+  dryRun: boolean
+  variants: PageVariant[]
+  problems: string[]
+  repositories: RepositoryDependencies[]
+}
