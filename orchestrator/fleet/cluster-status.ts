@@ -28,6 +28,14 @@ export interface RunOutcome {
   sharded: boolean
 }
 
+/** What a run wants in an object's status: its conditions, and other fields (`downstreamTargets`). */
+export interface WantedStatus {
+  conditions: Condition[]
+  extra: Record<string, unknown>
+  /** The time a changed condition gets. */
+  now: string
+}
+
 /** The status to write to one object (a merge patch of `status`). */
 export interface StatusUpdate {
   apiVersion: string
@@ -37,6 +45,10 @@ export interface StatusUpdate {
   /** `PackageVariant ns/name`, for messages. */
   subject: string
   status: Record<string, unknown>
+  /** The version `status` was computed from: the write is refused (409) if the object changed since. */
+  resourceVersion?: string
+  /** To compute `status` again from the object as it is after such a refusal. */
+  wanted: WantedStatus
 }
 
 const valid: Condition = { type: 'Stalled', status: 'False', reason: 'Valid', message: 'all validation checks passed' }
@@ -93,28 +105,26 @@ function withMore(message: string, count: number): string {
 }
 
 /**
- * The status updates of a run, only for objects whose status changes: a
- * condition whose status stays keeps its `lastTransitionTime` (as
- * `meta.SetStatusCondition`), a changed or new one gets `now`; other
- * conditions are kept. Variants the run did not render (another shard's) get none.
+ * The status updates of a run, only for objects whose status changes (see
+ * `nextStatus`). Variants the run did not render (another shard's) get none.
  */
 export function statusUpdates(variants: readonly ListedObject[], sets: readonly ListedObject[], outcome: RunOutcome, now: string): StatusUpdate[] {
   const updates: StatusUpdate[] = []
-  const push = (listed: ListedObject, wanted: Condition[], extra: Record<string, unknown>) => {
-    const status = (listed.object['status'] ?? {}) as Record<string, unknown>
-    const before = Array.isArray(status['conditions']) ? (status['conditions'] as Record<string, unknown>[]) : []
-    const conditions = mergeConditions(before, wanted, now)
-    // Compared with keys sorted: the API server returns custom objects with sorted keys (Go maps).
-    const changed = canonical(conditions) !== canonical(before) || Object.entries(extra).some(([k, v]) => canonical(v) !== canonical(status[k]))
-    if (!changed) return
+  const push = (listed: ListedObject, conditions: Condition[], extra: Record<string, unknown>) => {
+    const wanted = { conditions, extra, now }
+    const status = nextStatus(listed.object['status'], wanted)
+    if (!status) return
     const metadata = listed.object.metadata ?? {}
+    const resourceVersion = metadata['resourceVersion']
     updates.push({
       apiVersion: listed.apiVersion,
       kind: listed.kind,
       namespace: String(metadata['namespace'] ?? ''),
       name: String(metadata['name'] ?? ''),
       subject: `${listed.kind} ${describe(listed.object)}`,
-      status: { conditions, ...extra },
+      status,
+      ...(typeof resourceVersion === 'string' ? { resourceVersion } : {}),
+      wanted,
     })
   }
   for (const listed of variants) {
@@ -123,6 +133,21 @@ export function statusUpdates(variants: readonly ListedObject[], sets: readonly 
   }
   for (const listed of sets) push(listed, setConditions(describe(listed.object), outcome), {})
   return updates
+}
+
+/**
+ * The status to write over `current` (an object's `status` as read), or
+ * undefined when it already is as wanted: a condition whose status stays
+ * keeps its `lastTransitionTime` (as `meta.SetStatusCondition`), a changed or
+ * new one gets `now`; other conditions (another controller's) are kept.
+ */
+export function nextStatus(current: unknown, wanted: WantedStatus): Record<string, unknown> | undefined {
+  const status = (typeof current === 'object' && current !== null ? current : {}) as Record<string, unknown>
+  const before = Array.isArray(status['conditions']) ? (status['conditions'] as Record<string, unknown>[]) : []
+  const conditions = mergeConditions(before, wanted.conditions, wanted.now)
+  // Compared with keys sorted: the API server returns custom objects with sorted keys (Go maps).
+  const changed = canonical(conditions) !== canonical(before) || Object.entries(wanted.extra).some(([k, v]) => canonical(v) !== canonical(status[k]))
+  return changed ? { conditions, ...wanted.extra } : undefined
 }
 
 /** metav1.Condition's message is at most 32768 characters: the API server refuses more. */
