@@ -305,4 +305,32 @@ suite('render --cluster against a real API server', () => {
     },
     timeout,
   )
+
+  test(
+    'a busy server (429, as for a moment after a CRD is made) is asked again after the seconds it names, at most 5 times',
+    async () => {
+      const proxy = await new ApiProxy(server).start()
+      const busy = { kind: 'Status', apiVersion: 'v1', status: 'Failure', message: 'storage is (re)initializing', reason: 'TooManyRequests', code: 429 }
+      const isList = (method: string, path: string) => method === 'GET' && path.startsWith('/apis/config.porch.kpt.dev/v1alpha1/packagevariants?')
+      try {
+        server.writeKubeconfig(join(dir, 'kubeconfig'), { server: proxy.url })
+        let lists = 0
+        proxy.before = (method, path) => (isList(method, path) && lists++ < 2 ? { status: 429, headers: { 'retry-after': '0' }, body: busy } : undefined)
+        const run = await render('--cluster', '--out', 'out', '--json')
+        expect(run.stderr).not.toContain('cannot')
+        expect(variants(run.stdout)).toContain('PackageVariant default/standalone created edge-01/standalone')
+        expect(proxy.requests.filter((r) => isList(r.method, r.path)).map((r) => r.status)).toEqual([429, 429, 200])
+
+        proxy.requests.length = 0
+        proxy.before = (method, path) => (isList(method, path) ? { status: 429, headers: { 'retry-after': '0' }, body: busy } : undefined)
+        const gaveUp = await render('--cluster', '--out', 'out')
+        expect(gaveUp.exitCode).toBe(2)
+        expect(gaveUp.stderr).toBe(`kpt-variants: cannot list packagevariants.config.porch.kpt.dev in all namespaces on ${proxy.url}: HTTP 429: storage is (re)initializing\n`)
+        expect(proxy.requests.filter((r) => isList(r.method, r.path))).toHaveLength(5)
+      } finally {
+        await proxy.stop()
+      }
+    },
+    timeout,
+  )
 })

@@ -74,6 +74,9 @@ const pageSize = 500
 const parallelWrites = 8
 /** Writes of one object's status, each after a conflict with another writer. */
 const statusAttempts = 5
+/** Reads of one path while the server answers 429 (busy), each after the seconds its Retry-After names, at most these. */
+const busyAttempts = 5
+const maxRetryAfter = 5
 
 /** A resource the server serves. */
 interface Served {
@@ -151,12 +154,17 @@ export async function readCluster(options: ClusterOptions): Promise<ClusterFleet
     const e = err as NodeJS.ErrnoException
     return new ClusterError(`cannot reach the Kubernetes API server ${server} (to ${doing}): ${e.code ?? e.message}`)
   }
+  // A server that is busy (429), as a CRD's storage is for a moment after the CRD is made, says when to ask again.
   const get = async (path: string, doing: string, query: Record<string, string> = {}): Promise<unknown> => {
-    try {
-      return await api.request('GET', path, query)
-    } catch (err) {
-      if (isApiException(err) && err.code === 404) return undefined
-      throw failure(err, doing)
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await api.request('GET', path, query)
+      } catch (err) {
+        if (isApiException(err) && err.code === 404) return undefined
+        if (!isApiException(err) || err.code !== 429 || attempt === busyAttempts) throw failure(err, doing)
+        const seconds = Number((err as { headers?: Record<string, string> }).headers?.['retry-after'] ?? 1)
+        await new Promise((resolve) => setTimeout(resolve, Math.min(Number.isFinite(seconds) ? seconds : 1, maxRetryAfter) * 1000))
+      }
     }
   }
 

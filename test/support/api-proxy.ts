@@ -1,15 +1,23 @@
 /**
  * A plain-HTTP proxy in front of the real API server (kube-apiserver.ts) that
- * records every request and can act before forwarding one. It exists for
- * what the server alone cannot do without timing luck: let another writer
- * change an object exactly between a run's read and its write, so that the
- * run's write meets a real 409 Conflict.
+ * records every request and can act before forwarding one, or answer it
+ * instead. It exists for what the server alone cannot do without timing
+ * luck: let another writer change an object exactly between a run's read
+ * and its write, so that the run's write meets a real 409 Conflict; answer
+ * 429 (busy) as the server does for a moment after a CRD is made.
  */
 import { createServer } from 'node:http'
 import type { IncomingMessage, Server } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import type { KubeApiServer } from './kube-apiserver.js'
+
+/** An answer the proxy gives instead of the server's. */
+export interface Answer {
+  status: number
+  headers?: Record<string, string>
+  body: unknown
+}
 
 /** A request as forwarded, with the server's answer. */
 export interface Proxied {
@@ -21,8 +29,8 @@ export interface Proxied {
 
 export class ApiProxy {
   readonly requests: Proxied[] = []
-  /** Runs (and is awaited) before a request is forwarded. */
-  before: (method: string, path: string) => Promise<void> | void = () => undefined
+  /** Runs (and is awaited) before a request is forwarded; an answer it returns is sent instead. */
+  before: (method: string, path: string) => Promise<Answer | void> | Answer | void = () => undefined
   #server: Server | undefined
 
   constructor(private readonly upstream: KubeApiServer) {}
@@ -35,8 +43,13 @@ export class ApiProxy {
     this.#server = createServer((req, res) => {
       void this.#forward(req).then(
         (answer) => {
-          res.writeHead(answer.statusCode!, answer.headers)
-          answer.pipe(res)
+          if ('pipe' in answer) {
+            res.writeHead(answer.statusCode!, answer.headers)
+            answer.pipe(res)
+            return
+          }
+          res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers })
+          res.end(JSON.stringify(answer.body))
         },
         (err: Error) => {
           res.writeHead(502)
@@ -53,10 +66,14 @@ export class ApiProxy {
     await new Promise<void>((resolve) => (this.#server ? this.#server.close(() => resolve()) : resolve()))
   }
 
-  async #forward(req: IncomingMessage): Promise<IncomingMessage> {
+  async #forward(req: IncomingMessage): Promise<IncomingMessage | Answer> {
     const chunks: Buffer[] = []
     for await (const chunk of req) chunks.push(chunk as Buffer)
-    await this.before(req.method!, req.url!)
+    const instead = await this.before(req.method!, req.url!)
+    if (instead) {
+      this.requests.push({ method: req.method!, path: req.url!, status: instead.status })
+      return instead
+    }
     const { host: _, ...headers } = req.headers
     return new Promise((resolve, reject) => {
       const forwarded = httpsRequest(`${this.upstream.url}${req.url}`, { method: req.method, headers, ca: this.upstream.ca }, (answer) => {
