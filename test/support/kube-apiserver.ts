@@ -289,7 +289,10 @@ export class KubeApiServer {
       }
       if (object['kind'] === 'CustomResourceDefinition') {
         await this.waitFor(object, (crd) => (crd['status']?.['conditions'] ?? []).some((c: Json) => c['type'] === 'Established' && c['status'] === 'True'))
-        this.#discovery.delete(`/apis/${applied['spec']['group']}/${applied['spec']['versions'][0]['name']}`)
+        const gv = `/apis/${applied['spec']['group']}/${applied['spec']['versions'][0]['name']}`
+        this.#discovery.delete(gv)
+        // Established is not yet listable: its watch cache answers 429 "storage is (re)initializing" for a moment.
+        await this.#until(async () => (await this.request('GET', `${gv}/${applied['spec']['names']['plural']}?limit=1`)).status === 200, `${gv}: not listable`)
       }
     }
   }
@@ -353,6 +356,15 @@ export class KubeApiServer {
     })
   }
 
+  /** Polls `check` (every 50 ms, at most `timeout`) until it holds. */
+  async #until(check: () => Promise<boolean>, what: string, timeout = 30_000): Promise<void> {
+    const deadline = Date.now() + timeout
+    while (!(await check())) {
+      if (Date.now() > deadline) throw new Error(`${what} after ${timeout / 1000} s`)
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+  }
+
   /** A token of a service account from the TokenRequest API, as a pod would be given. */
   async token(namespace: string, serviceAccount: string): Promise<string> {
     const request = { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } }
@@ -367,11 +379,8 @@ export class KubeApiServer {
    */
   async waitForAccess(user: string, attributes: { verb: string; group: string; resource: string; subresource?: string }, allowed: boolean, timeout = 30_000): Promise<void> {
     const review = { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec: { user, resourceAttributes: attributes } }
-    const deadline = Date.now() + timeout
-    while ((await this.ok('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', review))['status']['allowed'] !== allowed) {
-      if (Date.now() > deadline) throw new Error(`${user} ${attributes.verb} ${attributes.resource}: still not ${allowed ? 'allowed' : 'denied'} after ${timeout / 1000} s`)
-      await new Promise((resolve) => setTimeout(resolve, 50))
-    }
+    const answer = async () => (await this.ok('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', review))['status']['allowed'] === allowed
+    await this.#until(answer, `${user} ${attributes.verb} ${attributes.resource}: still not ${allowed ? 'allowed' : 'denied'}`, timeout)
   }
 
   /**
