@@ -1,49 +1,45 @@
 /**
- * The deployable package, deploy/: kpt renders it, and the CronJobs' own
- * arguments, run against an API server that enforces deploy/rbac.yaml (every
- * request a rule does not allow is refused, 403), render the fleet and write
- * its status; every rule is used, so the roles grant nothing the orchestrator
- * does not need. The sharded CronJob's shards together render what the single
- * one does.
+ * The deployable package, deploy/, against a real Kubernetes API server
+ * (test/support/kube-apiserver.ts): kpt renders it unchanged, `kpt live
+ * apply` installs it (its CRDs are accepted), Nephio's manifests apply
+ * unchanged, and the CronJobs' own arguments, run with a real token of the
+ * package's service account (TokenRequest), render the fleet as a directory
+ * holding the same objects renders, and write its status, with exactly the
+ * access deploy/rbac.yaml grants: every rule is used, and without any one of
+ * them the run fails, forbidden.
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { execa } from 'execa'
 import { parseAllDocuments } from 'yaml'
 import { gitIdentity, repoRoot } from './e2e/runner.js'
-import { defaultKinds, FakeApiServer } from './support/fake-apiserver.js'
-import type { Json, Recorded } from './support/fake-apiserver.js'
 import { createBlueprints, fleetFiles, threeClusters } from './support/fleet.js'
-import { git } from './support/git-repo.js'
+import { git, readTreeWithModes, writeTree } from './support/git-repo.js'
+import { KubeApiServer, kubeApiServerBuilt, schemalessCrd } from './support/kube-apiserver.js'
+import type { Json } from './support/kube-apiserver.js'
 import { source } from './support/source.js'
 
 const deploy = join(repoRoot, 'deploy')
+const nephio = join(repoRoot, 'test', 'fleets', 'nephio')
 const bin = join(repoRoot, 'bin', 'kpt-variants')
 const timeout = 120_000
 
-const manifests = (file: string) => parseAllDocuments(readFileSync(join(deploy, file), 'utf8')).map((d) => d.toJS() as Json)
+const documents = (file: string) => parseAllDocuments(readFileSync(file, 'utf8')).map((d) => d.toJS() as Json)
+const manifests = (file: string) => documents(join(deploy, file))
+const yamlFiles = (dir: string) =>
+  readdirSync(dir)
+    .filter((f) => f.endsWith('.yaml'))
+    .sort()
+    .map((f) => join(dir, f))
 
 interface Rule {
   apiGroups: string[]
   resources: string[]
   verbs: string[]
 }
-const rules: Rule[] = manifests('rbac.yaml')
-  .filter((o) => o['kind'] === 'ClusterRole')
-  .flatMap((o) => o['rules'] as Rule[])
-
-/** What a request asks of RBAC: discovery (always allowed), or a verb on a group's resource. */
-function access(request: Recorded): { group: string; resource: string; verb: string } | 'discovery' {
-  const parts = request.path.split('/').filter(Boolean)
-  const [group, rest] = parts[0] === 'api' ? ['', parts.slice(2)] : [parts[1]!, parts.slice(3)]
-  if (rest.length === 0) return 'discovery'
-  const path = rest[0] === 'namespaces' && rest.length > 2 ? rest.slice(2) : rest
-  if (request.method === 'PATCH' && path[2] === 'status') return { group, resource: `${path[0]}/status`, verb: 'patch' }
-  return { group, resource: path[0]!, verb: request.method === 'GET' && path.length === 1 ? 'list' : request.method.toLowerCase() }
-}
-
-const allows = (rule: Rule, a: { group: string; resource: string; verb: string }) => rule.apiGroups.includes(a.group) && rule.resources.includes(a.resource) && rule.verbs.includes(a.verb)
+const roles = manifests('rbac.yaml').filter((o) => o['kind'] === 'ClusterRole')
+const serviceAccount = 'system:serviceaccount:kpt-variants:kpt-variants'
 
 /** The container's arguments, with its cache in the test's directory and $(SHARD) set. */
 function cronJobArgs(file: string, cache: string, shard?: number): string[] {
@@ -59,90 +55,223 @@ const fleet = [
   'PackageVariant default/nginx-edge-03-nginx created',
 ]
 
-let dir: string
-let server: FakeApiServer
-
-beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'kpt-variants-deploy-e2e-'))
-  await createBlueprints(join(dir, 'repos', 'blueprints'))
-  const standalone = source`
-    apiVersion: config.porch.kpt.dev/v1alpha1
-    kind: PackageVariant
-    metadata: {name: standalone, namespace: default}
-    spec:
-      upstream: {repo: blueprints, package: nginx, revision: 2}
-      downstream: {repo: edge-01, package: standalone}
-  `
-  const files = fleetFiles({ clusters: threeClusters, extra: { 'variants.yaml': standalone } })
-  const objects = Object.values(files).flatMap((text) => parseAllDocuments(text).map((d) => d.toJS() as Json))
-  for (const o of objects) if (o['kind'] === 'Repository') o['spec']['git']['repo'] = o['spec']['git']['repo'].replace('../repos/', 'repos/')
-  for (const name of ['edge-01', 'edge-02', 'edge-03']) await git(dir, 'init', '-q', '--bare', '-b', 'main', `repos/${name}.git`)
-  const catalogs = ['PackageCatalog', 'InstalledPackage', 'ClusterAPIs'].map((kind) => ({
-    group: 'kpt-variants.dev',
-    version: 'v1alpha1',
-    kind,
-    resource: kind.toLowerCase() + (kind.endsWith('s') ? '' : 's'),
-    namespaced: true,
-  }))
-  server = await new FakeApiServer(objects, [...defaultKinds, ...catalogs]).start()
-  server.refuse = (request) => {
-    const a = access(request)
-    return a === 'discovery' || rules.some((rule) => allows(rule, a)) ? undefined : 403
-  }
-  server.writeKubeconfig(join(dir, 'kubeconfig'))
-}, timeout)
-
-afterEach(async () => {
-  await server.stop()
-  rmSync(dir, { recursive: true, force: true })
-})
-
-async function run(args: string[]): Promise<{ exitCode: number; stderr: string; variants: string[] }> {
-  const result = await execa('node', [bin, ...args, '--json'], { cwd: dir, env: { ...process.env, ...gitIdentity, KUBECONFIG: join(dir, 'kubeconfig') }, reject: false, stdin: 'ignore' })
-  const report = JSON.parse(String(result.stdout) || '{"variants":[]}') as { variants: Json[] }
-  return { exitCode: result.exitCode ?? -1, stderr: String(result.stderr), variants: report.variants.map((v) => `${v['subject']} ${v['status']}`) }
-}
+const suite = kubeApiServerBuilt() ? describe : describe.skip
 
 test(
   'kpt renders the package, changing nothing',
   async () => {
-    const copy = join(dir, 'deploy')
-    cpSync(deploy, copy, { recursive: true })
-    const render = await execa('kpt', ['fn', 'render', copy], { reject: false })
-    expect(render.exitCode).toBe(0)
-    for (const file of ['Kptfile', 'namespace.yaml', 'rbac.yaml', 'render-cronjob.yaml', 'render-sharded-cronjob.yaml']) {
-      expect(readFileSync(join(copy, file), 'utf8')).toBe(readFileSync(join(deploy, file), 'utf8'))
+    const dir = mkdtempSync(join(tmpdir(), 'kpt-variants-deploy-e2e-'))
+    try {
+      const copy = join(dir, 'deploy')
+      cpSync(deploy, copy, { recursive: true })
+      const render = await execa('kpt', ['fn', 'render', copy], { reject: false })
+      expect(render.exitCode).toBe(0)
+      for (const file of ['Kptfile', 'namespace.yaml', 'rbac.yaml', 'render-cronjob.yaml', 'render-sharded-cronjob.yaml']) {
+        expect(readFileSync(join(copy, file), 'utf8')).toBe(readFileSync(join(deploy, file), 'utf8'))
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
     }
   },
   timeout,
 )
 
-test(
-  "the CronJob's render needs exactly what deploy/rbac.yaml grants",
-  async () => {
-    const result = await run(cronJobArgs('render-cronjob.yaml', join(dir, 'cache')))
-    expect(result.stderr).not.toMatch(/forbidden|refused|cannot/)
-    expect(result.exitCode).toBe(0)
-    expect(result.variants).toEqual(fleet)
-    expect(server.requests.filter((r) => r.method === 'PATCH').length).toBeGreaterThan(0)
-    // Least privilege: every resource of every rule was asked for.
-    const asked = server.requests.map(access).filter((a) => a !== 'discovery')
-    for (const rule of rules)
-      for (const resource of rule.resources) expect([rule.apiGroups, resource, asked.some((a) => allows({ ...rule, resources: [resource] }, a))]).toEqual([rule.apiGroups, resource, true])
-  },
-  timeout,
-)
+suite('deploy/ in a real API server', () => {
+  let server: KubeApiServer
+  let dir: string
+  let liveApply: { exitCode: number; stdout: string; stderr: string }
+  let token: string
 
-test(
-  "the sharded CronJob's four shards render the fleet between them",
-  async () => {
-    const rendered: string[] = []
-    for (let shard = 0; shard < 4; shard++) {
-      const result = await run(cronJobArgs('render-sharded-cronjob.yaml', join(dir, `cache-${shard}`), shard))
-      expect(result.exitCode).toBe(0)
-      rendered.push(...result.variants)
-    }
-    expect(rendered.sort()).toEqual([...fleet].sort())
-  },
-  timeout,
-)
+  beforeAll(async () => {
+    server = await KubeApiServer.start()
+    dir = mkdtempSync(join(tmpdir(), 'kpt-variants-deploy-e2e-'))
+    server.writeKubeconfig(join(dir, 'admin.kubeconfig'))
+    const env = { ...process.env, KUBECONFIG: join(dir, 'admin.kubeconfig') }
+    cpSync(deploy, join(dir, 'deploy'), { recursive: true })
+    await execa('kpt', ['live', 'init', join(dir, 'deploy')], { env })
+    const run = await execa('kpt', ['live', 'apply', join(dir, 'deploy'), '--reconcile-timeout=2m'], { env, reject: false })
+    liveApply = { exitCode: run.exitCode ?? -1, stdout: String(run.stdout), stderr: String(run.stderr) }
+    // The other kinds the fleets use: Nephio's WorkloadCluster, and the dependency check's kinds (so that they are listed).
+    await server.apply(['WorkloadCluster'].map((kind) => schemalessCrd('infra.nephio.org', kind)))
+    await server.apply(['PackageCatalog', 'InstalledPackage', 'ClusterAPIs'].map((kind) => schemalessCrd('kpt-variants.dev', kind)))
+    token = await server.token('kpt-variants', 'kpt-variants')
+    server.writeKubeconfig(join(dir, 'kubeconfig'), { token })
+  }, timeout)
+
+  afterAll(async () => {
+    await server?.stop()
+    if (dir) rmSync(dir, { recursive: true, force: true })
+  }, timeout)
+
+  async function run(args: string[], cwd = dir): Promise<{ exitCode: number; stderr: string; variants: string[]; stdout: string }> {
+    const env = { ...process.env, ...gitIdentity, XDG_CACHE_HOME: join(dir, 'cache'), KUBECONFIG: join(dir, 'kubeconfig') }
+    const result = await execa('node', [bin, ...args, '--json'], { cwd, env, reject: false, stdin: 'ignore' })
+    const report = JSON.parse(String(result.stdout) || '{"variants":[]}') as { variants: Json[] }
+    return { exitCode: result.exitCode ?? -1, stderr: String(result.stderr), stdout: String(result.stdout), variants: report.variants.map((v) => `${v['subject']} ${v['status']}`) }
+  }
+
+  test(
+    '`kpt live apply` installs it: the CRDs are accepted and established, every object reconciles',
+    async () => {
+      // Its stderr says it installs its ResourceGroup CRD (and may show a discovery miss just after the CRDs are made).
+      expect(liveApply.stderr).toContain('installing inventory ResourceGroup CRD')
+      expect(liveApply.exitCode).toBe(0)
+      const objects = ['namespace.yaml', 'rbac.yaml', 'render-cronjob.yaml', 'render-sharded-cronjob.yaml', ...readdirSync(join(deploy, 'crds')).map((f) => `crds/${f}`)].flatMap(manifests)
+      expect(liveApply.stdout).toContain(`apply result: ${objects.length} attempted, ${objects.length} successful, 0 skipped, 0 failed`)
+      expect(liveApply.stdout).toContain(`reconcile result: ${objects.length} attempted, ${objects.length} successful, 0 skipped, 0 failed, 0 timed out`)
+      for (const object of objects) expect([object['kind'], object['metadata']['name'], (await server.get(object)) !== undefined]).toEqual([object['kind'], object['metadata']['name'], true])
+      const crd = await server.get(manifests('crds/config.porch.kpt.dev_packagevariantsets.yaml')[0]!)
+      expect(crd!['status']['conditions']).toContainEqual(expect.objectContaining({ type: 'Established', status: 'True' }))
+      // The API server serves the package's kinds at the versions the render asks for.
+      expect((await server.ok('GET', '/apis/config.porch.kpt.dev/v1alpha2'))['resources'].map((r: Json) => r['name'])).toEqual(['packagevariantsets', 'packagevariantsets/status'])
+    },
+    timeout,
+  )
+
+  test(
+    "Nephio's manifests apply unchanged, but for older Porch's string revisions, which Porch's CRD (ours) refuses",
+    async () => {
+      // What is applied is stored as written (the Repository CRD adds its default `spec.content: Package`): nothing is pruned.
+      const unchanged = async (objects: Json[], namespace: string) => {
+        await server.apply(objects, namespace)
+        for (const object of objects) {
+          const { metadata, ...rest } = object
+          const written = JSON.parse(JSON.stringify({ ...rest, metadata: { labels: metadata['labels'], annotations: metadata['annotations'] } })) as Json
+          expect(await server.get(object, namespace)).toMatchObject(written)
+        }
+        await server.delete(objects, namespace)
+      }
+      const refused: string[] = []
+      for (const fleet of ['test-infra', 'docs-gcp-exercise']) {
+        await server.apply([{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: fleet } }])
+        const objects = yamlFiles(join(nephio, fleet)).flatMap(documents)
+        const stringRevision = (o: Json) => typeof o['spec']?.['upstream']?.['revision'] === 'string'
+        await unchanged(
+          objects.filter((o) => !stringRevision(o)),
+          fleet,
+        )
+        // Created as `kubectl apply` (client-side) creates them: refused by the schema, `revision` being an integer in Porch's CRDs.
+        for (const o of objects.filter(stringRevision)) {
+          const created = await server.request('POST', (await server.path(o, undefined, fleet)).replace(/\/[^/]+$/, ''), o)
+          refused.push(`${created.status} ${created.body['message']}`)
+        }
+      }
+      expect(refused).toEqual([
+        ...['edge-clusters', 'edge-free5gc-upf', 'oai-nrf', 'edge-clusters', 'uswest1-zonal-clusters'].map(
+          (name) =>
+            `422 PackageVariantSet.config.porch.kpt.dev "${name}" is invalid: spec.upstream.revision: Invalid value: "string": spec.upstream.revision in body must be of type integer: "string"`,
+        ),
+      ])
+    },
+    timeout,
+  )
+
+  describe('the fleet of the other e2e tests, rendered as the service account', () => {
+    let objects: Json[]
+    /** Where the runs start: the fleet directory, so that its relative repository paths (../repos/NAME) resolve alike from the cluster. */
+    let fleetDir: string
+
+    beforeAll(async () => {
+      await createBlueprints(join(dir, 'repos', 'blueprints'))
+      for (const name of ['edge-01', 'edge-02', 'edge-03']) await git(dir, 'init', '-q', '--bare', '-b', 'main', `repos/${name}.git`)
+      const standalone = source`
+        apiVersion: config.porch.kpt.dev/v1alpha1
+        kind: PackageVariant
+        metadata: {name: standalone, namespace: default}
+        spec:
+          upstream: {repo: blueprints, package: nginx, revision: 2}
+          downstream: {repo: edge-01, package: standalone}
+      `
+      const files = fleetFiles({ clusters: threeClusters, extra: { 'variants.yaml': standalone } })
+      fleetDir = join(dir, 'fleet')
+      writeTree(fleetDir, files)
+      objects = Object.values(files).flatMap((text) => parseAllDocuments(text).map((d) => d.toJS() as Json))
+      await server.apply(objects)
+    }, timeout)
+
+    test(
+      'render --cluster, with a TokenRequest token of the service account, renders the same packages as the same objects in a directory',
+      async () => {
+        const fromDir = await run(['render', '.', '--out', '../from-dir'], fleetDir)
+        const fromCluster = await run(['render', '--cluster', '--out', '../from-cluster'], fleetDir)
+        expect(fromCluster.stderr).not.toMatch(/forbidden|cannot/)
+        expect([fromDir.exitCode, fromCluster.exitCode]).toEqual([0, 0])
+        expect(fromCluster.variants).toEqual(fleet)
+        expect(fromCluster.variants).toEqual(fromDir.variants)
+        expect(readTreeWithModes(join(dir, 'from-cluster'))).toEqual(readTreeWithModes(join(dir, 'from-dir')))
+        expect(fromCluster.stderr).toContain(`written to ${server.url}`)
+      },
+      timeout,
+    )
+
+    test(
+      "the CronJob's render needs exactly what deploy/rbac.yaml grants: every rule is used, and without any one the run is forbidden",
+      async () => {
+        const cache = join(dir, 'cache-cronjob')
+        const before = (await server.auditEvents()).length
+        // A status is written only when it changes: none yet, so that this run writes them.
+        const clearStatus = async () => {
+          for (const o of objects.filter((o) => o['kind'] === 'PackageVariant' || o['kind'] === 'PackageVariantSet'))
+            await server.ok('PATCH', await server.path(o, 'status'), { status: null }, { contentType: 'application/merge-patch+json' })
+        }
+        await clearStatus()
+        const result = await run(cronJobArgs('render-cronjob.yaml', cache), fleetDir)
+        expect(result.stderr).not.toMatch(/forbidden|refused|cannot/)
+        expect(result.exitCode).toBe(0)
+        expect(result.variants).toEqual(fleet)
+        const set = (await server.get(objects.find((o) => o['kind'] === 'PackageVariantSet')!))!
+        expect(set['status']['conditions']).toContainEqual(expect.objectContaining({ type: 'Ready', status: 'True', reason: 'Reconciled' }))
+
+        // Every resource of every rule was asked for, with the rule's verb, and nothing else was.
+        const asked = (await server.auditEvents(before)).filter((e) => e.user.username === serviceAccount && e.objectRef?.resource)
+        const key = (group: string, resource: string, verb: string) => `${verb} ${resource}${group ? `.${group}` : ''}`
+        const granted = roles.flatMap((role) => (role['rules'] as Rule[]).flatMap((r) => r.apiGroups.flatMap((g) => r.resources.flatMap((res) => r.verbs.map((v) => key(g, res, v))))))
+        const used = new Set(asked.map((e) => key(e.objectRef!.apiGroup ?? '', `${e.objectRef!.resource}${e.objectRef!.subresource ? `/${e.objectRef!.subresource}` : ''}`, e.verb)))
+        expect([...used].sort()).toEqual([...granted].sort())
+
+        // Without any one of them: forbidden, saying which.
+        const proven: string[] = []
+        for (const role of roles) {
+          const rules = role['rules'] as Rule[]
+          for (const [index, rule] of rules.entries()) {
+            for (const resource of rule.resources) {
+              const [group, verb] = [rule.apiGroups[0]!, rule.verbs[0]!]
+              const [plain, subresource] = resource.split('/') as [string, string | undefined]
+              const attributes = { verb, group, resource: plain, ...(subresource ? { subresource } : {}) }
+              const without = rules.map((r, i) => (i === index ? { ...r, resources: r.resources.filter((x) => x !== resource) } : r)).filter((r) => r.resources.length > 0)
+              await server.apply([{ ...role, rules: without }])
+              await server.waitForAccess(serviceAccount, attributes, false)
+              if (subresource) await clearStatus()
+              const denied = await run(cronJobArgs('render-cronjob.yaml', cache), fleetDir)
+              expect([resource, denied.exitCode === 0]).toEqual([resource, false])
+              expect(denied.stderr).toContain(`forbidden: `)
+              expect(denied.stderr).toContain(`User "${serviceAccount}" cannot ${verb} resource "${resource}" in API group "${group}"`)
+              proven.push(key(group, resource, verb))
+              await server.apply([role])
+              await server.waitForAccess(serviceAccount, attributes, true)
+            }
+          }
+        }
+        expect(proven.sort()).toEqual([...granted].sort())
+      },
+      5 * timeout,
+    )
+
+    test(
+      "the sharded CronJob's four shards render the fleet between them",
+      async () => {
+        const rendered: string[] = []
+        for (let shard = 0; shard < 4; shard++) {
+          const result = await run(cronJobArgs('render-sharded-cronjob.yaml', join(dir, `cache-${shard}`), shard), fleetDir)
+          expect(result.stderr).not.toMatch(/forbidden|cannot/)
+          expect(result.exitCode).toBe(0)
+          rendered.push(...result.variants)
+        }
+        // Each variant once (created by the CronJob's run above, or now).
+        const subjects = (variants: string[]) => variants.map((v) => v.replace(/ [a-z]+$/, '')).sort()
+        expect(subjects(rendered)).toEqual(subjects(fleet))
+      },
+      timeout,
+    )
+  })
+})

@@ -5,6 +5,7 @@
  * calls are in cluster.ts.
  */
 import { stringify } from 'yaml'
+import type { Condition } from '../../functions/fan-out/status.js'
 
 /** An object as the API server returns it (JSON). */
 export type ApiObject = Record<string, unknown> & { metadata?: Record<string, unknown> }
@@ -132,6 +133,14 @@ export interface ListedObject {
   object: ApiObject
 }
 
+/** What a run wants in an object's status: its conditions, and other fields (`downstreamTargets`). */
+export interface WantedStatus {
+  conditions: Condition[]
+  extra: Record<string, unknown>
+  /** The time a changed condition gets. */
+  now: string
+}
+
 /** The status to write to one object (a merge patch of `status`). */
 export interface StatusUpdate {
   apiVersion: string
@@ -141,4 +150,50 @@ export interface StatusUpdate {
   /** `PackageVariant ns/name`, for messages. */
   subject: string
   status: Record<string, unknown>
+  /** The version `status` was computed from: the write is refused (409) if the object changed since. */
+  resourceVersion?: string
+  /** To compute `status` again from the object as it is after such a refusal. */
+  wanted: WantedStatus
+}
+
+/**
+ * The status to write over `current` (an object's `status` as read), or
+ * undefined when it already is as wanted: a condition whose status stays
+ * keeps its `lastTransitionTime` (as `meta.SetStatusCondition`), a changed or
+ * new one gets `now`; other conditions (another controller's) are kept.
+ */
+export function nextStatus(current: unknown, wanted: WantedStatus): Record<string, unknown> | undefined {
+  const status = (typeof current === 'object' && current !== null ? current : {}) as Record<string, unknown>
+  const before = Array.isArray(status['conditions']) ? (status['conditions'] as Record<string, unknown>[]) : []
+  const conditions = mergeConditions(before, wanted.conditions, wanted.now)
+  // Compared with keys sorted: the API server returns custom objects with sorted keys (Go maps).
+  const changed = canonical(conditions) !== canonical(before) || Object.entries(wanted.extra).some(([k, v]) => canonical(v) !== canonical(status[k]))
+  return changed ? { conditions, ...wanted.extra } : undefined
+}
+
+/** metav1.Condition's message is at most 32768 characters: the API server refuses more. */
+const maxMessage = 32768
+
+function truncate(message: string): string {
+  const more = '... (truncated: see the report)'
+  return message.length <= maxMessage ? message : `${message.slice(0, maxMessage - more.length)}${more}`
+}
+
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_, v: unknown) =>
+    typeof v === 'object' && v !== null && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+  )
+}
+
+function mergeConditions(before: readonly Record<string, unknown>[], wanted: readonly Condition[], now: string): Record<string, unknown>[] {
+  const next = before.map((c) => ({ ...c }))
+  for (const w of wanted) {
+    const index = next.findIndex((c) => c['type'] === w.type)
+    const existing = index >= 0 ? next[index] : undefined
+    const time = existing && existing['status'] === w.status && typeof existing['lastTransitionTime'] === 'string' ? existing['lastTransitionTime'] : now
+    const condition = { type: w.type, status: w.status, lastTransitionTime: time, reason: w.reason, message: truncate(w.message) }
+    if (index >= 0) next[index] = condition
+    else next.push(condition)
+  }
+  return next
 }

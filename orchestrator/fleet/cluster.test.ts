@@ -1,6 +1,9 @@
 /**
  * The cluster source against an API server the test runs (test/support/fake-apiserver.ts),
- * through the real @kubernetes/client-node and a kubeconfig file.
+ * through the real @kubernetes/client-node and a kubeconfig file. The fake, not the real
+ * server (test/cluster.e2e.test.ts): these run with the unit tests, without Go, see every
+ * request's exact path and query, and page lists below the client's 500 objects a page,
+ * which a real server does only past 500 objects.
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -173,8 +176,24 @@ test('status goes through the status subresource as a merge patch; a refused wri
   server.refuse = (r) => (r.method === 'PATCH' && r.path.includes('/namespaces/b/') ? 403 : undefined)
   const conditions = [{ type: 'Ready', status: 'True', lastTransitionTime: '2026-02-02T00:00:00Z', reason: 'NoErrors', message: 'ok' }]
   const result = await read.writeStatus([
-    { apiVersion: 'config.porch.kpt.dev/v1alpha1', kind: 'PackageVariant', namespace: 'a', name: 'pv-1', subject: 'PackageVariant a/pv-1', status: { conditions } },
-    { apiVersion: 'config.porch.kpt.dev/v1alpha1', kind: 'PackageVariant', namespace: 'b', name: 'pv-2', subject: 'PackageVariant b/pv-2', status: { conditions } },
+    {
+      apiVersion: 'config.porch.kpt.dev/v1alpha1',
+      kind: 'PackageVariant',
+      namespace: 'a',
+      name: 'pv-1',
+      subject: 'PackageVariant a/pv-1',
+      status: { conditions },
+      wanted: { conditions: [], extra: {}, now: '' },
+    },
+    {
+      apiVersion: 'config.porch.kpt.dev/v1alpha1',
+      kind: 'PackageVariant',
+      namespace: 'b',
+      name: 'pv-2',
+      subject: 'PackageVariant b/pv-2',
+      status: { conditions },
+      wanted: { conditions: [], extra: {}, now: '' },
+    },
   ])
   expect(result.written).toBe(1)
   expect(result.failures).toEqual([

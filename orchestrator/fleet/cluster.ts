@@ -15,6 +15,7 @@ import type { KubeConfig, ResponseContext } from '@kubernetes/client-node'
 import { dependenciesGroup } from '../../functions/api/dependencies.js'
 import { kindsToRead, snapshotObject, snapshotText } from './cluster-objects.js'
 import type { ApiObject, KindRef } from './cluster-objects.js'
+import { nextStatus } from './cluster-objects.js'
 import type { ListedObject, StatusUpdate } from './cluster-objects.js'
 
 /** Where the fleet comes from: `--kubeconfig`, `--context`, `--namespace`. */
@@ -71,6 +72,11 @@ const dependencyKinds = ['PackageCatalog', 'InstalledPackage', 'ClusterAPIs']
 const pageSize = 500
 /** Status writes in flight at once. */
 const parallelWrites = 8
+/** Writes of one object's status, each after a conflict with another writer. */
+const statusAttempts = 5
+/** Reads of one path while the server answers 429 (busy), each after the seconds its Retry-After names, at most these. */
+const busyAttempts = 5
+const maxRetryAfter = 5
 
 /** A resource the server serves. */
 interface Served {
@@ -142,18 +148,23 @@ export async function readCluster(options: ClusterOptions): Promise<ClusterFleet
     if (isApiException(err)) {
       const body = err.body as { message?: unknown } | string | undefined
       const detail = typeof body === 'object' && body && typeof body.message === 'string' ? body.message : typeof body === 'string' && body ? body.trim() : ''
-      const what = err.code === 403 ? 'forbidden' : err.code === 401 ? 'unauthorized' : `HTTP ${err.code}`
+      const what = err.code === 403 ? 'forbidden' : err.code === 401 ? 'unauthorized' : err.code === 409 ? 'conflict' : `HTTP ${err.code}`
       return new ClusterError(`cannot ${doing} on ${server}: ${what}${detail ? `: ${detail}` : ''}`)
     }
     const e = err as NodeJS.ErrnoException
     return new ClusterError(`cannot reach the Kubernetes API server ${server} (to ${doing}): ${e.code ?? e.message}`)
   }
+  // A server that is busy (429), as a CRD's storage is for a moment after the CRD is made, says when to ask again.
   const get = async (path: string, doing: string, query: Record<string, string> = {}): Promise<unknown> => {
-    try {
-      return await api.request('GET', path, query)
-    } catch (err) {
-      if (isApiException(err) && err.code === 404) return undefined
-      throw failure(err, doing)
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await api.request('GET', path, query)
+      } catch (err) {
+        if (isApiException(err) && err.code === 404) return undefined
+        if (!isApiException(err) || err.code !== 429 || attempt === busyAttempts) throw failure(err, doing)
+        const seconds = Number((err as { headers?: Record<string, string> }).headers?.['retry-after'] ?? 1)
+        await new Promise((resolve) => setTimeout(resolve, Math.min(Number.isFinite(seconds) ? seconds : 1, maxRetryAfter) * 1000))
+      }
     }
   }
 
@@ -208,6 +219,36 @@ export async function readCluster(options: ClusterOptions): Promise<ClusterFleet
     rmSync(dir, { recursive: true, force: true })
     throw err
   }
+  /**
+   * One status write, conditional on the resourceVersion it was computed from
+   * (in the merge patch). When another writer changed the object since (409
+   * Conflict), the object is read again (a list of that one name: the `list`
+   * the run already has, no `get`), the status computed anew from it, keeping
+   * the other writer's conditions, and written again: at most
+   * `statusAttempts` times.
+   */
+  const writeOne = async (collection: string, update: StatusUpdate): Promise<void> => {
+    const path = `${collection}/${encodeURIComponent(update.name)}/status`
+    let { status, resourceVersion } = update
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await api.request('PATCH', path, {}, { ...(resourceVersion ? { metadata: { resourceVersion } } : {}), status })
+        return
+      } catch (err) {
+        if (!isApiException(err) || err.code !== 409) throw failure(err, `patch ${path}`)
+        if (attempt === statusAttempts) throw new ClusterError(`${failure(err, `patch ${path}`).message} (${attempt} attempts, each after reading it again)`)
+      }
+      const doing = `read ${update.subject} again after a conflict`
+      const found = (await get(collection, doing, { fieldSelector: `metadata.name=${update.name}` })) as { items?: ApiObject[] } | undefined
+      const current = found?.items?.[0]
+      if (!current) throw new ClusterError(`cannot ${doing} on ${server}: it no longer exists`)
+      const next = nextStatus(current['status'], update.wanted)
+      if (!next) return
+      status = next
+      resourceVersion = String(current.metadata?.['resourceVersion'] ?? '')
+    }
+  }
+
   const listedAs = (entry: { served: Served; items: ApiObject[] }): ListedObject[] =>
     entry.items.map((object) => ({ apiVersion: `${entry.served.group}/${entry.served.version}`, kind: entry.served.kind, object }))
 
@@ -226,12 +267,12 @@ export async function readCluster(options: ClusterOptions): Promise<ClusterFleet
       const queue = [...updates]
       const worker = async () => {
         for (let update = queue.shift(); update; update = queue.shift()) {
-          const path = `/apis/${update.apiVersion}/namespaces/${encodeURIComponent(update.namespace)}/${resources.get(update.kind)}/${encodeURIComponent(update.name)}/status`
+          const collection = `/apis/${update.apiVersion}/namespaces/${encodeURIComponent(update.namespace)}/${resources.get(update.kind)}`
           try {
-            await api.request('PATCH', path, {}, { status: update.status })
+            await writeOne(collection, update)
             written++
           } catch (err) {
-            failures.push(`${update.subject}: status not written: ${failure(err, `patch ${path}`).message}`)
+            failures.push(`${update.subject}: status not written: ${err instanceof ClusterError ? err.message : failure(err, 'write status').message}`)
           }
         }
       }

@@ -1,4 +1,5 @@
 import { setConditions, statusUpdates, variantConditions } from './cluster-status.js'
+import { nextStatus } from '../fleet/cluster-objects.js'
 import type { RunOutcome } from './cluster-status.js'
 import type { ListedObject } from '../fleet/cluster-objects.js'
 import type { VariantReport } from '../report/report.js'
@@ -32,7 +33,7 @@ const outcome: RunOutcome = {
 const listed = (kind: string, name: string, status?: unknown): ListedObject => ({
   apiVersion: 'config.porch.kpt.dev/v1alpha1',
   kind,
-  object: { metadata: { name, namespace: 'default' }, ...(status ? { status } : {}) },
+  object: { metadata: { name, namespace: 'default', resourceVersion: `${name.length}` }, ...(status ? { status } : {}) },
 })
 
 describe('PackageVariant conditions, as Porch sets them', () => {
@@ -116,12 +117,14 @@ describe('statusUpdates', () => {
       outcome,
       now,
     )
-    expect(updates).toEqual([
+    // Each carries the resourceVersion it was computed from (the write is conditional on it).
+    expect(updates.map(({ wanted: _, ...update }) => update)).toEqual([
       {
         apiVersion: 'config.porch.kpt.dev/v1alpha1',
         kind: 'PackageVariant',
         namespace: 'default',
         name: 'broken',
+        resourceVersion: '6',
         subject: 'PackageVariant default/broken',
         status: {
           conditions: [
@@ -136,6 +139,7 @@ describe('statusUpdates', () => {
         kind: 'PackageVariantSet',
         namespace: 'default',
         name: 'bad',
+        resourceVersion: '3',
         subject: 'PackageVariantSet default/bad',
         status: {
           conditions: [
@@ -145,5 +149,18 @@ describe('statusUpdates', () => {
         },
       },
     ])
+  })
+
+  test('after a conflict the status is computed again from the object as another writer left it, keeping its conditions', () => {
+    const [update] = statusUpdates([listed('PackageVariant', 'ok')], [], outcome, now)
+    expect(update!.wanted).toEqual({ conditions: variantConditions('default/ok', outcome)!.conditions, extra: { downstreamTargets: [{ name: 'edge-01/web' }] }, now })
+    const theirs = { type: 'Approved', status: 'True', reason: 'ByHand', message: 'ok', lastTransitionTime: earlier }
+    const ready = { type: 'Ready', status: 'True', reason: 'NoErrors', message: 'successfully ensured downstream package variant', lastTransitionTime: earlier }
+    expect(nextStatus({ conditions: [theirs, ready] }, update!.wanted)).toEqual({
+      conditions: [theirs, ready, { type: 'Stalled', status: 'False', lastTransitionTime: now, reason: 'Valid', message: 'all validation checks passed' }],
+      downstreamTargets: [{ name: 'edge-01/web' }],
+    })
+    // Another writer already wrote what this run wants: nothing to write.
+    expect(nextStatus(update!.status, update!.wanted)).toBeUndefined()
   })
 })

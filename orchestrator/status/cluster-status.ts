@@ -8,7 +8,7 @@ import { conditionsFor } from '../../functions/fan-out/status.js'
 import type { Condition, FailureReason } from '../../functions/fan-out/status.js'
 import type { PlanFailure } from '../plan/plan.js'
 import type { RunReport } from '../report/report.js'
-import { describe } from '../fleet/cluster-objects.js'
+import { describe, nextStatus } from '../fleet/cluster-objects.js'
 import type { ListedObject, StatusUpdate } from '../fleet/cluster-objects.js'
 
 /** What the run decided, as far as status goes. */
@@ -75,28 +75,26 @@ function withMore(message: string, count: number): string {
 }
 
 /**
- * The status updates of a run, only for objects whose status changes: a
- * condition whose status stays keeps its `lastTransitionTime` (as
- * `meta.SetStatusCondition`), a changed or new one gets `now`; other
- * conditions are kept. Variants the run did not render (another shard's) get none.
+ * The status updates of a run, only for objects whose status changes (see
+ * `nextStatus`). Variants the run did not render (another shard's) get none.
  */
 export function statusUpdates(variants: readonly ListedObject[], sets: readonly ListedObject[], outcome: RunOutcome, now: string): StatusUpdate[] {
   const updates: StatusUpdate[] = []
-  const push = (listed: ListedObject, wanted: Condition[], extra: Record<string, unknown>) => {
-    const status = (listed.object['status'] ?? {}) as Record<string, unknown>
-    const before = Array.isArray(status['conditions']) ? (status['conditions'] as Record<string, unknown>[]) : []
-    const conditions = mergeConditions(before, wanted, now)
-    // Compared with keys sorted: the API server returns custom objects with sorted keys (Go maps).
-    const changed = canonical(conditions) !== canonical(before) || Object.entries(extra).some(([k, v]) => canonical(v) !== canonical(status[k]))
-    if (!changed) return
+  const push = (listed: ListedObject, conditions: Condition[], extra: Record<string, unknown>) => {
+    const wanted = { conditions, extra, now }
+    const status = nextStatus(listed.object['status'], wanted)
+    if (!status) return
     const metadata = listed.object.metadata ?? {}
+    const resourceVersion = metadata['resourceVersion']
     updates.push({
       apiVersion: listed.apiVersion,
       kind: listed.kind,
       namespace: String(metadata['namespace'] ?? ''),
       name: String(metadata['name'] ?? ''),
       subject: `${listed.kind} ${describe(listed.object)}`,
-      status: { conditions, ...extra },
+      status,
+      ...(typeof resourceVersion === 'string' ? { resourceVersion } : {}),
+      wanted,
     })
   }
   for (const listed of variants) {
@@ -105,31 +103,4 @@ export function statusUpdates(variants: readonly ListedObject[], sets: readonly 
   }
   for (const listed of sets) push(listed, setConditions(describe(listed.object), outcome), {})
   return updates
-}
-
-/** metav1.Condition's message is at most 32768 characters: the API server refuses more. */
-const maxMessage = 32768
-
-function truncate(message: string): string {
-  const more = '... (truncated: see the report)'
-  return message.length <= maxMessage ? message : `${message.slice(0, maxMessage - more.length)}${more}`
-}
-
-function canonical(value: unknown): string {
-  return JSON.stringify(value, (_, v: unknown) =>
-    typeof v === 'object' && v !== null && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
-  )
-}
-
-function mergeConditions(before: readonly Record<string, unknown>[], wanted: readonly Condition[], now: string): Record<string, unknown>[] {
-  const next = before.map((c) => ({ ...c }))
-  for (const w of wanted) {
-    const index = next.findIndex((c) => c['type'] === w.type)
-    const existing = index >= 0 ? next[index] : undefined
-    const time = existing && existing['status'] === w.status && typeof existing['lastTransitionTime'] === 'string' ? existing['lastTransitionTime'] : now
-    const condition = { type: w.type, status: w.status, lastTransitionTime: time, reason: w.reason, message: truncate(w.message) }
-    if (index >= 0) next[index] = condition
-    else next.push(condition)
-  }
-  return next
 }

@@ -8,6 +8,12 @@
  * Lists decorate objects as a real server does (resourceVersion,
  * managedFields, kubectl's last-applied annotation; core items without
  * apiVersion and kind) so the tests see the client strip them.
+ *
+ * The e2e tests use the real server (kube-apiserver.ts). This one stays for
+ * orchestrator/fleet/cluster.test.ts: it runs with the unit tests (no Go, no
+ * process to start), records each request's exact path and query, and pages
+ * lists below the client's 500 objects a page, which a real server does only
+ * past 500 objects.
  */
 import { createServer } from 'node:http'
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
