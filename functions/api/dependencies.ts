@@ -5,7 +5,7 @@
  * field errors naming the path; constraint syntax is checked by dependency-check.
  */
 import { isMap, isSeq } from 'yaml'
-import { formatFieldPath } from '../krm/index.js'
+import { dns1123LabelErrors, formatFieldPath } from '../krm/index.js'
 import type { FieldPath, KubeObject } from '../krm/index.js'
 import { Decoder } from './decode.js'
 import type { FieldError } from './decode.js'
@@ -63,6 +63,23 @@ export interface AnyOfDependency {
 
 export type Dependency = PackageDependency | GVKDependency | AnyOfDependency
 
+/**
+ * Where a catalog version's package is cloned from when `kpt-variants render`
+ * installs it: a package revision of a Repository of the fleet, named as a
+ * PackageVariant's upstream names one (`revision`, else `workspaceName`, else
+ * the head of the repository's branch).
+ */
+export interface PackageSource {
+  /** The Repository's name (in the catalog's namespace, else any). */
+  repo: string
+  /** The package's directory in that repository. */
+  package: string
+  /** Published revision N: the tag `<package>/v<N>`. */
+  revision?: number
+  /** A draft, or an older Porch's named tag `<package>/<name>`, or a branch. */
+  workspaceName?: string
+}
+
 /** One version of a catalog package. */
 export interface CatalogVersion {
   /** The original string; printed as is in outputs (keeps `v` and `+N`). */
@@ -70,6 +87,8 @@ export interface CatalogVersion {
   provides: GVK[]
   dependencies: Dependency[]
   installationType?: InstallationType
+  /** Where it can be installed from; without one it can be checked but not installed. */
+  source?: PackageSource
 }
 
 /** One package of a catalog. */
@@ -78,6 +97,10 @@ export interface CatalogPackage {
   latestVersion?: string
   installationType?: InstallationType
   versions: CatalogVersion[]
+  /** Where `render` installs it in a downstream repository (default: its name). */
+  path?: string
+  /** What `render` does with it once nothing needs it: delete it (the default), or orphan it (keep it, no longer marked as a dependency). */
+  deletionPolicy?: 'delete' | 'orphan'
 }
 
 /** `PackageCatalog`: what can be installed. */
@@ -109,6 +132,8 @@ export interface InstalledPackage {
   installedAsDependency: boolean
   /** The installed version's dependencies; absent = look them up in the catalog. */
   dependencies?: Dependency[]
+  /** The APIs the installed version serves; absent = look them up in the catalog. */
+  provides?: GVK[]
   deleting: boolean
 }
 
@@ -199,9 +224,19 @@ export function readPackageCatalog(object: KubeObject): Read<PackageCatalog> {
       }
       const type = readInstallationType(d, [...vbase, 'installationType'])
       if (type) entry.installationType = type
+      const source = readPackageSource(d, [...vbase, 'source'])
+      if (source) entry.source = source
       versions.push(entry)
     })
     const pkg: CatalogPackage = { name: name ?? '', versions }
+    const path = d.string([...base, 'path'])
+    if (path !== undefined) {
+      if (path.split('/').some((segment) => dns1123LabelErrors(segment).length > 0)) d.fail([...base, 'path'], `must be a package path of DNS-1123 labels, got ${JSON.stringify(path)}`)
+      else pkg.path = path
+    }
+    const deletionPolicy = d.string([...base, 'deletionPolicy'])
+    if (deletionPolicy === 'delete' || deletionPolicy === 'orphan') pkg.deletionPolicy = deletionPolicy
+    else if (deletionPolicy !== undefined) d.fail([...base, 'deletionPolicy'], `must be delete or orphan, got ${JSON.stringify(deletionPolicy)}`)
     const latest = d.string([...base, 'latestVersion'])
     if (latest) pkg.latestVersion = latest
     const type = readInstallationType(d, [...base, 'installationType'])
@@ -244,6 +279,7 @@ export function readInstalledPackage(object: KubeObject): Read<InstalledPackage>
   }
   if (!installed.package) d.fail(['spec', 'package'], 'must be set (or `metadata.name`)')
   if (d.has(['spec', 'dependencies'])) installed.dependencies = readDependencies(d, ['spec', 'dependencies'])
+  if (d.has(['spec', 'provides'])) installed.provides = readGVKs(d, ['spec', 'provides'])
   return done(d, installed)
 }
 
@@ -353,6 +389,22 @@ function readDependency(d: Decoder, base: FieldPath, allowAnyOf: boolean): Depen
   })
   if (anyOf.length === 0 && d.errors.length === 0) d.fail([...base, 'anyOf'], 'must list at least one alternative')
   return { type: 'AnyOf', anyOf, optional, declaredAt }
+}
+
+function readPackageSource(d: Decoder, path: FieldPath): PackageSource | undefined {
+  if (!d.has(path)) return undefined
+  if (!isMap(d.object.getNode(path))) {
+    d.fail(path, 'must be an object with `repo` and `package`')
+    return undefined
+  }
+  const repo = d.requiredString([...path, 'repo'])
+  const pkg = d.requiredString([...path, 'package'])
+  const revision = d.integer([...path, 'revision'])
+  const workspaceName = d.string([...path, 'workspaceName'])
+  if (revision !== undefined && revision < 1) d.fail([...path, 'revision'], 'must be 1 or more')
+  if (revision !== undefined && workspaceName !== undefined) d.fail([...path, 'workspaceName'], 'must not be set together with `revision`')
+  if (repo === undefined || pkg === undefined) return undefined
+  return { repo, package: pkg, ...(revision !== undefined ? { revision } : {}), ...(workspaceName !== undefined ? { workspaceName } : {}) }
 }
 
 function readGVKs(d: Decoder, path: FieldPath): GVK[] {

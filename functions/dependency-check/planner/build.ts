@@ -69,11 +69,11 @@ function addInstalled(graph: PlanGraph, all: PlanInput['installed']): void {
       id,
       package: inst.package,
       namespace: inst.namespace,
-      installed: { name: inst.name, version, asDependency: inst.installedAsDependency, deps, provides: spec?.provides ?? [] },
+      installed: { name: inst.name, version, asDependency: inst.installedAsDependency, deps, provides: inst.provides ?? spec?.provides ?? [] },
       action: 'keep',
       version,
       deps,
-      provides: spec?.provides ?? [],
+      provides: inst.provides ?? spec?.provides ?? [],
       installationType: spec?.installationType ?? entry?.installationType ?? 'NoRestrictions',
       changes: 0,
     })
