@@ -68,6 +68,14 @@ export async function cli(argv: readonly string[], io: CliIO): Promise<number> {
         .choices(['run', 'skip'])
         .default('run'),
     )
+    .addOption(
+      new Option(
+        '--dependencies <mode>',
+        'what packages need (PackageManifest dependencies), per downstream repository: install it (clone missing dependencies from their source, update those too old, remove those no longer needed), only check it (report the plan), or skip the check (docs/package-dependencies.md)',
+      )
+        .choices(['install', 'check', 'off'])
+        .default('install'),
+    )
     .option('--no-progress', 'never draw a progress bar')
     .addHelpText(
       'after',

@@ -23,6 +23,7 @@ export interface RenderOptions {
   lockTimeout: number
   namespace?: string
   imageFunctions: 'run' | 'skip'
+  dependencies: 'install' | 'check' | 'off'
   dryRun?: boolean
   diff?: boolean
   json?: boolean
@@ -119,6 +120,7 @@ async function render(
         ...(options.shard ? { shard: options.shard } : {}),
         allowExec: Boolean(options.allowExec),
         imageFunctions: options.imageFunctions,
+        dependencies: options.dependencies,
         ...(options.threads ? { threads: options.threads } : {}),
         ...(git ? { git } : {}),
         upstreamCache: { dir: cacheDir, lockTimeoutMs: options.lockTimeout * 1000 },

@@ -8,7 +8,6 @@
  * also commits.
  */
 import type { PackageFiles } from '../package/files.js'
-import type { Abandonment } from '../plan/abandoned.js'
 import type { RunReport, VariantReport } from '../report/report.js'
 
 /** A package as the output holds it: with `--git` the published branch's package and its open draft. */
@@ -42,7 +41,15 @@ export interface StagedChange {
   staged: StagedPackage
 }
 
-/** What the end of a run does with abandoned packages. */
+/** A package to remove, or with `orphan` to keep without its owner, as the output holds it. */
+export interface Removal {
+  /** Its report entry (`deleted` or `orphaned`), given the diff on a dry run with `diff`. */
+  report: VariantReport
+  stored: StoredPackage
+  orphan: boolean
+}
+
+/** How a run removes packages. */
 export interface RemovalSettings {
   dryRun: boolean
   diff: boolean
@@ -81,10 +88,16 @@ export interface RunOutput extends Output {
   prepare(): void
   /** Commits the staged packages that passed the dependency check; a package that cannot be committed fails its variant. */
   commit(changes: readonly StagedChange[]): Promise<void>
-  /** Deletes or orphans abandoned packages (only reports them with `dryRun`), adding one entry per package to the report. */
-  removeAbandoned(abandoned: Abandonment, report: RunReport, settings: RemovalSettings): Promise<void>
-  /** `--git --publish`: publishes the run's drafts, recording each tag on its report. */
-  publish?(reports: readonly VariantReport[]): Promise<void>
+  /** Every package of the output's repositories but those at `rendered` paths, as the output holds it (`<repo>/<package>` -> files). */
+  otherPackages(rendered: ReadonlySet<string>): Promise<Map<string, StoredPackage>>
+  /**
+   * Deletes or orphans packages (with `dryRun` only describes them); returns
+   * those it removed or would remove: a removal already proposed (an open
+   * draft that is this very change) is left out.
+   */
+  remove(removals: readonly Removal[], settings: RemovalSettings): Promise<Removal[]>
+  /** `--git --publish`: publishes the run's drafts (and those they need), recording each tag on its report; returns reports of the drafts it published beyond the run's. */
+  publish?(reports: readonly VariantReport[]): Promise<VariantReport[]>
   /** Records the run's failures for `kpt-variants status`. */
   record(report: RunReport): void
 }

@@ -6,6 +6,14 @@
  *   kpt-variants.dev/package-variant: <namespace>/<name>   the owner
  *   kpt-variants.dev/package-variant-set: <namespace>/<name> the set that generated it, if any
  *   kpt-variants.dev/deletion-policy: delete | orphan        what to do when the owner is gone
+ *   kpt-variants.dev/installed-as-dependency: "true"       installed by a render because another
+ *                                                          package needed it (no owner): removed, or
+ *                                                          with deletion-policy orphan unmarked, once
+ *                                                          nothing needs it
+ *
+ * A package with neither an owner nor the mark was put there by someone on
+ * purpose: a render may update it when a dependency needs a newer version,
+ * but never removes it.
  */
 import { isMap } from 'yaml'
 import { parseYamlDocument, stringifyYamlDocument } from '../../functions/krm/index.js'
@@ -17,12 +25,15 @@ import type { PackageFiles } from './files.js'
 export const ownerAnnotation = 'kpt-variants.dev/package-variant'
 export const ownerSetAnnotation = 'kpt-variants.dev/package-variant-set'
 export const deletionPolicyAnnotation = 'kpt-variants.dev/deletion-policy'
+export const installedAsDependencyAnnotation = 'kpt-variants.dev/installed-as-dependency'
 
 /** What a package's root Kptfile says about its owner and upstream. */
 export interface PackageRecord {
   owner?: string
   set?: string
   deletionPolicy?: 'delete' | 'orphan'
+  /** Installed by a render as another package's dependency. */
+  installedAsDependency?: true
   /** `upstreamLock.git`, the upstream revision the package was last updated from. */
   lock?: { repo: string; directory: string; ref: string; commit: string }
 }
@@ -47,6 +58,7 @@ export function readPackageRecord(files: PackageFiles): PackageRecord {
   if (owner) record.owner = owner
   if (set) record.set = set
   if (policy === 'delete' || policy === 'orphan') record.deletionPolicy = policy
+  if (annotations[installedAsDependencyAnnotation] === 'true') record.installedAsDependency = true
   const git = k.upstreamLock?.git
   if (git && str(git['commit'])) {
     record.lock = { repo: String(git['repo'] ?? ''), directory: String(git['directory'] ?? ''), ref: String(git['ref'] ?? ''), commit: String(git['commit']) }
@@ -62,7 +74,17 @@ export function recordOwner(kptfile: KubeObject, owner: { key: string; set?: str
   kptfile.setAnnotation(deletionPolicyAnnotation, owner.deletionPolicy)
 }
 
-/** The package without its owner: the ownership annotations removed from its Kptfile (deletionPolicy orphan). */
+/** Marks the root Kptfile item as installed as a dependency, and what to do once nothing needs it. */
+export function recordDependency(kptfile: KubeObject, deletionPolicy: 'delete' | 'orphan'): void {
+  kptfile.setAnnotation(installedAsDependencyAnnotation, 'true')
+  kptfile.setAnnotation(deletionPolicyAnnotation, deletionPolicy)
+}
+
+/**
+ * The package without its owner: the ownership annotations (and the
+ * installed-as-dependency mark) removed from its Kptfile (deletionPolicy
+ * orphan). It stays, as a package someone installed on purpose.
+ */
 export function orphanPackage(files: PackageFiles): PackageFiles {
   const kptfile = files.get('Kptfile')
   if (!kptfile) return files
@@ -70,7 +92,7 @@ export function orphanPackage(files: PackageFiles): PackageFiles {
   const doc = parseYamlDocument(text, 'Kptfile')
   const annotations = doc.getIn(['metadata', 'annotations'], true)
   if (!isMap(annotations)) return files
-  for (const key of [ownerAnnotation, ownerSetAnnotation, deletionPolicyAnnotation]) annotations.delete(key)
+  for (const key of [ownerAnnotation, ownerSetAnnotation, deletionPolicyAnnotation, installedAsDependencyAnnotation]) annotations.delete(key)
   if (annotations.items.length === 0) doc.deleteIn(['metadata', 'annotations'])
   const out = new Map(files)
   out.set('Kptfile', { ...kptfile, content: Buffer.from(stringifyYamlDocument(doc, { wide: sequenceStyle(text) === 'wide' }), 'utf8') })

@@ -61,7 +61,7 @@ function update(): void {
     chip.hidden = counts[state] === 0 && !filter.states.has(state)
     chip.setAttribute('aria-pressed', String(filter.states.has(state)))
   }
-  $('shown').textContent = `${ids.length} of ${variants.length} variant(s) in ${new Set(ids.map((i) => variants[i]!.repo)).size} repositories`
+  $('shown').textContent = `${ids.length} of ${variants.length} package(s) in ${new Set(ids.map((i) => variants[i]!.repo)).size} repositories`
   matrix = buildMatrix(variants as PageVariant[], ids, columnsBy)
   const head = $('matrix-head')
   head.replaceChildren(el('div', { class: 'repo' }, columnsBy === 'set' ? 'repository \\ set' : 'repository \\ package'), ...matrix.columns.map((c) => el('div', { class: 'col', title: c }, c)))

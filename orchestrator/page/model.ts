@@ -15,7 +15,7 @@ export type { DependencyPackage, PageModel, PageState, PageVariant, RepositoryDe
 export type ReportVariantInput = VariantReport & { heldBy?: string }
 
 /** A render report, with what later reports add: each repository's dependency graph (issue 29). */
-export type ReportInput = Omit<RunReport, 'variants'> & { variants: readonly ReportVariantInput[]; dependencies?: RepositoryDependencies[] }
+export type ReportInput = Omit<RunReport, 'variants' | 'dependencies'> & { variants: readonly ReportVariantInput[]; dependencies?: RepositoryDependencies[] }
 
 /** The model of a render's report (`--json`'s `variants`, `problems`, `dryRun`). */
 export function modelFromReport(report: ReportInput, title: string): PageModel {

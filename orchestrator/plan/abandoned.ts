@@ -45,7 +45,7 @@ export function abandonment(plan: FleetPlan, fleet: Fleet, report: RunReport, sh
     const record = readPackageRecord(files)
     if (!record.owner || owners.has(record.owner)) return undefined
     if (record.set && plan.incompleteSets.has(record.set)) return undefined
-    if (shard && !inShard(record.owner, shard)) return undefined
+    if (shard && !inShard(path.slice(0, path.indexOf('/')), shard)) return undefined
     // A PackageVariant of the fleet's own is never gone (whatever its set says).
     if (standalone.has(record.owner)) return undefined
     const status = record.deletionPolicy === 'orphan' ? 'orphaned' : 'deleted'

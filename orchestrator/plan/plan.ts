@@ -36,6 +36,18 @@ export interface PlannedVariant {
   downstream: { repo: string; package: string }
   /** Fields of the PackageVariant (or its set) read in an older form, each naming the current one. */
   warnings: string[]
+  /**
+   * Set for a dependency a render installs or moves (plan/dependencies.ts), not
+   * a PackageVariant's package: its `pv` only names the upstream and the
+   * downstream, and its package is marked as installed as a dependency
+   * (`asDependency`), or left as someone installed it.
+   */
+  dependency?: { asDependency: boolean; deletionPolicy: 'delete' | 'orphan' }
+}
+
+/** The report subject of a planned variant: `PackageVariant ns/name`, or `Dependency repo/package`. */
+export function subjectOf(variant: Pick<PlannedVariant, 'key' | 'dependency' | 'downstream'>): string {
+  return variant.dependency ? `Dependency ${variant.downstream.repo}/${variant.downstream.package}` : `PackageVariant ${variant.key}`
 }
 
 /** Something that could not be planned: a set, a target of a set, or a PackageVariant. */
@@ -122,15 +134,18 @@ export function planFleet(fleet: Fleet, upstreams: Upstreams, shard?: Shard): Fl
   const byDownstream = new Map<string, PlannedVariant>()
   for (const { object, set, spec } of candidates) {
     const key = objectKey(object)
-    if (shard && !inShard(key, shard)) continue
     const subject = `PackageVariant ${key}`
+    const read = spec ? renderedVariant(object, spec) : readPackageVariantConfig(object, packageVariantRules)
+    // A shard takes whole downstream repositories (their packages are planned together); a
+    // PackageVariant that cannot be read is every shard's failure (so none deletes its package).
+    const mine = !shard || !read.ok || inShard(read.pv.spec.downstream!.repo!, shard)
     const fail = (message: string, downstream?: string) => {
+      if (!mine) return
       const failure: PlanFailure = { subject, message, key }
       if (set) failure.set = set
       if (downstream) failure.downstream = downstream
       failures.push(failure)
     }
-    const read = spec ? renderedVariant(object, spec) : readPackageVariantConfig(object, packageVariantRules)
     if (!read.ok) {
       fail(read.results.map((r) => r.message).join('; '))
       continue
@@ -175,7 +190,7 @@ export function planFleet(fleet: Fleet, upstreams: Upstreams, shard?: Shard): Fl
     const warnings = [...(set ? (setWarnings.get(set) ?? []) : []), ...(pv.warnings ?? []).map((w) => w.message)]
     const planned: PlannedVariant = { pv, key, upstreamRepo, upstream: upstream.revision, downstreamRepo, downstream, warnings }
     if (set) planned.set = set
-    variants.push(planned)
+    if (mine) variants.push(planned)
     byKey.set(key, planned)
     byDownstream.set(path, planned)
   }
@@ -230,7 +245,7 @@ export function downstreamNameProblem(downstream: { repo: string; package: strin
   return undefined
 }
 
-/** True when a PackageVariant's identity hashes into this shard (sha1, stable across runs and machines). */
+/** True when `key` (a downstream repository's name, or a PackageVariant's identity) hashes into this shard (sha1, stable across runs and machines). */
 export function inShard(key: string, shard: Shard): boolean {
   const hash = createHash('sha1').update(key).digest()
   return hash.readUInt32BE(0) % shard.count === shard.index

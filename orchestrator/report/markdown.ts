@@ -6,7 +6,7 @@
  * GitHub accepts (65,536 characters; GitLab's limit is higher). What does not fit
  * is named in a closing note, so a reviewer knows the comment is not the whole run.
  */
-import { countByStatus } from './report.js'
+import { describeStep, totalsLine } from './report.js'
 import type { RunReport, VariantReport } from './report.js'
 
 /** GitHub refuses a comment longer than this (characters); GitLab accepts more. */
@@ -25,7 +25,7 @@ export function formatMarkdown(report: RunReport, options: MarkdownOptions = {})
   const limit = options.limit ?? commentLimit
   const changed = report.variants.filter(isChange)
   const head = [heading(report), '', countsLine(report), '']
-  const sections = [...failuresSection(changed), ...conflictsSection(changed), ...problemsSection(report)]
+  const sections = [...dependenciesSection(report), ...failuresSection(changed), ...conflictsSection(changed), ...problemsSection(report)]
   // The note that closes a cut summary is at most this long; room is kept for it.
   const reserve = 400
   let out = `${head.join('\n')}\n`
@@ -77,13 +77,16 @@ function heading(report: RunReport): string {
 }
 
 function countsLine(report: RunReport): string {
-  const counts = countByStatus(report)
   const conflicts = report.variants.reduce((n, v) => n + v.conflicts.length, 0)
-  const parts = (['created', 'updated', 'deleted', 'orphaned', 'unchanged', 'failed'] as const)
-    .filter((s) => counts[s] > 0 || ['created', 'updated', 'unchanged', 'failed'].includes(s))
-    .map((s) => `**${counts[s]}** ${s}`)
-  if (conflicts > 0) parts.push(`**${conflicts}** conflict(s)`)
-  return `${report.dryRun ? 'Dry run (nothing written): ' : ''}${report.variants.length} variant(s): ${parts.join(', ')}`
+  const bold = (n: number) => `**${n}**`
+  return totalsLine(report, ['created', 'updated', 'deleted', 'orphaned', 'unchanged', 'failed'], bold, conflicts > 0 ? [`${bold(conflicts)} conflict(s)`] : [])
+}
+
+/** Each repository's dependency steps, in dependency order. */
+function dependenciesSection(report: RunReport): string[] {
+  const planned = (report.dependencies ?? []).filter((r) => r.steps.length > 0)
+  if (planned.length === 0) return []
+  return ['#### Dependencies (each repository in dependency order)', '', ...planned.flatMap((r) => r.steps.map((s) => `- ${text(describeStep(r.name, s))}`)), '']
 }
 
 function tableRows(changed: readonly VariantReport[]): string[] {

@@ -34,6 +34,49 @@ export interface VariantReport {
   conflicts: ConflictReport[]
   /** The unified diff of the change (`--dry-run --diff`). */
   diff?: string
+  /**
+   * What the package declares to the dependency check (its PackageManifest):
+   * its name and version, and the packages of its repository it needs, which
+   * must be published before it.
+   */
+  manifest?: { name: string; version?: string; requires: string[] }
+  /** A dependency's row: who needs it, with their ranges (`edge-monitor >=1.13.0`). */
+  requiredBy?: string[]
+}
+
+/** One step of a downstream repository's dependency plan. */
+export interface DependencyStepReport {
+  action: 'install' | 'upgrade' | 'downgrade' | 'remove'
+  /** The package's name (its PackageManifest's). */
+  package: string
+  /** The version installed or moved to. */
+  version?: string
+  /** The version before. */
+  from?: string
+  /** The package's path in the repository. */
+  path: string
+  /** Who needs it, with the range each needs (`edge-monitor >=1.13.0`). */
+  requiredBy: string[]
+  /**
+   * `done`: carried out (on a dry run: would be); `planned`: only reported
+   * (`--dependencies check`); `failed`: it could not be (`reason`);
+   * `outside-git`: installed outside git (an InstalledPackage), so a removal
+   * is only reported.
+   */
+  outcome: 'done' | 'planned' | 'failed' | 'outside-git'
+  reason?: string
+  /** What is moved or removed was installed outside git (an InstalledPackage): an upgrade puts the version into the repository. */
+  outsideGit?: true
+}
+
+/** What a downstream repository holds and needs, once its dependency plan is carried out. */
+export interface RepositoryDependencies {
+  /** The repository. */
+  name: string
+  /** Its plan, dependencies first, removals last. */
+  steps: DependencyStepReport[]
+  /** Its packages that declare themselves (a PackageManifest with a version), and what each requires. */
+  packages: { name: string; version?: string; installedAsDependency: boolean; requires: { name: string; range: string }[]; outsideGit?: true }[]
 }
 
 /** The whole run. */
@@ -44,6 +87,29 @@ export interface RunReport {
   problems: string[]
   /** Why no package was deleted, when deletions were skipped. */
   deletionsSkipped?: string
+  /** Each downstream repository's dependency plan, for the repositories where packages declare dependencies (by name). */
+  dependencies?: RepositoryDependencies[]
+}
+
+/** A step as the summary prints it: `edge-03: upgrade cert-manager v1.12.3 -> v1.14.4, required by nginx >= v1.13.0`. */
+export function describeStep(repo: string, step: DependencyStepReport): string {
+  const what =
+    step.action === 'install'
+      ? `install ${step.package} ${step.version}`
+      : step.action === 'remove'
+        ? `remove ${step.package}${step.from ? ` ${step.from}` : ''} (nothing needs it any more)`
+        : `${step.action} ${step.package} ${step.from} -> ${step.version}`
+  const where = `${step.path === step.package ? '' : ` at ${step.path}`}${step.outsideGit && step.action !== 'remove' ? ' (installed outside git until now)' : ''}`
+  const why = step.requiredBy.length > 0 ? `, required by ${step.requiredBy.join(', ')}` : ''
+  const outcome = step.outcome === 'planned' ? ' [planned]' : step.outcome === 'outside-git' ? ' [installed outside git: not changed]' : step.outcome === 'failed' ? ` [failed: ${step.reason}]` : ''
+  return `${repo}: ${what}${where}${why}${outcome}`
+}
+
+/** Counts of the dependency steps carried out (or planned) across the run. */
+export function countDependencySteps(report: RunReport): { install: number; upgrade: number; downgrade: number; remove: number } {
+  const counts = { install: 0, upgrade: 0, downgrade: 0, remove: 0 }
+  for (const repo of report.dependencies ?? []) for (const step of repo.steps) if (step.outcome === 'done' || step.outcome === 'planned') counts[step.action]++
+  return counts
 }
 
 /** Counts per status. */
@@ -65,4 +131,31 @@ export function sortReports(reports: VariantReport[]): VariantReport[] {
 
 function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0
+}
+
+/** A row of a dependency the run installed, moved or removed, not a PackageVariant's package. */
+export function isDependencyRow(v: VariantReport): boolean {
+  return v.subject.startsWith('Dependency ')
+}
+
+/**
+ * The run's totals as one line, the way both reporters print them: the
+ * variants by status (dependencies' rows apart), and the dependency steps,
+ * carried out or (a dry run, `--dependencies check`) planned. `number` styles
+ * each count (Markdown makes them bold).
+ */
+export function totalsLine(report: RunReport, order: readonly VariantStatus[], number: (n: number) => string = String, extra: string[] = []): string {
+  const variants = report.variants.filter((v) => !isDependencyRow(v))
+  const counts = countByStatus({ ...report, variants })
+  const parts = order.filter((s) => counts[s] > 0 || ['created', 'updated', 'unchanged', 'failed'].includes(s)).map((s) => `${number(counts[s])} ${s}`)
+  parts.push(...extra)
+  const planned = (report.dependencies ?? []).filter((r) => r.steps.length > 0)
+  let dependencies = ''
+  if (planned.length > 0) {
+    const steps = countDependencySteps(report)
+    const planning = report.dryRun || planned.some((r) => r.steps.some((s) => s.outcome === 'planned'))
+    const [install, move, remove] = planning ? ['to install', 'to upgrade or downgrade', 'to remove'] : ['installed', 'upgraded or downgraded', 'removed']
+    dependencies = `; dependencies: ${number(steps.install)} ${install}, ${number(steps.upgrade + steps.downgrade)} ${move}, ${number(steps.remove)} ${remove}`
+  }
+  return `${report.dryRun ? 'Dry run (nothing written): ' : ''}${variants.length} variant(s): ${parts.join(', ')}${dependencies}`
 }

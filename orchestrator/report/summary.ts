@@ -1,5 +1,5 @@
 /** The human report on stderr: one line per variant that did something, the reasons, warnings and conflicts, then the totals. */
-import { countByStatus } from './report.js'
+import { countByStatus, countDependencySteps, describeStep, totalsLine } from './report.js'
 import type { RunReport, VariantReport } from './report.js'
 
 /** The summary table and details, as text. */
@@ -44,12 +44,12 @@ export function formatSummary(report: RunReport): string {
     for (const p of report.problems) lines.push(`  ${p}`)
   }
   if (report.deletionsSkipped) lines.push('', `No package deleted: ${report.deletionsSkipped}.`)
-  const counts = countByStatus(report)
-  const total = shown.length
-  const parts = (['created', 'updated', 'unchanged', 'deleted', 'orphaned', 'failed'] as const)
-    .filter((s) => counts[s] > 0 || ['created', 'updated', 'unchanged', 'failed'].includes(s))
-    .map((s) => `${counts[s]} ${s}`)
-  lines.push('', `${report.dryRun ? 'Dry run (nothing written): ' : ''}${total} variant(s): ${parts.join(', ')}`)
+  const planned = (report.dependencies ?? []).filter((r) => r.steps.length > 0)
+  if (planned.length > 0) {
+    lines.push('', 'Dependencies (each repository in dependency order):')
+    for (const repo of planned) for (const step of repo.steps) lines.push(`  ${describeStep(repo.name, step)}`)
+  }
+  lines.push('', totalsLine(report, ['created', 'updated', 'unchanged', 'deleted', 'orphaned', 'failed']))
   return `${lines.join('\n').replace(/^\n/, '')}\n`
 }
 
@@ -70,6 +70,7 @@ export function formatJson(report: RunReport): string {
       variants: report.variants,
       problems: report.problems,
       ...(report.deletionsSkipped ? { deletionsSkipped: report.deletionsSkipped } : {}),
+      ...(report.dependencies ? { dependencies: report.dependencies, dependencySummary: countDependencySteps(report) } : {}),
     },
     null,
     2,

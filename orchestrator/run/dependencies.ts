@@ -1,151 +1,175 @@
 /**
- * The dependency check of a run, per downstream repository: every package
- * bound for a repository is checked together with the others (their
- * PackageManifests are the targets), against the fleet's catalogs and the
- * repository's installed packages. An `InstalledPackage` belongs to the
- * repository its label `kpt-variants.dev/repository` names; an unlabelled one
- * to every repository. A resolvable conflict is a warning; anything else that
- * is unmet fails the variant whose package needs it.
+ * The dependency phase of a run, after every variant is rendered: per
+ * downstream repository, what its packages need (plan/dependencies.ts), and
+ * with `--dependencies install` the plan carried out: a missing dependency
+ * rendered into the repository from its source, an upgrade or downgrade a
+ * 3-way update of its package, one nothing needs any more removed (or
+ * orphaned). A variant whose needs cannot be met fails with the resolver's
+ * reasons, and only its repository's plan goes without it.
  */
-import { installedPackageKind, isCustomResourceDefinition, isDependencyKind, packageManifestKind } from '../../functions/api/dependencies.js'
-import { defaultDependencyPolicy } from '../../functions/api/dependencies.js'
-import { gatherInputs, planDependencies } from '../../functions/dependency-check/index.js'
-import type { DependencyReport, Plan } from '../../functions/dependency-check/index.js'
+import type { PlanCatalog } from '../../functions/dependency-check/index.js'
 import type { KubeObject } from '../../functions/krm/index.js'
+import { findRepository } from '../fleet/fleet.js'
 import type { Fleet } from '../fleet/fleet.js'
-import type { StagedPackage } from '../output/output.js'
-import type { VariantReport } from '../report/report.js'
+import type { Removal, StoredPackage } from '../output/output.js'
+import { splitPath } from '../output/output.js'
+import { dependencyObjects } from '../package/dependency-objects.js'
+import { readPackageRecord } from '../package/ownership.js'
+import { dependencyVariant, planRepository } from '../plan/dependencies.js'
+import type { DependencyStep, PresentPackage, RepositoryPlan, TargetPackage } from '../plan/dependencies.js'
+import { packageManifestKind, isDependencyKind } from '../../functions/api/dependencies.js'
+import type { RepositoryDependencies, RunReport, VariantReport } from '../report/report.js'
+import { upstreamCatalogs } from '../upstream/catalog.js'
+import type { Pending, VariantContext } from './render-variant.js'
+import type { Run } from './setup.js'
 
-/** Label that binds an InstalledPackage to one downstream repository. */
-export const repositoryLabel = 'kpt-variants.dev/repository'
+/** `--dependencies`: carry the plans out (`install`, the default), only report them (`check`), or skip the check (`off`). */
+export type DependencyMode = 'install' | 'check' | 'off'
 
-/** One rendered package, with the dependency objects it carries. */
-export interface BoundPackage {
-  /** Who to report to (the variant's identity). */
-  id: string
-  /** The downstream repository. */
-  repo: string
-  /** The package's PackageManifests and CRDs, with `package-path` annotations. */
-  objects: KubeObject[]
+/** What the phase adds to the run: packages rendered for dependencies, and dependencies to remove. */
+export interface DependencyOutcome {
+  rendered: Pending[]
+  removals: Removal[]
 }
 
-/** What the check found for one package. */
-export interface DependencyVerdict {
-  errors: string[]
-  warnings: string[]
-}
-
-/** True for the objects the check reads from a package. */
-export function isDependencyObject(object: KubeObject): boolean {
-  return isDependencyKind(object, packageManifestKind) || isCustomResourceDefinition(object)
-}
-
-/** Checks every repository's packages together; returns verdicts by package id (packages without a manifest get none). */
-export function checkDependencies(packages: readonly BoundPackage[], fleet: readonly KubeObject[]): Map<string, DependencyVerdict> {
-  const verdicts = new Map<string, DependencyVerdict>()
-  const byRepo = new Map<string, BoundPackage[]>()
-  for (const pkg of packages) {
-    if (!pkg.objects.some((o) => isDependencyKind(o, packageManifestKind))) continue
-    let list = byRepo.get(pkg.repo)
-    if (!list) byRepo.set(pkg.repo, (list = []))
-    list.push(pkg)
+/**
+ * Plans every repository where a package declares itself and, in install
+ * mode, renders the steps with `context` (on this thread). `pending`: the
+ * variants rendered (a failing variant is failed here); `others`: the
+ * output's packages that are not this run's variants, minus those the run
+ * deletes. The plans go into `report.dependencies`.
+ */
+export async function resolveDependencies(
+  run: Run,
+  context: VariantContext,
+  pending: readonly Pending[],
+  others: ReadonlyMap<string, StoredPackage>,
+  report: RunReport,
+  mode: Exclude<DependencyMode, 'off'>,
+): Promise<DependencyOutcome> {
+  const states = repositoryStates(run, context, pending, others)
+  const outcome: DependencyOutcome = { rendered: [], removals: [] }
+  if (states.length === 0) return outcome
+  let catalogs: PlanCatalog[] | undefined
+  const byPath = new Map(pending.map((p) => [p.path, p]))
+  const repositories: RepositoryDependencies[] = []
+  for (const state of states) {
+    catalogs ??= await upstreamCatalogs(run.upstreams.repositories, run.upstreams.index, run.sources, run.settings.cacheDir)
+    const downstream = downstreamRepository(run.fleet, run, state.repo)
+    const plan = planRepository(state, {
+      fleetObjects: run.fleet.objects,
+      catalogs,
+      mode,
+      resolve: (step) =>
+        downstream ? dependencyVariant(step, downstream, run.fleet, run.upstreams.index.revisions) : { ok: false, message: `repository ${state.repo} is not a Repository of the fleet` },
+    })
+    for (const [path, reasons] of plan.failures) {
+      const p = byPath.get(path)
+      if (!p) continue
+      fail(p.report, reasons)
+      p.dependencyFailure = true
+    }
+    for (const [path, warnings] of plan.warnings) byPath.get(path)?.report.warnings.push(...warnings)
+    for (const [path, manifest] of plan.manifests) {
+      const p = byPath.get(path)
+      if (p) p.report.manifest = manifest
+    }
+    const steps =
+      mode === 'install'
+        ? await carryOut(plan, context, others, byPath, outcome)
+        : plan.steps.map((s) => ({ ...stepReport(s), outcome: s.outsideGit && s.action === 'remove' ? ('outside-git' as const) : ('planned' as const) }))
+    repositories.push({ name: state.repo, steps, packages: plan.packages })
   }
-  const config = { name: 'dependency-check', targets: [], policy: { ...defaultDependencyPolicy } }
-  for (const [repo, bound] of [...byRepo].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    const sources = fleet.filter((o) => !isDependencyKind(o, installedPackageKind) || [undefined, repo].includes(o.getLabel(repositoryLabel)))
-    const verdictOf = (id: string) => {
-      let v = verdicts.get(id)
-      if (!v) verdicts.set(id, (v = { errors: [], warnings: [] }))
-      return v
-    }
-    // A package whose own manifest cannot be read fails alone; the others are checked together.
-    const valid: BoundPackage[] = []
-    for (const pkg of bound) {
-      const own = gatherInputs(pkg.objects, [], config)
-      const errors = own.results.filter((r) => r.severity === 'error')
-      if (errors.length > 0) verdictOf(pkg.id).errors.push(...errors.map((r) => r.message))
-      else valid.push(pkg)
-    }
-    const gathered = gatherInputs(
-      valid.flatMap((p) => p.objects),
-      sources,
-      config,
-    )
-    for (const r of gathered.results) {
-      if (r.severity === 'error') for (const pkg of valid) verdictOf(pkg.id).errors.push(`repository ${repo}: ${r.message}`)
-    }
-    if (gathered.results.some((r) => r.severity === 'error') || gathered.input.targets.length === 0) continue
-    const plan = planDependencies(gathered.input)
-    attribute(
-      plan,
-      repo,
-      valid,
-      gathered.manifests.map((m) => m.object),
-      verdictOf,
-    )
+  if (repositories.length > 0) report.dependencies = repositories
+  return outcome
+}
+
+/** The repositories to plan: each with the packages its variants rendered and the packages it holds besides, where any declares itself. */
+function repositoryStates(
+  run: Run,
+  context: VariantContext,
+  pending: readonly Pending[],
+  others: ReadonlyMap<string, StoredPackage>,
+): { repo: string; targets: TargetPackage[]; present: PresentPackage[] }[] {
+  const states = new Map<string, { repo: string; targets: TargetPackage[]; present: PresentPackage[] }>()
+  const state = (repo: string) => states.get(repo) ?? states.set(repo, { repo, targets: [], present: [] }).get(repo)!
+  for (const p of pending) if (p.report.status !== 'failed' && p.dependencies.length > 0) state(splitPath(p.path).repo).targets.push({ path: p.path, objects: p.dependencies })
+  for (const [path, stored] of others) {
+    const files = stored.draft ?? stored.published
+    // A draft that removes the package: it is on its way out.
+    if (!files || files.size === 0) continue
+    const root = run.output.packageDir(path)
+    const objects = dependencyObjects(context.codec, files, root)
+    if (objects.length === 0) continue
+    state(splitPath(path).repo).present.push({ pkg: splitPath(path).pkg, objects, root, record: readPackageRecord(files) })
   }
-  return verdicts
+  // Only repositories where something declares itself to the check (a PackageManifest) are planned.
+  const declares = (objects: readonly KubeObject[]) => objects.some((o) => isDependencyKind(o, packageManifestKind))
+  return [...states.values()].filter((s) => s.targets.some((t) => declares(t.objects)) || s.present.some((p) => declares(p.objects))).sort((a, b) => (a.repo < b.repo ? -1 : 1))
 }
 
-/** Gives each package the reports of its own targets; conflicts of no target go to every package of the repository. */
-function attribute(plan: Plan, repo: string, packages: readonly BoundPackage[], manifests: readonly KubeObject[], verdictOf: (id: string) => DependencyVerdict): void {
-  const owner = new Map<string, string>()
-  for (const pkg of packages) for (const o of pkg.objects) if (manifests.includes(o)) owner.set(`${o.namespace}/${o.name}`, pkg.id)
-  const reported = new Set<string>()
-  for (const target of plan.packages) {
-    const id = owner.get(`${target.namespace}/${target.package}`)
-    if (!id) continue
-    for (const dep of target.dependencies) {
-      const text = describe(dep, repo)
-      if (text === undefined) continue
-      reported.add(`${dep.requiredBy}\0${dep.message}`)
-      if (dep.state === 'Conflict' && dep.resolvable) verdictOf(id).warnings.push(text)
-      else verdictOf(id).errors.push(text)
-    }
-  }
-  for (const conflict of plan.conflicts) {
-    if (reported.has(`${conflict.requiredBy}\0${conflict.message}`)) continue
-    const text = `dependency conflict in repository ${repo}: ${conflict.message} (required by ${conflict.requiredBy})`
-    const blamed = packages.filter((p) => p.objects.some((o) => manifests.includes(o) && o.name === conflict.package))
-    for (const pkg of blamed.length > 0 ? blamed : packages) {
-      if (conflict.resolvable) verdictOf(pkg.id).warnings.push(text)
-      else verdictOf(pkg.id).errors.push(text)
-    }
-  }
+/** The downstream Repository named `repo`: a planned variant's, else the fleet's. */
+function downstreamRepository(fleet: Fleet, run: Run, repo: string) {
+  return run.plan.variants.find((v) => v.downstream.repo === repo)?.downstreamRepo ?? findRepository(fleet, '', repo)
 }
 
-/** The text of an unmet or conflicting dependency, or undefined when it is met. */
-function describe(dep: DependencyReport, repo: string): string | undefined {
-  if (!['Conflict', 'Missing', 'NoMatchingVersion', 'Cycle'].includes(dep.state)) return undefined
-  return `dependency ${dep.requiredBy} -> ${dep.name} in repository ${repo}: ${dep.message}`
-}
-
-/** A rendered variant as the dependency check sees it. */
-export interface RenderedVariant {
-  /** `<repo>/<package>` */
-  path: string
-  report: VariantReport
-  /** The package's PackageManifests and CRDs (see BoundPackage). */
-  dependencies: KubeObject[]
-  staged?: StagedPackage
-}
-
-/** Runs the dependency check over the rendered packages; returns the staged ones that passed (dry runs stage nothing). */
-export function checkRenderedDependencies<T extends RenderedVariant>(pending: readonly T[], fleet: Fleet): T[] {
-  const bound: BoundPackage[] = pending
-    .filter((p) => p.report.status !== 'failed' && p.dependencies.length > 0)
-    .map((p) => ({ id: p.path, repo: p.path.slice(0, p.path.indexOf('/')), objects: p.dependencies }))
-  const verdicts = checkDependencies(bound, fleet.objects)
-  for (const p of pending) {
-    const verdict = verdicts.get(p.path)
-    if (verdict) {
-      p.report.warnings.push(...verdict.warnings)
-      if (verdict.errors.length > 0) {
-        p.report.status = 'failed'
-        p.report.reasons.push(...verdict.errors)
-        delete p.report.diff
+/** Renders a repository's steps in order and collects its removals; a step that fails fails the variants that need it. */
+async function carryOut(
+  plan: RepositoryPlan,
+  context: VariantContext,
+  others: ReadonlyMap<string, StoredPackage>,
+  byPath: ReadonlyMap<string, Pending>,
+  outcome: DependencyOutcome,
+): Promise<RepositoryDependencies['steps']> {
+  const steps: RepositoryDependencies['steps'] = []
+  // A dependency is only installed for a dependant that renders.
+  const wanted = (step: DependencyStep) => step.neededBy.length === 0 || step.neededBy.some((path) => byPath.get(path)?.report.status !== 'failed')
+  for (const step of plan.steps) {
+    const path = `${plan.repo}/${step.pkg}`
+    if (step.action === 'remove') {
+      const stored = step.outsideGit ? undefined : others.get(path)
+      if (!stored) {
+        steps.push({ ...stepReport(step), outcome: 'outside-git' })
+        continue
       }
+      const orphan = step.deletionPolicy === 'orphan'
+      const entry: VariantReport = { subject: `Dependency ${path}`, path, status: orphan ? 'orphaned' : 'deleted', reasons: [], warnings: [], conflicts: [], requiredBy: [] }
+      outcome.removals.push({ report: entry, stored, orphan })
+      steps.push({ ...stepReport(step), outcome: 'done' })
+      continue
     }
+    if (!wanted(step)) continue
+    const rendered = await context.render(step.variant!)
+    rendered.report.requiredBy = step.requiredBy
+    rendered.report.manifest = { name: step.package, ...(step.version ? { version: step.version } : {}), requires: step.requires }
+    if (rendered.report.status === 'failed') {
+      const reason = rendered.report.reasons.join('; ')
+      steps.push({ ...stepReport(step), outcome: 'failed', reason })
+      for (const dependant of step.neededBy) {
+        const p = byPath.get(dependant)
+        if (p) p.dependencyFailure = true
+        if (p) fail(p.report, [`dependency ${step.package} ${step.version} could not be ${step.action === 'install' ? 'installed' : 'moved to'} in repository ${plan.repo}: ${reason}`])
+      }
+    } else steps.push({ ...stepReport(step), outcome: 'done' })
+    outcome.rendered.push(rendered)
   }
-  return pending.filter((p) => p.staged && p.report.status !== 'failed')
+  return steps
+}
+
+function stepReport(step: DependencyStep): Omit<RepositoryDependencies['steps'][number], 'outcome'> {
+  return {
+    action: step.action,
+    package: step.package,
+    ...(step.version !== undefined ? { version: step.version } : {}),
+    ...(step.from !== undefined ? { from: step.from } : {}),
+    path: step.pkg,
+    requiredBy: step.requiredBy,
+    ...(step.outsideGit ? { outsideGit: true as const } : {}),
+  }
+}
+
+function fail(report: VariantReport, reasons: readonly string[]): void {
+  report.status = 'failed'
+  for (const r of reasons) if (!report.reasons.includes(r)) report.reasons.push(r)
+  delete report.diff
 }

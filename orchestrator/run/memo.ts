@@ -48,6 +48,15 @@ export interface MemoEntry {
   /** The report's warnings and injected objects, repeated when the render is skipped. */
   warnings: string[]
   injected?: string[]
+  /** What the package declares to the dependency check (its PackageManifests and CRDs, as item text), for the repository's plan. */
+  dependencies?: string[]
+  /**
+   * The render succeeded but its repository's dependency plan failed it, so
+   * nothing was written: the next render from the same inputs keeps its
+   * package in memory until the plan passes, and writes nothing when it
+   * fails again. Such an entry is never skipped.
+   */
+  held?: true
 }
 
 /** The record file: entries by downstream path (`<repo>/<package>`). */
@@ -118,13 +127,14 @@ export class RenderMemo {
 
   /** True when the downstream holds exactly what the recorded render left there. */
   sameFiles(entry: MemoEntry, stored: StoredPackage): boolean {
-    return entry.files === filesDigest(stored)
+    return !entry.held && entry.files === filesDigest(stored)
   }
 
   /** The entry to record for a render of `variant` that left `stored` in its downstream (a draft, with --git). */
-  entry(variant: PlannedVariant, scope: MemoScope, stored: StoredPackage, report: { warnings: string[]; injected?: string[] }): MemoEntry {
+  entry(variant: PlannedVariant, scope: MemoScope, stored: StoredPackage, report: { warnings: string[]; injected?: string[]; dependencies?: string[] }): MemoEntry {
     const entry: MemoEntry = { scope, inputs: this.#inputs(variant, scope), files: filesDigest(stored), warnings: report.warnings }
     if (report.injected) entry.injected = report.injected
+    if (report.dependencies && report.dependencies.length > 0) entry.dependencies = report.dependencies
     return entry
   }
 
@@ -139,9 +149,12 @@ export class RenderMemo {
       else this.#entries.delete(path)
     }
     const record: MemoFile = { version: 2, entries: Object.fromEntries([...this.#entries].sort(([a], [b]) => (a < b ? -1 : 1))) }
+    const text = JSON.stringify(record)
+    // A run that changed nothing rewrites nothing.
+    if (text === readIfExists(this.file)) return
     mkdirSync(dirname(this.file), { recursive: true })
     const temporary = `${this.file}.${process.pid}.tmp`
-    writeFileSync(temporary, JSON.stringify(record))
+    writeFileSync(temporary, text)
     renameSync(temporary, this.file)
   }
 
@@ -214,4 +227,12 @@ function objectText(object: KubeObject): string {
 /** Where the record of renders into an output directory is kept: one file per directory, in the cache. */
 export function memoFileFor(cacheDir: string, output: string): string {
   return join(cacheDir, 'renders', `${createHash('sha256').update(output).digest('hex').slice(0, 32)}.json`)
+}
+
+function readIfExists(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8')
+  } catch {
+    return undefined
+  }
 }

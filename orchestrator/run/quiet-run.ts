@@ -68,6 +68,7 @@ export function quietInputs(settings: RenderSettings, fleetFilesDigest: string):
     shard: settings.shard ?? null,
     allowExec: settings.allowExec,
     imageFunctions: settings.imageFunctions ?? null,
+    dependencies: settings.dependencies ?? 'install',
     cwd,
   }
   return createHash('sha256')

@@ -16,17 +16,19 @@
 import { existsSync, opendirSync, statSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { listYamlFiles } from '../../functions/krm/main.js'
-import type { StagedChange } from '../output/output.js'
+import type { Removal, StagedChange, StoredPackage } from '../output/output.js'
 import { abandonment } from '../plan/abandoned.js'
+import type { Abandonment } from '../plan/abandoned.js'
 import type { FleetPlan } from '../plan/plan.js'
 import type { RenderProgress } from '../report/progress.js'
 import { sortReports } from '../report/report.js'
 import type { RunReport, VariantReport } from '../report/report.js'
 import { upstreamIndexDigest } from '../upstream/upstreams.js'
-import { checkRenderedDependencies } from './dependencies.js'
+import { resolveDependencies } from './dependencies.js'
+import { VariantContext } from './render-variant.js'
 import type { MemoEntry } from './memo.js'
 import { quietRecordFile, quietRunApplies, replayQuietRun, saveQuietRecord } from './quiet-run.js'
-import { renderShare, sharesOf } from './render-share.js'
+import { failUnstaged, renderShare, sharesOf } from './render-share.js'
 import type { RenderSettings } from './settings.js'
 import { setUpRun, sharedRepositories } from './setup.js'
 import type { Run } from './setup.js'
@@ -91,20 +93,31 @@ export async function renderFleet(settings: RenderSettings, progress?: RenderPro
     for (const r of early.splice(0)) progress?.advance(r)
     if (!settings.dryRun) output.prepare()
     const mine = await renderShare(run, 0, threads, (p) => advance(p.report))
-    const pending = [...mine, ...(await Promise.all(others.map((t) => t.done))).flat()].sort((a, b) => a.order - b.order)
-    const accepted = new Set(checkRenderedDependencies(pending, fleet))
+    const variants = [...mine, ...(await Promise.all(others.map((t) => t.done))).flat()].sort((a, b) => a.order - b.order)
+    // The output's other packages: abandoned ones go, and with the rest they are what the repositories hold besides.
+    const abandoned = abandonment(plan, fleet, report, settings.shard)
+    const mode = settings.dependencies ?? 'install'
+    const rendered = new Set(variants.filter((p) => p.report.status !== 'failed').map((p) => p.path))
+    const present = abandoned || mode !== 'off' ? await output.otherPackages(rendered) : new Map<string, StoredPackage>()
+    const removals = abandoned ? abandonedRemovals(abandoned, present) : []
+    for (const r of removals) if (!r.orphan) present.delete(r.report.path!)
+    const dependencies =
+      mode === 'off' ? { rendered: [], removals: [] } : await resolveDependencies(run, new VariantContext(fleet, run.sources, settings, output, run.scratch, run.memo), variants, present, report, mode)
+    for (const r of dependencies.removals) present.delete(r.report.path!)
+    const pending = [...variants, ...dependencies.rendered]
+    await failUnstaged(output, dependencies.rendered)
     report.variants.push(...pending.map((p) => p.report))
     const changes: StagedChange[] = []
     for (const p of pending) {
       if (!p.staged) continue
-      if (accepted.has(p)) changes.push({ report: p.report, staged: p.staged })
+      if (p.report.status !== 'failed') changes.push({ report: p.report, staged: p.staged })
       else output.discard(p.staged)
     }
     await output.commit(changes)
-    const abandoned = abandonment(plan, fleet, report, settings.shard)
-    if (abandoned) await output.removeAbandoned(abandoned, report, { dryRun: settings.dryRun, diff: settings.diff })
+    const removed = await output.remove([...removals, ...dependencies.removals], { dryRun: settings.dryRun, diff: settings.diff })
+    report.variants.push(...removed.map((r) => r.report))
     if (!settings.dryRun) {
-      if (settings.git?.publish) await output.publish?.(report.variants)
+      if (settings.git?.publish) report.variants.push(...((await output.publish?.(report.variants)) ?? []))
       output.record(report)
     }
     // What was written (or found unchanged) is recorded for the next run; failures are rendered again.
@@ -114,7 +127,7 @@ export async function renderFleet(settings: RenderSettings, progress?: RenderPro
       const unstated = pending.filter((p) => p.memo && (p.memo.stat === undefined || (published && p.report.published)) && p.report.status !== 'failed')
       await output.restat(unstated.map((p) => p.path))
       for (const p of unstated) setStat(p.memo!, output.statDigest(p.path))
-      run.memo.save(new Map(pending.map((p) => [p.path, p.report.status === 'failed' ? undefined : p.memo])))
+      run.memo.save(new Map(pending.map((p) => [p.path, p.report.status !== 'failed' ? p.memo : p.dependencyFailure && p.memo ? { ...p.memo, held: true as const } : undefined])))
     }
     const sorted = { ...report, variants: sortReports(report.variants) }
     if (quiet)
@@ -124,13 +137,28 @@ export async function renderFleet(settings: RenderSettings, progress?: RenderPro
         base: fleet.base,
         upstreams: run.upstreams.repositories,
         upstreamDigest: upstreamIndexDigest(run.upstreams.index),
-        packages: new Map(pending.map((p) => [p.path, p.memo?.stat])),
+        // Every package of the output, those no variant renders too (dependencies, packages installed on purpose).
+        packages: new Map([
+          ...pending.map((p): [string, string | undefined] => [p.path, p.memo?.stat]),
+          ...[...present.keys()].map((path): [string, string | undefined] => [path, output.statDigest(path)]),
+        ]),
         report: sorted,
       })
     return sorted
   } finally {
     run.close()
   }
+}
+
+/** The removals of abandoned packages among the output's other packages (only published ones: a draft-only package stays). */
+function abandonedRemovals(abandoned: Abandonment, others: ReadonlyMap<string, StoredPackage>): Removal[] {
+  const removals: Removal[] = []
+  for (const [path, stored] of others) {
+    if (abandoned.claimed(path) || !stored.published) continue
+    const entry = abandoned.entry(path, stored.published)
+    if (entry) removals.push({ report: entry, stored, orphan: entry.status === 'orphaned' })
+  }
+  return removals
 }
 
 function setStat(entry: MemoEntry, stat: string | undefined): void {

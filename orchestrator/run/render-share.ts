@@ -6,6 +6,7 @@ import type { Pending } from './render-variant.js'
 import { VariantContext } from './render-variant.js'
 import type { Run } from './setup.js'
 import { stagedDir } from '../output/output.js'
+import type { Output } from '../output/output.js'
 
 /** Below this many variants per thread, more threads cost more than they save. */
 const variantsPerThread = 64
@@ -42,17 +43,21 @@ export async function renderShare(run: Run, index: number, threads: number, onDo
     done.push(pending)
     onDone(pending)
   }
-  // A package that could not be staged fails its variant and is never committed.
+  await failUnstaged(output, done)
+  return done
+}
+
+/** Waits for the packages staged in the background since the last settle; one that could not be written fails its variant and is never committed. */
+export async function failUnstaged(output: Output, pending: readonly Pending[]): Promise<void> {
   const unwritten = await output.settle()
-  for (const pending of done) {
-    const dir = pending.staged && stagedDir(pending.staged)
+  for (const p of pending) {
+    const dir = p.staged && stagedDir(p.staged)
     const error = dir === undefined ? undefined : unwritten.get(dir)
     if (error === undefined) continue
-    output.discard(pending.staged!)
-    delete pending.staged
-    delete pending.memo
-    pending.report.status = 'failed'
-    pending.report.reasons.push(`cannot write the package: ${error}`)
+    output.discard(p.staged!)
+    delete p.staged
+    delete p.memo
+    p.report.status = 'failed'
+    p.report.reasons.push(`cannot write the package: ${error}`)
   }
-  return done
 }

@@ -4,19 +4,20 @@
  * result for writing. Every failure is caught into the variant's report, so
  * the others go on. Used by the main thread and by worker threads alike.
  */
-import { KubeObject, packagePathAnnotation } from '../../functions/krm/index.js'
+import { KubeObject } from '../../functions/krm/index.js'
 import { clonePackage, kptRepoUrl, prepareRevision } from '../clone/clone.js'
 import type { PreparedRevision } from '../clone/clone.js'
-import { isDependencyObject } from './dependencies.js'
 import type { Fleet } from '../fleet/fleet.js'
 import type { MergeConflict } from '../merge/update.js'
 import type { Output, StagedPackage, StoredPackage } from '../output/output.js'
 import { packageDiff } from '../output/diff.js'
-import { gitPackageFiles, owningPackage, packageDirectories, samePackageFiles } from '../package/files.js'
+import { gitPackageFiles, samePackageFiles } from '../package/files.js'
 import type { PackageFiles } from '../package/files.js'
+import { dependencyObjects } from '../package/dependency-objects.js'
 import { ResourceCodec } from '../package/resources.js'
 import { runPipeline } from '../pipeline/pipeline.js'
 import type { PipelineRendered, PipelineRunner } from '../pipeline/pipeline.js'
+import { subjectOf } from '../plan/plan.js'
 import type { PlannedVariant } from '../plan/plan.js'
 import type { MemoEntry, RenderMemo } from './memo.js'
 import type { VariantReport } from '../report/report.js'
@@ -37,6 +38,8 @@ export interface Pending {
   dependencies: KubeObject[]
   /** The record of this render for the next run (see memo.ts); none when it cannot be skipped next time. */
   memo?: MemoEntry
+  /** Failed by its repository's dependency plan, not by its own render (recorded as held: see MemoEntry). */
+  dependencyFailure?: true
 }
 
 /** Per-run state shared by every variant: caches of prepared revisions and documents. */
@@ -66,7 +69,7 @@ export class VariantContext {
   async render(variant: PlannedVariant): Promise<Pending> {
     const path = `${variant.downstream.repo}/${variant.downstream.package}`
     const report: VariantReport = {
-      subject: `PackageVariant ${variant.key}`,
+      subject: subjectOf(variant),
       path,
       status: 'failed',
       upstream: `${variant.upstream.repository}/${variant.upstream.packageName} ${revisionLabel(variant.upstream)}`,
@@ -83,12 +86,13 @@ export class VariantContext {
         report.status = 'unchanged'
         report.warnings = [...entry.warnings]
         if (entry.injected) report.injected = [...entry.injected]
+        pending.dependencies = (entry.dependencies ?? []).map((text, i) => KubeObject.fromItemSource(text, i))
         pending.memo = entry
         return pending
       }
       // A render recorded from the same inputs, whose files are still there untouched (by metadata, else by content), is skipped.
       const recorded = this.memo?.recorded(variant, path)
-      if (recorded?.stat !== undefined && this.output.statDigest(path) === recorded.stat) return skip(recorded)
+      if (!recorded?.held && recorded?.stat !== undefined && this.output.statDigest(path) === recorded.stat) return skip(recorded)
       // An update merges into the published package; the result is compared with the open draft, if any.
       const stored = await this.output.read(path)
       const current = stored.draft ?? stored.published
@@ -100,17 +104,22 @@ export class VariantContext {
       if (!final) return pending
       const { files, ran } = final
       report.status = !current ? 'created' : samePackageFiles(files, current) ? 'unchanged' : 'updated'
+      // What the package declares to the dependency check, changed or not: the repository's plan needs every package.
+      pending.dependencies = dependencyObjects(this.codec, files, this.output.packageDir(path))
       // Pipelines kpt ran may read anything: those renders are never skipped.
       if (this.memo && ran !== 'kpt') {
         // What the downstream holds after this run: the package itself, or (--git) the published one and the draft.
         const after: StoredPackage = !this.output.drafts ? { published: files } : report.status === 'unchanged' ? stored : { ...stored, draft: files }
-        pending.memo = this.memo.entry(variant, ran === 'in-process' ? 'fleet' : 'injectors', after, { ...report, warnings: [...report.warnings] })
+        const recordedReport = { ...report, warnings: [...report.warnings], dependencies: pending.dependencies.map((o) => o.toItemText()) }
+        pending.memo = this.memo.entry(variant, ran === 'in-process' ? 'fleet' : 'injectors', after, recordedReport)
       }
       if (report.status === 'unchanged') return pending
       if (this.settings.dryRun) {
         if (this.settings.diff) report.diff = packageDiff(path, current, files)
+      } else if (recorded?.held) {
+        // Its repository's dependency plan failed it last time: kept in memory, written only if the plan passes now.
+        pending.staged = { files }
       } else pending.staged = await this.output.stage(files)
-      pending.dependencies = dependencyObjects(this.codec, files, this.output.packageDir(path))
     } catch (err) {
       report.status = 'failed'
       report.reasons.push(`internal error: ${(err as Error).message}`)
@@ -194,33 +203,6 @@ export class VariantContext {
       return { ok: false, message: `cannot read the upstream revision the package came from (${lock.repo} ${lock.commit}): ${(err as Error).message}` }
     }
   }
-}
-
-/**
- * The package's PackageManifests and CRDs, each annotated with the absolute
- * path of its (sub)package, which is how the check tells packages apart.
- * Only these few objects are copied and parsed.
- */
-function dependencyObjects(codec: ResourceCodec, files: PackageFiles, root: string): KubeObject[] {
-  const dirs = packageDirectories(files)
-  const candidates = new Map([...files].filter(([path, file]) => /(^|\/)\.krmignore$/.test(path) || mayDeclareDependencies(file.content)))
-  return codec
-    .read(candidates, { style: 'eval' }, dirs)
-    .items.filter(isDependencyObject)
-    .map((item) => {
-      const copy = KubeObject.fromItemSource(item.toItemText(), 0)
-      const dir = owningPackage(item.path ?? '', dirs)
-      copy.setAnnotation(packagePathAnnotation, dir === '' ? root : `${root}/${dir}`)
-      return copy
-    })
-}
-
-/** Whether a file's content names a dependency kind; answered once per content, which a blueprint's clones share. */
-const declaresDependencies = new WeakMap<Buffer, boolean>()
-function mayDeclareDependencies(content: Buffer): boolean {
-  let answer = declaresDependencies.get(content)
-  if (answer === undefined) declaresDependencies.set(content, (answer = content.includes('PackageManifest') || content.includes('CustomResourceDefinition')))
-  return answer
 }
 
 function collect(report: VariantReport, results: readonly { severity: string; message: string }[]): void {

@@ -35,6 +35,8 @@ export interface RenderSettings {
   memo?: string
   /** Threads rendering variants (default: defaultThreads()); the output is the same for any number. */
   threads?: number
+  /** `--dependencies`: carry each repository's dependency plan out (`install`, the default), only report it (`check`), or skip the check (`off`). */
+  dependencies?: 'install' | 'check' | 'off'
   /** kpt runs here (relative `exec:` paths resolve against it). */
   cwd: string
   env: Readonly<Record<string, string | undefined>>

@@ -4,6 +4,7 @@
  * package revision's files once, however many variants use it.
  */
 import { createHash } from 'node:crypto'
+import { isDependencyKind, packageCatalogKind, readPackageCatalog } from '../../functions/api/dependencies.js'
 import type { Repository } from '../../functions/api/repository.js'
 import type { KubeObject } from '../../functions/krm/index.js'
 import { findRepository, repositoryKey, revisionKey } from '../fleet/fleet.js'
@@ -79,14 +80,30 @@ export class GitSources {
 /** Where a repository's revisions are read from: what listing them needs of a Repository. */
 export type RepositoryLocation = Pick<Repository, 'name' | 'namespace' | 'url' | 'branch' | 'directory'>
 
-/** The repositories named as an upstream by a set or a PackageVariant of the fleet, once each. */
+/** Label of a Repository whose published packages are a catalog of dependencies, though no set or PackageVariant names it as an upstream. */
+export const catalogLabel = 'kpt-variants.dev/catalog'
+
+/**
+ * The repositories whose revisions a run lists, once each: those named as an
+ * upstream by a set or a PackageVariant of the fleet, those labelled as a
+ * catalog (`kpt-variants.dev/catalog: "true"`), and those a PackageCatalog
+ * names as a version's source.
+ */
 export function upstreamRepositories(fleet: Fleet): RepositoryLocation[] {
   const wanted = new Map<string, RepositoryLocation>()
+  const want = (repo: Repository | undefined) => {
+    if (repo) wanted.set(repositoryKey(repo), { name: repo.name, namespace: repo.namespace, url: repo.url, branch: repo.branch, directory: repo.directory })
+  }
   for (const object of [...fleet.sets, ...fleet.variants]) {
     const name = object.get(['spec', 'upstream', 'repo'])
-    if (typeof name !== 'string' || name === '') continue
-    const repo = findRepository(fleet, object.namespace, name)
-    if (repo) wanted.set(repositoryKey(repo), { name: repo.name, namespace: repo.namespace, url: repo.url, branch: repo.branch, directory: repo.directory })
+    if (typeof name === 'string' && name !== '') want(findRepository(fleet, object.namespace, name))
+  }
+  for (const repo of fleet.repositories) if (repo.object.getLabel(catalogLabel) === 'true') want(repo)
+  for (const object of fleet.objects) {
+    if (!isDependencyKind(object, packageCatalogKind)) continue
+    const read = readPackageCatalog(object)
+    if (!read.ok) continue
+    for (const pkg of read.value.packages) for (const v of pkg.versions) if (v.source) want(findRepository(fleet, object.namespace, v.source.repo))
   }
   return [...wanted.values()]
 }

@@ -12,7 +12,7 @@ import type { KubeObject, Result } from '../../functions/krm/index.js'
 import type { PlannedVariant } from '../plan/plan.js'
 import type { PackageFiles } from '../package/files.js'
 import type { ResourceCodec } from '../package/resources.js'
-import { readPackageRecord, recordOwner } from '../package/ownership.js'
+import { readPackageRecord, recordDependency, recordOwner } from '../package/ownership.js'
 import type { PackageRecord } from '../package/ownership.js'
 
 /** What the downstream of a variant is before rendering. */
@@ -31,7 +31,10 @@ export function classifyDownstream(variant: PlannedVariant, current: PackageFile
   if (!current) return { ok: true, downstream: { kind: 'new' } }
   const record = readPackageRecord(current)
   let adopted = false
-  if (record.owner !== variant.key) {
+  if (variant.dependency) {
+    // A dependency moves a package installed as one, or one someone installed on purpose, never a PackageVariant's.
+    if (record.owner) return { ok: false, message: `${variant.downstream.repo}/${variant.downstream.package} is the package of PackageVariant ${record.owner}: a dependency is not installed over it` }
+  } else if (record.owner !== variant.key) {
     if ((variant.pv.spec.adoptionPolicy || 'adoptNone') !== 'adoptExisting') {
       const owner = record.owner ? `owned by PackageVariant ${record.owner}` : 'not owned by any PackageVariant'
       return {
@@ -56,6 +59,13 @@ export function applyPackageVariant(variant: PlannedVariant, files: PackageFiles
   const resources = codec.read(files)
   const found = findKptfile(resources.items)
   const rl = ResourceList.of(resources.items, variant.pv.object)
+  if (variant.dependency) {
+    // A dependency gets no PackageVariant mutations: only its mark (a package installed on purpose keeps none).
+    if (!found.ok) return { ok: false, results: [{ severity: 'error', message: found.message }], injected: [] }
+    if (!variant.dependency.asDependency) return { ok: true, files, results: [], injected: [] }
+    recordDependency(found.kptfile.object, variant.dependency.deletionPolicy)
+    return { ok: true, files: codec.write(resources, rl.items, files), results: [], injected: [] }
+  }
   if (found.ok) {
     const owner: { key: string; set?: string; deletionPolicy: 'delete' | 'orphan' } = {
       key: variant.key,

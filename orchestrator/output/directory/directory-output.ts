@@ -7,12 +7,11 @@
 import { join } from 'node:path'
 import { findPackages, readPackageDirectory, statPackageDirectory } from '../../package/directory.js'
 import type { PackageFiles } from '../../package/files.js'
-import type { Abandonment } from '../../plan/abandoned.js'
 import type { RunReport } from '../../report/report.js'
 import { orphanPackage } from '../../package/ownership.js'
 import { packageDiff } from '../diff.js'
 import { recordFailures } from '../last-failures.js'
-import type { PrefetchOptions, RemovalSettings, RunOutput, StagedChange, StagedPackage, StoredPackage } from '../output.js'
+import type { PrefetchOptions, Removal, RemovalSettings, RunOutput, StagedChange, StagedPackage, StoredPackage } from '../output.js'
 import { stagedDir } from '../output.js'
 import { ReadAhead } from './read-ahead.js'
 import { DirectoryWriter } from './writer.js'
@@ -115,22 +114,31 @@ export class DirectoryOutput implements RunOutput {
     for (const { report, staged } of changes) {
       const dir = stagedDir(staged)
       if (dir !== undefined) this.writer.commit(report.path!, dir)
+      else if ('files' in staged) this.writer.writePackage(report.path!, staged.files)
     }
   }
 
-  async removeAbandoned(abandoned: Abandonment, report: RunReport, settings: RemovalSettings): Promise<void> {
+  async otherPackages(rendered: ReadonlySet<string>): Promise<Map<string, StoredPackage>> {
+    const others = new Map<string, StoredPackage>()
     for (const path of findPackages(this.outDir)) {
-      if (abandoned.claimed(path)) continue
-      const files = readPackageDirectory(join(this.outDir, path))
-      const entry = files && abandoned.entry(path, files)
-      if (!entry) continue
-      const orphan = entry.status === 'orphaned'
+      if (rendered.has(path)) continue
+      const published = readPackageDirectory(join(this.outDir, path))
+      if (published) others.set(path, { published })
+    }
+    return others
+  }
+
+  async remove(removals: readonly Removal[], settings: RemovalSettings): Promise<Removal[]> {
+    for (const { report, stored, orphan } of removals) {
+      const path = report.path!
+      const files = stored.published
+      if (!files) continue
       if (settings.dryRun) {
-        if (settings.diff) entry.diff = packageDiff(path, files, orphan ? orphanPackage(files) : undefined)
+        if (settings.diff) report.diff = packageDiff(path, files, orphan ? orphanPackage(files) : undefined)
       } else if (orphan) this.writer.writePackage(path, orphanPackage(files))
       else this.writer.removePackage(path)
-      report.variants.push(entry)
     }
+    return removals.filter((r) => r.stored.published)
   }
 
   record(report: RunReport): void {

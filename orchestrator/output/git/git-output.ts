@@ -11,13 +11,12 @@ import type { Repository } from '../../../functions/api/repository.js'
 import type { Fleet } from '../../fleet/fleet.js'
 import type { Lock } from '../../git/lock.js'
 import type { PackageFiles } from '../../package/files.js'
-import type { Abandonment } from '../../plan/abandoned.js'
 import type { FleetPlan } from '../../plan/plan.js'
 import type { RunReport, VariantReport } from '../../report/report.js'
 import { orphanPackage } from '../../package/ownership.js'
 import { packageDiff } from '../diff.js'
 import { recordFailures } from '../last-failures.js'
-import type { PrefetchOptions, RemovalSettings, RunOutput, StagedChange, StagedPackage, StoredPackage } from '../output.js'
+import type { PrefetchOptions, Removal, RemovalSettings, RunOutput, StagedChange, StagedPackage, StoredPackage } from '../output.js'
 import { splitPath } from '../output.js'
 import type { Signature } from './fast-import.js'
 import { draftMessage } from './messages.js'
@@ -164,31 +163,45 @@ export class GitOutput implements RunOutput {
     for (const [repo, entries] of byRepo) await this.#propose(repo, entries)
   }
 
-  /** Deletion (or orphaning) drafts for the packages of the opened repositories that no PackageVariant wants any more. */
-  async removeAbandoned(abandoned: Abandonment, report: RunReport, settings: RemovalSettings): Promise<void> {
+  /** Every package of the opened repositories, published or only drafted, but those at `rendered` paths. */
+  async otherPackages(rendered: ReadonlySet<string>): Promise<Map<string, StoredPackage>> {
+    const others = new Map<string, StoredPackage>()
     for (const snapshot of this.shared.snapshots) {
-      const candidates = (await publishedPackages(snapshot)).filter((pkg) => !abandoned.claimed(`${snapshot.name}/${pkg}`))
-      if (candidates.length === 0) continue
-      const stored = await readPackages(snapshot, candidates)
-      const entries: { report: VariantReport; files?: PackageFiles }[] = []
-      for (const pkg of candidates) {
-        const { published, draft } = stored.get(pkg) ?? {}
-        const path = `${snapshot.name}/${pkg}`
-        const entry = published && abandoned.entry(path, published)
-        if (!entry) continue
-        const files = entry.status === 'orphaned' ? orphanPackage(published) : undefined
-        // Already proposed: the open draft is this very change.
-        if (draft && (files ? packageDiff(path, draft, files) === '' : draft.size === 0)) continue
-        if (settings.dryRun && settings.diff) entry.diff = packageDiff(path, published, files)
-        report.variants.push(entry)
-        entries.push(files ? { report: entry, files } : { report: entry })
-      }
-      if (!settings.dryRun) await this.#propose(snapshot.name, entries)
+      const packages = [...new Set([...(await publishedPackages(snapshot)), ...Object.keys(snapshot.drafts)])].filter((pkg) => !rendered.has(`${snapshot.name}/${pkg}`)).sort()
+      if (packages.length === 0) continue
+      for (const [pkg, stored] of await readPackages(snapshot, packages)) others.set(`${snapshot.name}/${pkg}`, stored)
     }
+    return others
   }
 
-  /** Publishes the open drafts of the run's packages (`--publish`), recording each tag on its report. */
-  async publish(reports: readonly VariantReport[]): Promise<void> {
+  /** Deletion (or orphaning) drafts, a push per repository; a package whose open draft is already this very change is left out. */
+  async remove(removals: readonly Removal[], settings: RemovalSettings): Promise<Removal[]> {
+    const proposed: Removal[] = []
+    const byRepo = new Map<string, { report: VariantReport; files?: PackageFiles }[]>()
+    for (const removal of removals) {
+      const { report, stored, orphan } = removal
+      const path = report.path!
+      const { published, draft } = stored
+      if (!published) continue
+      const files = orphan ? orphanPackage(published) : undefined
+      // Already proposed: the open draft is this very change.
+      if (draft && (files ? packageDiff(path, draft, files) === '' : draft.size === 0)) continue
+      if (settings.dryRun && settings.diff) report.diff = packageDiff(path, published, files)
+      proposed.push(removal)
+      const { repo } = splitPath(path)
+      ;(byRepo.get(repo) ?? byRepo.set(repo, []).get(repo)!).push(files ? { report, files } : { report })
+    }
+    if (!settings.dryRun) for (const [repo, entries] of byRepo) await this.#propose(repo, entries)
+    return proposed
+  }
+
+  /**
+   * Publishes the open drafts of the run's packages (`--publish`), and those
+   * of earlier runs they need, recording each tag on its report; returns the
+   * reports of the latter.
+   */
+  async publish(reports: readonly VariantReport[]): Promise<VariantReport[]> {
+    const published: VariantReport[] = []
     const byRepo = new Map<string, Map<string, VariantReport>>()
     for (const r of reports) {
       if (!r.path || r.status === 'failed') continue
@@ -198,9 +211,21 @@ export class GitOutput implements RunOutput {
       ;(byRepo.get(repo) ?? byRepo.set(repo, new Map()).get(repo)!).set(pkg, r)
     }
     for (const [repo, packages] of byRepo) {
-      const { outcomes, rejected } = await publishDrafts(this.#repos.get(repo)!, [...packages.keys()], this.#committer())
+      const { outcomes, rejected } = await publishDrafts(this.#repos.get(repo)!, [...packages.keys()], this.#committer(), { withNeeded: true })
       for (const outcome of outcomes) {
-        const r = packages.get(outcome.package)!
+        // A draft of an earlier run that one of this run's needed: published with it.
+        const r = packages.get(outcome.package) ?? {
+          subject: `Dependency ${repo}/${outcome.package}`,
+          path: `${repo}/${outcome.package}`,
+          status: 'unchanged' as const,
+          reasons: [],
+          warnings: [],
+          conflicts: [],
+        }
+        if (!packages.has(outcome.package)) {
+          packages.set(outcome.package, r)
+          published.push(r)
+        }
         if (outcome.ok) {
           delete r.draft
           if (outcome.tag) r.published = outcome.tag
@@ -208,6 +233,7 @@ export class GitOutput implements RunOutput {
       }
       if (rejected) for (const r of packages.values()) fail(r, `publishing to ${this.#repos.get(repo)!.source} was refused: ${rejected}`)
     }
+    return published
   }
 
   record(report: RunReport): void {

@@ -22,6 +22,7 @@ import { parseRevisionTags, workspaceFromMessage } from '../../upstream/revision
 import { clonePath, cloneSource, syncClone } from '../../git/clones.js'
 import type { StoredPackage } from '../output.js'
 import { fastImportStream } from './fast-import.js'
+import { draftDeclaration } from './messages.js'
 import type { PackageCommit, Signature } from './fast-import.js'
 import { acquireLock } from '../../git/lock.js'
 import type { Lock } from '../../git/lock.js'
@@ -254,15 +255,26 @@ export type PublishOutcome = { package: string; ok: true; revision: number; tag:
  * the package's next revision (a draft that removes a package is committed
  * untagged), and its draft branch is deleted. A draft made from a published
  * package that has changed since is refused: rendering again rebases it.
+ * Drafts are published in dependency order (the `Requires` of their
+ * messages), and one that needs a package whose open draft is not published
+ * with it, first, is refused; with `withNeeded`, those drafts are published
+ * too (`render --publish`: the run's drafts and what they need).
  */
-export async function publishDrafts(snapshot: RepositorySnapshot, packages: readonly string[], committer: Signature): Promise<{ outcomes: PublishOutcome[]; rejected?: string }> {
+export async function publishDrafts(
+  snapshot: RepositorySnapshot,
+  packages: readonly string[],
+  committer: Signature,
+  options: { withNeeded?: boolean } = {},
+): Promise<{ outcomes: PublishOutcome[]; rejected?: string }> {
   const outcomes: PublishOutcome[] = []
   const chosen = packages.length > 0 ? [...packages] : Object.keys(snapshot.drafts).sort()
-  const drafted = chosen.filter((pkg) => {
+  const existing = chosen.filter((pkg) => {
     if (snapshot.drafts[pkg]) return true
     outcomes.push({ package: pkg, ok: false, reason: 'no open draft' })
     return false
   })
+  if (existing.length === 0) return { outcomes }
+  const { ordered: drafted, needs } = await inDependencyOrder(snapshot, existing, outcomes, options.withNeeded === true)
   if (drafted.length === 0) return { outcomes }
   // The draft's parent and the package tree there, in the draft, and now: `<commit>:<dir>` resolves to a tree or is missing.
   const commits = await catFileBatch(
@@ -281,10 +293,18 @@ export async function publishDrafts(snapshot: RepositorySnapshot, packages: read
   const stream: PackageCommit[] = []
   const tagged: { pkg: string; revision: number; tag: string; mark: number }[] = []
   const accepted: string[] = []
+  const refused = new Set<string>()
   drafted.forEach((pkg, i) => {
     const [drafted, base, now] = [oidOf(3 * i), oidOf(3 * i + 1), oidOf(3 * i + 2)]
     if (base !== now) {
+      refused.add(pkg)
       outcomes.push({ package: pkg, ok: false, reason: `the published package changed after draft ${snapshot.drafts[pkg]!.branch} was made: render again to update the draft` })
+      return
+    }
+    const blocked = needs.get(pkg)?.find((needed) => refused.has(needed))
+    if (blocked !== undefined) {
+      refused.add(pkg)
+      outcomes.push({ package: pkg, ok: false, reason: `it needs the package of draft ${snapshot.drafts[blocked]!.branch}, which is not published` })
       return
     }
     const draft = snapshot.drafts[pkg]!
@@ -319,6 +339,58 @@ export async function publishDrafts(snapshot: RepositorySnapshot, packages: read
     delete snapshot.drafts[pkg]
   }
   return { outcomes }
+}
+
+/**
+ * `packages` in the order to publish them, each after the packages its draft
+ * needs (by the messages' `Package` and `Requires`), and the drafts each
+ * needs. A draft that needs a package whose open draft is not among
+ * `packages` (or, `withNeeded`, added to them) or is refused is refused, with
+ * the reason in `outcomes`.
+ */
+async function inDependencyOrder(
+  snapshot: RepositorySnapshot,
+  packages: readonly string[],
+  outcomes: PublishOutcome[],
+  withNeeded: boolean,
+): Promise<{ ordered: string[]; needs: Map<string, string[]> }> {
+  const open = Object.keys(snapshot.drafts).sort()
+  const commits = await catFileBatch(
+    snapshot.clone,
+    open.map((pkg) => snapshot.drafts[pkg]!.commit),
+  )
+  const declared = new Map(open.map((pkg, i) => [pkg, draftDeclaration(commits[i] && 'content' in commits[i] ? commits[i].content.toString('utf8') : '')]))
+  // Which open draft provides each package name.
+  const provider = new Map<string, string>()
+  for (const [pkg, d] of declared) if (d.name) provider.set(d.name, pkg)
+  const chosen = new Set(packages)
+  const ordered: string[] = []
+  const state = new Map<string, 'visiting' | 'ok' | 'refused'>()
+  const visit = (pkg: string): boolean => {
+    const known = state.get(pkg)
+    if (known === 'ok' || known === 'visiting') return true
+    if (known === 'refused') return false
+    state.set(pkg, 'visiting')
+    for (const name of declared.get(pkg)?.requires ?? []) {
+      const needed = provider.get(name)
+      if (needed === undefined || needed === pkg) continue
+      const branch = snapshot.drafts[needed]!.branch
+      if (withNeeded) chosen.add(needed)
+      if (!chosen.has(needed)) return refuse(pkg, `it needs ${name}, whose draft ${branch} is not published: publish ${needed} first, or with it`)
+      if (!visit(needed)) return refuse(pkg, `it needs ${name}, whose draft ${branch} cannot be published`)
+    }
+    state.set(pkg, 'ok')
+    ordered.push(pkg)
+    return true
+  }
+  const refuse = (pkg: string, reason: string): false => {
+    state.set(pkg, 'refused')
+    outcomes.push({ package: pkg, ok: false, reason })
+    return false
+  }
+  for (const pkg of packages) visit(pkg)
+  const needs = new Map(ordered.map((pkg) => [pkg, (declared.get(pkg)?.requires ?? []).flatMap((name) => (provider.has(name) && provider.get(name) !== pkg ? [provider.get(name)!] : []))]))
+  return { ordered, needs }
 }
 
 /** Where imported commits wait until the push: never a branch or tag, and removed by the next run if a crash left them. */

@@ -1,0 +1,119 @@
+/**
+ * The catalog the upstream repositories make: every published revision
+ * (tag `<package>/v<N>`) of a package whose root holds a PackageManifest with
+ * a `spec.version` is a version of the package that manifest names, with its
+ * dependencies and the APIs it provides (its manifest's, and its CRDs'), and
+ * it is installed from that revision. One catalog per repository, named after
+ * it. A revision is read once per run; what a commit holds never changes, so
+ * the entries are also kept in the cache between runs.
+ */
+import { createHash } from 'node:crypto'
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { crdProvides, isCustomResourceDefinition } from '../../functions/api/dependencies.js'
+import type { CatalogPackage, CatalogVersion } from '../../functions/api/dependencies.js'
+import type { PlanCatalog } from '../../functions/dependency-check/index.js'
+import { packagePathAnnotation } from '../../functions/krm/index.js'
+import { dependencyObjects, rootManifest } from '../package/dependency-objects.js'
+import { gitPackageFiles } from '../package/files.js'
+import { ResourceCodec } from '../package/resources.js'
+import { revisionKey } from '../fleet/fleet.js'
+import type { RepositoryLocation, UpstreamIndex, GitSources } from './upstreams.js'
+
+/** A revision's catalog entry as kept: the package's name and the version, or none (no manifest with a version). */
+type CachedEntry = { name: string; version: Omit<CatalogVersion, 'source'> } | null
+
+/** Catalogs of `repos` (those the index lists), from their published revisions; `cacheDir` keeps what each commit held. */
+export async function upstreamCatalogs(repos: readonly RepositoryLocation[], index: UpstreamIndex, sources: GitSources, cacheDir?: string): Promise<PlanCatalog[]> {
+  const codec = new ResourceCodec()
+  const catalogs: PlanCatalog[] = []
+  for (const repo of repos) {
+    const prefix = revisionKey(repo, '')
+    const cache = new EntryCache(cacheDir, repo.url)
+    const packages = new Map<string, CatalogPackage>()
+    for (const [key, revisions] of index.revisions) {
+      if (!key.startsWith(prefix)) continue
+      for (const revision of revisions) {
+        if (revision.kind !== 'published') continue
+        let entry = cache.get(revision.commit, revision.directory)
+        if (entry === undefined) {
+          entry = await readEntry(codec, sources, repo.url, revision.commit, revision.directory)
+          cache.set(revision.commit, revision.directory, entry)
+        }
+        if (!entry) continue
+        let pkg = packages.get(entry.name)
+        if (!pkg) packages.set(entry.name, (pkg = { name: entry.name, versions: [] }))
+        // Two revisions of one version (a re-tag): the later revision wins.
+        pkg.versions = pkg.versions.filter((v) => v.version !== entry.version.version)
+        pkg.versions.push({ ...entry.version, source: { repo: repo.name, package: revision.packageName, revision: revision.revision } })
+      }
+    }
+    cache.save()
+    if (packages.size > 0) catalogs.push({ name: `repository ${repo.name}`, packages: [...packages.values()] })
+  }
+  return catalogs
+}
+
+/** Reads a revision's root PackageManifest into a catalog version; null when it has none, or none with a version. */
+async function readEntry(codec: ResourceCodec, sources: GitSources, url: string, commit: string, directory: string): Promise<CachedEntry> {
+  let files
+  try {
+    files = gitPackageFiles(await sources.readPackage(url, commit, directory))
+  } catch {
+    // A revision that cannot be read is no catalog version; the variants that use it meet the error.
+    return null
+  }
+  const root = `/${directory}`
+  const objects = dependencyObjects(codec, files, root)
+  const manifest = rootManifest(objects, root)
+  if (!manifest?.version) return null
+  const crds = objects.filter((o) => isCustomResourceDefinition(o) && o.getAnnotation(packagePathAnnotation) === root).flatMap(crdProvides)
+  const version: Omit<CatalogVersion, 'source'> = {
+    version: manifest.version,
+    provides: [...manifest.provides, ...crds],
+    dependencies: manifest.dependencies.map(({ declaredAt: _at, ...dep }) => dep),
+  }
+  if (manifest.installationType) version.installationType = manifest.installationType
+  return { name: manifest.name, version }
+}
+
+/** The entries of one repository's revisions, kept in the cache by commit and directory. */
+class EntryCache {
+  readonly #file: string | undefined
+  readonly #entries: Record<string, CachedEntry>
+  #changed = false
+
+  constructor(cacheDir: string | undefined, url: string) {
+    this.#file = cacheDir ? join(cacheDir, 'catalogs', `${createHash('sha256').update(url).digest('hex').slice(0, 32)}.json`) : undefined
+    this.#entries = this.#read()
+  }
+
+  get(commit: string, directory: string): CachedEntry | undefined {
+    return this.#entries[`${commit}:${directory}`]
+  }
+
+  set(commit: string, directory: string, entry: CachedEntry): void {
+    this.#entries[`${commit}:${directory}`] = entry
+    this.#changed = true
+  }
+
+  /** Writes the entries when new ones were read (whole, renamed into place). */
+  save(): void {
+    if (!this.#file || !this.#changed) return
+    mkdirSync(dirname(this.#file), { recursive: true })
+    const temporary = `${this.#file}.${process.pid}.tmp`
+    writeFileSync(temporary, JSON.stringify({ version: 1, entries: this.#entries }))
+    renameSync(temporary, this.#file)
+  }
+
+  #read(): Record<string, CachedEntry> {
+    if (!this.#file) return {}
+    try {
+      const parsed = JSON.parse(readFileSync(this.#file, 'utf8')) as { version?: number; entries?: Record<string, CachedEntry> }
+      return parsed.version === 1 && parsed.entries && typeof parsed.entries === 'object' ? parsed.entries : {}
+    } catch {
+      // No cache yet, or a damaged one: the revisions are read again.
+      return {}
+    }
+  }
+}
