@@ -2,9 +2,11 @@
  * The example fleet laid out as `npm run demo` lays it out in `demo/` (and
  * the reports' tests in a temporary directory), from `examples/fleet`:
  *
- * - `repos/blueprints`: a git repository with the nginx blueprint, revisions
- *   1 and 2 tagged `nginx/v1`, `nginx/v2` as Porch tags published revisions
- *   (git repositories cannot be committed inside this one, so they are made here);
+ * - `repos/blueprints`: a git repository with the nginx blueprint and the
+ *   cert-manager package it needs, revisions 1 and 2 of each tagged
+ *   `nginx/v1`, `nginx/v2`, `cert-manager/v1`, `cert-manager/v2` as Porch tags
+ *   published revisions (git repositories cannot be committed inside this
+ *   one, so they are made here);
  * - `fleet`: a copy of `examples/fleet/fleet` (Repositories, a dozen
  *   WorkloadClusters, the nginx PackageVariantSet, region endpoints, a
  *   dependency catalog);
@@ -34,13 +36,15 @@ export async function createDemoFleet(dir: string): Promise<void> {
   const blueprints = join(dir, 'repos', 'blueprints')
   mkdirSync(blueprints, { recursive: true })
   await git(blueprints, 'init', '-q', '-b', 'main')
-  for (const revision of ['v1', 'v2']) {
-    rmSync(join(blueprints, 'nginx'), { recursive: true, force: true })
-    cpSync(join(exampleDir, 'blueprints', 'nginx', revision), join(blueprints, 'nginx'), { recursive: true })
-    await git(blueprints, 'add', '-A')
-    // The kpt: line is the annotation Porch writes when it publishes a revision.
-    await git(blueprints, 'commit', '-q', '-m', `nginx ${revision}\n\nkpt:{"package":"nginx","workspaceName":"${revision}","revision":"${revision}"}`)
-    await git(blueprints, 'tag', `nginx/${revision}`)
+  for (const pkg of ['cert-manager', 'nginx']) {
+    for (const revision of ['v1', 'v2']) {
+      rmSync(join(blueprints, pkg), { recursive: true, force: true })
+      cpSync(join(exampleDir, 'blueprints', pkg, revision), join(blueprints, pkg), { recursive: true })
+      await git(blueprints, 'add', '-A')
+      // The kpt: line is the annotation Porch writes when it publishes a revision.
+      await git(blueprints, 'commit', '-q', '-m', `${pkg} ${revision}\n\nkpt:{"package":"${pkg}","workspaceName":"${revision}","revision":"${revision}"}`)
+      await git(blueprints, 'tag', `${pkg}/${revision}`)
+    }
   }
   // Each cluster's deployment repository, empty and bare, for `render --git` (the fleet's `../repos/edge-NN` finds `edge-NN.git`).
   const repositories = readFileSync(join(dir, 'fleet', 'repositories.yaml'), 'utf8')

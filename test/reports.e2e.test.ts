@@ -65,7 +65,9 @@ test(
     const html = gfmToHtml(md)
     expect(html).toContain('Dry run (nothing written): 12 variant(s): <strong>0</strong> created, <strong>12</strong> updated')
     const table = /<table>[\s\S]*?<\/table>/.exec(html)![0]
-    expect(table.match(/<tr>/g)).toHaveLength(13)
+    // The header, the 12 variants, and edge-05's cert-manager, which nginx v2 needs upgraded (it was installed outside git).
+    expect(table.match(/<tr>/g)).toHaveLength(14)
+    expect(html).toContain('edge-05: upgrade cert-manager v1.12.3 -&gt; v1.14.4 (installed outside git until now), required by nginx &gt;=1.13.0')
     expect(table).toContain('<td>updated</td>\n<td><code>edge-07/nginx</code></td>')
     // Every diff, whole (nothing cut: it fits), each in its own collapsed block.
     const blocks = [
@@ -132,14 +134,15 @@ browserTest(
     expect(run.exitCode).toBe(1)
     expect(run.stderr).toContain(`fleet page: ${join(dir, 'fleet.html')}`)
     const report = JSON.parse(run.stdout) as RunReport & { summary: Record<string, number> }
-    expect(report.summary).toMatchObject({ updated: 11, deleted: 1, failed: 1 })
+    // Beside the variants: edge-05's cert-manager put in git (nginx v2 needs it newer), edge-12's orphaned (nothing needs it; the catalog says orphan).
+    expect(report.summary).toMatchObject({ created: 1, updated: 11, deleted: 1, orphaned: 1, failed: 1 })
     const expected = nonZero(
       countStates(
         modelFromReport(report, '').variants,
         report.variants.map((_, i) => i),
       ),
     )
-    expect(expected).toEqual({ failed: 1, conflicts: 1, updated: 10, deleted: 1 })
+    expect(expected).toEqual({ failed: 1, conflicts: 1, updated: 10, deleted: 1, created: 1, orphaned: 1 })
     expect(statSync(join(dir, 'fleet.html')).size).toBeLessThan(1_000_000)
 
     const browser = await launchChromium()
@@ -155,7 +158,7 @@ browserTest(
       await page.waitForSelector('html[data-ready]')
       expect(nonZero(await pageCounts(page))).toEqual(expected)
       expect(await cellsByState(page)).toEqual(expected)
-      expect(await page.textContent('#shown')).toBe('13 of 13 variant(s) in 12 repositories')
+      expect(await page.textContent('#shown')).toBe('15 of 15 package(s) in 12 repositories')
 
       // Filters: a state, then a repository prefix, then the search; the counts follow.
       await page.click('#counts [data-state="updated"]')
@@ -163,7 +166,8 @@ browserTest(
       await page.fill('#repo', 'edge-0*')
       expect(await cellsByState(page)).toEqual({ updated: 8 })
       await page.click('#counts [data-state="updated"]')
-      expect(await cellsByState(page)).toEqual({ updated: 8, conflicts: 1, failed: 1 })
+      // edge-05's cert-manager among them.
+      expect(await cellsByState(page)).toEqual({ updated: 8, conflicts: 1, failed: 1, created: 1 })
       await page.fill('#search', 'broken')
       expect(await cellsByState(page)).toEqual({ failed: 1 })
       await page.click('#matrix-body .cell.s-failed')
@@ -184,7 +188,8 @@ browserTest(
       expect(await detail.locator('.d2h-file-name').allTextContents()).toContain('edge-02/nginx/pdb.yaml')
       expect(await detail.locator('.d2h-ins .d2h-code-line-ctn').allTextContents()).toContain('# Keep one replica up during node drains (new in v2).')
       expect(await detail.locator('.d2h-ins .hljs-attr').count()).toBeGreaterThan(0)
-      expect(await detail.locator('svg.graph .node').count()).toBe(1)
+      // edge-02's graph: nginx, and the cert-manager it needs (installed there outside git).
+      expect(await detail.locator('svg.graph .node').count()).toBe(2)
       await page.click('#diff-format')
       await page.waitForSelector('#diff[data-drawn="side-by-side"]')
       expect(await detail.locator('.d2h-file-side-diff').count()).toBeGreaterThan(0)
