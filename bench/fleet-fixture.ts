@@ -32,14 +32,47 @@ export function blueprintFiles(resources: number, revision: number): Record<stri
   return files
 }
 
-/** Writes the fleet under `dir` (`dir/fleet`, `dir/repos/blueprints`); returns the fleet directory. */
-export async function createFleet(dir: string, options: { variants: number; resources: number; revision?: number; oneRepository?: boolean }): Promise<string> {
+/** The package `dep-<n>` the blueprint needs when the fleet has dependencies: a manifest, a Deployment and a Service. */
+export function dependencyFiles(n: number): Record<string, string> {
+  const name = `dep-${n}`
+  return {
+    Kptfile: `apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: ${name}\n  annotations:\n    config.kubernetes.io/local-config: "true"\ninfo:\n  description: a dependency\n`,
+    'manifest.yaml': `apiVersion: kpt-variants.dev/v1alpha1\nkind: PackageManifest\nmetadata:\n  name: ${name}\n  annotations:\n    config.kubernetes.io/local-config: "true"\nspec:\n  version: v1.0.0\n`,
+    'deployment.yaml': `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: ${name}\n  namespace: ${name}\nspec:\n  replicas: 1\n  template:\n    spec:\n      containers:\n      - name: main\n        image: example.com/${name}:1.0.0\n`,
+    'service.yaml': `apiVersion: v1\nkind: Service\nmetadata:\n  name: ${name}\n  namespace: ${name}\nspec:\n  ports:\n  - port: 80\n`,
+  }
+}
+
+/** The blueprint's PackageManifest when it needs `count` dependencies (dep-1 ... dep-N, any version from v1.0.0). */
+function blueprintManifest(count: number): string {
+  const deps = Array.from({ length: count }, (_, i) => `  - name: dep-${i + 1}\n    version: ">= v1.0.0"\n`).join('')
+  return `apiVersion: kpt-variants.dev/v1alpha1\nkind: PackageManifest\nmetadata:\n  name: app\n  annotations:\n    config.kubernetes.io/local-config: "true"\nspec:\n  version: v1.0.0\n  dependencies:\n${deps}`
+}
+
+/**
+ * Writes the fleet under `dir` (`dir/fleet`, `dir/repos/blueprints`); returns
+ * the fleet directory. With `dependencies`, the blueprint needs that many
+ * packages, published beside it (`dep-<n>/v1`), which every repository then
+ * gets installed.
+ */
+export async function createFleet(dir: string, options: { variants: number; resources: number; revision?: number; oneRepository?: boolean; dependencies?: number }): Promise<string> {
   const repo = join(dir, 'repos', 'blueprints')
   mkdirSync(repo, { recursive: true })
   const git = (...args: string[]) => execa('git', args, { cwd: repo, env: { ...process.env, ...identity } })
   await git('init', '-q', '-b', 'main')
+  for (let n = 1; n <= (options.dependencies ?? 0); n++) {
+    for (const [path, text] of Object.entries(dependencyFiles(n))) {
+      mkdirSync(join(repo, `dep-${n}`), { recursive: true })
+      writeFileSync(join(repo, `dep-${n}`, path), text)
+    }
+    await git('add', '-A')
+    await git('commit', '-q', '-m', `dep-${n} v1`)
+    await git('tag', `dep-${n}/v1`)
+  }
   for (const revision of [1, 2]) {
-    for (const [path, text] of Object.entries(blueprintFiles(options.resources, revision))) {
+    const files = blueprintFiles(options.resources, revision)
+    if (options.dependencies) files['manifest.yaml'] = blueprintManifest(options.dependencies)
+    for (const [path, text] of Object.entries(files)) {
       mkdirSync(join(repo, 'app'), { recursive: true })
       writeFileSync(join(repo, 'app', path), text)
     }

@@ -1,6 +1,6 @@
 import type { PlanCatalog } from '../../functions/dependency-check/index.js'
 import { KubeObject, packagePathAnnotation } from '../../functions/krm/index.js'
-import { planRepository } from './dependencies.js'
+import { planRepository, readFleetDependencies } from './dependencies.js'
 import type { PlanContext, PresentPackage, RepositoryState } from './dependencies.js'
 
 /** A PackageManifest of the package at `root`. */
@@ -45,7 +45,11 @@ const catalogs: PlanCatalog[] = [
   },
 ]
 
-const context = (more: Partial<PlanContext> = {}): PlanContext => ({ fleetObjects: [], catalogs, mode: 'install', resolve: () => ({ ok: false, message: 'not resolved in this test' }), ...more })
+/** The planning context of a test: the fleet's objects and catalogs (`fleetObjects`, `catalogs`), the mode, how sources resolve. */
+const context = (more: Partial<Omit<PlanContext, 'fleet'>> & { fleetObjects?: KubeObject[]; catalogs?: PlanCatalog[] } = {}): PlanContext => {
+  const { fleetObjects = [], catalogs: extra = catalogs, ...rest } = more
+  return { fleet: readFleetDependencies(fleetObjects, extra), mode: 'install', resolve: () => ({ ok: false, message: 'not resolved in this test' }), ...rest }
+}
 
 /** A variant's package in repository `repo` that needs cert-manager `range`. */
 function monitor(repo: string, range = '>= v1.13.0', name = 'edge-monitor') {

@@ -10,12 +10,21 @@
  * Every other variant of the repository keeps its plan: a target that
  * cannot be satisfied is taken out and the rest planned again.
  */
-import { crdProvides, defaultDependencyPolicy, isCustomResourceDefinition } from '../../functions/api/dependencies.js'
-import type { InstalledPackage, PackageManifest, PackageSource } from '../../functions/api/dependencies.js'
+import {
+  clusterAPIsKind,
+  crdProvides,
+  defaultDependencyPolicy,
+  dependenciesGroup,
+  installedPackageKind,
+  isCustomResourceDefinition,
+  packageCatalogKind,
+  readInstalledPackage,
+} from '../../functions/api/dependencies.js'
+import type { GVK, InstalledPackage, PackageManifest, PackageSource } from '../../functions/api/dependencies.js'
 import { gatherInputs, planDependencies } from '../../functions/dependency-check/index.js'
 import type { DependencyReport, Plan, PlanCatalog, PlanInput } from '../../functions/dependency-check/index.js'
 import { KubeObject, packagePathAnnotation } from '../../functions/krm/index.js'
-import { isInstalledPackage, rootManifest } from '../package/dependency-objects.js'
+import { rootManifest } from '../package/dependency-objects.js'
 import type { PackageRecord } from '../package/ownership.js'
 import type { RepositoryDependencies } from '../report/report.js'
 import type { PackageVariant } from '../../functions/api/package-variant.js'
@@ -53,10 +62,44 @@ export interface RepositoryState {
   present: readonly PresentPackage[]
 }
 
-/** What the plan reads besides the repository: the fleet's objects (catalogs, InstalledPackages, ClusterAPIs) and the catalogs made from upstream repositories. */
-export interface PlanContext {
-  fleetObjects: readonly KubeObject[]
+/** What the fleet says about dependencies, read once for every repository: catalogs, InstalledPackages, ClusterAPIs. */
+export interface FleetDependencies {
+  /** The fleet's PackageCatalogs and the catalogs made from upstream repositories. */
   catalogs: readonly PlanCatalog[]
+  clusterAPIs: readonly GVK[]
+  /** InstalledPackages by the repository their label names (`""`: unlabelled, every repository's). */
+  installed: ReadonlyMap<string, readonly Omit<InstalledPackage, 'object'>[]>
+  /** Objects that cannot be read (each fails the variants of every repository that has dependencies to plan). */
+  errors: readonly string[]
+}
+
+/** Reads the fleet's dependency objects once; `catalogs`: those made from upstream repositories, besides the fleet's own. */
+export function readFleetDependencies(objects: readonly KubeObject[], catalogs: readonly PlanCatalog[]): FleetDependencies {
+  const config = { name: 'dependency-check', targets: [], policy: { ...defaultDependencyPolicy } }
+  const read = gatherInputs(
+    [],
+    objects.filter((o) => o.isGroupKind(dependenciesGroup, packageCatalogKind) || o.isGroupKind(dependenciesGroup, clusterAPIsKind)),
+    config,
+  )
+  const errors = read.results.filter((r) => r.severity === 'error').map((r) => r.message)
+  const installed = new Map<string, Omit<InstalledPackage, 'object'>[]>()
+  for (const object of objects) {
+    if (!object.isGroupKind(dependenciesGroup, installedPackageKind)) continue
+    const one = readInstalledPackage(object)
+    if (!one.ok) {
+      errors.push(...one.errors.map((e) => `${object.describe()}: ${e.message}`))
+      continue
+    }
+    const { object: _object, ...value } = one.value
+    const repo = object.getLabel(repositoryLabel) ?? ''
+    installed.set(repo, [...(installed.get(repo) ?? []), value])
+  }
+  return { catalogs: [...read.input.catalogs, ...catalogs], clusterAPIs: read.input.clusterAPIs, installed, errors }
+}
+
+/** What the plan reads besides the repository: the fleet's dependency objects, and whether it is carried out. */
+export interface PlanContext {
+  fleet: FleetDependencies
   /** `install`: steps are to be carried out, so one that cannot be (no source) blocks its dependants; `check`: only reported. */
   mode: 'install' | 'check'
   /** In install mode: the variant that renders a step's package, or why its source cannot be rendered. */
@@ -115,7 +158,6 @@ export function planRepository(state: RepositoryState, context: PlanContext): Re
   const failures = new Map<string, string[]>()
   const warnings = new Map<string, string[]>()
   const fail = (path: string, reason: string) => append(failures, path, reason)
-  const sources = context.fleetObjects.filter((o) => !isInstalledPackage(o) || [undefined, state.repo].includes(o.getLabel(repositoryLabel)))
   const policy = { ...defaultDependencyPolicy }
   const config = { name: 'dependency-check', targets: [], policy }
   // A package whose own manifest cannot be read fails alone; the others are planned together.
@@ -130,19 +172,21 @@ export function planRepository(state: RepositoryState, context: PlanContext): Re
   for (;;) {
     const gathered = gatherInputs(
       targets.flatMap((t) => t.objects),
-      sources,
+      [],
       config,
     )
-    const inputErrors = gathered.results.filter((r) => r.severity === 'error')
+    const inputErrors = [...gathered.results.filter((r) => r.severity === 'error').map((r) => r.message), ...context.fleet.errors]
     if (inputErrors.length > 0) {
-      for (const t of targets) for (const e of inputErrors) fail(t.path, `repository ${state.repo}: ${e.message}`)
+      for (const t of targets) for (const e of inputErrors) fail(t.path, `repository ${state.repo}: ${e}`)
       return { repo: state.repo, steps: [], failures, warnings, manifests: new Map(), packages: [] }
     }
     const input = gathered.input
     // What the repository holds replaces an InstalledPackage of the same package: git is what the cluster is to run.
     const inGit = new Set(present.map((p) => `${p.installed.package}|${p.installed.namespace}`))
-    input.installed = [...input.installed.filter((i) => !inGit.has(`${i.package}|${i.namespace}`)), ...present.map((p) => p.installed)]
-    input.catalogs = [...input.catalogs, ...context.catalogs]
+    const outside = [...(context.fleet.installed.get('') ?? []), ...(context.fleet.installed.get(state.repo) ?? [])]
+    input.installed = [...outside.filter((i) => !inGit.has(`${i.package}|${i.namespace}`)), ...present.map((p) => p.installed)]
+    input.catalogs = [...context.fleet.catalogs]
+    input.clusterAPIs = [...context.fleet.clusterAPIs]
     const owners = ownersOf(gathered.manifests, targets)
     if (input.targets.length === 0 && !input.installed.some((i) => i.installedAsDependency))
       return { repo: state.repo, steps: [], failures, warnings, manifests: new Map(), packages: graphOf(gathered.manifests, present, input.installed, []) }

@@ -7,7 +7,6 @@
  * orphaned). A variant whose needs cannot be met fails with the resolver's
  * reasons, and only its repository's plan goes without it.
  */
-import type { PlanCatalog } from '../../functions/dependency-check/index.js'
 import type { KubeObject } from '../../functions/krm/index.js'
 import { findRepository } from '../fleet/fleet.js'
 import type { Fleet } from '../fleet/fleet.js'
@@ -15,7 +14,7 @@ import type { Removal, StoredPackage } from '../output/output.js'
 import { splitPath } from '../output/output.js'
 import { dependencyObjects } from '../package/dependency-objects.js'
 import { readPackageRecord } from '../package/ownership.js'
-import { dependencyVariant, planRepository } from '../plan/dependencies.js'
+import { dependencyVariant, planRepository, readFleetDependencies } from '../plan/dependencies.js'
 import type { DependencyStep, PresentPackage, RepositoryPlan, TargetPackage } from '../plan/dependencies.js'
 import { packageManifestKind, isDependencyKind } from '../../functions/api/dependencies.js'
 import type { RepositoryDependencies, RunReport, VariantReport } from '../report/report.js'
@@ -50,15 +49,13 @@ export async function resolveDependencies(
   const states = repositoryStates(run, context, pending, others)
   const outcome: DependencyOutcome = { rendered: [], removals: [] }
   if (states.length === 0) return outcome
-  let catalogs: PlanCatalog[] | undefined
+  const fleet = readFleetDependencies(run.fleet.objects, await upstreamCatalogs(run.upstreams.repositories, run.upstreams.index, run.sources, run.settings.cacheDir))
   const byPath = new Map(pending.map((p) => [p.path, p]))
   const repositories: RepositoryDependencies[] = []
   for (const state of states) {
-    catalogs ??= await upstreamCatalogs(run.upstreams.repositories, run.upstreams.index, run.sources, run.settings.cacheDir)
     const downstream = downstreamRepository(run.fleet, run, state.repo)
     const plan = planRepository(state, {
-      fleetObjects: run.fleet.objects,
-      catalogs,
+      fleet,
       mode,
       resolve: (step) =>
         downstream ? dependencyVariant(step, downstream, run.fleet, run.upstreams.index.revisions) : { ok: false, message: `repository ${state.repo} is not a Repository of the fleet` },

@@ -48,6 +48,8 @@ export class VariantContext {
   readonly #sources: GitSources
   readonly #prepared = new Map<string, Promise<{ ok: true; revision: PreparedRevision } | { ok: false; message: string }>>()
   readonly #runner: PipelineRunner
+  /** New dependency packages rendered this run, by revision, name and mark: the same for every repository they go to. */
+  readonly #installs = new Map<string, PackageFiles>()
 
   constructor(
     private readonly fleet: Fleet,
@@ -105,7 +107,8 @@ export class VariantContext {
       const { files, ran } = final
       report.status = !current ? 'created' : samePackageFiles(files, current) ? 'unchanged' : 'updated'
       // What the package declares to the dependency check, changed or not: the repository's plan needs every package.
-      pending.dependencies = dependencyObjects(this.codec, files, this.output.packageDir(path))
+      // (A dependency's own declarations were the plan's input already.)
+      if (!variant.dependency) pending.dependencies = dependencyObjects(this.codec, files, this.output.packageDir(path))
       // Pipelines kpt ran may read anything: those renders are never skipped.
       if (this.memo && ran !== 'kpt') {
         // What the downstream holds after this run: the package itself, or (--git) the published one and the draft.
@@ -141,6 +144,10 @@ export class VariantContext {
     report.warnings.push(...prepared.revision.warnings)
     const name = variant.downstream.package.slice(variant.downstream.package.lastIndexOf('/') + 1)
     const downstream = classified.downstream
+    // A dependency installed in many repositories is the same package in each, unless a pipeline runs (it sees its path).
+    const installKey = variant.dependency && downstream.kind === 'new' ? `${revisionKeyOf(variant)}|${name}|${variant.dependency.asDependency}|${variant.dependency.deletionPolicy}` : undefined
+    const installed = installKey === undefined ? undefined : this.#installs.get(installKey)
+    if (installed) return { files: installed, ran: undefined }
     let base: PackageFiles
     if (downstream.kind === 'new') base = clonePackage(prepared.revision, name)
     else if (downstream.kind === 'current') base = downstream.files
@@ -176,14 +183,14 @@ export class VariantContext {
     const rendered = await runPipeline(applied.files, name, dir, this.#runner)
     collect(report, rendered.results)
     if (!rendered.ok) return undefined
+    if (installKey !== undefined && rendered.ran === undefined && report.warnings.length === 0) this.#installs.set(installKey, rendered.files)
     return { files: rendered.files, ran: rendered.ran }
   }
 
   /** The prepared revision of a variant's upstream, read and prepared once per run. */
   #prepare(variant: PlannedVariant): Promise<{ ok: true; revision: PreparedRevision } | { ok: false; message: string }> {
     const { upstream, upstreamRepo } = variant
-    // The ref is part of the key: a tag and a branch at one commit clone to different upstream records.
-    const key = `${upstreamRepo.url}|${upstream.ref}|${upstream.commit}|${upstream.directory}`
+    const key = revisionKeyOf(variant)
     let prepared = this.#prepared.get(key)
     if (!prepared) {
       prepared = this.#sources
@@ -203,6 +210,12 @@ export class VariantContext {
       return { ok: false, message: `cannot read the upstream revision the package came from (${lock.repo} ${lock.commit}): ${(err as Error).message}` }
     }
   }
+}
+
+/** A variant's upstream revision: the ref is part of it, as a tag and a branch at one commit clone to different upstream records. */
+function revisionKeyOf(variant: PlannedVariant): string {
+  const { upstream, upstreamRepo } = variant
+  return `${upstreamRepo.url}|${upstream.ref}|${upstream.commit}|${upstream.directory}`
 }
 
 function collect(report: VariantReport, results: readonly { severity: string; message: string }[]): void {
