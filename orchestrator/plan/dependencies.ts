@@ -25,6 +25,7 @@ import { gatherInputs, planDependencies } from '../../functions/dependency-check
 import type { DependencyReport, Plan, PlanCatalog, PlanInput } from '../../functions/dependency-check/index.js'
 import { KubeObject, packagePathAnnotation } from '../../functions/krm/index.js'
 import { rootManifest } from '../package/dependency-objects.js'
+import { appendTo } from '../util/collections.js'
 import type { PackageRecord } from '../package/ownership.js'
 import type { RepositoryDependencies } from '../report/report.js'
 import type { PackageVariant } from '../../functions/api/package-variant.js'
@@ -92,7 +93,7 @@ export function readFleetDependencies(objects: readonly KubeObject[], catalogs: 
     }
     const { object: _object, ...value } = one.value
     const repo = object.getLabel(repositoryLabel) ?? ''
-    installed.set(repo, [...(installed.get(repo) ?? []), value])
+    appendTo(installed, repo, value)
   }
   return { catalogs: [...read.input.catalogs, ...catalogs], clusterAPIs: read.input.clusterAPIs, installed, errors }
 }
@@ -157,7 +158,7 @@ type Sources = Map<string, { source?: PackageSource; path?: string; deletionPoli
 export function planRepository(state: RepositoryState, context: PlanContext): RepositoryPlan {
   const failures = new Map<string, string[]>()
   const warnings = new Map<string, string[]>()
-  const fail = (path: string, reason: string) => append(failures, path, reason)
+  const fail = (path: string, reason: string) => appendOnce(failures, path, reason)
   const policy = { ...defaultDependencyPolicy }
   const config = { name: 'dependency-check', targets: [], policy }
   // A package whose own manifest cannot be read fails alone; the others are planned together.
@@ -216,11 +217,11 @@ export function planRepository(state: RepositoryState, context: PlanContext): Re
               message: `no catalog names where it comes from (a PackageCatalog version's \`source\`, or a published revision of a package in an upstream Repository): it can be checked but not installed`,
             }
         if (resolved?.ok) step.variant = resolved.variant
-        else if (resolved) for (const path of step.neededBy) append(blocked, path, `${step.package} ${step.version} cannot be installed in repository ${state.repo}: ${resolved.message}`)
+        else if (resolved) for (const path of step.neededBy) appendOnce(blocked, path, `${step.package} ${step.version} cannot be installed in repository ${state.repo}: ${resolved.message}`)
       }
     }
     if (blocked.size === 0) {
-      for (const [path, list] of pathWarnings) for (const w of list) append(warnings, path, w)
+      for (const [path, list] of pathWarnings) for (const w of list) appendOnce(warnings, path, w)
       const manifests = new Map<string, { name: string; version?: string; requires: string[] }>()
       for (const m of gathered.manifests) {
         const path = owners.get(`${m.namespace}/${m.name}`)
@@ -292,8 +293,8 @@ function attribute(plan: Plan, repo: string, owners: ReadonlyMap<string, string>
       if (!failing(dep)) continue
       reported.add(`${dep.requiredBy}\0${dep.message}`)
       const text = `dependency ${dep.requiredBy} -> ${dep.name} in repository ${repo}: ${dep.message}`
-      if (dep.state === 'Conflict' && dep.resolvable) append(warnings, path, text)
-      else append(blocked, path, `${text}${explanation}`)
+      if (dep.state === 'Conflict' && dep.resolvable) appendOnce(warnings, path, text)
+      else appendOnce(blocked, path, `${text}${explanation}`)
     }
   }
   for (const conflict of plan.conflicts) {
@@ -301,8 +302,8 @@ function attribute(plan: Plan, repo: string, owners: ReadonlyMap<string, string>
     const text = `dependency conflict in repository ${repo}: ${conflict.message} (required by ${conflict.requiredBy})`
     const owner = owners.get(`${conflict.namespace}/${conflict.package}`)
     for (const t of owner ? targets.filter((t) => t.path === owner) : targets) {
-      if (conflict.resolvable) append(warnings, t.path, text)
-      else append(blocked, t.path, `${text}${explanation}`)
+      if (conflict.resolvable) appendOnce(warnings, t.path, text)
+      else appendOnce(blocked, t.path, `${text}${explanation}`)
     }
   }
 }
@@ -461,7 +462,8 @@ function graphOf(
   return [...packages.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
 }
 
-function append(map: Map<string, string[]>, key: string, value: string): void {
+/** Appends `value` to `key`'s list unless it is there already. */
+function appendOnce(map: Map<string, string[]>, key: string, value: string): void {
   const list = map.get(key)
   if (!list) map.set(key, [value])
   else if (!list.includes(value)) list.push(value)

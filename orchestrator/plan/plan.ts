@@ -73,6 +73,12 @@ export interface FleetPlan {
   failures: PlanFailure[]
   /** Sets that could not be expanded completely: packages they own are kept. */
   incompleteSets: Set<string>
+  /**
+   * Where every PackageVariant that could be read renders (`<repo>/<package>`),
+   * by its identity, in every shard: a package its owner no longer renders
+   * (the PackageVariant was retargeted) is abandoned.
+   */
+  downstreams: Map<string, string>
 }
 
 /** Where published revisions are looked up: `namespace|repo|package` → revisions. */
@@ -93,6 +99,7 @@ export function planFleet(fleet: Fleet, upstreams: Upstreams, shard?: Shard): Fl
   const unreadable = (repo: Repository | undefined) => (repo ? upstreams.problems.get(repositoryKey(repo)) : undefined)
   const failures: PlanFailure[] = []
   const incompleteSets = new Set<string>()
+  const downstreams = new Map<string, string>()
   const fromSets: { object: KubeObject; set: string; spec?: Record<string, unknown> }[] = []
   const claimed = new Set<KubeObject>()
   const setWarnings = new Map<string, string[]>()
@@ -153,6 +160,7 @@ export function planFleet(fleet: Fleet, upstreams: Upstreams, shard?: Shard): Fl
     const pv = read.pv
     const downstream = { repo: pv.spec.downstream!.repo!, package: pv.spec.downstream!.package! }
     const path = `${downstream.repo}/${downstream.package}`
+    if (!downstreams.has(key)) downstreams.set(key, path)
     const nameProblem = downstreamNameProblem(downstream)
     if (nameProblem) {
       fail(nameProblem)
@@ -194,7 +202,7 @@ export function planFleet(fleet: Fleet, upstreams: Upstreams, shard?: Shard): Fl
     byKey.set(key, planned)
     byDownstream.set(path, planned)
   }
-  return { variants, failures, incompleteSets }
+  return { variants, failures, incompleteSets, downstreams }
 }
 
 /**

@@ -42,6 +42,15 @@ export interface VariantReport {
   manifest?: { name: string; version?: string; requires: string[] }
   /** A dependency's row: who needs it, with their ranges (`edge-monitor >=1.13.0`). */
   requiredBy?: string[]
+  /** A package deleted or orphaned because its PackageVariant now renders another one (`<repo>/<package>`). */
+  movedTo?: string
+  /**
+   * The PackageVariant's `spec.labels` and `spec.annotations`, which Porch puts
+   * on the downstream revisions it creates: here on each draft (its commit
+   * message), and so on the revision it is published as.
+   */
+  revisionLabels?: Record<string, string>
+  revisionAnnotations?: Record<string, string>
 }
 
 /** One step of a downstream repository's dependency plan. */

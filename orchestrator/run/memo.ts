@@ -31,6 +31,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { KubeObject } from '../../functions/krm/index.js'
 import type { StoredPackage } from '../output/output.js'
+import { appendTo } from '../util/collections.js'
 import type { PlannedVariant } from '../plan/plan.js'
 
 /** What the inputs of a recorded render included besides the PackageVariant and its upstream. */
@@ -167,7 +168,7 @@ export class RenderMemo {
       this.#byName = new Map()
       for (const o of this.objects) {
         const key = `${o.namespace}/${o.name}`
-        ;(this.#byName.get(key) ?? this.#byName.set(key, []).get(key)!).push(o)
+        appendTo(this.#byName, key, o)
       }
     }
     const names = [...new Set((variant.pv.spec.injectors ?? []).map((i) => i.name))].sort()

@@ -150,12 +150,13 @@ export async function renderFleet(settings: RenderSettings, progress?: RenderPro
   }
 }
 
-/** The removals of abandoned packages among the output's other packages (only published ones: a draft-only package stays). */
+/** The removals of abandoned packages among the output's other packages (with --git, one only drafted is judged by its draft). */
 function abandonedRemovals(abandoned: Abandonment, others: ReadonlyMap<string, StoredPackage>): Removal[] {
   const removals: Removal[] = []
   for (const [path, stored] of others) {
-    if (abandoned.claimed(path) || !stored.published) continue
-    const entry = abandoned.entry(path, stored.published)
+    const files = stored.published ?? (stored.draft && stored.draft.size > 0 ? stored.draft : undefined)
+    if (abandoned.claimed(path) || !files) continue
+    const entry = abandoned.entry(path, files)
     if (entry) removals.push({ report: entry, stored, orphan: entry.status === 'orphaned' })
   }
   return removals

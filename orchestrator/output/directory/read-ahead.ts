@@ -8,7 +8,7 @@
  */
 import type { Worker } from 'node:worker_threads'
 import type { PackageFiles } from '../../package/files.js'
-import { compiledThread, startThread } from '../../threads/thread.js'
+import { compiledThread, startThread } from '../../util/threads.js'
 import type { PackedFiles } from './write-files.js'
 import { unpackFiles } from './write-files.js'
 

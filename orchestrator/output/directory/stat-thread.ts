@@ -7,7 +7,7 @@
  * ready. A file changed after its digest was taken is a change made after
  * the run looked, as with any check.
  */
-import { compiledThread, startThread } from '../../threads/thread.js'
+import { compiledThread, startThread } from '../../util/threads.js'
 
 const workerFile = new URL('./stat-worker.js', import.meta.url)
 

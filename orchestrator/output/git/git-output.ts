@@ -15,12 +15,13 @@ import type { FleetPlan } from '../../plan/plan.js'
 import type { RunReport, VariantReport } from '../../report/report.js'
 import { orphanPackage } from '../../package/ownership.js'
 import { packageDiff } from '../diff.js'
+import { appendTo } from '../../util/collections.js'
 import { recordFailures } from '../last-failures.js'
 import type { PrefetchOptions, Removal, RemovalSettings, RunOutput, StagedChange, StagedPackage, StoredPackage } from '../output.js'
 import { splitPath } from '../output.js'
 import type { Signature } from './fast-import.js'
 import { draftMessage } from './messages.js'
-import { openRepository, packageDigests, packageDir, publishDrafts, publishedPackages, readPackages, writeDrafts } from './repository.js'
+import { deleteDrafts, openRepository, packageDigests, packageDir, publishDrafts, publishedPackages, readPackages, writeDrafts } from './repository.js'
 import type { DraftChange, RepositorySnapshot } from './repository.js'
 
 /** The `--git` settings of a render. */
@@ -158,7 +159,7 @@ export class GitOutput implements RunOutput {
     for (const { report, staged } of changes) {
       if (!('files' in staged)) continue
       const { repo } = splitPath(report.path!)
-      ;(byRepo.get(repo) ?? byRepo.set(repo, []).get(repo)!).push({ report, files: staged.files })
+      appendTo(byRepo, repo, { report, files: staged.files })
     }
     for (const [repo, entries] of byRepo) await this.#propose(repo, entries)
   }
@@ -178,20 +179,32 @@ export class GitOutput implements RunOutput {
   async remove(removals: readonly Removal[], settings: RemovalSettings): Promise<Removal[]> {
     const proposed: Removal[] = []
     const byRepo = new Map<string, { report: VariantReport; files?: PackageFiles }[]>()
+    const draftsOnly = new Map<string, Removal[]>()
     for (const removal of removals) {
       const { report, stored, orphan } = removal
       const path = report.path!
       const { published, draft } = stored
-      if (!published) continue
+      if (!published) {
+        // Never published: deleting it is deleting its draft; orphaning it, a draft without the owner.
+        if (!draft || draft.size === 0) continue
+        proposed.push(removal)
+        if (orphan) appendTo(byRepo, splitPath(path).repo, { report, files: orphanPackage(draft) })
+        else appendTo(draftsOnly, splitPath(path).repo, removal)
+        if (settings.dryRun && settings.diff) report.diff = packageDiff(path, draft, orphan ? orphanPackage(draft) : undefined)
+        continue
+      }
       const files = orphan ? orphanPackage(published) : undefined
       // Already proposed: the open draft is this very change.
       if (draft && (files ? packageDiff(path, draft, files) === '' : draft.size === 0)) continue
       if (settings.dryRun && settings.diff) report.diff = packageDiff(path, published, files)
       proposed.push(removal)
       const { repo } = splitPath(path)
-      ;(byRepo.get(repo) ?? byRepo.set(repo, []).get(repo)!).push(files ? { report, files } : { report })
+      appendTo(byRepo, repo, files ? { report, files } : { report })
     }
-    if (!settings.dryRun) for (const [repo, entries] of byRepo) await this.#propose(repo, entries)
+    if (!settings.dryRun) {
+      for (const [repo, entries] of byRepo) await this.#propose(repo, entries)
+      for (const [repo, gone] of draftsOnly) await this.#discard(repo, gone)
+    }
     return proposed
   }
 
@@ -260,7 +273,7 @@ export class GitOutput implements RunOutput {
     const byRepo = new Map<string, string[]>()
     for (const path of paths) {
       const { repo, pkg } = splitPath(path)
-      if (this.#repos.has(repo)) (byRepo.get(repo) ?? byRepo.set(repo, []).get(repo)!).push(pkg)
+      if (this.#repos.has(repo)) appendTo(byRepo, repo, pkg)
     }
     return byRepo
   }
@@ -269,6 +282,22 @@ export class GitOutput implements RunOutput {
     const digests = await packageDigests(this.#repos.get(repo)!, packages)
     for (const [pkg, digest] of digests) this.#digests.set(`${repo}/${pkg}`, digest)
     return digests
+  }
+
+  /** Deletes the drafts of never-published packages; a refused push fails their entries. */
+  async #discard(repo: string, removals: readonly Removal[]): Promise<void> {
+    const snapshot = this.#repos.get(repo)
+    if (!snapshot) return
+    let deleted
+    try {
+      deleted = await deleteDrafts(
+        snapshot,
+        removals.map((r) => splitPath(r.report.path!).pkg),
+      )
+    } catch (err) {
+      deleted = { ok: false as const, reason: (err as Error).message }
+    }
+    if (!deleted.ok) for (const { report } of removals) fail(report, `pushing to ${snapshot.source} was refused: ${deleted.reason}`)
   }
 
   async #propose(repo: string, entries: readonly { report: VariantReport; files?: PackageFiles }[]): Promise<void> {

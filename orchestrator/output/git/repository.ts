@@ -21,6 +21,7 @@ import type { PackageFiles } from '../../package/files.js'
 import { parseRevisionTags, workspaceFromMessage } from '../../upstream/revisions.js'
 import { clonePath, cloneSource, syncClone } from '../../git/clones.js'
 import type { StoredPackage } from '../output.js'
+import { appendTo } from '../../util/collections.js'
 import { fastImportStream } from './fast-import.js'
 import { draftDeclaration } from './messages.js'
 import type { PackageCommit, Signature } from './fast-import.js'
@@ -246,6 +247,15 @@ export async function writeDrafts(snapshot: RepositorySnapshot, changes: readonl
   return { ok: true, drafts }
 }
 
+/** Deletes the open drafts of `packages` (packages never published: nothing else of them is left), in one atomic, leased push. */
+export async function deleteDrafts(snapshot: RepositorySnapshot, packages: readonly string[]): Promise<{ ok: true } | { ok: false; reason: string }> {
+  const updates: RefUpdate[] = packages.flatMap((pkg) => (snapshot.drafts[pkg] ? [{ ref: `refs/heads/${snapshot.drafts[pkg].branch}`, expect: snapshot.drafts[pkg].commit }] : []))
+  if (updates.length === 0) return { ok: true }
+  const pushed = await pushAndRecord(snapshot, updates)
+  if (pushed.ok) for (const pkg of packages) delete snapshot.drafts[pkg]
+  return pushed
+}
+
 /** One package published: its new revision and tag, or why it was not. */
 export type PublishOutcome = { package: string; ok: true; revision: number; tag: string; removed: boolean } | { package: string; ok: false; reason: string }
 
@@ -431,7 +441,7 @@ async function workspacesInUse(snapshot: RepositorySnapshot, packages: readonly 
   revisions.forEach((r, i) => {
     const object = messages[i]!
     const workspace = 'content' in object ? workspaceFromMessage(object.content.toString('utf8'), packageDir(snapshot, r.pkg)) : undefined
-    if (workspace) (used.get(r.pkg) ?? used.set(r.pkg, []).get(r.pkg)!).push(workspace)
+    if (workspace) appendTo(used, r.pkg, workspace)
   })
   return used
 }
