@@ -22,6 +22,7 @@ export async function cli(argv: readonly string[], io: CliIO): Promise<number> {
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr, outputError: (text, write) => write(text) })
     .showHelpAfterError('(see kpt-variants --help)')
+    .addHelpText('after', '\nEvery command takes --debug: an unexpected failure then prints where it happened (a stack trace) after its one line.')
 
   program
     .command('render')
@@ -135,8 +136,10 @@ a list forbidden).`,
       exitCode = await statusCommand(fleet, options, io)
     })
 
+  // --debug, anywhere: an unexpected error's stack trace is printed (a user's mistake never has one).
+  const debug = argv.includes('--debug')
   try {
-    await program.parseAsync(['node', 'kpt-variants', ...argv])
+    await program.parseAsync(['node', 'kpt-variants', ...argv.filter((arg) => arg !== '--debug')])
   } catch (err) {
     if (err instanceof CommanderError) {
       // --help and --version end with exit code 0; usage errors were printed by commander.
@@ -146,7 +149,11 @@ a list forbidden).`,
       io.stderr(`kpt-variants: ${err.message}\n`)
       return err.exitCode
     }
-    throw err
+    // Anything else failed on the way (a repository that cannot be reached, a file that cannot be written): one line.
+    const message = err instanceof Error ? err.message : String(err)
+    io.stderr(`kpt-variants: ${message.split('\n')[0]}${debug ? '' : ' (--debug prints where it failed)'}\n`)
+    if (debug && err instanceof Error && err.stack) io.stderr(`${err.stack}\n`)
+    return 1
   }
   return exitCode
 }

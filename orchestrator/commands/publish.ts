@@ -3,13 +3,15 @@
  * `porchctl rpkg approve` does: each draft becomes a commit on the
  * repository's branch, tagged `<package>/v<N>`, and its draft branch goes.
  */
-import { resolve } from 'node:path'
+import { existsSync, readdirSync, statSync } from 'node:fs'
+import { join, resolve } from 'node:path'
 import { defaultBranch } from '../../functions/api/repository.js'
 import { UsageError } from './cli-io.js'
 import type { CliIO } from './cli-io.js'
 import { buildFleet, findRepository } from '../fleet/fleet.js'
 import { loadFleetDirectory } from '../fleet/load.js'
 import { defaultCacheDir } from '../git/clones.js'
+import { GitError } from '../git/git.js'
 import { committerFrom } from '../output/git/git-output.js'
 import { openRepository, publishDrafts } from '../output/git/repository.js'
 import type { RepositoryLocation } from '../output/git/repository.js'
@@ -26,10 +28,19 @@ export interface PublishOptions {
 
 /** Publishes; resolves to 0 when every named draft was published, else 1. */
 export async function publishCommand(repo: string, packages: readonly string[], options: PublishOptions, io: CliIO): Promise<number> {
+  if (options.fleet) checkFleetDirectory(io.cwd, options.fleet)
+  else checkNotAFleet(io.cwd, repo)
   const repository = options.fleet ? fromFleet(resolve(io.cwd, options.fleet), repo) : fromUrl(repo, options)
   const base = options.fleet ? resolve(io.cwd, options.fleet) : io.cwd
   const cacheDir = resolve(io.cwd, options.cache ?? defaultCacheDir(io.env))
-  const { snapshot, lock } = await openRepository(repository, { base, cacheDir, lockTimeoutMs: options.lockTimeout * 1000 })
+  let opened
+  try {
+    opened = await openRepository(repository, { base, cacheDir, lockTimeoutMs: options.lockTimeout * 1000 })
+  } catch (err) {
+    const why = err instanceof GitError ? err.stderr.split('\n').find((line) => line.trim()) ?? err.message : (err as Error).message
+    throw new Error(`repository ${repository.url} cannot be opened: ${why.replace(/^fatal: /, '')}`)
+  }
+  const { snapshot, lock } = opened
   try {
     const { outcomes, rejected } = await publishDrafts(snapshot, packages, committerFrom(io.env))
     if (options.json)
@@ -44,6 +55,21 @@ export async function publishCommand(repo: string, packages: readonly string[], 
   } finally {
     lock.release()
   }
+}
+
+/** `--fleet DIR` must be a directory. */
+function checkFleetDirectory(cwd: string, fleet: string): void {
+  const dir = resolve(cwd, fleet)
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`fleet directory ${fleet} does not exist`)
+}
+
+/** A REPO that is a local directory holding no git repository but YAML is a fleet given where its repository's name goes. */
+function checkNotAFleet(cwd: string, repo: string): void {
+  const dir = resolve(cwd, repo)
+  if (!existsSync(dir) || !statSync(dir).isDirectory() || existsSync(join(dir, '.git')) || existsSync(join(dir, 'HEAD'))) return
+  if (readdirSync(dir).some((name) => /\.ya?ml$/.test(name)))
+    throw new UsageError(`${repo} is a fleet directory, not a git repository: name one of its Repositories, e.g. kpt-variants publish edge-01 --fleet ${repo}`)
+  throw new UsageError(`${repo} is a directory but not a git repository`)
 }
 
 function fromFleet(fleetDir: string, name: string): RepositoryLocation {
