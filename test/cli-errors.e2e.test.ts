@@ -20,7 +20,10 @@ beforeAll(async () => {
   writeTree(join(dir, 'fleet'), fleetFiles({ clusters: threeClusters }))
   // A fleet with a file that is not YAML, and one whose upstream repository is nowhere.
   writeTree(join(dir, 'malformed'), { ...fleetFiles({ clusters: threeClusters }), 'broken.yaml': 'kind: [unclosed\n' })
-  writeTree(join(dir, 'unreachable'), { ...fleetFiles({ clusters: threeClusters }), 'repositories.yaml': fleetFiles({ clusters: threeClusters })['repositories.yaml']!.replace('repo: ../repos/blueprints', 'repo: ../repos/nowhere') })
+  writeTree(join(dir, 'unreachable'), {
+    ...fleetFiles({ clusters: threeClusters }),
+    'repositories.yaml': fleetFiles({ clusters: threeClusters })['repositories.yaml']!.replace('repo: ../repos/blueprints', 'repo: ../repos/nowhere'),
+  })
   mkdirSync(join(dir, 'empty-dir'))
   writeFileSync(join(dir, 'a-file'), 'not a directory\n')
 }, 60_000)
@@ -47,9 +50,19 @@ const cases: [string, string[], 1 | 2, RegExp][] = [
   ['render of a malformed fleet', ['render', 'malformed', '--out', 'out-malformed'], 1, /broken\.yaml/],
   ['render whose upstream repository cannot be reached', ['render', 'unreachable', '--out', 'out-unreachable'], 1, /upstream repository "blueprints" cannot be read/],
   ['publish without a repository', ['publish'], 2, /^error: missing required argument 'REPO'/],
-  ['publish of a fleet directory', ['publish', 'fleet'], 2, /^kpt-variants: fleet is a fleet directory, not a git repository: name one of its Repositories, e\.g\. kpt-variants publish edge-01 --fleet fleet$/m],
+  [
+    'publish of a fleet directory',
+    ['publish', 'fleet'],
+    2,
+    /^kpt-variants: fleet is a fleet directory, not a git repository: name one of its Repositories, e\.g\. kpt-variants publish edge-01 --fleet fleet$/m,
+  ],
   ['publish of a plain directory', ['publish', 'empty-dir'], 2, /^kpt-variants: empty-dir is a directory but not a git repository$/m],
-  ['publish of a repository that does not exist', ['publish', join('repos', 'nowhere')], 1, /^kpt-variants: repository repos\/nowhere cannot be opened: repository '.*repos\/nowhere' does not exist \(--debug prints where it failed\)$/m],
+  [
+    'publish of a repository that does not exist',
+    ['publish', join('repos', 'nowhere')],
+    1,
+    /^kpt-variants: repository repos\/nowhere cannot be opened: repository '.*repos\/nowhere' does not exist \(--debug prints where it failed\)$/m,
+  ],
   ['publish --fleet of a fleet that does not exist', ['publish', 'edge-01', '--fleet', 'nowhere'], 2, /^kpt-variants: fleet directory nowhere does not exist$/m],
   ['publish of a Repository the fleet does not have', ['publish', 'edge-09', '--fleet', 'fleet'], 2, /^kpt-variants: no Repository named "edge-09" in the fleet /m],
   ['status of a fleet that does not exist', ['status', 'nowhere'], 2, /^kpt-variants: fleet directory nowhere does not exist$/m],

@@ -37,7 +37,7 @@ export async function publishCommand(repo: string, packages: readonly string[], 
   try {
     opened = await openRepository(repository, { base, cacheDir, lockTimeoutMs: options.lockTimeout * 1000 })
   } catch (err) {
-    const why = err instanceof GitError ? err.stderr.split('\n').find((line) => line.trim()) ?? err.message : (err as Error).message
+    const why = err instanceof GitError ? (err.stderr.split('\n').find((line) => line.trim()) ?? err.message) : (err as Error).message
     throw new Error(`repository ${repository.url} cannot be opened: ${why.replace(/^fatal: /, '')}`)
   }
   const { snapshot, lock } = opened
