@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseObjects } from '../../functions/krm/index.js'
@@ -128,14 +128,17 @@ describe('the record of earlier renders', () => {
     expect(RenderMemo.open(file, fleet, settings).recorded(variant, 'edge-01/nginx')).toBeUndefined()
   })
 
-  test('a package renamed into place just now is not trusted, even when its files are older', async () => {
+  test('a package renamed into place just now is not trusted, even when its files are older', () => {
     const staged = join(dir, 'staged')
     mkdirSync(staged, { recursive: true })
     writeFileSync(join(staged, 'Kptfile'), 'kind: Kptfile\n')
-    await new Promise((resolve) => setTimeout(resolve, 2100))
-    expect(statPackageDirectory(staged)).toMatch(/^[0-9a-f]{64}$/)
+    // The present is 2 s after the files were written: they are past the racy window; the rename, a clock tick later, is not.
+    const written = msOf(lstatSync(staged, { bigint: true }).ctimeNs, lstatSync(join(staged, 'Kptfile'), { bigint: true }).ctimeNs)
+    untilClockPasses(written + 1)
+    const present = written + 2001
+    expect(statPackageDirectory(staged, present)).toMatch(/^[0-9a-f]{64}$/)
     renameSync(staged, join(dir, 'pkg'))
-    expect(statPackageDirectory(join(dir, 'pkg'))).toBeUndefined()
+    expect(statPackageDirectory(join(dir, 'pkg'), present)).toBeUndefined()
     expect(statPackageDirectory(join(dir, 'pkg'), Date.now() + 5000)).toMatch(/^[0-9a-f]{64}$/)
   })
 
@@ -161,7 +164,7 @@ describe('the record of earlier renders', () => {
     let previous = before
     for (const change of changes) {
       // A clock tick between changes, so that change times differ.
-      await new Promise((resolve) => setTimeout(resolve, 5))
+      untilClockPasses(Date.now())
       change()
       // Even with the modification time set back, the inode change time moves.
       for (const f of ['Kptfile', 'sub/cm.yaml']) utimesSync(join(pkg, f), back, back)
@@ -177,3 +180,16 @@ describe('the record of earlier renders', () => {
     expect(memoFileFor('/cache', '/work/out')).not.toBe(memoFileFor('/cache', '/work/out2'))
   })
 })
+
+/** The latest of some change times (nanoseconds), in milliseconds, rounded up. */
+function msOf(...times: bigint[]): number {
+  return Math.ceil(Number(times.reduce((a, b) => (a > b ? a : b))) / 1e6)
+}
+
+/** Waits (without a timer) until the clock shows a time after `ms`: what happens next is stamped later. */
+function untilClockPasses(ms: number): void {
+  while (Date.now() <= ms) {
+    // The clock's resolution is a millisecond: at most one.
+  }
+}
+
