@@ -192,4 +192,3 @@ function untilClockPasses(ms: number): void {
     // The clock's resolution is a millisecond: at most one.
   }
 }
-
