@@ -200,7 +200,7 @@ export class RenderMemo {
 }
 
 /** Digest of a downstream's files; with --git the published package counts too (a draft is rebased when the branch moves under it). */
-function filesDigest(stored: StoredPackage): string {
+export function filesDigest(stored: StoredPackage): string {
   const hash = createHash('sha256')
   for (const [part, files] of [
     ['published', stored.published],
