@@ -9,7 +9,7 @@
  */
 import type { LastFailures } from '../output/last-failures.js'
 import type { PackageRecord } from '../package/ownership.js'
-import type { FleetPlan } from '../plan/plan.js'
+import type { PlanFailure, PlannedVariant } from '../plan/plan.js'
 import type { RepositoryDependencies } from '../report/report.js'
 import { revisionLabel } from '../upstream/revisions.js'
 
@@ -86,7 +86,11 @@ export interface OutputState {
 }
 
 /** The status of every planned (and unplannable) variant of a fleet and of every dependency, in package order. */
-export function fleetStatus(plan: FleetPlan, read: OutputState, failures: LastFailures): FleetStatus {
+export function fleetStatus(
+  plan: { variants: readonly Pick<PlannedVariant, 'key' | 'downstream' | 'upstream'>[]; failures: readonly PlanFailure[] },
+  read: OutputState,
+  failures: LastFailures,
+): FleetStatus {
   const rows: VariantStatusRow[] = []
   const failure = (subject: string) => {
     const f = failures[subject]
