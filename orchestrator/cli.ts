@@ -123,9 +123,10 @@ a list forbidden).`,
   program
     .command('status')
     .description(
-      'one line per variant of a fleet, read from its downstream repositories (what porchctl rpkg get shows): published revision, open draft, upstream revision current or behind, last failure',
+      'one line per variant of a fleet, read from its downstream repositories (what porchctl rpkg get shows) or with --out from the output directory: published revision, open draft, upstream revision current or behind, local edits, last failure; and the dependencies a render installed',
     )
     .argument('<FLEET>', 'the fleet directory, as given to render')
+    .option('-o, --out <DIR>', 'read the output directory a render --out DIR wrote instead of the downstream repositories')
     .option('-n, --namespace <NS>', 'the namespace of fleet objects without one, as kubectl apply would put them (default: default)')
     .option('--cache <DIR>', 'where the working clones are kept (default: ~/.cache/kpt-variants)')
     .option('--lock-timeout <seconds>', 'how long to wait for another run holding a repository', parseSeconds, 60)

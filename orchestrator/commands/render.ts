@@ -100,8 +100,8 @@ async function render(
   options: RenderOptions,
   io: CliIO,
 ): Promise<number> {
-  // One record per output: the directory, or (with --git) the fleet's downstream repositories.
-  const memo = options.force ? undefined : memoFileFor(cacheDir, git ? `git ${fleet.id}` : outDir)
+  // One record per output: the directory, or (with --git) the fleet's downstream repositories; --force only writes it.
+  const memo = memoFileFor(cacheDir, git ? `git ${fleet.id}` : outDir)
 
   const bar = options.progress && io.stderrIsTTY && io.stderrStream ? (await import('../report/progress.js')).progressBar(io.stderrStream) : undefined
   let report
@@ -125,7 +125,8 @@ async function render(
         ...(git ? { git } : {}),
         upstreamCache: { dir: cacheDir, lockTimeoutMs: options.lockTimeout * 1000 },
         cacheDir,
-        ...(memo ? { memo } : {}),
+        memo,
+        ...(options.force ? { force: true } : {}),
         ...(options.namespace ? { namespace: options.namespace } : {}),
         cwd: io.cwd,
         env: io.env,

@@ -128,6 +128,18 @@ describe('the record of earlier renders', () => {
     expect(RenderMemo.open(file, fleet, settings).recorded(variant, 'edge-01/nginx')).toBeUndefined()
   })
 
+  test('--force: the record answers nothing, and what the run rendered is recorded all the same', () => {
+    const file = join(dir, 'memo.json')
+    const { fleet, variant } = planned()
+    const first = RenderMemo.open(file, fleet, settings)
+    first.save(new Map([['edge-01/nginx', first.entry(variant, 'injectors', rendered, { warnings: ['first'] })]]))
+    const forced = RenderMemo.open(file, fleet, settings, RenderMemo.read(file), true)
+    expect(forced.recorded(variant, 'edge-01/nginx')).toBeUndefined()
+    forced.save(new Map([['edge-02/nginx', forced.entry(variant, 'injectors', rendered, { warnings: ['forced'] })]]))
+    const next = RenderMemo.open(file, fleet, settings)
+    expect([next.recorded(variant, 'edge-01/nginx')?.warnings, next.recorded(variant, 'edge-02/nginx')?.warnings]).toEqual([['first'], ['forced']])
+  })
+
   test('a package renamed into place just now is not trusted, even when its files are older', () => {
     const staged = join(dir, 'staged')
     mkdirSync(staged, { recursive: true })

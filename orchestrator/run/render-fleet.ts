@@ -51,7 +51,7 @@ export async function renderFleet(settings: RenderSettings, progress?: RenderPro
     return replay.report
   }
   const bytes = settings.threads === 1 ? 0 : fleetBytes(resolve(settings.cwd, settings.fleetDir))
-  const recorded = settings.memo !== undefined && existsSync(settings.memo)
+  const recorded = settings.memo !== undefined && !settings.force && existsSync(settings.memo)
   const writesAll = !settings.git && !settings.dryRun && isEmptyDirectory(resolve(settings.cwd, settings.outDir))
   const threads = Math.max(1, settings.threads ?? defaultThreads({ fleetBytes: bytes, recorded, writesAll }))
   // A thread's progress can arrive before this thread has planned (and started the bar).

@@ -33,6 +33,8 @@ export interface RenderSettings {
   cacheDir?: string
   /** The record of earlier renders (memo.ts) to skip unchanged variants with, and to update; none renders everything. */
   memo?: string
+  /** `--force`: render every variant, skipping none; the record is still updated (status reads it). */
+  force?: boolean
   /** Threads rendering variants (default: defaultThreads()); the output is the same for any number. */
   threads?: number
   /** `--dependencies`: carry each repository's dependency plan out (`install`, the default), only report it (`check`), or skip the check (`off`). */

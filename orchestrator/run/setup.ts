@@ -86,7 +86,7 @@ export async function setUpRun(
     const dir = resolve(outDir, path)
     return dir.startsWith(`${outDir}${sep}`) ? [dir] : []
   }
-  const recordedDirs = recorded && !settings.git && thread === 0 ? Object.keys(recorded).filter((path) => recorded[path]?.stat !== undefined) : []
+  const recordedDirs = recorded && !settings.git && !settings.force && thread === 0 ? Object.keys(recorded).filter((path) => recorded[path]?.stat !== undefined) : []
   // Those a quiet run's replay took (quiet-run.ts) are not taken again.
   const digests = digestInBackground(recordedDirs.flatMap(inside).filter((dir) => !taken.has(dir)))
   try {
@@ -106,7 +106,7 @@ export async function setUpRun(
       output = new DirectoryOutput(outDir, thread, new Map([...taken, ...((await digests) ?? [])]), failures)
     }
     const memoSettings = { allowExec: settings.allowExec, onConflict: settings.onConflict, namespace: settings.namespace ?? 'default', imageFunctions: settings.imageFunctions ?? 'run' }
-    const memo = settings.memo ? RenderMemo.open(settings.memo, fleet, memoSettings, recorded) : undefined
+    const memo = settings.memo ? RenderMemo.open(settings.memo, fleet, memoSettings, recorded, settings.force) : undefined
     const made = output
     return {
       ...planned,
