@@ -120,6 +120,24 @@ describe('the packages of a PackageVariant that goes away or moves', () => {
   )
 
   test(
+    "--git: the PackageVariant's spec.labels and spec.annotations are on its revisions, as Porch puts them on PackageRevisions; status shows them",
+    async () => {
+      const labelled = packageVariant('web').replace('  deletionPolicy: delete\n', '  deletionPolicy: delete\n  labels: {tier: canary}\n  annotations: {owner: "team web"}\n')
+      ws.fleet(labelled)
+      await ws.render('--git')
+      const message = await git(join(ws.dir, 'repos', 'edge-01.git'), 'log', '-1', '--format=%B', 'drafts/web/packagevariant-1')
+      expect(message).toContain('Label: tier=canary\nAnnotation: owner="team web"\n')
+      const status = await execa('node', [bin, 'status', 'fleet', '--cache', 'cache', '--json'], { cwd: ws.dir, reject: false })
+      const rows = (JSON.parse(String(status.stdout)) as { variants: { package?: string; labels?: Record<string, string>; annotations?: Record<string, string> }[] }).variants
+      expect(rows.find((r) => r.package === 'edge-01/web')).toMatchObject({ labels: { tier: 'canary' }, annotations: { owner: 'team web' } })
+      // Published: the revision keeps them.
+      await execa('node', [bin, 'publish', 'edge-01', '--fleet', 'fleet', '--cache', 'cache'], { cwd: ws.dir, env: { ...process.env, ...gitIdentity } })
+      expect(await git(join(ws.dir, 'repos', 'edge-01.git'), 'log', '-1', '--format=%B', 'web/v1')).toContain('Label: tier=canary')
+    },
+    timeout,
+  )
+
+  test(
     '--git: a published package whose PackageVariant moved is proposed for removal, saying where it went',
     async () => {
       ws.fleet(packageVariant('web'))

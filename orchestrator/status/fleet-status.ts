@@ -53,6 +53,9 @@ export interface VariantStatusRow {
   dependency?: { name: string; version?: string }
   /** Why the last render of this variant failed, or why it cannot be planned now. */
   lastFailure?: string
+  /** `--git`: the labels and annotations of its latest revision (the draft's, else the published one's), as Porch keeps them on a PackageRevision. */
+  labels?: Record<string, string>
+  annotations?: Record<string, string>
 }
 
 /** What `status --json` prints. */
@@ -75,6 +78,9 @@ export interface StoredState {
   /** Its root PackageManifest (with `--git`, the published package's, else the draft's). */
   manifest?: { name: string; version?: string }
   edits?: { state: LocalEdits; reason?: string }
+  /** `--git`: the labels and annotations of the revision (the PackageVariant's `spec.labels` and `spec.annotations` when its draft was written). */
+  labels?: Record<string, string>
+  annotations?: Record<string, string>
 }
 
 /** What status read of the output: the planned variants' packages and the dependencies a render installed, by path; the dependency graphs. */
@@ -141,6 +147,8 @@ function placed(row: VariantStatusRow, stored: StoredState, output: StatusOutput
 }
 
 function edits(row: VariantStatusRow, stored: StoredState): void {
+  if (stored.labels && Object.keys(stored.labels).length > 0) row.labels = stored.labels
+  if (stored.annotations && Object.keys(stored.annotations).length > 0) row.annotations = stored.annotations
   if (!stored.edits) return
   row.localEdits = stored.edits.state
   if (stored.edits.reason) row.localEditsReason = stored.edits.reason

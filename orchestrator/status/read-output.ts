@@ -19,6 +19,9 @@ import { outputGraph } from './dependency-graph.js'
 import type { DeclaredPackage } from './dependency-graph.js'
 import type { OutputState, StoredState } from './fleet-status.js'
 import { directoryEdits, gitEdits } from './local-edits.js'
+import { catFileBatch } from '../git/git.js'
+import { draftDeclaration } from '../output/git/messages.js'
+import { appendTo } from '../util/collections.js'
 
 /** Reads the output of `run`; `recorded`: with `--out`, the record of earlier renders' entries by path (RenderMemo.read). */
 export async function readOutput(run: Run, recorded: Readonly<Record<string, MemoEntry>> = {}): Promise<OutputState> {
@@ -56,7 +59,10 @@ export async function readOutput(run: Run, recorded: Readonly<Record<string, Mem
     const files = stored.published ?? stored.draft
     if (files && readPackageRecord(files).installedAsDependency) dependencies.set(path, state(path, stored))
   }
-  if (git) await addGitEdits(snapshots, [packages, dependencies])
+  if (git) {
+    await addGitEdits(snapshots, [packages, dependencies])
+    await addRevisionMetadata(snapshots, packages)
+  }
   return { output: git ? 'git' : 'directory', packages, dependencies, repositories: outputGraph(declared, run.fleet.objects) }
 }
 
@@ -71,6 +77,32 @@ function declaration(codec: ResourceCodec, files: PackageFiles | undefined, root
   }
 }
 
+/** With --git: each package's revision labels and annotations, from its draft's commit message, else its latest tag's (one git process per repository). */
+async function addRevisionMetadata(snapshots: ReadonlyMap<string, RepositorySnapshot>, states: Map<string, StoredState>): Promise<void> {
+  const byRepo = new Map<string, { pkg: string; commit: string }[]>()
+  for (const path of states.keys()) {
+    const { repo, pkg } = splitPath(path)
+    const snapshot = snapshots.get(repo)
+    const revisions = snapshot?.published[pkg] ?? []
+    const commit = snapshot?.drafts[pkg]?.commit ?? revisions[revisions.length - 1]?.commit
+    if (commit) appendTo(byRepo, repo, { pkg, commit })
+  }
+  for (const [repo, wanted] of byRepo) {
+    const objects = await catFileBatch(
+      snapshots.get(repo)!.clone,
+      wanted.map((w) => w.commit),
+    )
+    wanted.forEach(({ pkg }, i) => {
+      const object = objects[i]
+      if (!object || !('content' in object)) return
+      const declared = draftDeclaration(object.content.toString('utf8'))
+      const s = states.get(`${repo}/${pkg}`)!
+      s.labels = declared.labels
+      s.annotations = declared.annotations
+    })
+  }
+}
+
 /** With --git: the local edits of every published package, a repository at a time. */
 async function addGitEdits(snapshots: ReadonlyMap<string, RepositorySnapshot>, states: readonly Map<string, StoredState>[]): Promise<void> {
   const byRepo = new Map<string, string[]>()
@@ -78,7 +110,7 @@ async function addGitEdits(snapshots: ReadonlyMap<string, RepositorySnapshot>, s
     for (const [path, s] of map) {
       if (!s.record) continue
       const { repo, pkg } = splitPath(path)
-      ;(byRepo.get(repo) ?? byRepo.set(repo, []).get(repo)!).push(pkg)
+      appendTo(byRepo, repo, pkg)
     }
   }
   for (const [repo, pkgs] of byRepo) {
