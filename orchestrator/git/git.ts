@@ -121,6 +121,24 @@ export async function listRefs(repo: string, patterns: readonly string[]): Promi
   return refs
 }
 
+/**
+ * `listRefs`, with each ref's committer date (seconds since the epoch): of
+ * the commit it names, or for an annotated tag of the commit the tag names.
+ */
+export async function listRefsWithDates(repo: string, patterns: readonly string[]): Promise<{ refs: Map<string, string>; dates: Map<string, number> }> {
+  const out = await git(['for-each-ref', '--format=%(objectname)%00%(refname)%00%(committerdate:unix)%00%(*objectname)%00%(*committerdate:unix)', ...patterns], { cwd: repo })
+  const refs = new Map<string, string>()
+  const dates = new Map<string, number>()
+  for (const line of out.split('\n')) {
+    const [oid, ref, date, peeled, peeledDate] = line.split('\0')
+    if (!oid || !ref) continue
+    refs.set(ref, oid)
+    const when = peeled ? peeledDate : date
+    if (when) dates.set(ref, Number(when))
+  }
+  return { refs, dates }
+}
+
 /** Applies `update-ref --stdin` commands (`update <ref> <new> [<old>]`, `delete <ref> [<old>]`) in one transaction: all or none. */
 export async function updateRefs(repo: string, commands: readonly string[]): Promise<void> {
   if (commands.length === 0) return

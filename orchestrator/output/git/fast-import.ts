@@ -20,6 +20,8 @@ export interface PackageCommit {
   files?: PackageFiles
   /** ...or a tree already in the repository; with neither, the directory is removed. */
   tree?: string
+  /** More package directories the same commit sets to a tree (or removes): packages published together. */
+  more?: { directory: string; tree?: string }[]
 }
 
 /** Who made the commits, and when. */
@@ -69,6 +71,10 @@ export function fastImportStream(commits: readonly PackageCommit[], committer: S
     text += `D ${quotePath(commit.directory)}\n`
     if (commit.tree) text += `M 040000 ${commit.tree} ${quotePath(commit.directory)}\n`
     for (const entry of entries[i]!) text += `M ${entry.mode} :${entry.mark} ${quotePath(`${commit.directory}/${entry.path}`)}\n`
+    for (const other of commit.more ?? []) {
+      text += `D ${quotePath(other.directory)}\n`
+      if (other.tree) text += `M 040000 ${other.tree} ${quotePath(other.directory)}\n`
+    }
     text += '\n'
   })
   for (const tag of tags) text += `reset ${tag.ref}\nfrom :${commitMarks[tag.commitIndex]}\n\n`

@@ -14,7 +14,7 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Repository } from '../../../functions/api/repository.js'
-import { catFileBatch, diffTrees, fastImport, listRefs, listTree, pushAtomic, removeRefs, resolveObjects, updateRefs } from '../../git/git.js'
+import { catFileBatch, diffTrees, fastImport, listRefs, listRefsWithDates, listTree, pushAtomic, removeRefs, resolveObjects, updateRefs } from '../../git/git.js'
 import type { RefUpdate } from '../../git/git.js'
 import { gitPackageFiles } from '../../package/files.js'
 import type { PackageFiles } from '../../package/files.js'
@@ -23,6 +23,8 @@ import { clonePath, cloneSource, syncClone } from '../../git/clones.js'
 import type { StoredPackage } from '../output.js'
 import { fastImportStream } from './fast-import.js'
 import type { PackageCommit, Signature } from './fast-import.js'
+import { commitMessage, publishGroups, publishMessage } from './publish-commits.js'
+import type { PublishEntry } from './publish-commits.js'
 import { acquireLock } from '../../git/lock.js'
 import type { Lock } from '../../git/lock.js'
 
@@ -53,7 +55,16 @@ export interface RepositorySnapshot {
   /** Open drafts by package (relative to `directory`). */
   drafts: Record<string, Draft>
   /** The tags of published revisions by package, lowest revision first. */
-  published: Record<string, { revision: number; tag: string; commit: string }[]>
+  published: Record<string, PublishedTag[]>
+}
+
+/** A published revision of a package: its tag, the tagged commit, and that commit's committer date (when it was published). */
+export interface PublishedTag {
+  revision: number
+  tag: string
+  commit: string
+  /** Seconds since the epoch. */
+  time: number
 }
 
 /** Locks, syncs and reads the refs of a Repository's working clone. The lock is the caller's to release. */
@@ -72,7 +83,8 @@ export async function openRepository(repo: RepositoryLocation, options: { base: 
 }
 
 async function readSnapshot(repo: RepositoryLocation, source: string, clone: string): Promise<RepositorySnapshot> {
-  const refs = await listRefs(clone, ['refs/heads/', 'refs/tags/'])
+  // The tags' dates come with the refs, in the same process: a rollout's soak counts from them.
+  const { refs, dates } = await listRefsWithDates(clone, ['refs/heads/', 'refs/tags/'])
   const snapshot: RepositorySnapshot = { name: repo.name, source, clone, branch: repo.branch, directory: repo.directory, drafts: {}, published: {} }
   const head = refs.get(`refs/heads/${repo.branch}`)
   if (head) snapshot.head = head
@@ -87,7 +99,7 @@ async function readSnapshot(repo: RepositoryLocation, source: string, clone: str
   for (const t of parseRevisionTags(tags, repo.directory)) {
     const pkg = packageOf(snapshot, t.directory)
     if (pkg === undefined) continue
-    ;(snapshot.published[pkg] ??= []).push({ revision: t.revision, tag: t.tag, commit: refs.get(`refs/tags/${t.tag}`)! })
+    ;(snapshot.published[pkg] ??= []).push({ revision: t.revision, tag: t.tag, commit: refs.get(`refs/tags/${t.tag}`)!, time: dates.get(`refs/tags/${t.tag}`) ?? 0 })
   }
   return snapshot
 }
@@ -278,43 +290,47 @@ export async function publishDrafts(snapshot: RepositorySnapshot, packages: read
     }),
   )
   const oidOf = (i: number) => (trees[i]!.type === 'missing' ? undefined : trees[i]!.oid)
-  const stream: PackageCommit[] = []
-  const tagged: { pkg: string; revision: number; tag: string; mark: number }[] = []
-  const accepted: string[] = []
+  const entries: PublishEntry[] = []
   drafted.forEach((pkg, i) => {
     const [drafted, base, now] = [oidOf(3 * i), oidOf(3 * i + 1), oidOf(3 * i + 2)]
     if (base !== now) {
       outcomes.push({ package: pkg, ok: false, reason: `the published package changed after draft ${snapshot.drafts[pkg]!.branch} was made: render again to update the draft` })
       return
     }
-    const draft = snapshot.drafts[pkg]!
-    const dir = packageDir(snapshot, pkg)
     const revision = drafted ? Math.max(0, ...(snapshot.published[pkg] ?? []).map((p) => p.revision)) + 1 : 0
-    const message = publishMessage(commits[i]!, dir, draft.workspace, revision)
-    const commit: PackageCommit = { ref: `${pendingPrefix}published`, message, directory: dir }
-    if (stream.length === 0 && snapshot.head) commit.parent = snapshot.head
-    if (drafted) commit.tree = drafted
-    stream.push(commit)
-    accepted.push(pkg)
-    if (drafted) tagged.push({ pkg, revision, tag: `${dir}/v${revision}`, mark: stream.length })
+    const draftText = commits[i]!.type === 'missing' ? '' : commitMessage((commits[i] as { content: Buffer }).content)
+    entries.push({ package: pkg, directory: packageDir(snapshot, pkg), workspace: snapshot.drafts[pkg]!.workspace, revision, draftMessage: draftText, ...(drafted ? { tree: drafted } : {}) })
   })
-  if (stream.length === 0) return { outcomes }
+  if (entries.length === 0) return { outcomes }
+  // Packages share commits only where a commit each would write too many trees (see publishGroups).
+  const known = new Set([...Object.keys(snapshot.published), ...entries.map((e) => e.package)])
+  const stream: PackageCommit[] = []
+  const tagged = new Map<string, { revision: number; tag: string; commitIndex: number }>()
+  for (const group of publishGroups(entries, known.size)) {
+    const [first, ...rest] = group
+    const commit: PackageCommit = { ref: `${pendingPrefix}published`, message: publishMessage(group), directory: first!.directory }
+    if (stream.length === 0 && snapshot.head) commit.parent = snapshot.head
+    if (first!.tree) commit.tree = first!.tree
+    if (rest.length > 0) commit.more = rest.map((e) => ({ directory: e.directory, ...(e.tree ? { tree: e.tree } : {}) }))
+    for (const e of group) if (e.tree) tagged.set(e.package, { revision: e.revision, tag: `${e.directory}/v${e.revision}`, commitIndex: stream.length })
+    stream.push(commit)
+  }
   const written = await importCommits(
     snapshot,
     stream,
     committer,
-    tagged.map((t) => ({ ref: `${pendingPrefix}tags/${t.tag}`, commitIndex: t.mark - 1 })),
+    [...tagged.values()].map((t) => ({ ref: `${pendingPrefix}tags/${t.tag}`, commitIndex: t.commitIndex })),
   )
   const head = written.get(`${pendingPrefix}published`)!
   const updates: RefUpdate[] = [{ ref: `refs/heads/${snapshot.branch}`, oid: head, expect: snapshot.head ?? '' }]
-  for (const t of tagged) updates.push({ ref: `refs/tags/${t.tag}`, oid: written.get(`${pendingPrefix}tags/${t.tag}`)!, expect: '' })
-  for (const pkg of accepted) updates.push({ ref: `refs/heads/${snapshot.drafts[pkg]!.branch}`, expect: snapshot.drafts[pkg]!.commit })
+  for (const t of tagged.values()) updates.push({ ref: `refs/tags/${t.tag}`, oid: written.get(`${pendingPrefix}tags/${t.tag}`)!, expect: '' })
+  for (const e of entries) updates.push({ ref: `refs/heads/${snapshot.drafts[e.package]!.branch}`, expect: snapshot.drafts[e.package]!.commit })
   const pushed = await pushAndRecord(snapshot, updates)
   if (!pushed.ok) return { outcomes, rejected: pushed.reason }
   snapshot.head = head
-  for (const pkg of accepted) {
-    const t = tagged.find((x) => x.pkg === pkg)
-    if (t) (snapshot.published[pkg] ??= []).push({ revision: t.revision, tag: t.tag, commit: written.get(`${pendingPrefix}tags/${t.tag}`)! })
+  for (const { package: pkg } of entries) {
+    const t = tagged.get(pkg)
+    if (t) (snapshot.published[pkg] ??= []).push({ revision: t.revision, tag: t.tag, commit: written.get(`${pendingPrefix}tags/${t.tag}`)!, time: committer.time })
     outcomes.push(t ? { package: pkg, ok: true, revision: t.revision, tag: t.tag, removed: false } : { package: pkg, ok: true, revision: 0, tag: '', removed: true })
     delete snapshot.drafts[pkg]
   }
@@ -372,16 +388,4 @@ export function nextWorkspace(used: readonly string[]): string {
     if (match) highest = Math.max(highest, Number(match[1]))
   }
   return `packagevariant-${highest + 1}`
-}
-
-/** The published commit's message: the draft's, its first line saying what was published, and Porch's `kpt:` annotation. */
-function publishMessage(draft: { type: string; content?: Buffer }, dir: string, workspace: string, revision: number): string {
-  const text = draft.content?.toString('utf8') ?? ''
-  const body = text
-    .slice(text.indexOf('\n\n') + 2)
-    .replace(/^kpt:.*\n?/m, '')
-    .trimEnd()
-  const title = revision > 0 ? `Publish ${dir} v${revision}` : `Remove ${dir}`
-  const annotation = `kpt:${JSON.stringify({ package: dir, workspaceName: workspace, revision: revision > 0 ? `v${revision}` : '' })}`
-  return `${title}\n\n${body}\n\n${annotation}\n`
 }
