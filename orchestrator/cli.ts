@@ -35,7 +35,11 @@ export async function cli(argv: readonly string[], io: CliIO): Promise<number> {
     .option('--context <NAME>', "with --cluster, the kubeconfig's context to use (default: its current context)")
     .option('-o, --out <DIR>', 'write each variant to DIR/<downstream repo>/<downstream package>')
     .option('--git', 'propose each new or changed package as a draft branch drafts/<package>/<workspace> of its downstream Repository (spec.git), as Porch does')
-    .option('--publish', 'with --git, publish the drafts of the run: merge into the branch, tag <package>/v<N>, delete the draft')
+    .option('--publish', 'with --git, publish the drafts of the run, as far as Rollouts allow: merge into the branch, tag <package>/v<N>, delete the draft')
+    .option('--publish-conflicts', 'with --publish, publish drafts that report conflicts too (else they wait for review)')
+    .option('--publish-deletions', 'with --publish, publish drafts that delete a package too (else they wait for review)')
+    .option('--skip-rollout', 'publish (with --out: write) every change at once, as if no Rollout paced the fleet')
+    .option('--now <RFC3339>', 'the time the run acts at: Rollout gates and windows, the dates of the commits and tags it writes (default: now)')
     .option(
       '--cache <DIR>',
       'where the record of earlier renders, the clones of remote upstream repositories and (with --git) the working clones of downstream repositories are kept (default: ~/.cache/kpt-variants)',

@@ -11,7 +11,8 @@ import { buildFleet, findRepository } from '../fleet/fleet.js'
 import { loadFleetDirectory } from '../fleet/load.js'
 import { defaultCacheDir } from '../git/clones.js'
 import { committerFrom } from '../output/git/git-output.js'
-import { openRepository, publishDrafts } from '../output/git/repository.js'
+import { openRepository } from '../output/git/repository.js'
+import { publishDrafts } from '../output/git/write.js'
 import type { RepositoryLocation } from '../output/git/repository.js'
 
 /** The options commander parsed. */

@@ -3,6 +3,8 @@
  * command, and read many objects in one `git cat-file --batch` process. All
  * reads are plumbing commands, so a repository is never changed by reading it.
  */
+import { readFileSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
 import { execa } from 'execa'
 
 /** A git command failed; the message is git's own first line of stderr. */
@@ -95,9 +97,9 @@ export interface TreeEntry {
   path: string
 }
 
-/** Lists the files below `dir` (all files when `dir` is empty) at a commit, recursively. */
-export async function listTree(repo: string, commit: string, dir: string): Promise<TreeEntry[]> {
-  const args = ['ls-tree', '-r', '-z', '--full-tree', commit]
+/** Lists the files below `dir` (all files when `dir` is empty) at a commit, recursively; with `trees`, its directories instead (`dir` itself included). */
+export async function listTree(repo: string, commit: string, dir: string, trees = false): Promise<TreeEntry[]> {
+  const args = ['ls-tree', '-r', ...(trees ? ['-d'] : []), '-z', '--full-tree', commit]
   if (dir !== '') args.push('--', `${dir}/`)
   const out = (await gitBytes(args, { cwd: repo })).toString('utf8')
   return out
@@ -160,6 +162,22 @@ export async function removeRefs(repo: string, prefixes: readonly string[]): Pro
  */
 export async function fastImport(repo: string, stream: Buffer, env?: Record<string, string>): Promise<void> {
   await gitBytes(['fast-import', '--quiet', '--force', '--done'], { cwd: repo, input: stream, ...(env ? { env } : {}) })
+}
+
+/** `fastImport`, then the object each mark of the stream names (`--export-marks`), by mark. */
+export async function fastImportMarks(repo: string, stream: Buffer): Promise<Map<number, string>> {
+  const file = join(repo, `kpt-variants-marks-${process.pid}`)
+  try {
+    await gitBytes(['fast-import', '--quiet', '--force', '--done', `--export-marks=${file}`], { cwd: repo, input: stream })
+    const marks = new Map<number, string>()
+    for (const line of readFileSync(file, 'utf8').split('\n')) {
+      const match = /^:(\d+) ([0-9a-f]+)$/.exec(line)
+      if (match) marks.set(Number(match[1]), match[2]!)
+    }
+    return marks
+  } finally {
+    rmSync(file, { force: true })
+  }
 }
 
 /** One changed path of `diffTrees`: the status letter (A, M, D, T), the new mode and object (`000000`/zeros when deleted). */

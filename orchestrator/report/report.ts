@@ -24,6 +24,8 @@ export interface VariantReport {
   draft?: string
   /** With `--git --publish`: the tag of the revision published (`<package>/v<N>`). */
   published?: string
+  /** Why its draft was not published (`--git --publish`), or with `--out` its change not written: a rollout, or a draft waiting for review. */
+  held?: string
   /** Why it failed. */
   reasons: string[]
   warnings: string[]
@@ -40,6 +42,20 @@ export interface RunReport {
   problems: string[]
   /** Why no package was deleted, when deletions were skipped. */
   deletionsSkipped?: string
+  /** Fleet objects likely not meant as written (a Rollout step that can get no variant). */
+  warnings?: string[]
+  /** Where each Rollout stands after the run (when the run paced one). */
+  rollouts?: RolloutSummary[]
+}
+
+/** A Rollout after a run: its state and why, and each step's. */
+export interface RolloutSummary {
+  /** `namespace/name`. */
+  rollout: string
+  revision: string
+  state: string
+  reason: string
+  steps: { name: string; state: string; reason: string }[]
 }
 
 /** Counts per status. */

@@ -34,10 +34,23 @@ export function formatSummary(report: RunReport): string {
       }
     }
   }
+  const held = shown.filter((v) => v.held)
+  if (held.length > 0) {
+    lines.push('', 'Held back (not published):')
+    for (const v of held) lines.push(`  ${v.path ?? v.subject}: ${v.held}`)
+  }
+  for (const r of report.rollouts ?? []) {
+    lines.push('', `Rollout ${r.rollout} (${r.revision}): ${r.state}: ${r.reason}`)
+    for (const step of r.steps) lines.push(`  ${step.name}: ${step.state}${step.reason ? `: ${step.reason}` : ''}`)
+  }
   const warned = shown.filter((v) => v.warnings.length > 0)
   if (warned.length > 0) {
     lines.push('', 'Warnings:')
     for (const v of warned) for (const w of v.warnings) lines.push(`  ${v.path ?? v.subject}: ${w}`)
+  }
+  if ((report.warnings ?? []).length > 0) {
+    lines.push('', 'Fleet warnings:')
+    for (const w of report.warnings!) lines.push(`  ${w}`)
   }
   if (report.problems.length > 0) {
     lines.push('', 'Fleet problems:')
@@ -49,7 +62,8 @@ export function formatSummary(report: RunReport): string {
   const parts = (['created', 'updated', 'unchanged', 'deleted', 'orphaned', 'failed'] as const)
     .filter((s) => counts[s] > 0 || ['created', 'updated', 'unchanged', 'failed'].includes(s))
     .map((s) => `${counts[s]} ${s}`)
-  lines.push('', `${report.dryRun ? 'Dry run (nothing written): ' : ''}${total} variant(s): ${parts.join(', ')}`)
+  const heldCount = held.length > 0 ? `; ${held.length} held back` : ''
+  lines.push('', `${report.dryRun ? 'Dry run (nothing written): ' : ''}${total} variant(s): ${parts.join(', ')}${heldCount}`)
   return `${lines.join('\n').replace(/^\n/, '')}\n`
 }
 
@@ -70,6 +84,8 @@ export function formatJson(report: RunReport): string {
       variants: report.variants,
       problems: report.problems,
       ...(report.deletionsSkipped ? { deletionsSkipped: report.deletionsSkipped } : {}),
+      ...(report.warnings && report.warnings.length > 0 ? { warnings: report.warnings } : {}),
+      ...(report.rollouts ? { rollouts: report.rollouts } : {}),
     },
     null,
     2,

@@ -6,9 +6,9 @@
  *   render      (render-share.ts on this thread, threads.ts on the others: each variant
  *                read from the output, rendered, staged)
  *   check       (dependencies.ts: per downstream repository, over every package bound for it)
- *   commit      (the output: rename staged packages into place, or push drafts)
+ *   gate        (publish-gate.ts: what --git --publish may publish, what --out may write, as rollouts allow)
+ *   commit      (the output: rename staged packages into place, or push drafts and publish)
  *   remove      (abandoned packages deleted or orphaned)
- *   publish     (--git --publish)
  *   record      (failures for status, the record of renders, the quiet run's record)
  *
  * One variant's failure is recorded and the run goes on.
@@ -24,6 +24,7 @@ import { sortReports } from '../report/report.js'
 import type { RunReport, VariantReport } from '../report/report.js'
 import { upstreamIndexDigest } from '../upstream/upstreams.js'
 import { checkRenderedDependencies } from './dependencies.js'
+import { gateRender } from './publish-gate.js'
 import type { MemoEntry } from './memo.js'
 import { quietRecordFile, quietRunApplies, replayQuietRun, saveQuietRecord } from './quiet-run.js'
 import { renderShare, sharesOf } from './render-share.js'
@@ -94,19 +95,22 @@ export async function renderFleet(settings: RenderSettings, progress?: RenderPro
     const pending = [...mine, ...(await Promise.all(others.map((t) => t.done))).flat()].sort((a, b) => a.order - b.order)
     const accepted = new Set(checkRenderedDependencies(pending, fleet))
     report.variants.push(...pending.map((p) => p.report))
+    // What may be published now (--git --publish), or with --out written, as rollouts and the publish policy allow.
+    const gate = await gateRender(run, pending, accepted, report)
     const changes: StagedChange[] = []
     for (const p of pending) {
       if (!p.staged) continue
-      if (accepted.has(p)) changes.push({ report: p.report, staged: p.staged })
+      const held = !settings.git && gate?.held.has(p.path) === true
+      if (accepted.has(p) && !held) changes.push({ report: p.report, staged: p.staged })
       else output.discard(p.staged)
+      // A change held back is rendered again next run, not skipped as written.
+      if (held) delete p.memo
     }
-    await output.commit(changes)
+    await output.commit(changes, settings.dryRun ? undefined : gate?.publish)
     const abandoned = abandonment(plan, fleet, report, settings.shard)
-    if (abandoned) await output.removeAbandoned(abandoned, report, { dryRun: settings.dryRun, diff: settings.diff })
-    if (!settings.dryRun) {
-      if (settings.git?.publish) await output.publish?.(report.variants)
-      output.record(report)
-    }
+    const publish = settings.git?.publish ? { orphans: true, deletions: settings.git.publishDeletions === true } : undefined
+    if (abandoned) await output.removeAbandoned(abandoned, report, { dryRun: settings.dryRun, diff: settings.diff, ...(publish ? { publish } : {}) })
+    if (!settings.dryRun) output.record(report)
     // What was written (or found unchanged) is recorded for the next run; failures are rendered again.
     if (run.memo && !settings.dryRun) {
       // Publishing moved the packages it published, those skipped as unchanged too: their digests are taken again.

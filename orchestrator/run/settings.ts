@@ -35,6 +35,10 @@ export interface RenderSettings {
   memo?: string
   /** Threads rendering variants (default: defaultThreads()); the output is the same for any number. */
   threads?: number
+  /** The time the run acts at (`--now`): rollout gates and windows, the dates of the commits and tags it writes. */
+  now?: Date
+  /** `--skip-rollout`: publish (or with --out write) as if no Rollout paced the fleet. */
+  skipRollout?: boolean
   /** kpt runs here (relative `exec:` paths resolve against it). */
   cwd: string
   env: Readonly<Record<string, string | undefined>>

@@ -3,8 +3,9 @@
  * (locked, fetched) before rendering and read by every thread from the same
  * snapshot, then written as Porch writes them: each changed package a draft
  * branch, abandoned packages a draft that removes (or orphans) them, and with
- * `--publish` every draft of the run published. A repository that cannot be
- * opened or refuses the push fails its own variants only.
+ * `--publish` the packages the run may publish (run/publish-gate.ts decides)
+ * published in the same write, without a draft branch in between. A
+ * repository that cannot be opened or refuses the push fails its own variants only.
  */
 import { resolve } from 'node:path'
 import type { Repository } from '../../../functions/api/repository.js'
@@ -17,12 +18,15 @@ import type { RunReport, VariantReport } from '../../report/report.js'
 import { orphanPackage } from '../../package/ownership.js'
 import { packageDiff } from '../diff.js'
 import { recordFailures } from '../last-failures.js'
-import type { PrefetchOptions, RemovalSettings, RunOutput, StagedChange, StagedPackage, StoredPackage } from '../output.js'
+import type { PackageState, PrefetchOptions, RemovalSettings, RunOutput, StagedChange, StagedPackage, StateReads, StoredPackage } from '../output.js'
 import { splitPath } from '../output.js'
 import type { Signature } from './fast-import.js'
 import { draftMessage } from './messages.js'
-import { openRepository, packageDigests, packageDir, publishDrafts, publishedPackages, readPackages, writeDrafts } from './repository.js'
-import type { DraftChange, RepositorySnapshot } from './repository.js'
+import { openRepository, packageDigests, packageDir, readPackages, unclaimedPackages } from './repository.js'
+import type { RepositorySnapshot } from './repository.js'
+import { readPackageStates } from './package-states.js'
+import { writeDrafts } from './write.js'
+import type { DraftChange, DraftsWritten } from './write.js'
 
 /** The `--git` settings of a render. */
 export interface GitSettings {
@@ -30,8 +34,11 @@ export interface GitSettings {
   cacheDir: string
   /** How long to wait for another run's lock on a repository. */
   lockTimeoutMs: number
-  /** Publish the run's drafts (`--publish`): the policy approves them. */
+  /** Publish the run's drafts (`--publish`): the policy approves them, as far as rollouts allow. */
   publish: boolean
+  /** With `publish`: publish drafts that report conflicts too (`--publish-conflicts`), and drafts that remove a package (`--publish-deletions`). */
+  publishConflicts?: boolean
+  publishDeletions?: boolean
 }
 
 /** What every thread needs to read the downstream repositories: plain data. */
@@ -89,7 +96,7 @@ export class GitOutput implements RunOutput {
   constructor(
     readonly shared: SharedRepositories,
     private readonly root: string,
-    private readonly writes?: { locks: Lock[]; env: Readonly<Record<string, string | undefined>>; cacheDir: string; failureKey: string },
+    private readonly writes?: { locks: Lock[]; env: Readonly<Record<string, string | undefined>>; now?: Date; cacheDir: string; failureKey: string },
   ) {
     this.#repos = new Map(shared.snapshots.map((s) => [s.name, s]))
   }
@@ -150,64 +157,63 @@ export class GitOutput implements RunOutput {
   }
 
   /**
-   * Proposes each rendered package as a draft, a push per repository; when a
-   * repository refuses, its variants fail with the reason and the others are
-   * unaffected.
+   * Proposes each rendered package as a draft, and publishes the packages of
+   * `publish`, in one write per repository; when a repository refuses, its
+   * variants fail with the reason and the others are unaffected.
    */
-  async commit(changes: readonly StagedChange[]): Promise<void> {
-    const byRepo = new Map<string, { report: VariantReport; files?: PackageFiles }[]>()
+  async commit(changes: readonly StagedChange[], publish: ReadonlyMap<string, VariantReport> = new Map()): Promise<void> {
+    const byRepo = new Map<string, { entries: Proposal[]; publish: Map<string, VariantReport> }>()
+    const slot = (repo: string) => byRepo.get(repo) ?? byRepo.set(repo, { entries: [], publish: new Map() }).get(repo)!
     for (const { report, staged } of changes) {
-      if (!('files' in staged)) continue
-      const { repo } = splitPath(report.path!)
-      ;(byRepo.get(repo) ?? byRepo.set(repo, []).get(repo)!).push({ report, files: staged.files })
+      if ('files' in staged) slot(splitPath(report.path!).repo).entries.push({ report, files: staged.files })
     }
-    for (const [repo, entries] of byRepo) await this.#propose(repo, entries)
+    for (const [path, report] of publish) {
+      const { repo, pkg } = splitPath(path)
+      if (this.#repos.has(repo)) slot(repo).publish.set(pkg, report)
+    }
+    for (const [repo, { entries, publish }] of byRepo) await this.#propose(repo, entries, publish)
   }
 
-  /** Deletion (or orphaning) drafts for the packages of the opened repositories that no PackageVariant wants any more. */
+  /** Deletion (or orphaning) drafts for the packages of the opened repositories that no PackageVariant wants any more; published at once as `settings.publish` says. */
   async removeAbandoned(abandoned: Abandonment, report: RunReport, settings: RemovalSettings): Promise<void> {
     for (const snapshot of this.shared.snapshots) {
-      const candidates = (await publishedPackages(snapshot)).filter((pkg) => !abandoned.claimed(`${snapshot.name}/${pkg}`))
+      const candidates = await unclaimedPackages(snapshot, (pkg) => abandoned.claimed(`${snapshot.name}/${pkg}`))
       if (candidates.length === 0) continue
       const stored = await readPackages(snapshot, candidates)
-      const entries: { report: VariantReport; files?: PackageFiles }[] = []
+      const entries: Proposal[] = []
+      const publish = new Map<string, VariantReport>()
       for (const pkg of candidates) {
         const { published, draft } = stored.get(pkg) ?? {}
         const path = `${snapshot.name}/${pkg}`
         const entry = published && abandoned.entry(path, published)
         if (!entry) continue
         const files = entry.status === 'orphaned' ? orphanPackage(published) : undefined
-        // Already proposed: the open draft is this very change.
-        if (draft && (files ? packageDiff(path, draft, files) === '' : draft.size === 0)) continue
+        const publishes = files ? settings.publish?.orphans : settings.publish?.deletions
+        // Already proposed: the open draft is this very change (published now if it may be).
+        const proposed = draft !== undefined && (files ? packageDiff(path, draft, files) === '' : draft.size === 0)
+        if (proposed && !publishes) continue
         if (settings.dryRun && settings.diff) entry.diff = packageDiff(path, published, files)
         report.variants.push(entry)
-        entries.push(files ? { report: entry, files } : { report: entry })
+        if (!proposed) entries.push(files ? { report: entry, files } : { report: entry })
+        if (publishes) publish.set(pkg, entry)
       }
-      if (!settings.dryRun) await this.#propose(snapshot.name, entries)
+      if (!settings.dryRun) await this.#propose(snapshot.name, entries, publish)
     }
   }
 
-  /** Publishes the open drafts of the run's packages (`--publish`), recording each tag on its report. */
-  async publish(reports: readonly VariantReport[]): Promise<void> {
-    const byRepo = new Map<string, Map<string, VariantReport>>()
-    for (const r of reports) {
-      if (!r.path || r.status === 'failed') continue
-      const { repo, pkg } = splitPath(r.path)
-      const snapshot = this.#repos.get(repo)
-      if (!snapshot?.drafts[pkg]) continue
-      ;(byRepo.get(repo) ?? byRepo.set(repo, new Map()).get(repo)!).set(pkg, r)
+  async packageStates(paths: readonly string[], reads: StateReads): Promise<Map<string, PackageState>> {
+    const states = new Map<string, PackageState>()
+    for (const [repo, packages] of this.#byRepo(paths)) {
+      const snapshot = this.#repos.get(repo)!
+      const known = await readPackageStates(
+        snapshot,
+        packages,
+        packages.filter((pkg) => reads.upstreams.has(`${repo}/${pkg}`)),
+        packages.filter((pkg) => reads.drafts.has(`${repo}/${pkg}`)),
+      )
+      for (const [pkg, state] of known) states.set(`${repo}/${pkg}`, state)
     }
-    for (const [repo, packages] of byRepo) {
-      const { outcomes, rejected } = await publishDrafts(this.#repos.get(repo)!, [...packages.keys()], this.#committer())
-      for (const outcome of outcomes) {
-        const r = packages.get(outcome.package)!
-        if (outcome.ok) {
-          delete r.draft
-          if (outcome.tag) r.published = outcome.tag
-        } else r.warnings.push(`not published: ${outcome.reason}`)
-      }
-      if (rejected) for (const r of packages.values()) fail(r, `publishing to ${this.#repos.get(repo)!.source} was refused: ${rejected}`)
-    }
+    return states
   }
 
   record(report: RunReport): void {
@@ -221,7 +227,7 @@ export class GitOutput implements RunOutput {
   }
 
   #committer(): Signature {
-    return (this.#signature ??= committerFrom(this.#writes().env))
+    return (this.#signature ??= committerFrom(this.#writes().env, this.#writes().now))
   }
 
   #writes(): NonNullable<GitOutput['writes']> {
@@ -245,35 +251,52 @@ export class GitOutput implements RunOutput {
     return digests
   }
 
-  async #propose(repo: string, entries: readonly { report: VariantReport; files?: PackageFiles }[]): Promise<void> {
+  async #propose(repo: string, entries: readonly Proposal[], publish: ReadonlyMap<string, VariantReport> = new Map()): Promise<void> {
     const snapshot = this.#repos.get(repo)
-    if (!snapshot || entries.length === 0) return
+    if (!snapshot || (entries.length === 0 && publish.size === 0)) return
     const changes: DraftChange[] = entries.map(({ report, files }) => {
       const pkg = splitPath(report.path!).pkg
       const change: DraftChange = { package: pkg, message: (workspace) => draftMessage(report, packageDir(snapshot, pkg), workspace) }
       if (files) change.files = files
       return change
     })
-    let written
+    let written: DraftsWritten
     try {
-      written = await writeDrafts(snapshot, changes, this.#committer())
+      written = await writeDrafts(snapshot, changes, this.#committer(), [...publish.keys()])
     } catch (err) {
-      written = { ok: false as const, reason: (err as Error).message }
+      written = { ok: false, reason: (err as Error).message, published: [] }
     }
     if (!written.ok) {
       for (const { report } of entries) fail(report, `pushing to ${snapshot.source} was refused: ${written.reason}`)
+      for (const report of publish.values()) if (report.status !== 'failed') fail(report, `publishing to ${snapshot.source} was refused: ${written.reason}`)
       return
     }
-    for (const { report } of entries) report.draft = written.drafts.get(splitPath(report.path!).pkg)!.branch
+    for (const { report } of entries) {
+      const draft = written.drafts.get(splitPath(report.path!).pkg)
+      if (draft) report.draft = draft.branch
+    }
+    for (const outcome of written.published) {
+      const report = publish.get(outcome.package)!
+      if (outcome.ok) {
+        delete report.draft
+        if (outcome.tag) report.published = outcome.tag
+      } else report.warnings.push(`not published: ${outcome.reason}`)
+    }
   }
 }
 
+/** A package to propose: its variant's report and its files (none: its removal). */
+interface Proposal {
+  report: VariantReport
+  files?: PackageFiles
+}
+
 /** The identity commits are made with: git's own environment variables, else kpt-variants. */
-export function committerFrom(env: Readonly<Record<string, string | undefined>>, now = Date.now()): Signature {
+export function committerFrom(env: Readonly<Record<string, string | undefined>>, now: Date | number = Date.now()): Signature {
   return {
     name: env['GIT_COMMITTER_NAME'] || env['GIT_AUTHOR_NAME'] || 'kpt-variants',
     email: env['GIT_COMMITTER_EMAIL'] || env['GIT_AUTHOR_EMAIL'] || 'kpt-variants@localhost',
-    time: now / 1000,
+    time: Math.floor(Number(now) / 1000),
   }
 }
 
