@@ -89,17 +89,35 @@ a list forbidden).`,
   program
     .command('publish')
     .description(
-      "publish open drafts of a downstream repository, as Porch's approve: each becomes a commit on the branch tagged <package>/v<N> " + '(the next revision), and its draft branch is deleted',
+      "publish open drafts of a downstream repository, as Porch's approve: each becomes a commit on the branch tagged <package>/v<N> " +
+        '(the next revision), and its draft branch is deleted; with --fleet, of every repository of the fleet (or one), as its Rollouts allow',
     )
-    .argument('<REPO>', 'the repository: a URL or path git can clone, or with --fleet the name of a Repository of the fleet')
+    .argument('[REPO]', 'the repository: a URL or path git can clone, or with --fleet the name of a Repository of the fleet (with --fleet, default: every one)')
     .argument('[PACKAGE...]', 'the packages to publish (default: every open draft)')
-    .option('--fleet <DIR>', 'read REPO (URL, branch, directory) from the Repository of that name in the fleet DIR')
-    .option('--branch <BRANCH>', 'the published branch of a REPO given as a URL', 'main')
+    .option('--fleet <DIR>', "publish the fleet DIR's drafts, as far as its Rollouts allow: REPO (a Repository of the fleet) or every repository, in one run")
+    .option('--selector <SELECTOR>', "with --fleet, only variants whose target's labels match (kubectl's form: tier=canary,region in (eu-west1))")
+    .option('--skip-rollout', 'with --fleet, publish as if no Rollout paced the fleet')
+    .option('--now <RFC3339>', 'the time the run acts at: Rollout gates and windows, the dates of the commits and tags it writes (default: now)')
+    .option('--dry-run', 'with --fleet, write nothing: show what would be published and what is held back')
+    .option('-n, --namespace <NS>', 'with --fleet, the namespace of fleet objects without one (default: default)')
+    .option('--branch <BRANCH>', 'the published branch of a REPO given as a URL (default: main)')
     .option('--directory <DIR>', 'the directory of the packages in a REPO given as a URL (default: the root)')
     .option('--cache <DIR>', 'where the working clones are kept (default: ~/.cache/kpt-variants)')
-    .option('--lock-timeout <seconds>', 'how long to wait for another run holding the repository', parseSeconds, 60)
+    .option('--lock-timeout <seconds>', 'how long to wait for another run holding a repository', parseSeconds, 60)
     .option('--json', 'print a machine-readable report on stdout')
-    .action(async (repo: string, packages: string[], options: PublishOptions) => {
+    .addHelpText(
+      'after',
+      `
+Examples:
+  kpt-variants publish ../repos/edge-01.git
+  kpt-variants publish edge-01 nginx --fleet fleet/
+  kpt-variants publish --fleet fleet/
+  kpt-variants publish --fleet fleet/ --selector region=eu-west1 --dry-run
+
+Exit status: 0 when every draft it took was published (a draft a Rollout
+holds back is reported, not a failure), 1 when one was not, 2 on a usage error.`,
+    )
+    .action(async (repo: string | undefined, packages: string[], options: PublishOptions) => {
       const { publishCommand } = await import('./commands/publish.js')
       exitCode = await publishCommand(repo, packages, options, io)
     })

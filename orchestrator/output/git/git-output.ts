@@ -50,14 +50,15 @@ export interface SharedRepositories {
 
 /**
  * Opens (locks and fetches) the repositories the plan writes to and every
- * deployment Repository of the fleet (where abandoned packages may be); the
- * locks are the caller's to release. A repository that cannot be opened is
- * named with the reason.
+ * deployment Repository of the fleet (where abandoned packages may be), or
+ * of those only the ones named in `only`; the locks are the caller's to
+ * release. A repository that cannot be opened is named with the reason.
  */
-export async function openRepositories(fleet: Fleet, plan: FleetPlan, settings: GitSettings): Promise<{ shared: SharedRepositories; locks: Lock[] }> {
+export async function openRepositories(fleet: Fleet, plan: FleetPlan, settings: GitSettings, only?: ReadonlySet<string>): Promise<{ shared: SharedRepositories; locks: Lock[] }> {
   const wanted = new Map<string, Repository>()
   for (const v of plan.variants) if (!wanted.has(v.downstream.repo)) wanted.set(v.downstream.repo, v.downstreamRepo)
   for (const repo of fleet.repositories) if (repo.deployment && !wanted.has(repo.name)) wanted.set(repo.name, repo)
+  if (only) for (const name of [...wanted.keys()]) if (!only.has(name)) wanted.delete(name)
   const shared: SharedRepositories = { snapshots: [], unavailable: {} }
   const locks: Lock[] = []
   for (const [name, repo] of [...wanted].sort(([a], [b]) => (a < b ? -1 : 1))) {
