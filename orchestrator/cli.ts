@@ -8,6 +8,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import type { PublishOptions } from './commands/publish.js'
 import type { RenderOptions } from './commands/render.js'
 import type { StatusOptions } from './commands/status.js'
+import type { RolloutAction, RolloutOptions } from './commands/rollout.js'
 import { UsageError } from './commands/cli-io.js'
 import type { CliIO } from './commands/cli-io.js'
 
@@ -136,6 +137,46 @@ holds back is reported, not a failure), 1 when one was not, 2 on a usage error.`
       const { statusCommand } = await import('./commands/status.js')
       exitCode = await statusCommand(fleet, options, io)
     })
+
+  const rollout = program
+    .command('rollout')
+    .description("a Rollout's state, and the records a person adds to it: approvals, pauses (docs/rollouts.md)")
+    .addHelpText(
+      'after',
+      `
+Examples:
+  kpt-variants rollout status edge-monitor --fleet fleet/
+  kpt-variants rollout approve edge-monitor eu --fleet fleet/     # then commit fleet/
+  kpt-variants rollout pause edge-monitor --cluster
+
+In a fleet directory the Rollout's file is edited in place (commit it as any
+fleet change); with --cluster the object is patched.`,
+    )
+  const rolloutAction = (action: RolloutAction, withStep: boolean) => {
+    const command = rollout.command(action).argument('<NAME>', 'the Rollout (NAME or NAMESPACE/NAME)')
+    if (withStep) command.argument('<STEP>', 'the step to let start, for the upstream revision the set renders now')
+    command
+      .option('--fleet <DIR>', 'the fleet directory the Rollout is in')
+      .option('--cluster', "the Rollout is in the Kubernetes API server of the kubeconfig's context")
+      .option('--kubeconfig <PATH>', 'with --cluster, the kubeconfig')
+      .option('--context <NAME>', "with --cluster, the kubeconfig's context to use")
+      .option('-n, --namespace <NS>', "the Rollout's namespace, and the namespace of fleet objects without one (default: default)")
+      .option('--cache <DIR>', 'where the working clones are kept (default: ~/.cache/kpt-variants)')
+      .option('--lock-timeout <seconds>', 'how long to wait for another run holding a repository', parseSeconds, 60)
+      .option('--now <RFC3339>', 'the time to act at: gates and windows (status), the approval time (approve) (default: now)')
+    if (action === 'status') command.option('--json', 'print a machine-readable report on stdout')
+    command.action(async (...args: unknown[]) => {
+      const name = args[0] as string
+      const step = withStep ? (args[1] as string) : undefined
+      const options = args[withStep ? 2 : 1] as RolloutOptions
+      const { rolloutCommand } = await import('./commands/rollout.js')
+      exitCode = await rolloutCommand(action, name, step, options, io)
+    })
+  }
+  rolloutAction('status', false)
+  rolloutAction('approve', true)
+  rolloutAction('pause', false)
+  rolloutAction('resume', false)
 
   try {
     await program.parseAsync(['node', 'kpt-variants', ...argv])
