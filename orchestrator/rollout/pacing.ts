@@ -44,6 +44,10 @@ export interface PacingOptions {
   holdDeletions?: boolean
 }
 
+/** Why an automatic publish holds a draft that reports conflicts, or that deletes its package. */
+export const heldForConflicts = 'held: the draft reports conflicts: review it, then `kpt-variants publish`, or render with --publish-conflicts'
+export const heldForDeletion = 'held: the draft deletes the package: review it, then `kpt-variants publish`, or render with --publish-deletions'
+
 /** Publish now, or why not. */
 export type PublishDecision = { publish: true } | { publish: false; reason: string }
 

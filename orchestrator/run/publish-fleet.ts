@@ -17,7 +17,7 @@ import { withoutUnavailable } from '../plan/plan.js'
 import type { FleetPlan } from '../plan/plan.js'
 import type { RolloutSummary, VariantReport } from '../report/report.js'
 import { readFleetRollouts } from '../rollout/gather.js'
-import { gatePublishing, summarizeRollout } from './publish-gate.js'
+import { afterWrite, gatePublishing, summarizeRollout } from './publish-gate.js'
 import { loadAndPlan } from './setup.js'
 import type { PlanSettings } from './setup.js'
 
@@ -93,7 +93,8 @@ function repositoriesToOpen(fleet: Fleet, plan: FleetPlan, repository: string, s
 async function publishOpened(fleet: Fleet, plan: FleetPlan, output: GitOutput, settings: FleetPublishSettings): Promise<FleetPublishReport> {
   const opened = new Map(output.shared.snapshots.map((s) => [s.name, s]))
   const inPlan = { ...plan, variants: plan.variants.filter((v) => opened.has(v.downstream.repo)) }
-  const gate = await gatePublishing(fleet, inPlan, output, { changed: new Map(), failed: new Set() }, { now: settings.now, skipRollout: settings.skipRollout })
+  const pacing = { now: settings.now, skipRollout: settings.skipRollout }
+  const gate = await gatePublishing(fleet, inPlan, output, { changed: new Map(), failed: new Set() }, pacing)
   const variants = new Map(inPlan.variants.map((v) => [`${v.downstream.repo}/${v.downstream.package}`, v]))
   const named = new Set(settings.packages)
   const inScope = (path: string) => {
@@ -129,10 +130,18 @@ async function publishOpened(fleet: Fleet, plan: FleetPlan, output: GitOutput, s
     if (failure !== undefined) outcomes.set(path, { package: path, status: 'failed', reason: failure })
     else outcomes.set(path, report.published ? { package: path, status: 'published', tag: report.published } : { package: path, status: 'removed' })
   }
+  // What the held drafts wait for now that this run's publishes are out (see afterWrite).
+  let evaluations = gate.evaluations
+  if (evaluations.length > 0 && [...outcomes.values()].some((o) => o.status === 'published')) {
+    const held = new Map([...outcomes.values()].flatMap((o) => (o.status === 'held' ? [[o.package, o.reason] as const] : [])))
+    const again = await afterWrite(fleet, inPlan, output, held, pacing)
+    for (const [path, reason] of again.reasons) outcomes.set(path, { package: path, status: 'held', reason })
+    evaluations = again.evaluations
+  }
   const problems = [...gate.problems, ...Object.entries(output.shared.unavailable).map(([repo, reason]) => `Repository ${repo}: ${reason}`)]
   return {
     packages: [...outcomes.values()].sort((a, b) => (a.package < b.package ? -1 : a.package > b.package ? 1 : 0)),
-    rollouts: gate.evaluations.map(summarizeRollout),
+    rollouts: evaluations.map(summarizeRollout),
     problems,
     warnings: gate.warnings,
   }

@@ -73,12 +73,39 @@ export async function gatePublishing(fleet: Fleet, plan: FleetPlan, output: RunO
   return { decisions, evaluations, problems, warnings: rollouts.warnings.map((p) => `${p.file}: ${p.message}`) }
 }
 
+/**
+ * The held drafts' reasons, and the rollouts' state, as they stand after a
+ * write published some: a gate decides once, before the write, so its reasons
+ * speak of the drafts it is about to publish as not yet published ("step eu
+ * starts after canary is published"); asked again, a held draft says what it
+ * waits for now ("after canary is healthy: edge-01 has no Ready condition").
+ * A draft the second asking would publish keeps its first reason: a run
+ * publishes what it decided, one batch.
+ */
+export async function afterWrite(
+  fleet: Fleet,
+  plan: FleetPlan,
+  output: RunOutput,
+  held: ReadonlyMap<string, string>,
+  options: PacingOptions,
+): Promise<{ reasons: Map<string, string>; evaluations: RolloutEvaluation[] }> {
+  const gate = await gatePublishing(fleet, plan, output, { changed: new Map(), failed: new Set() }, options)
+  const reasons = new Map<string, string>()
+  for (const [path, reason] of held) {
+    const now = gate.decisions.get(path)
+    reasons.set(path, now && !now.publish ? now.reason : reason)
+  }
+  return { reasons, evaluations: gate.evaluations }
+}
+
 /** What a render may publish (git) or write (directory output) of its changes, the reports marked. */
 export interface RunGate {
   /** With --git --publish: the packages published in the run's write, with the report each publish is recorded on. */
   publish: Map<string, VariantReport>
   /** The paths held back: with --out, their changes are not written. */
   held: Set<string>
+  /** Asks again after the write (see afterWrite), updating the held reports' reasons and the run's rollouts. */
+  settle(): Promise<void>
 }
 
 /**
@@ -98,22 +125,28 @@ export async function gateRender(run: Run, pending: readonly Pending[], accepted
     if (p.report.status === 'failed') failed.add(p.path)
     else if (accepted.has(p) && (p.report.status === 'created' || p.report.status === 'updated')) changed.set(p.path, { conflicts: p.report.conflicts.length > 0, removes: false })
   }
-  const gate = await gatePublishing(
-    fleet,
-    plan,
-    output,
-    { changed, failed },
-    {
-      now: settings.now ?? new Date(),
-      skipRollout: settings.skipRollout === true,
-      holdConflicts: publishing && !settings.git?.publishConflicts,
-      holdDeletions: publishing && !settings.git?.publishDeletions,
-    },
-  )
+  const options: PacingOptions = {
+    now: settings.now ?? new Date(),
+    skipRollout: settings.skipRollout === true,
+    holdConflicts: publishing && !settings.git?.publishConflicts,
+    holdDeletions: publishing && !settings.git?.publishDeletions,
+  }
+  const gate = await gatePublishing(fleet, plan, output, { changed, failed }, options)
   report.problems.push(...gate.problems)
   if (gate.warnings.length > 0) report.warnings = [...(report.warnings ?? []), ...gate.warnings]
   if (gate.evaluations.length > 0) report.rollouts = gate.evaluations.map(summarizeRollout)
-  const result: RunGate = { publish: new Map(), held: new Set() }
+  const result: RunGate = {
+    publish: new Map(),
+    held: new Set(),
+    async settle() {
+      // Only a git run that published into a paced set has anything new to say.
+      if (!publishing || settings.dryRun || gate.evaluations.length === 0 || ![...result.publish.values()].some((r) => r.published)) return
+      const held = new Map([...result.held].map((path) => [path, reports.get(path)!.held!]))
+      const again = await afterWrite(fleet, plan, output, held, options)
+      for (const [path, reason] of again.reasons) reports.get(path)!.held = reason
+      if (again.evaluations.length > 0) report.rollouts = again.evaluations.map(summarizeRollout)
+    },
+  }
   for (const [path, decision] of gate.decisions) {
     const r = reports.get(path)
     if (!r) continue

@@ -107,6 +107,7 @@ export async function renderFleet(settings: RenderSettings, progress?: RenderPro
       if (held) delete p.memo
     }
     await output.commit(changes, settings.dryRun ? undefined : gate?.publish)
+    await gate?.settle()
     const abandoned = abandonment(plan, fleet, report, settings.shard)
     const publish = settings.git?.publish ? { orphans: true, deletions: settings.git.publishDeletions === true } : undefined
     if (abandoned) await output.removeAbandoned(abandoned, report, { dryRun: settings.dryRun, diff: settings.diff, ...(publish ? { publish } : {}) })

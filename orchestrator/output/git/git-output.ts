@@ -24,6 +24,7 @@ import type { Signature } from './fast-import.js'
 import { draftMessage } from './messages.js'
 import { openRepository, packageDigests, packageDir, readPackages, unclaimedPackages } from './repository.js'
 import type { RepositorySnapshot } from './repository.js'
+import { heldForDeletion } from '../../rollout/pacing.js'
 import { readPackageStates } from './package-states.js'
 import { writeDrafts } from './write.js'
 import type { DraftChange, DraftsWritten } from './write.js'
@@ -194,6 +195,7 @@ export class GitOutput implements RunOutput {
         const proposed = draft !== undefined && (files ? packageDiff(path, draft, files) === '' : draft.size === 0)
         if (proposed && !publishes) continue
         if (settings.dryRun && settings.diff) entry.diff = packageDiff(path, published, files)
+        if (settings.publish && !publishes) entry.held = heldForDeletion
         report.variants.push(entry)
         if (!proposed) entries.push(files ? { report: entry, files } : { report: entry })
         if (publishes) publish.set(pkg, entry)
