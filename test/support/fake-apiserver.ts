@@ -83,6 +83,12 @@ export class FakeApiServer {
     return this.objects.find((o) => o['kind'] === kind && (o['metadata']?.['namespace'] ?? '') === namespace && o['metadata']?.['name'] === name)
   }
 
+  /** Moves an object's resourceVersion on, as another writer's change would. */
+  touch(kind: string, namespace: string, name: string): void {
+    const object = this.object(kind, namespace, name)!
+    this.versions.set(object, this.versionOf(object) + 1)
+  }
+
   /** Writes a kubeconfig naming this server (context `fake`, and `other` naming nothing reachable). */
   writeKubeconfig(file: string, options: { server?: string; token?: string } = {}): void {
     writeFileSync(
