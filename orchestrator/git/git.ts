@@ -246,19 +246,45 @@ const leaseRemote = 'kpt-variants-lease'
  * took 86 s. Many deletions therefore go by `--prune` instead (see
  * pruningPush), which deletes them in one pass.
  */
-export async function pushAtomic(repo: string, remote: string, updates: readonly RefUpdate[]): Promise<{ ok: true } | { ok: false; reason: string }> {
+export async function pushAtomic(repo: string, remote: string, updates: readonly RefUpdate[], options: PushOptions = {}): Promise<{ ok: true } | { ok: false; reason: string }> {
   if (updates.length === 0) return { ok: true }
   for (const u of updates) if (!u.ref.startsWith('refs/')) throw new Error(`pushAtomic: ${u.ref} is not a full ref name`)
-  const url = await git(['remote', 'get-url', '--push', remote], { cwd: repo })
+  // The remote's push URL, unless the caller knows it (a git process less per push: publishing 100 repositories starts 100 fewer).
+  const url = options.url ?? (await git(['remote', 'get-url', '--push', remote], { cwd: repo }))
+  // A few refs are cheap to name one by one: no refs to make and remove first (a publish of ten packages pushes some 20).
+  // Pushed through a remote whose fetch refspecs map each ref to itself, git sets them here too once the remote took them.
+  if (updates.length <= directUpTo) {
+    const leases = updates.map((u) => `--force-with-lease=${u.ref}:${u.expect}`)
+    const mirror = options.mirror ? ['-c', `remote.${mirrorRemote}.url=${url}`, ...['heads', 'tags'].flatMap((ns) => ['-c', `remote.${mirrorRemote}.fetch=+refs/${ns}/*:refs/${ns}/*`])] : undefined
+    return await runPush(repo, mirror ? mirrorRemote : url, { refspecs: updates.map((u) => `${u.oid ?? ''}:${u.ref}`), prune: false, leases, ...(mirror ? { config: mirror } : {}) })
+  }
   await removeRefs(repo, [pushPrefix, leasePrefix])
+  let pushed: { ok: true } | { ok: false; reason: string }
   try {
     const deletions = updates.filter((u) => !u.oid).length
     const push = (deletions >= pruneFrom && (await pruningPush(repo, url, updates))) || (await refspecPush(repo, updates))
-    return await runPush(repo, url, push)
+    pushed = await runPush(repo, url, push)
   } finally {
     await removeRefs(repo, [pushPrefix, leasePrefix])
   }
+  if (pushed.ok && options.mirror)
+    await updateRefs(
+      repo,
+      updates.map((u) => (u.oid ? `update ${u.ref} ${u.oid}` : `delete ${u.ref}`)),
+    )
+  return pushed
 }
+
+/** How pushAtomic pushes. */
+export interface PushOptions {
+  /** The remote's push URL, when the caller knows it. */
+  url?: string
+  /** Set each pushed branch and tag in the pushing repository too, once the remote took it (a mirror-like clone). */
+  mirror?: boolean
+}
+
+/** The remote a mirroring push of a few refs goes through (see pushAtomic). */
+const mirrorRemote = 'kpt-variants-mirror'
 
 /**
  * Deletions from this many on go by `--prune`. A deletion refspec costs ~2 µs
@@ -272,10 +298,16 @@ const pruneFrom = 256
 /** The namespaces a pruning push mirrors whole: the branches and the tags. */
 const prunedNamespaces = ['heads/', 'tags/']
 
-/** What one `git push` is given past its options: its refspecs, and whether it prunes. */
+/** Pushes of up to this many refs name each ref and its lease on the command line (see pushAtomic). */
+const directUpTo = 64
+
+/** What one `git push` is given past its options: its refspecs, whether it prunes, and its leases (default: each ref's in the lease namespace). */
 interface PushArgs {
   refspecs: string[]
   prune: boolean
+  leases?: string[]
+  /** With `leases`: `-c` options of the remote pushed to (see pushAtomic). */
+  config?: string[]
 }
 
 /** The ref of namespace `prefix` that stands for `ref` (`refs/heads/x` -> `<prefix>heads/x`). */
@@ -333,10 +365,13 @@ async function pruningPush(repo: string, url: string, updates: readonly RefUpdat
   return { refspecs, prune: true }
 }
 
-/** Runs the push; a refusal names the refs git refused, by their own names. */
+/** Runs the push (to `url`, or with `leases` to a remote its `config` names); a refusal names the refs git refused, by their own names. */
 async function runPush(repo: string, url: string, push: PushArgs): Promise<{ ok: true } | { ok: false; reason: string }> {
   const config = ['-c', `remote.${leaseRemote}.url=${url}`, '-c', `remote.${leaseRemote}.fetch=+refs/*:${leasePrefix}*`]
-  const args = [...config, 'push', '--atomic', '--porcelain', '--no-verify', '--force-with-lease', ...(push.prune ? ['--prune'] : []), leaseRemote, ...push.refspecs]
+  // Named leases push to the URL itself: through the lease remote, git would make remote-tracking refs of the pushed ones.
+  const args = push.leases
+    ? [...(push.config ?? []), 'push', '--atomic', '--porcelain', '--no-verify', ...push.leases, url, ...push.refspecs]
+    : [...config, 'push', '--atomic', '--porcelain', '--no-verify', '--force-with-lease', ...(push.prune ? ['--prune'] : []), leaseRemote, ...push.refspecs]
   const run = await execa('git', args, { cwd: repo, env: quietGitEnv, reject: false })
   if (run.exitCode === 0) return { ok: true }
   // Porcelain lines of refused refs start with `!`: `!\t<src>:<dst>\t[rejected] (stale info)`; the source is ours.

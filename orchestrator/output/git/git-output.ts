@@ -10,6 +10,7 @@
 import { resolve } from 'node:path'
 import type { Repository } from '../../../functions/api/repository.js'
 import type { Fleet } from '../../fleet/fleet.js'
+import { forEachConcurrently } from '../../git/concurrency.js'
 import type { Lock } from '../../git/lock.js'
 import type { PackageFiles } from '../../package/files.js'
 import type { Abandonment } from '../../plan/abandoned.js'
@@ -22,8 +23,8 @@ import type { PackageState, PrefetchOptions, RemovalSettings, RunOutput, StagedC
 import { splitPath } from '../output.js'
 import type { Signature } from './fast-import.js'
 import { draftMessage } from './messages.js'
-import { openRepository, packageDigests, packageDir, readPackages, unclaimedPackages } from './repository.js'
-import type { RepositorySnapshot } from './repository.js'
+import { lockRepository, packageDigests, packageDir, readLockedRepository, readPackages, unclaimedPackages } from './repository.js'
+import type { LockedRepository, RepositorySnapshot } from './repository.js'
 import { heldForDeletion } from '../../rollout/pacing.js'
 import { readPackageStates } from './package-states.js'
 import { writeDrafts } from './write.js'
@@ -62,15 +63,25 @@ export async function openRepositories(fleet: Fleet, plan: FleetPlan, settings: 
   if (only) for (const name of [...wanted.keys()]) if (!only.has(name)) wanted.delete(name)
   const shared: SharedRepositories = { snapshots: [], unavailable: {} }
   const locks: Lock[] = []
+  // The locks one after another in name order (see lockRepository); the fetches at once.
+  const locked: LockedRepository[] = []
   for (const [name, repo] of [...wanted].sort(([a], [b]) => (a < b ? -1 : 1))) {
     try {
-      const { snapshot, lock } = await openRepository(repo, { base: fleet.base, cacheDir: settings.cacheDir, lockTimeoutMs: settings.lockTimeoutMs })
-      shared.snapshots.push(snapshot)
-      locks.push(lock)
+      locked.push(await lockRepository(repo, { base: fleet.base, cacheDir: settings.cacheDir, lockTimeoutMs: settings.lockTimeoutMs }))
     } catch (err) {
       shared.unavailable[name] = (err as Error).message
     }
   }
+  await forEachConcurrently(locked, async (repository) => {
+    try {
+      shared.snapshots.push(await readLockedRepository(repository))
+      locks.push(repository.lock)
+    } catch (err) {
+      shared.unavailable[repository.repo.name] = (err as Error).message
+    }
+  })
+  // In name order, whatever order they opened in: every thread of a run reads the same list.
+  shared.snapshots.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
   return { shared, locks }
 }
 
@@ -133,13 +144,13 @@ export class GitOutput implements RunOutput {
   }
 
   async restat(paths: readonly string[]): Promise<void> {
-    for (const [repo, packages] of this.#byRepo(paths)) {
+    await forEachConcurrently(this.#byRepo(paths), async ([repo, packages]) => {
       try {
         await this.#takeDigests(repo, packages)
       } catch {
         // The drafts are pushed by now: a package without a digest is only read again next time.
       }
-    }
+    })
   }
 
   async stage(files: PackageFiles): Promise<StagedPackage> {
@@ -173,14 +184,14 @@ export class GitOutput implements RunOutput {
       const { repo, pkg } = splitPath(path)
       if (this.#repos.has(repo)) slot(repo).publish.set(pkg, report)
     }
-    for (const [repo, { entries, publish }] of byRepo) await this.#propose(repo, entries, publish)
+    await forEachConcurrently(byRepo, ([repo, { entries, publish }]) => this.#propose(repo, entries, publish))
   }
 
   /** Deletion (or orphaning) drafts for the packages of the opened repositories that no PackageVariant wants any more; published at once as `settings.publish` says. */
   async removeAbandoned(abandoned: Abandonment, report: RunReport, settings: RemovalSettings): Promise<void> {
-    for (const snapshot of this.shared.snapshots) {
+    await forEachConcurrently(this.shared.snapshots, async (snapshot) => {
       const candidates = await unclaimedPackages(snapshot, (pkg) => abandoned.claimed(`${snapshot.name}/${pkg}`))
-      if (candidates.length === 0) continue
+      if (candidates.length === 0) return
       const stored = await readPackages(snapshot, candidates)
       const entries: Proposal[] = []
       const publish = new Map<string, VariantReport>()
@@ -201,12 +212,12 @@ export class GitOutput implements RunOutput {
         if (publishes) publish.set(pkg, entry)
       }
       if (!settings.dryRun) await this.#propose(snapshot.name, entries, publish)
-    }
+    })
   }
 
   async packageStates(paths: readonly string[], reads: StateReads): Promise<Map<string, PackageState>> {
     const states = new Map<string, PackageState>()
-    for (const [repo, packages] of this.#byRepo(paths)) {
+    await forEachConcurrently(this.#byRepo(paths), async ([repo, packages]) => {
       const snapshot = this.#repos.get(repo)!
       const known = await readPackageStates(
         snapshot,
@@ -215,7 +226,7 @@ export class GitOutput implements RunOutput {
         packages.filter((pkg) => reads.drafts.has(`${repo}/${pkg}`)),
       )
       for (const [pkg, state] of known) states.set(`${repo}/${pkg}`, state)
-    }
+    })
     return states
   }
 

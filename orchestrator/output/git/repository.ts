@@ -58,15 +58,37 @@ export interface PublishedTag {
 
 /** Locks, syncs and reads the refs of a Repository's working clone. The lock is the caller's to release. */
 export async function openRepository(repo: RepositoryLocation, options: { base: string; cacheDir: string; lockTimeoutMs: number }): Promise<{ snapshot: RepositorySnapshot; lock: Lock }> {
+  const locked = await lockRepository(repo, options)
+  return { snapshot: await readLockedRepository(locked), lock: locked.lock }
+}
+
+/** A Repository whose working clone this run holds the lock of. */
+export interface LockedRepository {
+  repo: RepositoryLocation
+  source: string
+  clone: string
+  lock: Lock
+}
+
+/**
+ * Takes the lock of a Repository's working clone. A run that opens several
+ * takes their locks one after another in one order (their names'), so two
+ * runs wanting the same ones never each hold one the other waits for.
+ */
+export async function lockRepository(repo: RepositoryLocation, options: { base: string; cacheDir: string; lockTimeoutMs: number }): Promise<LockedRepository> {
   const source = cloneSource(repo.url, options.base)
   const clone = clonePath(options.cacheDir, source)
   mkdirSync(join(clone, '..'), { recursive: true })
-  const lock = await acquireLock(`${clone}.lock`, options.lockTimeoutMs)
+  return { repo, source, clone, lock: await acquireLock(`${clone}.lock`, options.lockTimeoutMs) }
+}
+
+/** Syncs a locked Repository's clone with the remote and reads its refs; on failure its lock is released. */
+export async function readLockedRepository(locked: LockedRepository): Promise<RepositorySnapshot> {
   try {
-    await syncClone(source, clone)
-    return { snapshot: await readSnapshot(repo, source, clone), lock }
+    await syncClone(locked.source, locked.clone)
+    return await readSnapshot(locked.repo, locked.source, locked.clone)
   } catch (err) {
-    lock.release()
+    locked.lock.release()
     throw err
   }
 }

@@ -5,11 +5,11 @@
  * in the run that rendered it never gets a draft branch: its commit goes
  * straight onto the published branch, and the other drafts are made on top.
  */
-import { catFileBatch, fastImport, fastImportMarks, listRefs, pushAtomic, removeRefs, resolveObjects, updateRefs } from '../../git/git.js'
+import { catFileBatch, fastImportMarks, pushAtomic, resolveObjects } from '../../git/git.js'
 import type { RefUpdate } from '../../git/git.js'
 import type { PackageFiles } from '../../package/files.js'
 import { workspaceFromMessage } from '../../upstream/revisions.js'
-import { fastImportStream, importStream } from './fast-import.js'
+import { importStream } from './fast-import.js'
 import type { PackageCommit, Signature } from './fast-import.js'
 import { commitMessage, publishGroups, publishMessage } from './publish-commits.js'
 import type { PublishEntry } from './publish-commits.js'
@@ -82,7 +82,6 @@ export async function writeDrafts(snapshot: RepositorySnapshot, changes: readonl
   for (const e of entries) if (trees.has(e.package)) [e.tree, e.files] = [trees.get(e.package)!, undefined]
 
   // The published branch's new commits first, then the drafts on top of them.
-  const chainRef = `${pendingPrefix}published`
   const commits: PackageCommit[] = []
   const tagged = new Map<string, { revision: number; tag: string; commitIndex: number }>()
   // Packages share commits only where a commit each would write too many trees (see publishGroups).
@@ -90,21 +89,24 @@ export async function writeDrafts(snapshot: RepositorySnapshot, changes: readonl
   for (const group of publishGroups(entries, known.size)) {
     const [first, ...rest] = group.map((e) => ({ directory: e.directory, ...(e.files ? { files: e.files } : {}), ...(e.tree ? { tree: e.tree } : {}) }))
     const commit: PackageCommit = { ref: chainRef, message: publishMessage(group), ...first! }
-    if (commits.length === 0 && snapshot.head) commit.parent = snapshot.head
+    if (commits.length === 0) Object.assign(commit, snapshot.head ? { parent: snapshot.head } : { orphan: true })
     if (rest.length > 0) commit.more = rest
     for (const e of group) if (e.revision > 0) tagged.set(e.package, { revision: e.revision, tag: `${e.directory}/v${e.revision}`, commitIndex: commits.length })
     commits.push(commit)
   }
-  const parent = commits.length > 0 ? chainRef : snapshot.head
+  const head = commits.length
+  const parent = head > 0 ? chainRef : snapshot.head
   const drafts = new Map<string, Draft>()
-  const draftRefs = new Map<string, string>()
+  const draftIndex = new Map<string, number>()
   for (const change of changes) {
     if (publishing.has(change.package)) continue
     const workspace = workspaceOf(change.package)
     drafts.set(change.package, { branch: `drafts/${packageDir(snapshot, change.package)}/${workspace}`, commit: '', workspace })
-    const commit: PackageCommit = { ref: `${pendingPrefix}${draftRefs.size}`, message: change.message(workspace), directory: packageDir(snapshot, change.package) }
-    draftRefs.set(change.package, commit.ref)
+    // Each draft names its parent (or has none): the one ref they are written to holds no history of theirs.
+    const commit: PackageCommit = { ref: draftRef, message: change.message(workspace), directory: packageDir(snapshot, change.package) }
+    draftIndex.set(change.package, commits.length)
     if (parent) commit.parent = parent
+    else commit.orphan = true
     const tree = trees.get(change.package)
     if (tree) commit.tree = tree
     else if (change.files) commit.files = change.files
@@ -112,29 +114,24 @@ export async function writeDrafts(snapshot: RepositorySnapshot, changes: readonl
   }
   if (commits.length === 0) return { ok: true, drafts, published: outcomes }
 
-  const written = await importCommits(
-    snapshot,
-    commits,
-    committer,
-    [...tagged.values()].map((t) => ({ ref: `${pendingPrefix}tags/${t.tag}`, commitIndex: t.commitIndex })),
-  )
+  const written = await importCommits(snapshot, commits, committer)
   const updates: RefUpdate[] = []
-  const head = written.get(chainRef)
-  if (head) updates.push({ ref: `refs/heads/${snapshot.branch}`, oid: head, expect: snapshot.head ?? '' })
-  for (const t of tagged.values()) updates.push({ ref: `refs/tags/${t.tag}`, oid: written.get(`${pendingPrefix}tags/${t.tag}`)!, expect: '' })
+  const newHead = head > 0 ? written[head - 1] : undefined
+  if (newHead) updates.push({ ref: `refs/heads/${snapshot.branch}`, oid: newHead, expect: snapshot.head ?? '' })
+  for (const t of tagged.values()) updates.push({ ref: `refs/tags/${t.tag}`, oid: written[t.commitIndex]!, expect: '' })
   for (const [pkg, draft] of drafts) {
-    draft.commit = written.get(draftRefs.get(pkg)!)!
+    draft.commit = written[draftIndex.get(pkg)!]!
     updates.push({ ref: `refs/heads/${draft.branch}`, oid: draft.commit, expect: snapshot.drafts[pkg]?.commit ?? '' })
   }
   for (const pkg of publishing) if (snapshot.drafts[pkg]) updates.push({ ref: `refs/heads/${snapshot.drafts[pkg].branch}`, expect: snapshot.drafts[pkg].commit })
   const pushed = await pushAndRecord(snapshot, updates)
   if (!pushed.ok) return { ...pushed, published: outcomes }
 
-  if (head) snapshot.head = head
+  if (newHead) snapshot.head = newHead
   for (const [pkg, draft] of drafts) snapshot.drafts[pkg] = draft
   for (const e of entries) {
     const t = tagged.get(e.package)
-    if (t) (snapshot.published[e.package] ??= []).push({ revision: t.revision, tag: t.tag, commit: written.get(`${pendingPrefix}tags/${t.tag}`)!, time: committer.time })
+    if (t) (snapshot.published[e.package] ??= []).push({ revision: t.revision, tag: t.tag, commit: written[t.commitIndex]!, time: committer.time })
     outcomes.push(t ? { package: e.package, ok: true, revision: t.revision, tag: t.tag, removed: false } : { package: e.package, ok: true, revision: 0, tag: '', removed: true })
     delete snapshot.drafts[e.package]
   }
@@ -166,7 +163,7 @@ async function packageTrees(snapshot: RepositorySnapshot, changes: readonly { pa
   const withFiles = changes.filter((c) => c.files && c.files.size > 0)
   if (withFiles.length === 0) return new Map()
   const { stream, commitMarks } = importStream(
-    withFiles.map((c) => ({ ref: `${pendingPrefix}trees`, orphan: true, message: 'tree\n', directory: packageDir(snapshot, c.package), files: c.files! })),
+    withFiles.map((c) => ({ ref: treeRef, orphan: true, message: 'tree\n', directory: packageDir(snapshot, c.package), files: c.files! })),
     committer,
   )
   const marks = await fastImportMarks(snapshot.clone, stream)
@@ -184,59 +181,60 @@ interface DraftToPublish {
   current: boolean
 }
 
-/** Reads the open drafts of `packages`: two git processes whatever their number. */
+/** Reads the open drafts of `packages`: one git process whatever their number. */
 async function readDrafts(snapshot: RepositorySnapshot, packages: readonly string[]): Promise<Map<string, DraftToPublish>> {
   if (packages.length === 0) return new Map()
-  const commits = await catFileBatch(
+  // Each draft's commit, and its package's tree in the draft, in the draft's parent, and now (`<commit>:<dir>`: a tree, or missing).
+  const objects = await catFileBatch(
     snapshot.clone,
-    packages.map((pkg) => snapshot.drafts[pkg]!.commit),
-  )
-  const parents = commits.map((c) => ('content' in c ? /^parent ([0-9a-f]+)$/m.exec(c.content.toString('utf8'))?.[1] : undefined))
-  // The package's tree in the draft, in the draft's parent, and now: `<commit>:<dir>` resolves to a tree or is missing.
-  const trees = await catFileBatch(
-    snapshot.clone,
-    packages.flatMap((pkg, i) => {
+    packages.flatMap((pkg) => {
       const dir = packageDir(snapshot, pkg)
-      return [`${snapshot.drafts[pkg]!.commit}:${dir}`, `${parents[i] ?? emptyTree}:${dir}`, `${snapshot.head ?? emptyTree}:${dir}`]
+      const draft = snapshot.drafts[pkg]!.commit
+      return [draft, `${draft}:${dir}`, `${draft}^:${dir}`, `${snapshot.head ?? emptyTree}:${dir}`]
     }),
   )
-  const oidOf = (i: number) => (trees[i]!.type === 'missing' ? undefined : trees[i]!.oid)
+  const oidOf = (i: number) => (objects[i]!.type === 'missing' ? undefined : objects[i]!.oid)
   return new Map(
     packages.map((pkg, i) => {
-      const tree = oidOf(3 * i)
-      const commit = commits[i]!
-      const draft: DraftToPublish = { message: 'content' in commit ? commitMessage(commit.content) : '', current: oidOf(3 * i + 1) === oidOf(3 * i + 2) }
+      const commit = objects[4 * i]!
+      const tree = oidOf(4 * i + 1)
+      // A draft without a parent (in a repository without commits) was made from a missing package.
+      const draft: DraftToPublish = { message: 'content' in commit ? commitMessage(commit.content) : '', current: oidOf(4 * i + 2) === oidOf(4 * i + 3) }
       if (tree) draft.tree = tree
       return [pkg, draft]
     }),
   )
 }
 
-/** Where imported commits wait until the push: never a branch or tag, and removed by the next run if a crash left them. */
-const pendingPrefix = 'refs/kpt-variants/pending/'
+/**
+ * Where imported commits wait until the push, never a branch or tag: the
+ * published branch's new commits, the drafts (each naming its parent), the
+ * package trees written beforehand. Every commit is found by its mark
+ * (`--export-marks`), so a push of thousands of tags and drafts makes no ref
+ * of its own here; a ref a crash left is written over, as each first commit
+ * names its parent or has none. They stay after the push (a git process
+ * less per repository) until the next write writes over them.
+ */
+const chainRef = 'refs/kpt-variants/pending/published'
+const draftRef = 'refs/kpt-variants/pending/drafts'
+const treeRef = 'refs/kpt-variants/pending/trees'
 /** Git's empty tree: the package directory in a repository without commits is missing. */
 const emptyTree = '4b825dc642cb6eb9a060e54bf8d69288fbee4904'
 
-/** Imports commits (and tags at some of them) into pending refs; resolves to every pending ref's new commit. */
-async function importCommits(
-  snapshot: RepositorySnapshot,
-  commits: readonly PackageCommit[],
-  committer: Signature,
-  tags: readonly { ref: string; commitIndex: number }[] = [],
-): Promise<Map<string, string>> {
-  await removeRefs(snapshot.clone, [pendingPrefix])
-  await fastImport(snapshot.clone, fastImportStream(commits, committer, tags))
-  return listRefs(snapshot.clone, [pendingPrefix])
+/** Imports commits; resolves to each one's id, in order. */
+async function importCommits(snapshot: RepositorySnapshot, commits: readonly PackageCommit[], committer: Signature): Promise<string[]> {
+  const { stream, commitMarks } = importStream(commits, committer)
+  const marks = await fastImportMarks(snapshot.clone, stream)
+  return commitMarks.map((mark) => marks.get(mark)!)
 }
 
-/** Pushes the updates; then the clone's refs follow the remote's, and the pending refs go, whatever the outcome. */
+/**
+ * Pushes the updates; the clone's refs follow the remote's once it took them.
+ * The pending refs stay until the next write writes over them.
+ */
 async function pushAndRecord(snapshot: RepositorySnapshot, updates: readonly RefUpdate[]): Promise<{ ok: true } | { ok: false; reason: string }> {
-  const pushed = await pushAtomic(snapshot.clone, 'origin', updates)
-  const pending = await listRefs(snapshot.clone, [pendingPrefix])
-  const commands = [...pending.keys()].map((ref) => `delete ${ref}`)
-  if (pushed.ok) for (const u of updates) commands.push(u.oid ? `update ${u.ref} ${u.oid}` : `delete ${u.ref}`)
-  await updateRefs(snapshot.clone, commands)
-  return pushed
+  // The clone was made from `source`: its origin's URL.
+  return pushAtomic(snapshot.clone, 'origin', updates, { url: snapshot.source, mirror: true })
 }
 
 /** The workspace names each package's drafts and published revisions use (Porch's `kpt:` commit annotations). */
