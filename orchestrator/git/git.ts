@@ -5,7 +5,7 @@
  */
 import { readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { execa } from 'execa'
+import { runProgram } from './spawner.js'
 
 /** A git command failed; the message is git's own first line of stderr. */
 export class GitError extends Error {
@@ -30,16 +30,9 @@ export interface GitOptions {
 
 /** Runs `git args...` and returns stdout as a Buffer; throws GitError on a non-zero exit. */
 export async function gitBytes(args: readonly string[], options: GitOptions): Promise<Buffer> {
-  const run = await execa('git', args, {
-    cwd: options.cwd,
-    input: options.input,
-    env: { ...quietGitEnv, ...options.env },
-    encoding: 'buffer',
-    reject: false,
-    stripFinalNewline: false,
-  })
-  if (run.exitCode !== 0) throw new GitError(args, Buffer.from(run.stderr).toString('utf8'))
-  return Buffer.from(run.stdout)
+  const run = await runProgram('git', args, { cwd: options.cwd, env: { ...quietGitEnv, ...options.env }, ...(options.input !== undefined ? { input: options.input } : {}) })
+  if (run.exitCode !== 0) throw new GitError(args, run.stderr.toString('utf8'))
+  return run.stdout
 }
 
 /** Runs `git args...` and returns stdout as text without its final newline. */
@@ -372,7 +365,7 @@ async function runPush(repo: string, url: string, push: PushArgs): Promise<{ ok:
   const args = push.leases
     ? [...(push.config ?? []), 'push', '--atomic', '--porcelain', '--no-verify', ...push.leases, url, ...push.refspecs]
     : [...config, 'push', '--atomic', '--porcelain', '--no-verify', '--force-with-lease', ...(push.prune ? ['--prune'] : []), leaseRemote, ...push.refspecs]
-  const run = await execa('git', args, { cwd: repo, env: quietGitEnv, reject: false })
+  const run = await runProgram('git', args, { cwd: repo, env: quietGitEnv })
   if (run.exitCode === 0) return { ok: true }
   // Porcelain lines of refused refs start with `!`: `!\t<src>:<dst>\t[rejected] (stale info)`; the source is ours.
   const refused = String(run.stdout)
