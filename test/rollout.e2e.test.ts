@@ -157,6 +157,13 @@ describe('a progressive rollout, end to end', () => {
     async () => {
       fleet = await Fleet.create()
 
+      // 0. A preview writes nothing, and says what the run would hold back.
+      const preview = await fleet.ok('render', 'fleet', '--git', '--publish', '--dry-run', '--cache', 'cache', '--json', '--now', '2025-06-02T08:00:00Z')
+      const previewed = (JSON.parse(preview.stdout) as Report).variants
+      expect(previewed.find((v) => v.path === 'edge-01/nginx')!.held).toBeUndefined()
+      expect(previewed.find((v) => v.path === 'eu-1/nginx')!.held).toMatch(new RegExp(`^waiting: step eu starts after canary is published at ${v1}[0-9a-f]{12}: edge-01 is not yet$`))
+      expect(await fleet.refs()).toBe('\n\n\n\n\n')
+
       // 1. Monday 08:00: every variant gets its draft; only the canary is published.
       const first = await fleet.publish('2025-06-02T08:00:00Z')
       expect(first.outcome['edge-01']).toBe('nginx/v1')
@@ -177,6 +184,10 @@ describe('a progressive rollout, end to end', () => {
       // 3. Soaked: the eu step needs approval; status says so.
       const approval = await fleet.publish('2025-06-02T08:31:00Z')
       expect(approval.outcome['eu-1']).toBe('waiting: step eu needs approval: kpt-variants rollout approve edge-monitor eu')
+      // One repository's publish follows the rollout too (its canary is in another repository): held, and no failure.
+      const one = await fleet.ok('publish', 'eu-1', '--fleet', 'fleet', '--cache', 'cache', '--now', '2025-06-02T08:31:00Z')
+      expect(one.stderr).toContain('eu-1/nginx: waiting: step eu needs approval: kpt-variants rollout approve edge-monitor eu')
+      expect(await fleet.tags()).toMatchObject({ 'eu-1': [] })
       const status = await fleet.ok('rollout', 'status', 'edge-monitor', '--fleet', 'fleet', '--cache', 'cache', '--now', '2025-06-02T08:31:00Z')
       expect(status.stdout).toMatch(/^canary +done +1 +1 +1 /m)
       expect(status.stdout).toMatch(/^eu +waiting +4 +0 +0 +needs approval: kpt-variants rollout approve edge-monitor eu$/m)

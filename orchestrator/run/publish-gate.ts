@@ -123,7 +123,8 @@ export async function gateRender(run: Run, pending: readonly Pending[], accepted
   for (const p of pending) {
     reports.set(p.path, p.report)
     if (p.report.status === 'failed') failed.add(p.path)
-    else if (accepted.has(p) && (p.report.status === 'created' || p.report.status === 'updated')) changed.set(p.path, { conflicts: p.report.conflicts.length > 0, removes: false })
+    // A dry run stages nothing: its changes are the variants it would create or update.
+    else if ((accepted.has(p) || settings.dryRun) && (p.report.status === 'created' || p.report.status === 'updated')) changed.set(p.path, { conflicts: p.report.conflicts.length > 0, removes: false })
   }
   const options: PacingOptions = {
     now: settings.now ?? new Date(),
