@@ -49,13 +49,8 @@ const cases: [string, string[], 1 | 2, RegExp][] = [
   ['render --cluster without a kubeconfig', ['render', '--cluster', '--kubeconfig', 'nowhere', '--out', 'out'], 2, /^kpt-variants: kubeconfig nowhere does not exist$/m],
   ['render of a malformed fleet', ['render', 'malformed', '--out', 'out-malformed'], 1, /broken\.yaml/],
   ['render whose upstream repository cannot be reached', ['render', 'unreachable', '--out', 'out-unreachable'], 1, /upstream repository "blueprints" cannot be read/],
-  ['publish without a repository', ['publish'], 2, /^error: missing required argument 'REPO'/],
-  [
-    'publish of a fleet directory',
-    ['publish', 'fleet'],
-    2,
-    /^kpt-variants: fleet is a fleet directory, not a git repository: name one of its Repositories, e\.g\. kpt-variants publish edge-01 --fleet fleet$/m,
-  ],
+  ['publish without a repository', ['publish'], 2, /^kpt-variants: give a REPO to publish, or --fleet DIR to publish the drafts of every repository of a fleet$/m],
+  ['publish of a fleet directory', ['publish', 'fleet'], 2, /^kpt-variants: fleet is a fleet directory, not a git repository: kpt-variants publish --fleet fleet publishes its repositories' drafts$/m],
   ['publish of a plain directory', ['publish', 'empty-dir'], 2, /^kpt-variants: empty-dir is a directory but not a git repository$/m],
   [
     'publish of a repository that does not exist',

@@ -38,7 +38,13 @@ interface Rule {
   resources: string[]
   verbs: string[]
 }
-const roles = manifests('rbac.yaml').filter((o) => o['kind'] === 'ClusterRole')
+// The roles bound to the render's ServiceAccount (rbac.yaml also has a role for the people who edit rollouts).
+const bound = new Set(
+  manifests('rbac.yaml')
+    .filter((o) => o['kind'] === 'ClusterRoleBinding' && (o['subjects'] as Json[]).some((s) => s['name'] === 'kpt-variants'))
+    .map((o) => o['roleRef']['name'] as string),
+)
+const roles = manifests('rbac.yaml').filter((o) => o['kind'] === 'ClusterRole' && bound.has(o['metadata']['name']))
 const serviceAccount = 'system:serviceaccount:kpt-variants:kpt-variants'
 
 /** The container's arguments, with its cache in the test's directory and $(SHARD) set. */

@@ -366,7 +366,10 @@ const dependencyFields = { name: string(), version: string(), gvk, optional: boo
 const dependency = object({ ...dependencyFields, anyOf: array(object(dependencyFields)) })
 
 /** Where render installs a catalog version from: a package revision of a Repository of the fleet. */
-const packageSource = fields<PackageSource>({ repo: string({ minLength: 1 }), package: string({ minLength: 1 }), revision: integer({ minimum: 1 }), workspaceName: string() }, { required: ['repo', 'package'] })
+const packageSource = fields<PackageSource>(
+  { repo: string({ minLength: 1 }), package: string({ minLength: 1 }), revision: integer({ minimum: 1 }), workspaceName: string() },
+  { required: ['repo', 'package'] },
+)
 
 const installationType = string({ enum: ['OnePerCluster', 'OnePerNamespace', 'NoRestrictions'] })
 
@@ -384,9 +387,7 @@ const packageCatalogSchema = object(
             installationType,
             path: string(),
             deletionPolicy: string({ enum: ['delete', 'orphan'] }),
-            versions: array(
-              object({ version: string({ minLength: 1 }), provides: array(gvk), dependencies: array(dependency), installationType, source: packageSource }, { required: ['version'] }),
-            ),
+            versions: array(object({ version: string({ minLength: 1 }), provides: array(gvk), dependencies: array(dependency), installationType, source: packageSource }, { required: ['version'] })),
           },
           { required: ['name'] },
         ),

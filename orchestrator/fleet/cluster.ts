@@ -13,7 +13,7 @@ import { createRequire } from 'node:module'
 import { delimiter, join, resolve } from 'node:path'
 import type { KubeConfig, ResponseContext } from '@kubernetes/client-node'
 import { dependenciesGroup } from '../../functions/api/dependencies.js'
-import { kindsToRead, snapshotObject, snapshotText } from './cluster-objects.js'
+import { describe, kindsToRead, snapshotObject, snapshotText } from './cluster-objects.js'
 import type { ApiObject, KindRef } from './cluster-objects.js'
 import { nextStatus } from './cluster-objects.js'
 import type { ListedObject, StatusUpdate } from './cluster-objects.js'
@@ -51,10 +51,14 @@ export interface ClusterFleet {
   /** The PackageVariants and PackageVariantSets as listed, status included. */
   variants: ListedObject[]
   sets: ListedObject[]
+  /** The Rollouts (kpt-variants.dev) as listed, `resourceVersion` included, when the server serves them. */
+  rollouts: ListedObject[]
   /** What the cluster source could not follow (injectors without a kind). */
   warnings: string[]
   /** Writes each update through the status subresource (a merge patch); failures are returned, never thrown. */
   writeStatus(updates: readonly StatusUpdate[]): Promise<{ written: number; failures: string[] }>
+  /** A JSON merge patch of a listed object (or its status subresource); a ClusterError says why not (a conflict: it changed since it was listed). */
+  patch(object: ListedObject, patch: Record<string, unknown>, subresource?: 'status'): Promise<void>
   /** Removes the snapshot. */
   close(): void
 }
@@ -68,6 +72,8 @@ const fleetKinds = [
 ]
 /** The dependency check's kinds read from the fleet; listed when the server serves them. */
 const dependencyKinds = ['PackageCatalog', 'InstalledPackage', 'ClusterAPIs']
+/** kpt-variants' own kinds read from the fleet (its group is the dependency kinds'): listed when served. */
+const rolloutKinds = ['Rollout']
 /** Objects per list request; more are fetched with the continue token. */
 const pageSize = 500
 /** Status writes in flight at once. */
@@ -77,6 +83,10 @@ const statusAttempts = 5
 /** Reads of one path while the server answers 429 (busy), each after the seconds its Retry-After names, at most these. */
 const busyAttempts = 5
 const maxRetryAfter = 5
+
+function str(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined
+}
 
 /** A resource the server serves. */
 interface Served {
@@ -168,6 +178,9 @@ export async function readCluster(options: ClusterOptions): Promise<ClusterFleet
     }
   }
 
+  const listedAs = (entry: { served: Served; items: ApiObject[] }): ListedObject[] =>
+    entry.items.map((object) => ({ apiVersion: `${entry.served.group}/${entry.served.version}`, kind: entry.served.kind, object }))
+
   const discovery = new Discovery(get)
   const listed = new Map<string, { served: Served; items: ApiObject[] }>()
   const list = async (served: Served): Promise<ApiObject[]> => {
@@ -204,6 +217,10 @@ export async function readCluster(options: ClusterOptions): Promise<ClusterFleet
   const { kinds, warnings } = kindsToRead(sets.items, variants.items)
   for (const ref of kinds) for (const served of await discovery.resolve(ref)) await list(served)
   for (const kind of dependencyKinds) for (const served of await discovery.resolve({ group: dependenciesGroup, version: undefined, kind })) await list(served)
+  const rollouts: ListedObject[] = []
+  for (const kind of rolloutKinds) {
+    for (const served of await discovery.resolve({ group: dependenciesGroup, version: undefined, kind })) rollouts.push(...listedAs({ served, items: await list(served) }))
+  }
 
   const root = join(options.cacheDir, 'cluster')
   mkdirSync(root, { recursive: true })
@@ -249,9 +266,6 @@ export async function readCluster(options: ClusterOptions): Promise<ClusterFleet
     }
   }
 
-  const listedAs = (entry: { served: Served; items: ApiObject[] }): ListedObject[] =>
-    entry.items.map((object) => ({ apiVersion: `${entry.served.group}/${entry.served.version}`, kind: entry.served.kind, object }))
-
   return {
     server,
     id: `cluster ${server} ${options.namespace ?? '*'}`,
@@ -259,6 +273,7 @@ export async function readCluster(options: ClusterOptions): Promise<ClusterFleet
     clusterScoped: [...listed.values()].filter((l) => !l.served.namespaced).map((l) => `${l.served.group}/${l.served.kind}`),
     variants: listedAs(variants),
     sets: listedAs(sets),
+    rollouts,
     warnings,
     async writeStatus(updates) {
       const failures: string[] = []
@@ -278,6 +293,19 @@ export async function readCluster(options: ClusterOptions): Promise<ClusterFleet
       }
       await Promise.all(Array.from({ length: Math.min(parallelWrites, updates.length) }, worker))
       return { written, failures: failures.sort() }
+    },
+    async patch(object, patch, subresource) {
+      const resource = [...listed.values()].find((l) => `${l.served.group}/${l.served.version}` === object.apiVersion && l.served.kind === object.kind)?.served.resource
+      const namespace = str(object.object.metadata?.['namespace'])
+      const name = str(object.object.metadata?.['name']) ?? ''
+      const path = `/apis/${object.apiVersion}/${namespace ? `namespaces/${encodeURIComponent(namespace)}/` : ''}${resource}/${encodeURIComponent(name)}${subresource ? `/${subresource}` : ''}`
+      try {
+        await api.request('PATCH', path, {}, patch)
+      } catch (err) {
+        if (isApiException(err) && err.code === 409)
+          throw new ClusterError(`${object.kind} ${describe(object.object)} changed on ${server} since it was read: nothing was written; run the command again`)
+        throw failure(err, `patch ${path}`)
+      }
     },
     close() {
       rmSync(dir, { recursive: true, force: true })

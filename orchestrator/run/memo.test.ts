@@ -144,9 +144,9 @@ describe('the record of earlier renders', () => {
     const staged = join(dir, 'staged')
     mkdirSync(staged, { recursive: true })
     writeFileSync(join(staged, 'Kptfile'), 'kind: Kptfile\n')
-    // The present is 2 s after the files were written: they are past the racy window; the rename, a clock tick later, is not.
+    // The present is 2 s after the files were written: they are past the racy window; the rename, stamped later, is not.
     const written = msOf(lstatSync(staged, { bigint: true }).ctimeNs, lstatSync(join(staged, 'Kptfile'), { bigint: true }).ctimeNs)
-    untilClockPasses(written + 1)
+    untilFilesStampedAfter(written + 1)
     const present = written + 2001
     expect(statPackageDirectory(staged, present)).toMatch(/^[0-9a-f]{64}$/)
     renameSync(staged, join(dir, 'pkg'))
@@ -176,7 +176,7 @@ describe('the record of earlier renders', () => {
     let previous = before
     for (const change of changes) {
       // A clock tick between changes, so that change times differ.
-      untilClockPasses(Date.now())
+      untilFilesStampedAfter()
       change()
       // Even with the modification time set back, the inode change time moves.
       for (const f of ['Kptfile', 'sub/cm.yaml']) utimesSync(join(pkg, f), back, back)
@@ -198,9 +198,21 @@ function msOf(...times: bigint[]): number {
   return Math.ceil(Number(times.reduce((a, b) => (a > b ? a : b))) / 1e6)
 }
 
-/** Waits (without a timer) until the clock shows a time after `ms`: what happens next is stamped later. */
-function untilClockPasses(ms: number): void {
-  while (Date.now() <= ms) {
-    // The clock's resolution is a millisecond: at most one.
+/**
+ * Waits (without a timer) until the file system stamps a change after `ms`
+ * (default: after everything changed so far): what changes next is stamped
+ * later. Its clock is the kernel's coarse one, which can lag the process
+ * clock by a tick, so it is asked, not assumed.
+ */
+function untilFilesStampedAfter(ms?: number): void {
+  const probe = join(dir, 'clock-probe')
+  const stamp = () => {
+    writeFileSync(probe, '')
+    return lstatSync(probe, { bigint: true }).ctimeNs
   }
+  const after = ms === undefined ? stamp() : BigInt(ms) * 1_000_000n
+  while (stamp() <= after) {
+    // A tick of the kernel's clock is a few milliseconds at most.
+  }
+  rmSync(probe)
 }

@@ -6,14 +6,14 @@
  *   render      (render-share.ts on this thread, threads.ts on the others: each variant
  *                read from the output, rendered, staged)
  *   check       (dependencies.ts: per downstream repository, over every package bound for it)
- *   commit      (the output: rename staged packages into place, or push drafts)
+ *   gate        (publish-gate.ts: what --git --publish may publish, what --out may write, as rollouts allow)
+ *   commit      (the output: rename staged packages into place, or push drafts and publish)
  *   remove      (abandoned packages deleted or orphaned)
- *   publish     (--git --publish)
  *   record      (failures for status, the record of renders, the quiet run's record)
  *
  * One variant's failure is recorded and the run goes on.
  */
-import { existsSync, opendirSync, statSync } from 'node:fs'
+import { existsSync, opendirSync, rmSync, statSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { listYamlFiles } from '../../functions/krm/main.js'
 import type { Removal, StagedChange, StoredPackage } from '../output/output.js'
@@ -25,6 +25,7 @@ import { sortReports } from '../report/report.js'
 import type { RunReport, VariantReport } from '../report/report.js'
 import { upstreamIndexDigest } from '../upstream/upstreams.js'
 import { resolveDependencies } from './dependencies.js'
+import { gateRender } from './publish-gate.js'
 import { VariantContext } from './render-variant.js'
 import type { MemoEntry } from './memo.js'
 import { quietRecordFile, quietRunApplies, replayQuietRun, saveQuietRecord } from './quiet-run.js'
@@ -107,19 +108,24 @@ export async function renderFleet(settings: RenderSettings, progress?: RenderPro
     const pending = [...variants, ...dependencies.rendered]
     await failUnstaged(output, dependencies.rendered)
     report.variants.push(...pending.map((p) => p.report))
+    // What may be published now (--git --publish), or with --out written, as rollouts and the publish policy allow.
+    const gate = await gateRender(run, pending, report)
     const changes: StagedChange[] = []
     for (const p of pending) {
       if (!p.staged) continue
-      if (p.report.status !== 'failed') changes.push({ report: p.report, staged: p.staged })
+      const held = !settings.git && gate?.held.has(p.path) === true
+      if (p.report.status !== 'failed' && !held) changes.push({ report: p.report, staged: p.staged })
       else output.discard(p.staged)
+      // A change held back is rendered again next run, not skipped as written.
+      if (held) delete p.memo
     }
-    await output.commit(changes)
-    const removed = await output.remove([...removals, ...dependencies.removals], { dryRun: settings.dryRun, diff: settings.diff })
+    // With --git --publish, the drafts the gate lets go are published in the same write, with the drafts they need.
+    report.variants.push(...(await output.commit(changes, settings.dryRun ? undefined : gate?.publish)))
+    await gate?.settle()
+    const publish = settings.git?.publish ? { orphans: true, deletions: settings.git.publishDeletions === true } : undefined
+    const removed = await output.remove([...removals, ...dependencies.removals], { dryRun: settings.dryRun, diff: settings.diff, ...(publish ? { publish } : {}) })
     report.variants.push(...removed.map((r) => r.report))
-    if (!settings.dryRun) {
-      if (settings.git?.publish) report.variants.push(...((await output.publish?.(report.variants)) ?? []))
-      output.record(report)
-    }
+    if (!settings.dryRun) output.record(report)
     // What was written (or found unchanged) is recorded for the next run; failures are rendered again.
     if (run.memo && !settings.dryRun) {
       // Publishing moved the packages it published, those skipped as unchanged too: their digests are taken again.
@@ -130,7 +136,9 @@ export async function renderFleet(settings: RenderSettings, progress?: RenderPro
       run.memo.save(new Map(pending.map((p) => [p.path, p.report.status !== 'failed' ? p.memo : p.dependencyFailure && p.memo ? { ...p.memo, held: true as const } : undefined])))
     }
     const sorted = { ...report, variants: sortReports(report.variants) }
-    if (quiet)
+    // What a Rollout holds back turns on the time and the targets' health, which the quiet run's inputs leave out.
+    if (quiet && sorted.rollouts) rmSync(quiet, { force: true })
+    else if (quiet)
       saveQuietRecord(quiet, {
         settings,
         fleetDigest: fleet.digest,

@@ -39,6 +39,10 @@ export interface RenderSettings {
   threads?: number
   /** `--dependencies`: carry each repository's dependency plan out (`install`, the default), only report it (`check`), or skip the check (`off`). */
   dependencies?: 'install' | 'check' | 'off'
+  /** The time the run acts at (`--now`): rollout gates and windows, the dates of the commits and tags it writes. */
+  now?: Date
+  /** `--skip-rollout`: publish (or with --out write) as if no Rollout paced the fleet. */
+  skipRollout?: boolean
   /** kpt runs here (relative `exec:` paths resolve against it). */
   cwd: string
   env: Readonly<Record<string, string | undefined>>

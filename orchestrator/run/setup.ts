@@ -98,12 +98,12 @@ export async function setUpRun(
       if (settings.repositories) output = new GitOutput(settings.repositories, root)
       else {
         const { shared, locks } = await openRepositories(fleet, plan, settings.git)
-        output = new GitOutput(shared, root, { locks, env: settings.env, cacheDir: settings.git.cacheDir, failureKey: fleetIdOf(settings) })
+        output = new GitOutput(shared, root, { locks, env: settings.env, ...(settings.now ? { now: settings.now } : {}), cacheDir: settings.git.cacheDir, failureKey: fleetIdOf(settings) })
       }
       plan = withoutUnavailable(plan, (output as GitOutput).shared.unavailable)
     } else {
       const failures = settings.cacheDir ? { cacheDir: settings.cacheDir, key: directoryFailureKey(fleetIdOf(settings), outDir) } : undefined
-      output = new DirectoryOutput(outDir, thread, new Map([...taken, ...((await digests) ?? [])]), failures)
+      output = new DirectoryOutput(outDir, thread, new Map([...taken, ...((await digests) ?? [])]), failures, settings.now)
     }
     const memoSettings = { allowExec: settings.allowExec, onConflict: settings.onConflict, namespace: settings.namespace ?? 'default', imageFunctions: settings.imageFunctions ?? 'run' }
     const memo = settings.memo ? RenderMemo.open(settings.memo, fleet, memoSettings, recorded, settings.force) : undefined

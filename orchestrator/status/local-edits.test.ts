@@ -63,7 +63,7 @@ describe('gitEdits: the package on the branch against its latest tag', () => {
       await git(repo, 'add', '-A')
       await git(repo, 'commit', '-qm', `edit ${path}`)
     }
-    const tagged = async (tag: string) => ({ revision: Number(tag.slice(-1)), tag, commit: await git(repo, 'rev-parse', tag) })
+    const tagged = async (tag: string) => ({ revision: Number(tag.slice(-1)), tag, commit: await git(repo, 'rev-parse', tag), time: 0 })
     const snapshot: RepositorySnapshot = {
       name: 'edge-01',
       source: repo,

@@ -1,4 +1,4 @@
-import { nextWorkspace } from './repository.js'
+import { nextWorkspace } from './write.js'
 import { draftDeclaration, draftMessage } from './messages.js'
 
 describe('draft commit messages', () => {
