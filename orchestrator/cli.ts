@@ -120,6 +120,7 @@ a list forbidden).`,
     .option('--skip-rollout', 'with --fleet, publish as if no Rollout paced the fleet')
     .option('--now <RFC3339>', 'the time the run acts at: Rollout gates and windows, the dates of the commits and tags it writes (default: now)')
     .option('--dry-run', 'with --fleet, write nothing: show what would be published and what is held back')
+    .option('--force', 'with --fleet, publish a draft whose PackageVariant is gone, or renders another package now, too (else refused)')
     .option('-n, --namespace <NS>', 'with --fleet, the namespace of fleet objects without one (default: default)')
     .option('--branch <BRANCH>', 'the published branch of a REPO given as a URL (default: main)')
     .option('--directory <DIR>', 'the directory of the packages in a REPO given as a URL (default: the root)')

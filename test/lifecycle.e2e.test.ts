@@ -56,6 +56,11 @@ class Workspace {
     return JSON.parse(String(run.stdout)) as Report
   }
 
+  async publish(...args: string[]): Promise<{ exitCode: number; stderr: string }> {
+    const run = await execa('node', [bin, 'publish', '--fleet', 'fleet', '--cache', 'cache', ...args], { cwd: this.dir, env: { ...process.env, ...gitIdentity }, reject: false })
+    return { exitCode: run.exitCode ?? -1, stderr: String(run.stderr) }
+  }
+
   /** The branches and tags of edge-01. */
   async refs(): Promise<string[]> {
     return (await git(join(this.dir, 'repos', 'edge-01.git'), 'for-each-ref', '--format=%(refname)')).split('\n').filter(Boolean)
@@ -96,6 +101,29 @@ describe('the packages of a PackageVariant that goes away or moves', () => {
       expect(kptfile).not.toContain('kpt-variants.dev/package-variant')
       // Orphaned: no longer anyone's, so no later render touches it.
       expect(rows(await ws.render('--git'))).toEqual([])
+    },
+    timeout,
+  )
+
+  test(
+    'publish --fleet refuses a draft whose PackageVariant is gone or renders another package now, unless --force',
+    async () => {
+      ws.fleet(packageVariant('web'))
+      await ws.render('--git')
+      ws.fleet()
+      const gone = await ws.publish()
+      expect(gone.exitCode).toBe(1)
+      expect(gone.stderr).toContain('edge-01/web: not published: its PackageVariant default/web no longer exists: the next render removes this draft; --force publishes it anyway')
+      expect(await ws.refs()).toEqual(['refs/heads/drafts/web/packagevariant-1'])
+
+      ws.fleet(packageVariant('web2'))
+      const moved = await ws.publish('--dry-run')
+      expect(moved.exitCode).toBe(1)
+      expect(moved.stderr).toContain('edge-01/web: not published: its PackageVariant default/web renders edge-01/web2 now')
+
+      const forced = await ws.publish('--force')
+      expect([forced.exitCode, forced.stderr]).toEqual([0, expect.stringContaining('edge-01/web: published web/v1')])
+      expect(await ws.refs()).toEqual(['refs/tags/web/v1', 'refs/heads/main'].sort())
     },
     timeout,
   )

@@ -34,6 +34,7 @@ export interface PublishOptions {
   now?: string
   skipRollout?: boolean
   dryRun?: boolean
+  force?: boolean
 }
 
 /** Publishes; resolves to 0 when nothing failed (drafts a rollout holds are not failures), else 1. */
@@ -46,8 +47,9 @@ export async function publishCommand(repo: string | undefined, packages: readonl
     ['--selector', options.selector],
     ['--skip-rollout', options.skipRollout],
     ['--namespace', options.namespace],
+    ['--force', options.force],
   ] as const)
-    if (given !== undefined) throw new UsageError(`${option} needs --fleet: a repository given by URL has no fleet, so no targets and no rollouts`)
+    if (given !== undefined) throw new UsageError(`${option} needs --fleet: a repository given by URL has no fleet, so no PackageVariants, targets or Rollouts`)
   if (options.dryRun) throw new UsageError('--dry-run needs --fleet')
   checkNotAFleet(io.cwd, repo)
   const repository = { name: repo, url: repo, branch: options.branch || defaultBranch, directory: (options.directory ?? '').replace(/^\/+|\/+$/g, '') }
@@ -106,6 +108,7 @@ async function publishFleetCommand(fleetDir: string, repo: string | undefined, p
       packages,
       ...(selector?.ok ? { selector: selector.matches } : {}),
       dryRun: options.dryRun === true,
+      force: options.force === true,
     })
   } catch (err) {
     if (err instanceof FleetPublishError) throw new UsageError(err.message)

@@ -12,6 +12,8 @@ import { join } from 'node:path'
 import type { CompiledSelector } from '../../functions/krm/index.js'
 import type { Fleet } from '../fleet/fleet.js'
 import { GitOutput, openRepositories } from '../output/git/git-output.js'
+import type { DraftDeclaration } from '../output/git/messages.js'
+import { openDraftDeclarations } from '../output/git/write.js'
 import { splitPath } from '../output/output.js'
 import { withoutUnavailable } from '../plan/plan.js'
 import type { FleetPlan } from '../plan/plan.js'
@@ -37,6 +39,8 @@ export interface FleetPublishSettings extends PlanSettings {
   selector?: CompiledSelector
   /** Decide, write nothing. */
   dryRun: boolean
+  /** `--force`: publish a draft whose PackageVariant is gone (or renders another package now) too. */
+  force?: boolean
 }
 
 /** One package's outcome. */
@@ -83,6 +87,19 @@ export async function publishFleet(settings: FleetPublishSettings): Promise<Flee
   }
 }
 
+/**
+ * Why a draft's PackageVariant no longer stands behind it: the variant is
+ * gone from the fleet, or renders another package now. Undefined for a draft
+ * no PackageVariant made, one that removes its package, or one whose variant
+ * could not be read (it may still own the package).
+ */
+function ownerGone(declared: DraftDeclaration | undefined, plan: FleetPlan): string | undefined {
+  const owner = declared?.owner
+  if (!owner || declared.removes || plan.failures.some((f) => f.key === owner && f.downstream === undefined)) return undefined
+  const now = plan.downstreams.get(owner)
+  return now === undefined ? `its PackageVariant ${owner} no longer exists` : `its PackageVariant ${owner} renders ${now} now`
+}
+
 /** The repository, and the repositories of every variant of the paced sets that have a variant in it: their rollouts are evaluated whole. */
 function repositoriesToOpen(fleet: Fleet, plan: FleetPlan, repository: string, skipRollout: boolean): Set<string> {
   const paced = skipRollout ? new Set<string>() : new Set(readFleetRollouts(fleet.objects).bySet.keys())
@@ -113,11 +130,16 @@ async function publishOpened(fleet: Fleet, plan: FleetPlan, output: GitOutput, s
     if (decision.publish) take(path, `PackageVariant ${variant.key}`)
     else outcomes.set(path, { package: path, status: 'held', reason: decision.reason })
   }
-  // Drafts no variant of the plan makes (a removal, one made by hand) have no target: published unless a selector picks.
+  // Drafts no variant of the plan makes (a removal, a dependency, one made by hand) have no target: published unless a
+  // selector picks. One a PackageVariant made that no longer makes it is refused (the next render removes it).
   for (const snapshot of output.shared.snapshots) {
-    for (const pkg of Object.keys(snapshot.drafts)) {
+    const unplanned = Object.keys(snapshot.drafts).filter((pkg) => !variants.has(`${snapshot.name}/${pkg}`) && inScope(`${snapshot.name}/${pkg}`))
+    const declared = settings.selector || settings.force ? new Map() : await openDraftDeclarations(snapshot, unplanned)
+    for (const pkg of unplanned) {
       const path = `${snapshot.name}/${pkg}`
-      if (!variants.has(path) && inScope(path) && !settings.selector) take(path, `package ${path}`)
+      const orphaned = ownerGone(declared.get(pkg), plan)
+      if (orphaned) outcomes.set(path, { package: path, status: 'failed', reason: `${orphaned}: the next render removes this draft; --force publishes it anyway` })
+      else if (!settings.selector) take(path, `package ${path}`)
     }
   }
   for (const pkg of named) {

@@ -42,7 +42,7 @@ describe('nextWorkspace', () => {
 })
 
 describe('what a draft declares in its trailers', () => {
-  test("the revision's labels and annotations, the package's name and what it needs, read back as written", () => {
+  test("the revision's labels and annotations, the package's name and what it needs, its owner, read back as written", () => {
     const message = draftMessage(
       {
         subject: 'PackageVariant default/web',
@@ -66,6 +66,13 @@ describe('what a draft declares in its trailers', () => {
       requires: ['cert-manager'],
       labels: { tier: 'canary', 'example.com/team': 'web' },
       annotations: { note: 'two lines:\nand "quotes"', plain: 'a/b:c' },
+      owner: 'default/web',
+      removes: false,
     })
+  })
+
+  test('a draft that removes its package says so, with the PackageVariant that no longer wants it', () => {
+    const report = { subject: 'PackageVariant default/web', path: 'edge-01/web', status: 'deleted' as const, reasons: [], warnings: [], conflicts: [] }
+    expect(draftDeclaration(`tree 0\n\n${draftMessage(report, 'web', 'packagevariant-2')}`)).toMatchObject({ owner: 'default/web', removes: true })
   })
 })

@@ -5,6 +5,8 @@
  */
 import type { VariantReport } from '../../report/report.js'
 
+/** Trailer of a draft: the PackageVariant that made it, `<namespace>/<name>`. */
+export const ownerTrailer = 'PackageVariant'
 /** Trailer of a draft: the package's PackageManifest name and version, `<name> <version>`. */
 export const packageTrailer = 'Package'
 /** Trailer of a draft, one per package of the repository it needs (by name): publish publishes those first. */
@@ -31,7 +33,7 @@ export function draftMessage(report: VariantReport, dir: string, workspace: stri
     default:
       lines.push(report.previousUpstream ? `Update ${dir} from ${report.previousUpstream} to ${report.upstream}` : `Update ${dir} (${report.upstream})`)
   }
-  lines.push('', dependency ? `Dependency of: ${report.requiredBy?.length ? report.requiredBy.join(', ') : 'no package any more'}` : `PackageVariant: ${owner}`)
+  lines.push('', dependency ? `Dependency of: ${report.requiredBy?.length ? report.requiredBy.join(', ') : 'no package any more'}` : `${ownerTrailer}: ${owner}`)
   if (report.upstream) lines.push(`Upstream: ${report.upstream}${report.previousUpstream ? ` (was ${report.previousUpstream})` : ''}`)
   if (report.injected && report.injected.length > 0) lines.push(`Injected: ${report.injected.join(', ')}`)
   for (const c of report.conflicts) {
@@ -49,8 +51,16 @@ export function draftMessage(report: VariantReport, dir: string, workspace: stri
   return `${lines.join('\n')}\n`
 }
 
-/** What a draft's (or a published revision's) message declares: its package's name, the packages it needs, the revision's labels and annotations. */
+/**
+ * What a draft's (or a published revision's) message declares: the
+ * PackageVariant that made it and whether it removes (or orphans) its
+ * package, its package's name, the packages it needs, the revision's labels
+ * and annotations.
+ */
 export interface DraftDeclaration {
+  /** `namespace/name` of the PackageVariant whose draft it is (none for a dependency's, or one made by hand). */
+  owner?: string
+  removes: boolean
   name?: string
   requires: string[]
   labels: Record<string, string>
@@ -60,12 +70,13 @@ export interface DraftDeclaration {
 /** Reads a commit's declaration from its trailers (a commit written without them declares nothing). */
 export function draftDeclaration(commit: string): DraftDeclaration {
   const message = commit.slice(commit.indexOf('\n\n') + 2)
-  const declared: DraftDeclaration = { requires: [], labels: {}, annotations: {} }
+  const declared: DraftDeclaration = { removes: /^(Remove|Orphan) /.test(message), requires: [], labels: {}, annotations: {} }
   for (const line of message.split('\n')) {
     const [key, ...rest] = line.split(': ')
     const value = rest.join(': ').trim()
     if (!value) continue
-    if (key === packageTrailer) declared.name = value.split(' ')[0]!
+    if (key === ownerTrailer && declared.owner === undefined) declared.owner = value
+    else if (key === packageTrailer) declared.name = value.split(' ')[0]!
     else if (key === requiresTrailer) declared.requires.push(value)
     else if ((key === labelTrailer || key === annotationTrailer) && value.includes('=')) {
       const into = key === labelTrailer ? declared.labels : declared.annotations

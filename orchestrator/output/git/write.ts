@@ -164,8 +164,20 @@ export async function writeDrafts(
 
 /** What each open draft, and each draft of this write, declares (one git process for the open ones). */
 async function declarations(snapshot: RepositorySnapshot, changed: ReadonlyMap<string, DraftChange>): Promise<Map<string, DraftDeclaration>> {
+  const declared = await openDraftDeclarations(
+    snapshot,
+    Object.keys(snapshot.drafts).filter((pkg) => !changed.has(pkg)),
+  )
+  // A draft of this write declares what its message will: the workspace it gets changes nothing of that.
+  for (const [pkg, change] of changed) declared.set(pkg, draftDeclaration(`\n\n${change.message('')}`))
+  return declared
+}
+
+/** What the open drafts of `packages` declare in their messages, by package (one git process). */
+export async function openDraftDeclarations(snapshot: RepositorySnapshot, packages: readonly string[]): Promise<Map<string, DraftDeclaration>> {
   const declared = new Map<string, DraftDeclaration>()
-  const open = Object.keys(snapshot.drafts).filter((pkg) => !changed.has(pkg))
+  const open = packages.filter((pkg) => snapshot.drafts[pkg])
+  if (open.length === 0) return declared
   const commits = await catFileBatch(
     snapshot.clone,
     open.map((pkg) => snapshot.drafts[pkg]!.commit),
@@ -174,8 +186,6 @@ async function declarations(snapshot: RepositorySnapshot, changed: ReadonlyMap<s
     const commit = commits[i]
     if (commit && 'content' in commit) declared.set(pkg, draftDeclaration(commit.content.toString('utf8')))
   })
-  // A draft of this write declares what its message will: the workspace it gets changes nothing of that.
-  for (const [pkg, change] of changed) declared.set(pkg, draftDeclaration(`\n\n${change.message('')}`))
   return declared
 }
 
