@@ -147,10 +147,24 @@ describe('planDependencies', () => {
       'dependency (d) does not have a valid version that satisfies all constraints. Constraints: [>=2] (details: all=2 -> after-prereleases-filter=1 -> after-constraints-filter=0)',
       '"nope" is not available in any repository',
     ])
-    expect(plan({ packages: [pkg('d', { '1.0.0': [], '2.0.0-rc.1': [] })], targets: [target('a', '1.0.0', [dep('d', '>=2')])], policy: { prereleases: 'Include' } }).install).toMatchObject([
+    expect(plan({ packages: [pkg('d', { '1.0.0': [], '2.0.0-rc.1': [] })], targets: [target('a', '1.0.0', [dep('d', '>1')])], policy: { prereleases: 'Include' } }).install).toMatchObject([
       { package: 'd', version: '2.0.0-rc.1' },
     ])
+    // 2.0.0-rc.1 is below `>=2` (2.0.0), whatever the prerelease policy (Masterminds).
+    expect(plan({ packages: [pkg('d', { '1.0.0': [], '2.0.0-rc.1': [] })], targets: [target('a', '1.0.0', [dep('d', '>=2')])], policy: { prereleases: 'Include' } }).result).toBe('CONFLICT')
     expect(plan({ packages: [pkg('d', { '1.0.0': [], '2.0.0-rc.1': [] })], targets: [target('a', '1.0.0', [dep('d', '>=2.0.0-0')])] }).install).toMatchObject([{ version: '2.0.0-rc.1' }])
+  })
+
+  test.each([
+    ['~1.2', '1.2.0-rc.1', '1.1.0'],
+    ['1.2.x', '1.2.0-rc.1', '1.1.0'],
+    ['^1', '1.0.0-rc.1', '0.9.0'],
+    ['1.x', '1.0.0-rc.1', '0.9.0'],
+  ])('prereleases: Include does not pick %s for %j: it is below the range', (range, prerelease, older) => {
+    const packages = [pkg('d', { [older]: [], [prerelease]: [] })]
+    const p = plan({ packages, targets: [target('a', '1.0.0', [dep('d', range)])], policy: { prereleases: 'Include' } })
+    expect(p.install).toEqual([])
+    expect(p.packages[0]!.dependencies.map((d) => d.state)).toEqual(['NoMatchingVersion'])
   })
 
   test('latest: latestVersion field, highest stable, build tiebreak', () => {
