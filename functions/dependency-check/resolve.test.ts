@@ -110,6 +110,38 @@ describe('planDependencies', () => {
     expect(plan({ ...input, policy: { downgrades: 'Allow' } }).downgrade).toEqual([{ package: 'cert-manager', namespace: '', from: 'v2.1.0', to: 'v1.16.0', requiredBy: ['keptn@v1.2.0'] }])
   })
 
+  describe('a target below its installed version (Carvel refuses the downgrade)', () => {
+    const packages = [pkg('portal', { 'v1.0.0': [], 'v2.0.0': [] }, { latestVersion: 'v1.0.0' })]
+    const input = { packages, installed: [installed('portal', 'v2.0.0')] }
+    const refusal = {
+      package: 'portal',
+      actual: 'v2.0.0',
+      required: 'v1.0.0',
+      requiredBy: 'spec.targets',
+      direction: 'Above',
+      resolvable: true,
+      resolution: { action: 'Downgrade', package: 'portal', version: 'v1.0.0' },
+      reason: 'DowngradeNotAllowed',
+      message: "Stopped installing matched version 'v1.0.0' of portal since installed version 'v2.0.0' is higher (hint: set `policy.downgrades: Allow` to proceed with downgrade)",
+    }
+
+    test('a target at a lower version is a conflict while downgrades are denied', () => {
+      const p = plan({ ...input, targets: [target('portal', 'v1.0.0', [])] })
+      expect(p.result).toBe('CONFLICT')
+      expect(p.conflicts).toMatchObject([refusal])
+      expect(plan({ ...input, targets: [target('portal', 'v1.0.0', [])], policy: { downgrades: 'Allow' } })).toMatchObject({ result: 'OK', conflicts: [] })
+      expect(plan({ ...input, targets: [target('portal', 'v2.0.0', [])] })).toMatchObject({ result: 'OK', conflicts: [] })
+    })
+
+    test('a target by constraint takes no version below the installed one', () => {
+      expect(plan({ ...input, targets: [{ package: 'portal', namespace: '', constraint: '<2' }] }).conflicts).toMatchObject([refusal])
+      const allowed = plan({ ...input, targets: [{ package: 'portal', namespace: '', constraint: '<2' }], policy: { downgrades: 'Allow' } })
+      expect(allowed).toMatchObject({ result: 'OK', packages: [{ package: 'portal', version: 'v1.0.0' }] })
+      // No range: `latestVersion` (v1.0.0) would be a downgrade, so the installed version stays.
+      expect(plan({ ...input, targets: [{ package: 'portal', namespace: '' }] })).toMatchObject({ result: 'OK', packages: [{ version: 'v2.0.0' }] })
+    })
+  })
+
   test('upward check: updating a dependency breaks an installed dependant (Glasskube #364, #400)', () => {
     const packages = [pkg('p', { '1.0.0': [dep('d', '^1')], '2.0.0': [dep('d', '^2')] }), pkg('d', { '1.0.0': [], '2.0.0': [] })]
     const installedState = [installed('p', '1.0.0'), installed('d', '1.0.0', { asDependency: true })]
@@ -437,6 +469,8 @@ describe('planDependencies', () => {
         packages: [cm],
         installed: [installed('cm', '1.0.0'), installed('x', '1.0.0', { deps: [gvk('cert-manager.io/v1', 'Certificate')] })],
         targets: [{ package: 'cm', namespace: '', version: '0.9.0' }],
+        // A target's own downgrade needs the policy to allow it.
+        policy: { downgrades: 'Allow' },
       })
       expect(removed.conflicts).toMatchObject([{ reason: 'Missing', requiredBy: 'x@1.0.0', message: 'cert-manager.io/v1/Certificate would no longer be served (provided before by cm@1.0.0)' }])
     })

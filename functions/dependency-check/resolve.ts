@@ -17,7 +17,7 @@ import { parseConstraint } from './constraints.js'
 import { findVersion } from './graph.js'
 import type { Plan, PlanInput, PlanTarget } from './plan.js'
 import { compareVersions } from './versions.js'
-import { buildGraph, chooseConstraintTargets } from './planner/build.js'
+import { buildGraph, chooseConstraintTargets, notBelowInstalled } from './planner/build.js'
 import { candidates, pick } from './planner/candidates.js'
 import { decide } from './planner/decide.js'
 import type { Decision } from './planner/decision.js'
@@ -103,7 +103,7 @@ function modelNodes(graph: PlanGraph, targets: readonly PlanTarget[]): ModelNode
     const byConstraint = constraintTargets.get(node.id)
     const parsed = byConstraint && entry && !node.version ? parseConstraint(byConstraint.constraint ?? '') : undefined
     if (parsed?.ok) {
-      const admitted = candidates(entry!, [parsed.constraint], policy)
+      const admitted = notBelowInstalled(graph, node, candidates(entry!, [parsed.constraint], policy))
       const first = pick(entry!, admitted, [parsed.constraint], policy)
       if (first) {
         const ordered = [first, ...admitted.filter((c) => c !== first).reverse()]

@@ -7,6 +7,7 @@ import { candidateAdmitted, satisfies } from '../constraints.js'
 import type { Constraint } from '../constraints.js'
 import type { IndexedPackage, IndexedVersion } from '../graph.js'
 import { compareVersions, isPrerelease, parseVersion } from '../versions.js'
+import type { Version } from '../versions.js'
 
 /** avail(D) ∩ every constraint: incomplete-version and prerelease policies first. */
 export function candidates(entry: IndexedPackage, constraints: readonly Constraint[], policy: DependencyPolicy): IndexedVersion[] {
@@ -40,4 +41,14 @@ export function pick(entry: IndexedPackage, candidates: readonly IndexedVersion[
   }
   const stable = candidates.filter((c) => !isPrerelease(c.version))
   return stable[stable.length - 1] ?? highest
+}
+
+/**
+ * True when moving an installation from `installed` to `to` is a downgrade the
+ * policy refuses (Carvel will not install a version lower than the one it
+ * installed without its `downgradable` annotation). Digests and opaque versions
+ * have no order.
+ */
+export function refusedDowngrade(policy: DependencyPolicy, installed: Version | undefined, to: Version): boolean {
+  return policy.downgrades === 'Deny' && installed?.semver !== undefined && to.semver !== undefined && compareVersions(to, installed) < 0
 }
