@@ -16,7 +16,7 @@
 import { parseConstraint } from './constraints.js'
 import { findVersion } from './graph.js'
 import type { Plan, PlanInput, PlanTarget } from './plan.js'
-import { compareVersions } from './versions.js'
+import { isUpgrade } from './versions.js'
 import { buildGraph, chooseConstraintTargets, notBelowInstalled } from './planner/build.js'
 import { candidates, pick } from './planner/candidates.js'
 import { decide } from './planner/decide.js'
@@ -141,7 +141,7 @@ function applySolution(graph: PlanGraph, model: Model, values: readonly number[]
       return
     }
     if (node.action === 'keep') {
-      node.action = compareVersions(value.version!, node.installed!.version) > 0 ? 'upgrade' : 'downgrade'
+      node.action = isUpgrade(node.installed!.version, value.version!) ? 'upgrade' : 'downgrade'
     }
     graph.unregister(node)
     if (value.version) node.version = value.version
