@@ -6,7 +6,7 @@ import { KubeObject } from './kube-object.js'
 import { itemsPlaceholder, scanHeader, splitItems } from './lazy-items.js'
 import { Results } from './results.js'
 import type { Result } from './results.js'
-import { checkNode, parseYamlDocument, stringifyYamlDocument, toNode, YamlSyntaxError } from './yaml.js'
+import { checkNode, parseYamlDocument, scalarKey, stringifyYamlDocument, toNode, YamlSyntaxError } from './yaml.js'
 
 /** The input could not be read as a ResourceList; the message says why. */
 export class ResourceListError extends Error {
@@ -61,6 +61,9 @@ export class ResourceList {
     }
     const root = doc.contents
     if (!isMap(root)) throw new ResourceListError('input is not a ResourceList: expected a YAML map at the top level')
+    // go-yaml (kpt) rejects a key given twice; the parser would read the first and print both.
+    const duplicate = duplicateKey(root)
+    if (duplicate !== undefined) throw new ResourceListError(`malformed YAML in ResourceList: duplicate key \`${duplicate}\``)
     const kind: unknown = root.get('kind')
     if (kind !== 'ResourceList') {
       throw new ResourceListError(`input is not a ResourceList: \`kind\` is ${JSON.stringify(kind ?? null)}, expected "ResourceList"`)
@@ -204,6 +207,21 @@ function parseItem(chunk: string, i: number): Document.Parsed {
     if (err instanceof YamlSyntaxError) throw new ResourceListError(`malformed YAML in ${err.message}`)
     throw err
   }
+}
+
+/**
+ * The first key the list's own map holds twice (a lazily split list: its shell, whose one `items:` the
+ * splitter made sure of). Only the top level: items and the functionConfig are checked as they are read.
+ */
+function duplicateKey(root: YAMLMap): string | undefined {
+  const seen = new Set<string>()
+  for (const pair of root.items) {
+    const key = scalarKey(pair.key)
+    if (key === undefined) continue
+    if (seen.has(key)) return key
+    seen.add(key)
+  }
+  return undefined
 }
 
 /** Checks a parsed item or functionConfig; `source` names it, built only when there is a problem. */
