@@ -7,7 +7,9 @@
  * and the caller uses the library. A property test holds the two to the same
  * bytes (`emit.property.test.ts`).
  */
+import { Document } from 'yaml'
 import type { ItemHeader } from './lazy-items.js'
+import { stringValueText } from './string-style.js'
 import { isAmbiguousString } from './yaml.js'
 
 /** Thrown internally when a value needs the library's judgement. */
@@ -37,7 +39,7 @@ function renderMap(map: Record<string, unknown>, indent: number, lines: string[]
     if (value === undefined) continue
     const lead = first && firstPrefix !== undefined ? `${' '.repeat(indent - 2)}${firstPrefix}` : pad
     first = false
-    const k = scalarText(key)
+    const k = keyText(key)
     if (Array.isArray(value)) {
       if (value.length === 0) lines.push(`${lead}${k}: []`)
       else {
@@ -69,10 +71,12 @@ function renderSeq(seq: readonly unknown[], indent: number, lines: string[]): vo
   }
 }
 
-/** Strings the library prints plain when they are not ambiguous (checked by the property test). */
+/** Keys the library prints plain when they are not ambiguous (checked by the property test). */
 const plainSafe = /^[A-Za-z0-9_/(][A-Za-z0-9_./:@+=()<>$~^ ,-]*$/
 /** Strings the library double-quotes without escapes. */
 const quoteSafe = /^[\x20-\x7e]*$/
+/** The schema of the documents `toNode` values are printed in (YAML 1.2 core). */
+const schema = new Document().schema
 
 function scalarText(value: unknown): string {
   if (value === null) return 'null'
@@ -82,6 +86,14 @@ function scalarText(value: unknown): string {
     throw new NotSimple()
   }
   if (typeof value !== 'string') throw new NotSimple()
+  // `toNode` double-quotes what YAML 1.1 would misread; the library decides the rest (string-style.ts).
+  const text = stringValueText(value, schema, isAmbiguousString(value))
+  if (text === undefined) throw new NotSimple()
+  return text
+}
+
+/** A map key: plain, or double-quoted when ambiguous; anything else (the library's implicit-key rules) is the library's. */
+function keyText(value: string): string {
   if (isAmbiguousString(value)) {
     if (!quoteSafe.test(value) || value.includes('"') || value.includes('\\')) throw new NotSimple()
     return `"${value}"`

@@ -348,6 +348,9 @@ export function isAmbiguousString(value: string): boolean {
   // words and spaces are a string; `: ` after a letter makes a map or an error.
   if (/^[A-Za-z][A-Za-z0-9 _/.@+=()-]*[A-Za-z0-9_/.)-]$/.test(value)) return false
   if (/^[A-Za-z][^\n"'\\]*: /.test(value)) return true
+  // A line starting with a letter reads as a string (no YAML 1.1 number, date or null starts with one) unless it is a
+  // keyword, or holds what makes it a map or a comment: field paths (`spec.x[0]`) and messages, without a parse each.
+  if (/^[A-Za-z][\x20-\x7e]*$/.test(value) && !value.includes(': ') && !value.includes(' #') && !/[: ]$/.test(value)) return yaml11Words.has(value)
   let ambiguous = ambiguousStrings.get(value)
   if (ambiguous !== undefined) return ambiguous
   try {
