@@ -4,15 +4,21 @@
  * same run, plus each one's wall time and peak RSS as a fresh process.
  * Goals (issue 15): a 50,000-deep chain, 5,000 packages with
  * 20,000 edges, and a 2,000-node cycle, each well under a second.
+ * Then the program, `bin/dependency-check`, on large inputs as kpt would
+ * send them (issue 30): reading and writing the ResourceList included, under
+ * 3 s each, against the planner alone in-process.
  */
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawnSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import semver from 'semver'
 import { planDependencies } from '../functions/dependency-check/index.js'
 import type { Plan } from '../functions/dependency-check/index.js'
 import { planDependencies as greedyPlan } from './baseline/greedy-planner.js'
-import { chain, cycle, graph } from './dependency-cases.js'
+import { chain, cycle, fallbackChain, graph, resourceList } from './dependency-cases.js'
 import type { Benchmark } from './harness.js'
+import { benchTmp } from './scratch.js'
 
 const child = fileURLToPath(new URL('./dependency-process.js', import.meta.url))
 
@@ -77,6 +83,41 @@ export const benchmarks: Benchmark[] = [
     figures: () => ({ 'exact as a process': inProcess('cycle', 2_000, 'exact'), 'greedy as a process': inProcess('cycle', 2_000, 'greedy') }),
   },
 ]
+
+const program = fileURLToPath(new URL('../../bin/dependency-check', import.meta.url))
+const preload = new URL('./peak-rss.js', import.meta.url).href
+
+/** The program on a ResourceList, as kpt runs it: stdin in, stdout out; checks the exit code and the verdict, returns the peak RSS in MiB and the output size. */
+function runProgram(list: string, verdict: string): { peakRssMb: number; outMb: number } {
+  const dir = mkdtempSync(join(benchTmp(), 'kpt-variants-bench-dependency-'))
+  try {
+    const rssFile = join(dir, 'peak-rss')
+    const run = spawnSync(process.execPath, ['--import', preload, program], { input: list, encoding: 'utf8', maxBuffer: 512 * 2 ** 20, env: { ...process.env, KPT_VARIANTS_BENCH_RSS_FILE: rssFile } })
+    if (run.error) throw run.error
+    if (run.status !== 0 || !run.stdout.includes(`dependency check: ${verdict}`)) throw new Error(`bin/dependency-check: exit ${run.status}\n${run.stderr.slice(-2000)}`)
+    return { peakRssMb: Math.round(Number(readFileSync(rssFile, 'utf8')) / 1024), outMb: Math.round(run.stdout.length / 2 ** 20) }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+function programBenchmark(name: string, input: ReturnType<typeof chain>, verdict: string): Benchmark {
+  const list = resourceList(input)
+  let last = { peakRssMb: 0, outMb: 0 }
+  return {
+    name: `bin/dependency-check as a process, ${name}`,
+    goal: { maxMs: 3000 },
+    iterations: 3,
+    run: () => (last = runProgram(list, verdict)),
+    baseline: { name: 'the planner alone, in-process', run: () => planDependencies(input) },
+    figures: () => ({ 'ResourceList in (MiB)': Math.round(list.length / 2 ** 20), 'ResourceList out (MiB)': last.outMb, 'peak RSS (MiB)': last.peakRssMb }),
+  }
+}
+
+benchmarks.push(
+  programBenchmark('20,000-package catalog falling back to older versions at every level', fallbackChain(20_000), 'RESOLVABLE'),
+  programBenchmark('50,000-deep chain', deepChain, 'RESOLVABLE'),
+)
 
 function summarise(plan: Plan): string {
   const first = plan.conflicts[0]?.message ?? ''

@@ -8,6 +8,7 @@ import { isMap, isSeq } from 'yaml'
 import { formatFieldPath } from '../krm/index.js'
 import type { FieldPath, KubeObject } from '../krm/index.js'
 import { Decoder } from './decode.js'
+import { PlainDecoder } from './decode-plain.js'
 import type { FieldError } from './decode.js'
 
 export const dependenciesGroup = 'kpt-variants.dev'
@@ -173,7 +174,7 @@ export function isCustomResourceDefinition(object: KubeObject): boolean {
 
 /** Reads a PackageCatalog. */
 export function readPackageCatalog(object: KubeObject): Read<PackageCatalog> {
-  const d = new Decoder(object)
+  const d = new PlainDecoder(object)
   const packages: CatalogPackage[] = []
   const names = new Map<string, number>()
   d.each(['spec', 'packages'], (base, i) => {
@@ -213,7 +214,7 @@ export function readPackageCatalog(object: KubeObject): Read<PackageCatalog> {
 
 /** Reads a PackageManifest (`metadata.name` is the package name). */
 export function readPackageManifest(object: KubeObject): Read<PackageManifest> {
-  const d = new Decoder(object)
+  const d = new PlainDecoder(object)
   if (!object.name) d.fail(['metadata', 'name'], 'must be set to the package name')
   const manifest: PackageManifest = {
     object,
@@ -231,7 +232,7 @@ export function readPackageManifest(object: KubeObject): Read<PackageManifest> {
 
 /** Reads an InstalledPackage; `spec.package` defaults to `metadata.name`. */
 export function readInstalledPackage(object: KubeObject): Read<InstalledPackage> {
-  const d = new Decoder(object)
+  const d = new PlainDecoder(object)
   const version = d.requiredString(['spec', 'version'])
   const installed: InstalledPackage = {
     object,
@@ -249,7 +250,7 @@ export function readInstalledPackage(object: KubeObject): Read<InstalledPackage>
 
 /** Reads a ClusterAPIs object. */
 export function readClusterAPIs(object: KubeObject): Read<ClusterAPIs> {
-  const d = new Decoder(object)
+  const d = new PlainDecoder(object)
   return done(d, { object, gvks: readGVKs(d, ['spec', 'gvks']) })
 }
 
@@ -365,7 +366,7 @@ function readGVKs(d: Decoder, path: FieldPath): GVK[] {
 }
 
 function readGVK(d: Decoder, base: FieldPath): GVK | undefined {
-  if (!isMap(d.object.getNode(base))) {
+  if (!d.isMap(base)) {
     d.fail(base, 'must be an object with `apiVersion` and `kind`')
     return undefined
   }

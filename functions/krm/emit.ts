@@ -31,13 +31,18 @@ export function renderItemText(value: Record<string, unknown>): string | undefin
   }
 }
 
+/** Indentation strings by width, made once (a large object renders hundreds of thousands of lines). */
+const pads: string[] = []
+const padOf = (width: number) => (pads[width] ??= ' '.repeat(width))
+
 function renderMap(map: Record<string, unknown>, indent: number, lines: string[], firstPrefix?: string): void {
-  const pad = ' '.repeat(indent)
+  const pad = padOf(indent)
   let first = true
-  for (const key of Object.keys(map)) {
+  for (const key in map) {
+    if (!Object.prototype.hasOwnProperty.call(map, key)) continue
     const value = map[key]
     if (value === undefined) continue
-    const lead = first && firstPrefix !== undefined ? `${' '.repeat(indent - 2)}${firstPrefix}` : pad
+    const lead = first && firstPrefix !== undefined ? `${padOf(indent - 2)}${firstPrefix}` : pad
     first = false
     const k = keyText(key)
     if (Array.isArray(value)) {
@@ -59,7 +64,7 @@ function renderMap(map: Record<string, unknown>, indent: number, lines: string[]
 }
 
 function renderSeq(seq: readonly unknown[], indent: number, lines: string[]): void {
-  const pad = ' '.repeat(indent)
+  const pad = padOf(indent)
   for (const item of seq) {
     if (Array.isArray(item)) throw new NotSimple()
     if (isObject(item)) {
@@ -86,14 +91,31 @@ function scalarText(value: unknown): string {
     throw new NotSimple()
   }
   if (typeof value !== 'string') throw new NotSimple()
+  // A word (a name, a path) prints plain unless it is a keyword, which `toNode` double-quotes.
+  if (word.test(value)) return isAmbiguousString(value) ? `"${value}"` : value
   // `toNode` double-quotes what YAML 1.1 would misread; the library decides the rest (string-style.ts).
   const text = stringValueText(value, schema, isAmbiguousString(value))
   if (text === undefined) throw new NotSimple()
   return text
 }
 
+/** Words that print plain unless they are YAML 1.1 keywords (`yes`, `on`, `null`...). */
+const word = /^[A-Za-z][A-Za-z0-9_/.@-]*$/
+
+/** Keys as printed, by key: objects repeat the same few keys many times. */
+const keyTexts = new Map<string, string>()
+
 /** A map key: plain, or double-quoted when ambiguous; anything else (the library's implicit-key rules) is the library's. */
 function keyText(value: string): string {
+  let text = keyTexts.get(value)
+  if (text === undefined) {
+    text = newKeyText(value)
+    if (keyTexts.size < 10_000) keyTexts.set(value, text)
+  }
+  return text
+}
+
+function newKeyText(value: string): string {
   if (isAmbiguousString(value)) {
     if (!quoteSafe.test(value) || value.includes('"') || value.includes('\\')) throw new NotSimple()
     return `"${value}"`

@@ -127,7 +127,8 @@ export class ResourceList {
     }
     if (!this.lazy) (itemsNode as YAMLSeq).items = this.items.map((o) => o.node)
     // New results print straight to text (emit.ts) where they can: a run can have tens of thousands.
-    const resultsText = this.inputResults.length === 0 && this.results.length > 0 ? resultsItemText(this.results.items) : undefined
+    // (In a block-style list only, where the empty `results` prints on a line of its own.)
+    const resultsText = this.inputResults.length === 0 && this.results.length > 0 && !root.flow ? resultsItemText(this.results.items) : undefined
     if (this.inputResults.length > 0 || this.results.length > 0) {
       const resultsNode = new YAMLSeq()
       if (resultsText === undefined) resultsNode.items = [...(this.inputResults as YAMLSeq['items']), ...this.results.items.map(resultNode)]

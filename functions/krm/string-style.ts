@@ -16,6 +16,7 @@ import type { Schema } from 'yaml'
 const notPlain = /^[\n\t ,[\]{}#&*!|>'"%@`]|^[?-]$|^[?-][ \t]|[\n:][ \t]|[ \t]\n|[\n\t ]#|[\n\t :]$/
 const printableAscii = /^[\x20-\x7e]*$/
 const documentMarker = /^(%|---|\.\.\.)/
+const maybeOtherType = /^[-+0-9.~nNtTfFyYoO]/
 
 /**
  * The text of a string value: `doubleQuoted` for a scalar of type
@@ -37,6 +38,8 @@ function quoted(value: string): string {
 
 /** Whether a schema tag other than the string's reads the plain text (`true`, `12`, `0o17`, `.inf`): the library then quotes it. */
 function readsAsOtherType(value: string, schema: Schema): boolean {
+  // Every null, boolean and number of the core schema starts so (or is empty): most text need not be tried.
+  if (value !== '' && !maybeOtherType.test(value)) return false
   const reads = (tag: Schema['tags'][number]) => Boolean(tag.default) && tag.tag !== 'tag:yaml.org,2002:str' && 'test' in tag && tag.test?.test(value) === true
   return schema.tags.some(reads) || (schema.compat?.some(reads) ?? false)
 }

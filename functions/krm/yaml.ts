@@ -7,6 +7,7 @@ import { CST, Document, isAlias, isCollection, isMap, isPair, isScalar, isSeq, L
 import type { Node, ParsedNode, Tags } from 'yaml'
 import { printSimpleWholeDocument } from './emit-node.js'
 import { readPlainBlock } from './plain-block.js'
+import { readPlainValue } from './plain-values.js'
 import { printOptions } from './print-options.js'
 
 /** Alias expansions allowed when converting to JS: stops "billion laughs" documents. */
@@ -140,6 +141,17 @@ export function readPlainDocument(text: string): Document.Parsed | undefined {
   doc.contents = read.contents as Document.Parsed['contents']
   doc.range = [0, read.end, read.end]
   return doc
+}
+
+/**
+ * The value of a ResourceList item's text (one `- ` entry of a block sequence) read straight to plain
+ * JavaScript, or undefined when the text is not plain block YAML (see plain-values.ts).
+ */
+export function readPlainItemValue(text: string): Record<string, unknown> | undefined {
+  if (text.includes('#') && !text.includes(': #')) return undefined
+  const schema = (plainTemplate ??= parseDocument('', plainParseOptions)).schema
+  const value = readPlainValue(text, schema)
+  return Array.isArray(value) && value.length === 1 && typeof value[0] === 'object' && value[0] !== null && !Array.isArray(value[0]) ? (value[0] as Record<string, unknown>) : undefined
 }
 
 /** parseYamlDocument with the library alone (the plain reader is checked against it). */
