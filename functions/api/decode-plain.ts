@@ -29,10 +29,14 @@ export class PlainDecoder extends Decoder {
     let value: unknown = this.value
     let i = 0
     // Readers ask for the fields of one entry after another: start from the entry found last when it is this one's.
-    const base = this.lastBase
-    if (base !== undefined && path.length === base.length + 1 && base.every((part, j) => part === path[j])) {
-      value = this.lastBaseValue
-      i = base.length
+    const last = this.lastPath
+    if (last !== undefined && path.length === last.length && path.length > 1) {
+      let same = true
+      for (let j = 0; j < path.length - 1 && same; j++) same = path[j] === last[j]
+      if (same) {
+        value = this.lastBaseValue
+        i = path.length - 1
+      }
     }
     for (; i < path.length; i++) {
       const part = path[i]!
@@ -42,7 +46,7 @@ export class PlainDecoder extends Decoder {
         throw new FieldTypeError(this.object, formatFieldPath(path.slice(0, i)), typeof part === 'number' ? 'a list' : 'a map')
       }
       if (i === path.length - 1 && path.length > 1) {
-        this.lastBase = path.slice(0, -1)
+        this.lastPath = path
         this.lastBaseValue = value
       }
       value = typeof part === 'number' ? (value as unknown[])[part] : Object.prototype.hasOwnProperty.call(value, part) ? (value as Plain)[part] : undefined
@@ -51,8 +55,8 @@ export class PlainDecoder extends Decoder {
     return value
   }
 
-  /** The path of the last entry a field was read from, and its value (an object or a list). */
-  private lastBase: FieldPath | undefined
+  /** The last path read to its last part, and the value of the entry that part is in (an object or a list). */
+  private lastPath: FieldPath | undefined
   private lastBaseValue: unknown
 
   override has(path: FieldPath): boolean {

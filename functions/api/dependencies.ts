@@ -8,6 +8,7 @@ import { isMap, isSeq } from 'yaml'
 import { formatFieldPath } from '../krm/index.js'
 import type { FieldPath, KubeObject } from '../krm/index.js'
 import { Decoder } from './decode.js'
+import { readCatalogValue } from './catalog-value.js'
 import { PlainDecoder } from './decode-plain.js'
 import type { FieldError } from './decode.js'
 
@@ -172,8 +173,14 @@ export function isCustomResourceDefinition(object: KubeObject): boolean {
   return object.isGroupKind('apiextensions.k8s.io', 'CustomResourceDefinition')
 }
 
-/** Reads a PackageCatalog. */
+/** Reads a PackageCatalog: in one pass when it has no error (catalog-value.ts), else field by field, every error named. */
 export function readPackageCatalog(object: KubeObject): Read<PackageCatalog> {
+  const fast = readCatalogValue(object, object.plainValue(), installationTypes)
+  return fast ? { ok: true, value: fast } : readPackageCatalogFields(object)
+}
+
+/** Reads a PackageCatalog field by field with the typed reader, collecting every field error. */
+export function readPackageCatalogFields(object: KubeObject): Read<PackageCatalog> {
   const d = new PlainDecoder(object)
   const packages: CatalogPackage[] = []
   const names = new Map<string, number>()

@@ -91,16 +91,16 @@ function scalarText(value: unknown): string {
     throw new NotSimple()
   }
   if (typeof value !== 'string') throw new NotSimple()
-  // A word (a name, a path) prints plain unless it is a keyword, which `toNode` double-quotes.
-  if (word.test(value)) return isAmbiguousString(value) ? `"${value}"` : value
+  // A line of text starting with a letter (a name, a path, a message) prints plain, unless it is a keyword, which
+  // `toNode` double-quotes, or holds what the library quotes (string-style.ts) for: `: `, ` #`, an end in `:` or space.
+  if (letterLine.test(value) && !value.includes(': ') && !value.includes(' #') && !/[: ]$/.test(value)) return isAmbiguousString(value) ? JSON.stringify(value) : value
   // `toNode` double-quotes what YAML 1.1 would misread; the library decides the rest (string-style.ts).
   const text = stringValueText(value, schema, isAmbiguousString(value))
   if (text === undefined) throw new NotSimple()
   return text
 }
 
-/** Words that print plain unless they are YAML 1.1 keywords (`yes`, `on`, `null`...). */
-const word = /^[A-Za-z][A-Za-z0-9_/.@-]*$/
+const letterLine = /^[A-Za-z][\x20-\x7e]*$/
 
 /** Keys as printed, by key: objects repeat the same few keys many times. */
 const keyTexts = new Map<string, string>()

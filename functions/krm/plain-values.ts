@@ -12,18 +12,25 @@ import { plainKeyValue, plainScalarValue, quotedValue, splitLines } from './plai
 import type { Lines } from './plain-block.js'
 
 type Value = string | number | boolean | Value[] | { [key: string]: Value }
-type Read = { value: Value; next: number } | undefined
+/** A value read, or undefined (not plain); the reader's `next` is then the line after it. */
+type Read = Value | undefined
 
 /** The value of a plain block document, or undefined when the text is not one (or repeats a key). */
 export function readPlainValue(text: string, schema: Schema): Value | undefined {
   const lines = splitLines(text)
   if (!lines || lines.indent[0] !== 0) return undefined
-  const read = new ValueReader(text, lines, schema).block(0, 0)
-  if (!read || read.next !== lines.count || typeof read.value !== 'object') return undefined
-  return read.value
+  const reader = new ValueReader(text, lines, schema)
+  const value = reader.block(0, 0)
+  if (value === undefined || reader.next !== lines.count || typeof value !== 'object') return undefined
+  return value
 }
 
 class ValueReader {
+  /** The line after the value read last (values carry no wrapper: a catalog has hundreds of thousands). */
+  next = 0
+  /** The colon of the key read last. */
+  private colon = 0
+
   constructor(
     private readonly text: string,
     private readonly lines: Lines,
@@ -44,10 +51,11 @@ class ValueReader {
     const map: { [key: string]: Value } = {}
     while (i < lines.count) {
       const lineEnd = lines.end[i]!
-      const entry = this.#entryKey(lines.start[i]! + col, lineEnd)
-      if (!entry || entry.key === '__proto__' || Object.prototype.hasOwnProperty.call(map, entry.key)) return undefined
+      const key = this.#entryKey(lines.start[i]! + col, lineEnd)
+      if (key === undefined || key === '__proto__' || Object.prototype.hasOwnProperty.call(map, key)) return undefined
+      const colon = this.colon
       let value: Read
-      if (entry.colon + 1 === lineEnd) {
+      if (colon + 1 === lineEnd) {
         const next = i + 1
         if (next >= lines.count) return undefined
         const indent = lines.indent[next]!
@@ -55,15 +63,16 @@ class ValueReader {
         else if (indent === col && this.#isDash(next, col)) value = this.#seq(next, col)
         else return undefined
       } else {
-        value = this.#inline(entry.colon + 2, lineEnd, i + 1, col)
+        value = this.#inline(colon + 2, lineEnd, i + 1, col)
       }
-      if (!value) return undefined
-      map[entry.key] = value.value
-      i = value.next
+      if (value === undefined) return undefined
+      map[key] = value
+      i = this.next
       if (i >= lines.count || lines.indent[i]! < col) break
       if (lines.indent[i]! > col || this.#isDash(i, col)) return undefined
     }
-    return { value: map, next: i }
+    this.next = i
+    return map
   }
 
   #seq(i: number, col: number): Read {
@@ -74,21 +83,23 @@ class ValueReader {
       const lineEnd = lines.end[i]!
       let item: Read
       if (this.#isDash(i, col + 2)) return undefined
-      if (this.#entryKey(at, lineEnd)) item = this.#map(i, col + 2)
+      if (this.#entryKey(at, lineEnd) !== undefined) item = this.#map(i, col + 2)
       else item = this.#inline(at, lineEnd, i + 1, col)
-      if (!item) return undefined
-      seq.push(item.value)
-      i = item.next
+      if (item === undefined) return undefined
+      seq.push(item)
+      i = this.next
     }
     if (i < lines.count && lines.indent[i]! >= col && !(lines.indent[i] === col && !this.#isDash(i, col))) return undefined
-    return { value: seq, next: i }
+    this.next = i
+    return seq
   }
 
-  #entryKey(at: number, lineEnd: number): { key: string; colon: number } | undefined {
+  /** The key of an entry at `at`, its colon left in `colon`. */
+  #entryKey(at: number, lineEnd: number): string | undefined {
     const colon = this.text.indexOf(':', at)
     if (colon < 0 || colon > lineEnd || (colon + 1 !== lineEnd && this.text.charCodeAt(colon + 1) !== 32)) return undefined
-    const key = this.#keyAt(at, colon)
-    return key === undefined ? undefined : { key, colon }
+    this.colon = colon
+    return this.#keyAt(at, colon)
   }
 
   /** The key from `at` to the colon; the few keys a document repeats are matched in place, not sliced and checked again. */
@@ -108,11 +119,11 @@ class ValueReader {
   #inline(at: number, lineEnd: number, next: number, col: number): Read {
     if (next < this.lines.count && this.lines.indent[next]! > col) return undefined
     const source = this.text.slice(at, lineEnd)
-    if (source === '{}') return { value: {}, next }
-    if (source === '[]') return { value: [], next }
+    this.next = next
+    if (source === '{}') return {}
+    if (source === '[]') return []
     const quoted = quotedValue(source)
-    if (quoted) return { value: quoted.value, next }
-    const value = plainScalarValue(source, this.schema)
-    return value === undefined ? undefined : { value, next }
+    if (quoted) return quoted.value
+    return plainScalarValue(source, this.schema)
   }
 }
