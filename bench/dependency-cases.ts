@@ -98,11 +98,14 @@ export function fallbackChain(n: number): PlanInput {
 /**
  * The input as the ResourceList kpt would send `bin/dependency-check`: a
  * PackageManifest per target with a manifest, a DependencyCheck naming the
- * others, and the catalogs as items, in kpt's block layout.
+ * others, the catalogs and InstalledPackages as items, in kpt's block layout.
  */
 export function resourceList(input: PlanInput): string {
   const out = ['apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n']
-  const deps = (list: readonly Dependency[], pad: string) => list.map((d) => (d.type === 'Package' ? `${pad}- name: ${d.name}\n${d.version ? `${pad}  version: ${d.version}\n` : ''}` : '')).join('')
+  // Ranges that YAML would not read as plain strings (`>= 1.1.0, < 3`) are double-quoted.
+  const text = (value: string) => (/^[\w^~.][\w.^~+-]*$/.test(value) ? value : JSON.stringify(value))
+  const deps = (list: readonly Dependency[], pad: string) =>
+    list.map((d) => (d.type === 'Package' ? `${pad}- name: ${d.name}\n${d.version ? `${pad}  version: ${text(d.version)}\n` : ''}` : '')).join('')
   for (const t of input.targets) {
     if (!t.manifest) continue
     out.push(
@@ -118,6 +121,11 @@ export function resourceList(input: PlanInput): string {
       for (const v of p.versions) out.push(`      - version: ${v.version}\n${v.dependencies.length > 0 ? `        dependencies:\n${deps(v.dependencies, '        ')}` : ''}`)
     }
   })
+  for (const i of input.installed) {
+    out.push(
+      `- apiVersion: kpt-variants.dev/v1alpha1\n  kind: InstalledPackage\n  metadata:\n    name: ${i.name}\n    annotations:\n      internal.config.kubernetes.io/path: 'installed/${i.name}.yaml'\n  spec:\n    package: ${i.package}\n    version: ${text(i.version)}\n${i.namespace ? `    namespace: ${i.namespace}\n` : ''}    installedAsDependency: ${i.installedAsDependency}\n`,
+    )
+  }
   const others = input.targets.filter((t) => !t.manifest)
   if (others.length > 0) {
     out.push('functionConfig:\n  apiVersion: kpt-variants.dev/v1alpha1\n  kind: DependencyCheck\n  metadata:\n    name: bench\n  spec:\n    targets:\n')
