@@ -9,7 +9,7 @@ import { isAmbiguousString } from './yaml.js'
 function readsAsOtherType(value: string): boolean {
   if (value === '' || /^\s|\s$/.test(value)) return true
   try {
-    return typeof parse(value, { version: '1.1', uniqueKeys: false }) !== 'string'
+    return typeof parse(value, { version: '1.1', uniqueKeys: false, logLevel: 'error' }) !== 'string'
   } catch {
     return true
   }

@@ -366,7 +366,7 @@ export function isAmbiguousString(value: string): boolean {
   let ambiguous = ambiguousStrings.get(value)
   if (ambiguous !== undefined) return ambiguous
   try {
-    ambiguous = typeof parseValue(value, { version: '1.1', uniqueKeys: false }) !== 'string'
+    ambiguous = typeof parseValue(value, { version: '1.1', uniqueKeys: false, logLevel: 'error' }) !== 'string'
   } catch {
     ambiguous = true
   }
