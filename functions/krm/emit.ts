@@ -10,7 +10,7 @@
 import { Document } from 'yaml'
 import type { ItemHeader } from './lazy-items.js'
 import { stringValueText } from './string-style.js'
-import { isAmbiguousString } from './yaml.js'
+import { isAmbiguousString, yaml11Words } from './yaml.js'
 
 /** Thrown internally when a value needs the library's judgement. */
 class NotSimple extends Error {}
@@ -20,10 +20,17 @@ class NotSimple extends Error {}
  * or undefined when it needs the yaml library.
  */
 export function renderItemText(value: Record<string, unknown>): string | undefined {
+  return renderItemsText([value])
+}
+
+/** The values as the entries of one block sequence (their renderItemText texts, joined), or undefined when one needs the library. */
+export function renderItemsText(values: readonly Record<string, unknown>[]): string | undefined {
   try {
     const lines: string[] = []
-    if (Object.keys(value).every((k) => value[k] === undefined)) return undefined
-    renderMap(value, 2, lines, '- ')
+    for (const value of values) {
+      if (Object.keys(value).every((k) => value[k] === undefined)) return undefined
+      renderMap(value, 2, lines, '- ')
+    }
     return `${lines.join('\n')}\n`
   } catch (err) {
     if (err instanceof NotSimple) return undefined
@@ -93,12 +100,22 @@ function scalarText(value: unknown): string {
   if (typeof value !== 'string') throw new NotSimple()
   // A line of text starting with a letter (a name, a path, a message) prints plain, unless it is a keyword, which
   // `toNode` double-quotes, or holds what the library quotes (string-style.ts) for: `: `, ` #`, an end in `:` or space.
-  if (letterLine.test(value) && !value.includes(': ') && !value.includes(' #') && !/[: ]$/.test(value)) return isAmbiguousString(value) ? JSON.stringify(value) : value
-  // `toNode` double-quotes what YAML 1.1 would misread; the library decides the rest (string-style.ts).
-  const text = stringValueText(value, schema, isAmbiguousString(value))
-  if (text === undefined) throw new NotSimple()
+  // (Such a line is ambiguous only as a keyword: isAmbiguousString's own fast path.)
+  if (letterLine.test(value) && !value.includes(': ') && !value.includes(' #') && !/[: ]$/.test(value)) return yaml11Words.has(value) ? `"${value}"` : value
+  // `toNode` double-quotes what YAML 1.1 would misread; the library decides the rest (string-style.ts). Versions and
+  // ranges (`1.0.0`, `^1`) recur, and their test tries every tag of the schema: the answers are kept.
+  let text = otherTexts.get(value)
+  if (text === undefined) {
+    text = stringValueText(value, schema, isAmbiguousString(value))
+    if (text === undefined) throw new NotSimple()
+    if (otherTexts.size >= 10_000) otherTexts.clear()
+    otherTexts.set(value, text)
+  }
   return text
 }
+
+/** Texts of strings that start with no letter, by string. */
+const otherTexts = new Map<string, string>()
 
 const letterLine = /^[A-Za-z][\x20-\x7e]*$/
 

@@ -1,7 +1,7 @@
 /** ResourceList: the wire format between kpt and a KRM function. */
 import { Document, isMap, isScalar, isSeq, parseDocument, visit, YAMLSeq } from 'yaml'
 import type { YAMLMap } from 'yaml'
-import { renderItemText } from './emit.js'
+import { renderItemsText } from './emit.js'
 import { isPlainBlockItem } from './item-syntax.js'
 import { KubeObject } from './kube-object.js'
 import { itemsPlaceholder, scanHeader, splitItems } from './lazy-items.js'
@@ -250,13 +250,7 @@ function replacePlaceholder(text: string, placeholder: string, replacement: stri
 
 /** The results as the entries of the `results` sequence, as the library prints them, or undefined when one needs the library. */
 function resultsItemText(results: readonly Result[]): string | undefined {
-  const texts: string[] = []
-  for (const result of results) {
-    const text = renderItemText(resultValue(result))
-    if (text === undefined) return undefined
-    texts.push(text)
-  }
-  return texts.join('')
+  return renderItemsText(results.map(resultValue))
 }
 
 /** A result's fields in kpt's order. */

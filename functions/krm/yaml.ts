@@ -377,7 +377,8 @@ export function isAmbiguousString(value: string): boolean {
 
 const ambiguousStrings = new Map<string, boolean>()
 
-const yaml11Words = new Set('y Y yes Yes YES n N no No NO true True TRUE false False FALSE on On ON off Off OFF null Null NULL'.split(' '))
+/** The words YAML 1.1 reads as booleans or null (`yes`, `on`, `Null`...): the only ambiguous plain words starting with a letter. */
+export const yaml11Words: ReadonlySet<string> = new Set('y Y yes Yes YES n N no No NO true True TRUE false False FALSE on On ON off Off OFF null Null NULL'.split(' '))
 
 /** Sets a scalar's value in place, keeping its style where the style can still hold the value. */
 function setScalarValue(node: Scalar, value: string | number | boolean | null): void {
