@@ -20,17 +20,10 @@ class NotSimple extends Error {}
  * or undefined when it needs the yaml library.
  */
 export function renderItemText(value: Record<string, unknown>): string | undefined {
-  return renderItemsText([value])
-}
-
-/** The values as the entries of one block sequence (their renderItemText texts, joined), or undefined when one needs the library. */
-export function renderItemsText(values: readonly Record<string, unknown>[]): string | undefined {
   try {
     const lines: string[] = []
-    for (const value of values) {
-      if (Object.keys(value).every((k) => value[k] === undefined)) return undefined
-      renderMap(value, 2, lines, '- ')
-    }
+    if (Object.keys(value).every((k) => value[k] === undefined)) return undefined
+    renderMap(value, 2, lines, '- ')
     return `${lines.join('\n')}\n`
   } catch (err) {
     if (err instanceof NotSimple) return undefined

@@ -1,7 +1,7 @@
 /** ResourceList: the wire format between kpt and a KRM function. */
 import { Document, isMap, isScalar, isSeq, parseDocument, visit, YAMLSeq } from 'yaml'
 import type { YAMLMap } from 'yaml'
-import { renderItemsText } from './emit.js'
+import { renderItemText } from './emit.js'
 import { isPlainBlockItem } from './item-syntax.js'
 import { KubeObject } from './kube-object.js'
 import { itemsPlaceholder, scanHeader, splitItems } from './lazy-items.js'
@@ -250,7 +250,14 @@ function replacePlaceholder(text: string, placeholder: string, replacement: stri
 
 /** The results as the entries of the `results` sequence, as the library prints them, or undefined when one needs the library. */
 function resultsItemText(results: readonly Result[]): string | undefined {
-  return renderItemsText(results.map(resultValue))
+  // One result at a time: each one's lines are garbage at once (one list of lines for all of them costs more).
+  const texts: string[] = []
+  for (const result of results) {
+    const text = renderItemText(resultValue(result))
+    if (text === undefined) return undefined
+    texts.push(text)
+  }
+  return texts.join('')
 }
 
 /** A result's fields in kpt's order. */
