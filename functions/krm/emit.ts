@@ -69,7 +69,12 @@ function renderSeq(seq: readonly unknown[], indent: number, lines: string[]): vo
     if (Array.isArray(item)) throw new NotSimple()
     if (isObject(item)) {
       if (isEmpty(item)) lines.push(`${pad}- {}`)
-      else renderMap(item, indent + 2, lines, '- ')
+      else {
+        // Each entry's lines joined at once: short-lived pieces, not one list of every line of a long sequence.
+        const entry: string[] = []
+        renderMap(item, indent + 2, entry, '- ')
+        lines.push(entry.join('\n'))
+      }
     } else {
       lines.push(`${pad}- ${scalarText(item)}`)
     }
