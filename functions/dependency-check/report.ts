@@ -154,13 +154,21 @@ function clean(value: unknown): unknown {
     return out ?? value
   }
   if (value && typeof value === 'object') {
+    const object = value as Record<string, unknown>
     let out: Record<string, unknown> | undefined
-    const entries = Object.entries(value)
-    for (let i = 0; i < entries.length; i++) {
-      const [k, v] = entries[i]!
+    for (const k in object) {
+      if (!Object.prototype.hasOwnProperty.call(object, k)) continue
+      const v = object[k]
       const dropped = v === undefined || (k === 'namespace' && v === '')
       const cleaned = dropped ? undefined : clean(v)
-      if ((dropped || cleaned !== v) && !out) out = Object.fromEntries(entries.slice(0, i))
+      if ((dropped || cleaned !== v) && !out) {
+        // The keys before this one, as they were.
+        out = {}
+        for (const before in object) {
+          if (before === k) break
+          if (Object.prototype.hasOwnProperty.call(object, before)) out[before] = object[before]
+        }
+      }
       if (out && !dropped) out[k] = cleaned
     }
     return out ?? value

@@ -19,17 +19,29 @@ class NotSimple extends Error {}
  * The value as one entry of a block sequence (`- apiVersion: ...\n  kind: ...\n`),
  * or undefined when it needs the yaml library.
  */
-export function renderItemText(value: Record<string, unknown>): string | undefined {
+export function renderItemText(value: Record<string, unknown>, shared?: SharedTexts): string | undefined {
   try {
     const lines: string[] = []
     if (Object.keys(value).every((k) => value[k] === undefined)) return undefined
+    sharedTexts = shared
     renderMap(value, 2, lines, '- ')
     return `${lines.join('\n')}\n`
   } catch (err) {
     if (err instanceof NotSimple) return undefined
     throw err
+  } finally {
+    sharedTexts = undefined
   }
 }
+
+/**
+ * The texts of maps that several values share (the same object, the same
+ * indentation), for rendering many values that nothing changes meanwhile:
+ * the results of one run share their object's reference and file.
+ */
+export type SharedTexts = Map<object, { indent: number; text: string }>
+
+let sharedTexts: SharedTexts | undefined
 
 /** Indentation strings by width, made once (a large object renders hundreds of thousands of lines). */
 const pads: string[] = []
@@ -55,7 +67,15 @@ function renderMap(map: Record<string, unknown>, indent: number, lines: string[]
       if (isEmpty(value)) lines.push(`${lead}${k}: {}`)
       else {
         lines.push(`${lead}${k}:`)
-        renderMap(value, indent + 2, lines)
+        const known = sharedTexts?.get(value)
+        if (known && known.indent === indent) lines.push(known.text)
+        else if (sharedTexts) {
+          const own: string[] = []
+          renderMap(value, indent + 2, own)
+          const text = own.join('\n')
+          sharedTexts.set(value, { indent, text })
+          lines.push(text)
+        } else renderMap(value, indent + 2, lines)
       }
     } else {
       lines.push(`${lead}${k}: ${scalarText(value)}`)

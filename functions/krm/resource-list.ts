@@ -2,6 +2,7 @@
 import { Document, isMap, isScalar, isSeq, parseDocument, visit, YAMLSeq } from 'yaml'
 import type { YAMLMap } from 'yaml'
 import { renderItemText } from './emit.js'
+import type { SharedTexts } from './emit.js'
 import { isPlainBlockItem } from './item-syntax.js'
 import { KubeObject } from './kube-object.js'
 import { itemsPlaceholder, scanHeader, splitItems } from './lazy-items.js'
@@ -252,8 +253,9 @@ function replacePlaceholder(text: string, placeholder: string, replacement: stri
 function resultsItemText(results: readonly Result[]): string | undefined {
   // One result at a time: each one's lines are garbage at once (one list of lines for all of them costs more).
   const texts: string[] = []
+  const shared: SharedTexts = new Map()
   for (const result of results) {
-    const text = renderItemText(resultValue(result))
+    const text = renderItemText(resultValue(result), shared)
     if (text === undefined) return undefined
     texts.push(text)
   }

@@ -47,3 +47,16 @@ test('results print as the library prints them', () => {
     { numRuns: 1000 },
   )
 })
+
+test('results sharing one reference and file (one object declares many) print as the library prints them', () => {
+  fc.assert(
+    fc.property(fc.array(result, { minLength: 2, maxLength: 4 }), (results) => {
+      const [first] = results
+      const shared = results.map((r) => ({ ...r, resourceRef: first!.resourceRef, file: first!.file }) as Result)
+      const rl = ResourceList.parse(input)
+      rl.results.push(...shared)
+      expect(rl.toString()).toBe(libraryText(shared))
+    }),
+    { numRuns: 500 },
+  )
+})
