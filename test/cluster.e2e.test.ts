@@ -49,7 +49,8 @@ async function serviceAccount(server: KubeApiServer, name: string, rules: Json[]
     { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name }, rules },
     { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name }, subjects: [subject] },
   ])
-  const { group, resource, verb } = { group: rules[0]['apiGroups'][0], resource: rules[0]['resources'][0], verb: rules[0]['verbs'][0] }
+  const rule = rules[0]!
+  const { group, resource, verb } = { group: rule['apiGroups'][0], resource: rule['resources'][0], verb: rule['verbs'][0] }
   await server.waitForAccess(`system:serviceaccount:default:${name}`, { verb, group, resource }, true)
   return server.token('default', name)
 }
