@@ -20,6 +20,7 @@ import type { Removal, StagedChange, StoredPackage } from '../output/output.js'
 import { abandonment } from '../plan/abandoned.js'
 import type { Abandonment } from '../plan/abandoned.js'
 import type { FleetPlan } from '../plan/plan.js'
+import { scopedAbandonment } from '../plan/scope.js'
 import type { RenderProgress } from '../report/progress.js'
 import { sortReports } from '../report/report.js'
 import type { RunReport, VariantReport } from '../report/report.js'
@@ -95,7 +96,7 @@ export async function renderFleet(settings: RenderSettings, progress?: RenderPro
     const mine = await renderShare(run, 0, threads, (p) => advance(p.report))
     const variants = [...mine, ...(await Promise.all(others.map((t) => t.done))).flat()].sort((a, b) => a.order - b.order)
     // The output's other packages: abandoned ones go, and with the rest they are what the repositories hold besides.
-    const abandoned = abandonment(plan, fleet, report, settings.shard)
+    const abandoned = scopedAbandonment(abandonment(plan, fleet, report, settings.shard), settings.scope)
     const mode = settings.dependencies ?? 'install'
     const rendered = new Set(variants.filter((p) => p.report.status !== 'failed').map((p) => p.path))
     const present = abandoned || mode !== 'off' ? await output.otherPackages(rendered) : new Map<string, StoredPackage>()
