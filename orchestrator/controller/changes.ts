@@ -1,0 +1,111 @@
+/**
+ * What a change of the fleet affects (pure). The controller plans the whole
+ * fleet after every change, as a render does, and compares the plan with the
+ * one before: a PackageVariant is affected when what the plan says about it
+ * changed (its spec as planned, the set that made it, its upstream revision,
+ * its repositories, the objects its injectors can read, or its failure), or
+ * when it appeared or went. So a new target is a new variant, a relabelled
+ * one a changed or a gone one, and an edited ConfigMap affects exactly the
+ * variants that inject it, however the sets' selectors and templates are
+ * written. Variants whose pipeline reads the whole fleet are affected by any
+ * change (see fleetWideKeys).
+ */
+import { createHash } from 'node:crypto'
+import type { KubeObject } from '../../functions/krm/index.js'
+import type { Fleet } from '../fleet/fleet.js'
+import type { FleetPlan, PlannedVariant } from '../plan/plan.js'
+import type { RenderScope } from '../plan/scope.js'
+import type { MemoEntry } from '../run/memo.js'
+
+/** What the plan says about each PackageVariant, by key (`namespace/name`). */
+export interface PlanState {
+  /** A digest of each variant's plan entries (planned, failed, or both). */
+  digests: Map<string, string>
+  /** The downstream repository of each variant, when the plan names one. */
+  repositories: Map<string, string>
+}
+
+/** The state of a plan: each planned or failed PackageVariant's entries as a digest, and its downstream repository. */
+export function planState(plan: FleetPlan, fleet: Pick<Fleet, 'objects'>): PlanState {
+  const byName = new Map<string, KubeObject[]>()
+  for (const o of fleet.objects) appendTo(byName, `${o.namespace}/${o.name}`, o)
+  const entries = new Map<string, unknown[]>()
+  const repositories = new Map<string, string>()
+  for (const v of plan.variants) {
+    if (v.dependency) continue
+    appendTo(entries, v.key, plannedEntry(v, byName))
+    repositories.set(v.key, v.downstream.repo)
+  }
+  for (const f of plan.failures) {
+    if (f.key === undefined) continue
+    appendTo(entries, f.key, ['failed', f.subject, f.message, f.set ?? '', f.downstream ?? ''])
+    const repo = f.downstream?.slice(0, f.downstream.indexOf('/'))
+    if (repo && !repositories.has(f.key)) repositories.set(f.key, repo)
+  }
+  const digests = new Map<string, string>()
+  for (const [key, list] of entries) digests.set(key, createHash('sha256').update(JSON.stringify(list)).digest('hex'))
+  return { digests, repositories }
+}
+
+/** A planned variant as the plan gives it, with the objects its injectors can read (those of its namespace named by one, as Porch injects). */
+function plannedEntry(v: PlannedVariant, byName: ReadonlyMap<string, readonly KubeObject[]>): unknown[] {
+  const names = [...new Set((v.pv.spec.injectors ?? []).map((i) => i.name))].sort()
+  const injectable = names.flatMap((name) => (byName.get(`${v.pv.namespace}/${name}`) ?? []).map((o) => o.toItemText()))
+  const { upstream } = v
+  return [
+    'planned',
+    v.pv.object.toItemText(),
+    v.set ?? '',
+    v.warnings,
+    [upstream.repository, upstream.ref, upstream.commit, upstream.directory],
+    v.upstreamRepo.object.toItemText(),
+    v.downstreamRepo.object.toItemText(),
+    `${v.downstream.repo}/${v.downstream.package}`,
+    injectable,
+  ]
+}
+
+/**
+ * The scope of a render after a change: the variants whose entries differ
+ * between the plans (new, changed, gone), and those of `always` still or
+ * once planned, with the downstream repositories where their packages are or
+ * were. Empty when nothing a render does depends on changed.
+ */
+export function affectedScope(before: PlanState, after: PlanState, always: Iterable<string> = []): RenderScope {
+  const keys = new Set<string>()
+  for (const [key, digest] of after.digests) if (before.digests.get(key) !== digest) keys.add(key)
+  for (const key of before.digests.keys()) if (!after.digests.has(key)) keys.add(key)
+  for (const key of always) if (before.digests.has(key) || after.digests.has(key)) keys.add(key)
+  const repositories = new Set<string>()
+  for (const key of keys) {
+    for (const state of [before, after]) {
+      const repo = state.repositories.get(key)
+      if (repo !== undefined) repositories.add(repo)
+    }
+  }
+  return { variants: [...keys].sort(), repositories: [...repositories].sort() }
+}
+
+/**
+ * The variants whose last render read more than their injected objects, so
+ * that any change of the fleet may change them: those whose pipeline our
+ * functions ran over the whole fleet (recorded with scope `fleet`), and
+ * those that rendered but were not recorded at all (a pipeline kpt ran, which
+ * may read anything). `records`: the render memo's entries by package path;
+ * `rendered`: the keys whose last render succeeded.
+ */
+export function fleetWideKeys(plan: FleetPlan, records: Readonly<Record<string, MemoEntry>>, rendered: ReadonlySet<string>): string[] {
+  const keys: string[] = []
+  for (const v of plan.variants) {
+    if (v.dependency) continue
+    const record = records[`${v.downstream.repo}/${v.downstream.package}`]
+    if (record ? record.scope === 'fleet' : rendered.has(v.key)) keys.push(v.key)
+  }
+  return keys
+}
+
+function appendTo<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key)
+  if (list) list.push(value)
+  else map.set(key, [value])
+}
