@@ -9,6 +9,7 @@ import type { PublishOptions } from './commands/publish.js'
 import type { RenderOptions } from './commands/render.js'
 import type { StatusOptions } from './commands/status.js'
 import { UsageError } from './commands/cli-io.js'
+import { addControllerCommand } from './commands/controller-cli.js'
 import type { CliIO } from './commands/cli-io.js'
 
 const version = '0.1.0'
@@ -134,6 +135,8 @@ a list forbidden).`,
       const { statusCommand } = await import('./commands/status.js')
       exitCode = await statusCommand(fleet, options, io)
     })
+
+  addControllerCommand(program, io, (code) => (exitCode = code))
 
   try {
     await program.parseAsync(['node', 'kpt-variants', ...argv])
