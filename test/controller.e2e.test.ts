@@ -59,7 +59,7 @@ suite('kpt-variants controller against a real API server', () => {
     dir = mkdtempSync(join(tmpdir(), 'kpt-variants-controller-e2e-'))
     cwd = join(dir, 'fleet')
     await createBlueprints(join(dir, 'repos', 'blueprints'))
-    for (const name of ['edge-01', 'edge-02', 'edge-03', 'edge-04']) await git(dir, 'init', '-q', '--bare', '-b', 'main', `repos/${name}.git`)
+    for (const name of ['edge-01', 'edge-02', 'edge-03', 'edge-04', 'edge-05']) await git(dir, 'init', '-q', '--bare', '-b', 'main', `repos/${name}.git`)
     const files = fleetFiles({ clusters: threeClusters })
     writeTree(cwd, files)
     await server.apply(Object.values(files).flatMap(documents))
@@ -248,6 +248,77 @@ suite('kpt-variants controller against a real API server', () => {
             'tip/README.md',
           ),
         ).toContain('Now with a changelog.')
+      },
+      timeout,
+    )
+  })
+
+  describe('two replicas and a Lease', () => {
+    const lease = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'controller-e2e', namespace: 'default' } }
+    // Short durations, so that the test waits seconds; the lease logic itself is tested with an injected clock (lease.test.ts).
+    const started: ControllerProcess[] = []
+    const replica = (identity: string, ...more: string[]) => {
+      const args = ['--git', '--cache', join(dir, `cache-${identity}`), '--lease', 'default/controller-e2e', '--lease-duration', '6s', '--renew-deadline', '4s', '--retry-period', '500ms']
+      const controller = new ControllerProcess([...args, '--identity', identity, ...more], { cwd, env })
+      started.push(controller)
+      return controller
+    }
+
+    afterEach(async () => {
+      for (const controller of started.splice(0)) {
+        controller.signal('SIGKILL')
+        await controller.exited
+      }
+    })
+
+    test(
+      'the standby takes the Lease over when the leader is killed, and renders what changed meanwhile; a resync and a poll come on time',
+      async () => {
+        const a = replica('replica-a', '--poll', '0')
+        await a.logged(/acquired the lease \(created it\)/)
+        await a.cycle((c) => c.trigger.includes('start'), "replica-a's first cycle")
+        const b = replica('replica-b', '--resync', '3s', '--poll', '1s')
+        await b.logged(/standing by: the lease is held by replica-a/)
+        expect(b.cycles).toEqual([])
+
+        a.signal('SIGKILL')
+        expect(await a.exited).toBeNull()
+        await server.apply([...documents(repository('edge-05', true)), cluster('edge-05', 'us-east1')])
+        await b.logged(/acquired the lease \(from replica-a, whose lease ran out\)/)
+        const first = await b.cycle(() => true, "replica-b's first cycle")
+        expect(first).toMatchObject({ trigger: ['start'], scope: 'all' })
+        expect(outcomes(first)).toContain('PackageVariant default/nginx-edge-05-nginx created')
+        expect(await server.get(lease)).toMatchObject({ spec: { holderIdentity: 'replica-b', leaseTransitions: 1, leaseDurationSeconds: 6 } })
+
+        // The timer's resync: everything rendered again, found unchanged.
+        const resync = await b.cycle((c) => c.trigger.includes('resync'), 'a resync', first.cycle)
+        expect(resync.scope).toBe('all')
+        expect(resync.report.variants.filter((v) => v.status !== 'unchanged')).toEqual([])
+
+        // The poll: a new commit of the branch a PackageVariant follows.
+        const blueprints = join(dir, 'repos', 'blueprints')
+        writeFileSync(join(blueprints, 'nginx', 'README.md'), '# nginx\n\nPolled.\n')
+        await git(blueprints, 'commit', '-q', '-am', 'polled')
+        const polled = await b.cycle((c) => c.trigger.includes('upstream') && outcomes(c).includes('PackageVariant default/tip updated'), 'the poll that finds the commit', resync.cycle)
+        expect(outcomes(polled).filter((o) => !o.endsWith(' unchanged'))).toEqual(['PackageVariant default/tip updated'])
+
+        // Stopped, it gives the Lease up.
+        expect(await b.stop()).toBe(0)
+        expect((await server.get(lease))!['spec']['holderIdentity']).toBeFalsy()
+      },
+      timeout,
+    )
+
+    test(
+      'a replica that finds another holder of its Lease stops leading and exits 1',
+      async () => {
+        const c = replica('replica-c', '--poll', '0')
+        await c.logged(/acquired the lease/)
+        await c.cycle(() => true, "replica-c's first cycle")
+        const current = (await server.get(lease))!
+        await server.ok('PUT', await server.path(lease), { ...current, spec: { ...current['spec'], holderIdentity: 'intruder' } })
+        await c.logged(/lost the lease: the lease is held by intruder/)
+        expect(await c.exited).toBe(1)
       },
       timeout,
     )

@@ -141,10 +141,12 @@ export async function controllerCommand(options: ControllerOptions, io: CliIO): 
     const lost = elector ? elector.lost.then((why) => ({ why })) : new Promise<never>(() => {})
     const ended = await Promise.race([running.then((error) => ({ error })), lost])
     if ('why' in ended) {
-      // Another replica may lead now: this one renders nothing more, and exits once the cycle under way ends.
+      // Another replica may lead now. As client-go's leaders do, this one ends at once, with the cycle under way:
+      // finishing it could write beside the new leader (an end mid-cycle is what a crash is, which a render survives).
+      if (!stopping) process.exit(1)
       controller.stop()
       await running
-      return stopping ? 0 : 1
+      return 0
     }
     if (ended.error) {
       if (ended.error instanceof ClusterError) throw new UsageError(ended.error.message)

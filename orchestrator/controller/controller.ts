@@ -13,6 +13,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
 import type { ClusterClient } from '../fleet/cluster-client.js'
 import type { RenderScope } from '../plan/scope.js'
 import { sortReports } from '../report/report.js'
@@ -50,6 +51,8 @@ export interface Cycle {
   firstChangeAt?: number
   /** The controller's memory at the end of the cycle (bytes). */
   memory: { rss: number; heapUsed: number }
+  /** The longest the event loop was held up during the cycle (ms): how late a timer can fire. */
+  eventLoopDelayMs: number
 }
 
 export interface ControllerSettings {
@@ -181,6 +184,8 @@ export class Controller {
   async #cycle(): Promise<void> {
     let pending: Pending | undefined
     const startedAt = this.clock.now()
+    const delay = monitorEventLoopDelay({ resolution: 10 })
+    delay.enable()
     const scratch = mkdtempSync(join(tmpdir(), 'kpt-variants-controller-'))
     try {
       // Every resource listed first: what their lists report belongs to this cycle.
@@ -230,6 +235,7 @@ export class Controller {
         doneAt: this.clock.now(),
         ...(pending.firstChangeAt !== undefined ? { firstChangeAt: pending.firstChangeAt } : {}),
         memory: { rss: process.memoryUsage().rss, heapUsed: process.memoryUsage().heapUsed },
+        eventLoopDelayMs: Math.round(delay.max / 1e6),
       }
       this.settings.log(describeCycle(cycle, planned.plan.variants.length))
       this.settings.onCycle?.(cycle)
@@ -249,6 +255,7 @@ export class Controller {
       }, this.#retryMs)
       this.#retryMs = Math.min(this.#retryMs * 2, maxRetryMs)
     } finally {
+      delay.disable()
       rmSync(scratch, { recursive: true, force: true })
     }
   }

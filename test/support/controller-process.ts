@@ -23,6 +23,7 @@ export interface CycleLine {
   doneAt: number
   firstChangeAt?: number
   memory: { rss: number; heapUsed: number }
+  eventLoopDelayMs: number
 }
 
 /** Processes still running, killed if the test process exits without stopping them. */
