@@ -30,7 +30,11 @@ function state(options: Partial<FleetOptions> & { clusters?: Cluster[] } = {}, e
   return { plan, state: planState(plan, fleet) }
 }
 
-const scope = (before: PlanState, after: PlanState, always: string[] = []) => affectedScope(before, after, always)
+/** The variants and repositories of the scope. */
+const scope = (before: PlanState, after: PlanState, always: string[] = []) => {
+  const { variants, repositories } = affectedScope(before, after, { always })
+  return { variants, repositories }
+}
 const before = state().state
 
 describe('what a change of the fleet affects', () => {
@@ -78,11 +82,28 @@ describe('what a change of the fleet affects', () => {
       `apiVersion: config.porch.kpt.dev/v1alpha1\nkind: PackageVariant\nmetadata: {name: standalone, namespace: default}\nspec: {upstream: {repo: blueprints, package: nginx, revision: ${revision}}, downstream: {repo: edge-01, package: standalone}}\n`
     const planned = state({ extra: { 'standalone.yaml': standalone(1) } }).state
     const failing = state({ extra: { 'standalone.yaml': standalone(7) } }).state
-    expect(failing.repositories.get('default/standalone')).toBe('edge-01')
+    expect(failing.paths.get('default/standalone')).toBe('edge-01/standalone')
     expect(scope(planned, failing)).toEqual({ variants: ['default/standalone'], repositories: ['edge-01'] })
     // A target whose repository is gone fails with no variant: its variant is gone, where its package is.
     const noRepository = state({}, (files) => (files['repositories.yaml'] = files['repositories.yaml']!.replace('name: edge-02', 'name: edge-02-renamed'))).state
     expect(scope(before, noRepository)).toEqual({ variants: ['default/nginx-edge-02-nginx'], repositories: ['edge-02'] })
+  })
+
+  test('the packages the affected variants had, and whether one declared something to the dependency check', () => {
+    const removed = state({ clusters: threeClusters.slice(0, 2) }).state
+    const entry = (dependencies?: string[]) => ({ scope: 'injectors' as const, inputs: '', files: '', warnings: [], ...(dependencies ? { dependencies } : {}) })
+    expect(affectedScope(before, removed, { records: { 'edge-03/nginx': entry() } })).toEqual({
+      variants: ['default/nginx-edge-03-nginx'],
+      repositories: ['edge-03'],
+      packages: ['edge-03/nginx'],
+      declared: false,
+    })
+    expect(affectedScope(before, removed, { records: { 'edge-03/nginx': entry(['kind: PackageManifest']) } }).declared).toBe(true)
+    // Not recorded: it may have.
+    expect(affectedScope(before, removed, { records: {} }).declared).toBe(true)
+    // A new variant had no package: nothing to read, nothing declared.
+    const added = state({ clusters: [...threeClusters, { name: 'edge-04', region: 'us-east1' }] }).state
+    expect(affectedScope(before, added, { records: {} })).toMatchObject({ packages: [], declared: false })
   })
 
   test('variants that read the whole fleet are always affected, if planned before or after', () => {

@@ -21,8 +21,8 @@ import type { MemoEntry } from '../run/memo.js'
 export interface PlanState {
   /** A digest of each variant's plan entries (planned, failed, or both). */
   digests: Map<string, string>
-  /** The downstream repository of each variant, when the plan names one. */
-  repositories: Map<string, string>
+  /** The downstream package (`repo/package`) of each variant, when the plan names one. */
+  paths: Map<string, string>
 }
 
 /** The state of a plan: each planned or failed PackageVariant's entries as a digest, and its downstream repository. */
@@ -30,36 +30,35 @@ export function planState(plan: FleetPlan, fleet: Pick<Fleet, 'objects'>): PlanS
   const byName = new Map<string, KubeObject[]>()
   for (const o of fleet.objects) appendTo(byName, `${o.namespace}/${o.name}`, o)
   const entries = new Map<string, unknown[]>()
-  const repositories = new Map<string, string>()
+  const paths = new Map<string, string>()
   for (const v of plan.variants) {
     if (v.dependency) continue
     appendTo(entries, v.key, plannedEntry(v, byName))
-    repositories.set(v.key, v.downstream.repo)
+    paths.set(v.key, `${v.downstream.repo}/${v.downstream.package}`)
   }
   for (const f of plan.failures) {
     if (f.key === undefined) continue
     appendTo(entries, f.key, ['failed', f.subject, f.message, f.set ?? '', f.downstream ?? ''])
-    const repo = f.downstream?.slice(0, f.downstream.indexOf('/'))
-    if (repo && !repositories.has(f.key)) repositories.set(f.key, repo)
+    if (f.downstream && !paths.has(f.key)) paths.set(f.key, f.downstream)
   }
   const digests = new Map<string, string>()
   for (const [key, list] of entries) digests.set(key, createHash('sha256').update(JSON.stringify(list)).digest('hex'))
-  return { digests, repositories }
+  return { digests, paths }
 }
 
 /** A planned variant as the plan gives it, with the objects its injectors can read (those of its namespace named by one, as Porch injects). */
 function plannedEntry(v: PlannedVariant, byName: ReadonlyMap<string, readonly KubeObject[]>): unknown[] {
   const names = [...new Set((v.pv.spec.injectors ?? []).map((i) => i.name))].sort()
-  const injectable = names.flatMap((name) => (byName.get(`${v.pv.namespace}/${name}`) ?? []).map((o) => o.toItemText()))
+  const injectable = names.flatMap((name) => (byName.get(`${v.pv.namespace}/${name}`) ?? []).map(textOf))
   const { upstream } = v
   return [
     'planned',
-    v.pv.object.toItemText(),
+    textOf(v.pv.object),
     v.set ?? '',
     v.warnings,
     [upstream.repository, upstream.ref, upstream.commit, upstream.directory],
-    v.upstreamRepo.object.toItemText(),
-    v.downstreamRepo.object.toItemText(),
+    textOf(v.upstreamRepo.object),
+    textOf(v.downstreamRepo.object),
     `${v.downstream.repo}/${v.downstream.package}`,
     injectable,
   ]
@@ -68,22 +67,27 @@ function plannedEntry(v: PlannedVariant, byName: ReadonlyMap<string, readonly Ku
 /**
  * The scope of a render after a change: the variants whose entries differ
  * between the plans (new, changed, gone), and those of `always` still or
- * once planned, with the downstream repositories where their packages are or
- * were. Empty when nothing a render does depends on changed.
+ * once planned; the downstream repositories where their packages are or
+ * were; the packages they had before (where a gone variant's package is);
+ * and whether one of those declared something to the dependency check, as
+ * the render memo's `records` say (a package not recorded may have). Empty
+ * when nothing a render does depends on changed.
  */
-export function affectedScope(before: PlanState, after: PlanState, always: Iterable<string> = []): RenderScope {
+export function affectedScope(before: PlanState, after: PlanState, options: { always?: Iterable<string>; records?: Readonly<Record<string, MemoEntry>> } = {}): RenderScope {
   const keys = new Set<string>()
   for (const [key, digest] of after.digests) if (before.digests.get(key) !== digest) keys.add(key)
   for (const key of before.digests.keys()) if (!after.digests.has(key)) keys.add(key)
-  for (const key of always) if (before.digests.has(key) || after.digests.has(key)) keys.add(key)
+  for (const key of options.always ?? []) if (before.digests.has(key) || after.digests.has(key)) keys.add(key)
   const repositories = new Set<string>()
+  const packages = new Set<string>()
   for (const key of keys) {
-    for (const state of [before, after]) {
-      const repo = state.repositories.get(key)
-      if (repo !== undefined) repositories.add(repo)
-    }
+    const was = before.paths.get(key)
+    if (was !== undefined) packages.add(was)
+    for (const path of [was, after.paths.get(key)]) if (path !== undefined) repositories.add(path.slice(0, path.indexOf('/')))
   }
-  return { variants: [...keys].sort(), repositories: [...repositories].sort() }
+  const records = options.records ?? {}
+  const declared = [...packages].some((path) => !records[path] || records[path]!.dependencies !== undefined)
+  return { variants: [...keys].sort(), repositories: [...repositories].sort(), packages: [...packages].sort(), declared }
 }
 
 /**
@@ -102,6 +106,15 @@ export function fleetWideKeys(plan: FleetPlan, records: Readonly<Record<string, 
     if (record ? record.scope === 'fleet' : rendered.has(v.key)) keys.push(v.key)
   }
   return keys
+}
+
+/** Objects as text, printed once each: a thousand variants share a few repositories and injected objects. */
+const texts = new WeakMap<KubeObject, string>()
+
+function textOf(object: KubeObject): string {
+  let text = texts.get(object)
+  if (text === undefined) texts.set(object, (text = object.toItemText()))
+  return text
 }
 
 function appendTo<K, V>(map: Map<K, V[]>, key: K, value: V): void {

@@ -84,7 +84,7 @@ interface Pending {
 }
 
 /** Changes arriving this close together are rendered in one cycle. */
-const gatherMs = 50
+const gatherMs = 20
 /** After a failed cycle, the next is tried this long after (doubling, up to the maximum). */
 const firstRetryMs = 2_000
 const maxRetryMs = 300_000
@@ -207,13 +207,14 @@ export class Controller {
       let scope: RenderScope | undefined
       if (!full) {
         const rendered = new Set([...this.#reports.values()].filter((r) => r.status !== 'failed').map((r) => r.subject.slice('PackageVariant '.length)))
-        scope = affectedScope(this.#state!, state, fleetWideKeys(planned.plan, RenderMemo.read(this.settings.memo), rendered))
+        const records = RenderMemo.read(this.settings.memo)
+        scope = affectedScope(this.#state!, state, { always: fleetWideKeys(planned.plan, records, rendered), records })
       }
       const report: RunReport =
         scope && scope.variants.length === 0
           ? { dryRun: false, variants: [], problems: [] }
           : // onPlan: this run writes status (no quiet run, see quiet-run.ts).
-            await renderFleet({ ...base, upstreamPins: pins, ...(scope ? { scope } : {}) }, undefined, () => {})
+            await renderFleet({ ...base, upstreamPins: pins, ...(scope ? { scope } : {}) }, undefined, () => {}, planned)
       this.#state = state
       this.#pins = pins
       this.#upstreamDigest = upstreamDigest

@@ -7,7 +7,7 @@ import { packageRevisionObject } from '../upstream/revisions.js'
 import type { PackageRevision } from '../upstream/revisions.js'
 import { abandonment } from './abandoned.js'
 import { planFleet } from './plan.js'
-import { scopedAbandonment, scopedPlan, scopedRepositories } from './scope.js'
+import { leavesDependencies, scopedAbandonment, scopedPlan, scopedRepositories } from './scope.js'
 
 const fleetText = source`
   apiVersion: config.porch.kpt.dev/v1alpha1
@@ -66,15 +66,15 @@ const ownedBy = (owner: string): PackageFiles =>
 describe('a scoped render', () => {
   test('plans every variant as a full render does, then keeps the variants in scope and the failures of no variant', () => {
     expect(plan.variants.map((v) => v.key)).toEqual(['default/a', 'default/b'])
-    const scoped = scopedPlan(plan, { variants: ['default/b', 'default/gone'], repositories: ['edge-02'] })
+    const scoped = scopedPlan(plan, { variants: ['default/b', 'default/gone'], repositories: ['edge-02'], packages: [], declared: false })
     expect(scoped.variants.map((v) => v.key)).toEqual(['default/b'])
     // The failing variant is out of scope; the set's failure belongs to no variant and stays (it keeps the set's packages).
     expect(scoped.failures.map((f) => f.subject)).toEqual(['PackageVariantSet default/broken'])
-    expect(scopedPlan(plan, { variants: ['default/missing'], repositories: [] }).failures.map((f) => f.subject)).toEqual(['PackageVariantSet default/broken', 'PackageVariant default/missing'])
+    expect(scopedPlan(plan, { variants: ['default/missing'], repositories: [], packages: [], declared: false }).failures.map((f) => f.subject)).toEqual(['PackageVariantSet default/broken', 'PackageVariant default/missing'])
   })
 
   test('opens only the deployment repositories in scope', () => {
-    expect(scopedRepositories(fleet, { variants: [], repositories: ['edge-02'] }).repositories.map((r) => r.name)).toEqual(['edge-02'])
+    expect(scopedRepositories(fleet, { variants: [], repositories: ['edge-02'], packages: [], declared: false }).repositories.map((r) => r.name)).toEqual(['edge-02'])
     expect(fleet.repositories.map((r) => r.name)).toEqual(['blueprints', 'edge-01', 'edge-02'])
   })
 
@@ -83,11 +83,18 @@ describe('a scoped render', () => {
     // Both are gone from the plan: a full render removes both, a scoped one only the one in scope.
     expect(full.entry('edge-01/gone', ownedBy('default/gone'))?.status).toBe('deleted')
     expect(full.entry('edge-01/other', ownedBy('default/other'))?.status).toBe('deleted')
-    const scoped = scopedAbandonment(full, { variants: ['default/gone'], repositories: ['edge-01'] })!
+    const scoped = scopedAbandonment(full, { variants: ['default/gone'], repositories: ['edge-01'], packages: [], declared: false })!
     expect(scoped.entry('edge-01/gone', ownedBy('default/gone'))?.status).toBe('deleted')
     expect(scoped.entry('edge-01/other', ownedBy('default/other'))).toBeUndefined()
     expect(scoped.claimed('edge-01/a')).toBe(full.claimed('edge-01/a'))
     expect(scopedAbandonment(full, undefined)).toBe(full)
-    expect(scopedAbandonment(undefined, { variants: [], repositories: [] })).toBeUndefined()
+    expect(scopedAbandonment(undefined, { variants: [], repositories: [], packages: [], declared: false })).toBeUndefined()
+  })
+
+  test('leaves the dependency plans alone when none of its packages declared or declares anything', () => {
+    const scope = { variants: ['default/a'], repositories: ['edge-01'], packages: ['edge-01/a'], declared: false }
+    expect(leavesDependencies(scope, [{ dependencies: [] }])).toBe(true)
+    expect(leavesDependencies(scope, [{ dependencies: ['a PackageManifest'] }])).toBe(false)
+    expect(leavesDependencies({ ...scope, declared: true }, [{ dependencies: [] }])).toBe(false)
   })
 })

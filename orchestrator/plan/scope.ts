@@ -19,6 +19,14 @@ export interface RenderScope {
   variants: string[]
   /** The downstream repositories where those variants' packages are or were: the only ones a `--git` run opens. */
   repositories: string[]
+  /** The packages (`repo/package`) those variants rendered before: the only other packages of the output the run reads. */
+  packages: string[]
+  /**
+   * Whether one of those packages declared something to the dependency check
+   * (a PackageManifest, a CRD), or it is not known: the run then plans the
+   * repositories' dependencies, reading every package they hold.
+   */
+  declared: boolean
 }
 
 /**
@@ -52,4 +60,13 @@ export function scopedAbandonment(abandoned: Abandonment | undefined, scope: Ren
       return owner !== undefined && keys.has(owner) ? abandoned.entry(path, files) : undefined
     },
   }
+}
+
+/**
+ * True when a scoped run leaves every repository's dependency plan as it is:
+ * none of its variants' packages declared anything to the dependency check
+ * before, and none does now (`rendered`: what each declares, as rendered).
+ */
+export function leavesDependencies(scope: RenderScope, rendered: readonly { dependencies: readonly unknown[] }[]): boolean {
+  return !scope.declared && rendered.every((p) => p.dependencies.length === 0)
 }

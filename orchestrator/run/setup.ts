@@ -70,7 +70,8 @@ export interface Run extends Planned {
 /**
  * Sets up thread `thread`'s run. `taken`: digests of package directories
  * already taken this run (by a quiet run's replay), by directory; `pinned`
- * and `opened` as for loadAndPlan.
+ * and `opened` as for loadAndPlan; `known`: the caller's loadAndPlan of these
+ * settings, not made again.
  */
 export async function setUpRun(
   settings: RenderSettings,
@@ -78,6 +79,7 @@ export async function setUpRun(
   taken: ReadonlyMap<string, string | undefined> = new Map(),
   pinned?: Promise<UpstreamPins | undefined>,
   opened?: GitSources,
+  known?: Planned,
 ): Promise<Run> {
   const scratch = mkdtempSync(join(tmpdir(), 'kpt-variants-'))
   let output: RunOutput | undefined
@@ -92,7 +94,7 @@ export async function setUpRun(
   // Those a quiet run's replay took (quiet-run.ts) are not taken again.
   const digests = digestInBackground(recordedDirs.flatMap(inside).filter((dir) => !taken.has(dir)))
   try {
-    const planned = await loadAndPlan(settings, scratch, pinned, opened)
+    const planned = known ?? (await loadAndPlan(settings, scratch, pinned, opened))
     const { fleet } = planned
     let plan = settings.scope ? scopedPlan(planned.plan, settings.scope) : planned.plan
     if (settings.git) {

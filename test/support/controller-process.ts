@@ -7,9 +7,9 @@ import { spawn } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
-import { repoRoot } from '../e2e/runner.js'
+import { repositoryRoot } from './root.js'
 
-const bin = join(repoRoot, 'bin', 'kpt-variants')
+const bin = join(repositoryRoot(), 'bin', 'kpt-variants')
 
 /** A cycle as `--json` prints it (controller/controller.ts's Cycle). */
 export interface CycleLine {

@@ -164,10 +164,13 @@ export class GitOutput implements RunOutput {
   }
 
   /** Every package of the opened repositories, published or only drafted, but those at `rendered` paths. */
-  async otherPackages(rendered: ReadonlySet<string>): Promise<Map<string, StoredPackage>> {
+  async otherPackages(rendered: ReadonlySet<string>, only?: readonly string[]): Promise<Map<string, StoredPackage>> {
     const others = new Map<string, StoredPackage>()
+    const wanted = only && new Set(only)
     for (const snapshot of this.shared.snapshots) {
-      const packages = [...new Set([...(await publishedPackages(snapshot)), ...Object.keys(snapshot.drafts)])].filter((pkg) => !rendered.has(`${snapshot.name}/${pkg}`)).sort()
+      const packages = [...new Set([...(await publishedPackages(snapshot)), ...Object.keys(snapshot.drafts)])]
+        .filter((pkg) => !rendered.has(`${snapshot.name}/${pkg}`) && (!wanted || wanted.has(`${snapshot.name}/${pkg}`)))
+        .sort()
       if (packages.length === 0) continue
       for (const [pkg, stored] of await readPackages(snapshot, packages)) others.set(`${snapshot.name}/${pkg}`, stored)
     }
