@@ -3,12 +3,12 @@
 #
 #   docker build --target package-context -t kpt-variants/package-context:0.1.0 .
 #
-# `npm run images` builds them all. BASE is any Node 20 image with npm at
+# `npm run images` builds them all. BASE is any Node 22 (or 20, 24) image with npm at
 # /usr/local/lib/node_modules/npm (the official node images have it); the
 # images run as nobody, as `kpt fn render` runs function containers.
 # Every instruction uses the exec form, so BASE needs no shell; only the orchestrator's
 # base runs a shell, to install git (Debian's package) where GIT_BASE lacks it.
-ARG BASE=node:20-slim
+ARG BASE=node:22-slim
 # The orchestrator's base: BASE (git is installed into it), or an image that has node and git.
 ARG GIT_BASE=${BASE}
 

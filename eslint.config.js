@@ -15,7 +15,7 @@ const layers = [
   'functions/krm',
   'functions/api',
   'functions/!(krm|api)',
-  'orchestrator/threads',
+  'orchestrator/util',
   'orchestrator/git',
   'orchestrator/package',
   'orchestrator/clone',

@@ -15,8 +15,8 @@ export default {
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: {
-    // Transpile only, as tsconfig.json's isolatedModules tells ts-jest (no type check here: `npm run build`
-    // type-checks the whole project).
+    // Transpile only, as tsconfig.json's isolatedModules tells ts-jest (no type check here: `npm run typecheck`
+    // checks everything, tests included, and CI runs it).
     '^.+\\.ts$': ['ts-jest', { useESM: true, diagnostics: false }],
   },
 }

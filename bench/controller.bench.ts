@@ -145,7 +145,8 @@ export const benchmarks: Benchmark[] = !built
           w.controller = startController(w, w.cache)
           const first = await w.controller.cycle(() => true, 'the first cycle', 0, 300_000)
           const created = first.report.variants.filter((v) => v.status === 'created').length
-          if (created !== targets) throw new Error(`the first cycle created ${created} drafts, not ${targets}: ${JSON.stringify(first.report.variants.filter((v) => v.status === 'failed').slice(0, 3))}`)
+          if (created !== targets)
+            throw new Error(`the first cycle created ${created} drafts, not ${targets}: ${JSON.stringify(first.report.variants.filter((v) => v.status === 'failed').slice(0, 3))}`)
           w.cycles.push(first)
         },
         figures: (input) => {
@@ -163,7 +164,12 @@ export const benchmarks: Benchmark[] = !built
           },
           run: (input) => {
             const w = input as Work & { cache: string }
-            const run = spawnSync(process.execPath, [launcher, 'render', '--cluster', '--git', '--cache', w.cache, '--no-progress'], { cwd: w.fleet, env: w.env, encoding: 'utf8', maxBuffer: 64 * 2 ** 20 })
+            const run = spawnSync(process.execPath, [launcher, 'render', '--cluster', '--git', '--cache', w.cache, '--no-progress'], {
+              cwd: w.fleet,
+              env: w.env,
+              encoding: 'utf8',
+              maxBuffer: 64 * 2 ** 20,
+            })
             if (run.status !== 0) throw new Error(`render --cluster --git: exit ${run.status}\n${run.stderr.slice(-2000)}`)
           },
         },

@@ -73,3 +73,63 @@ export function graph(packageCount = 5_000, installedCount = 700, edgesPerPackag
     .map((p) => ({ name: p.name, package: p.name, version: '1.0.0', namespace: '', installedAsDependency: true, deleting: false }))
   return { input: input(packages, installed), edges }
 }
+
+/**
+ * The root package needs p0; each p(i) lists 1.0.0 (needs p(i+1) ^1) and
+ * 2.0.0 (needs p(i+1) ^2), and the last package has no 2.0.0: every level
+ * tries 2.0.0 first and must fall back to 1.0.0, so the plan installs every
+ * package at 1.0.0.
+ */
+export function fallbackChain(n: number): PlanInput {
+  const dep = (i: number, range: string): Dependency[] => (i + 1 < n ? [{ type: 'Package', name: `p${i + 1}`, version: range, optional: false }] : [])
+  const packages = Array.from({ length: n }, (_, i): CatalogPackage => ({
+    name: `p${i}`,
+    versions: [{ version: '1.0.0', provides: [], dependencies: dep(i, '^1') }, ...(i + 1 < n ? [{ version: '2.0.0', provides: [], dependencies: dep(i, '^2') }] : [])],
+  }))
+  return {
+    targets: [{ package: 'root', namespace: '', version: 'v1.0.0', manifest: { provides: [], dependencies: [{ type: 'Package', name: 'p0', version: '', optional: false }] } }],
+    catalogs: [{ name: 'bench', packages }],
+    installed: [],
+    clusterAPIs: [],
+    policy: { ...defaultDependencyPolicy },
+  }
+}
+
+/**
+ * The input as the ResourceList kpt would send `bin/dependency-check`: a
+ * PackageManifest per target with a manifest, a DependencyCheck naming the
+ * others, the catalogs and InstalledPackages as items, in kpt's block layout.
+ */
+export function resourceList(input: PlanInput): string {
+  const out = ['apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n']
+  // Ranges that YAML would not read as plain strings (`>= 1.1.0, < 3`) are double-quoted.
+  const text = (value: string) => (/^[\w^~.][\w.^~+-]*$/.test(value) ? value : JSON.stringify(value))
+  const deps = (list: readonly Dependency[], pad: string) =>
+    list.map((d) => (d.type === 'Package' ? `${pad}- name: ${d.name}\n${d.version ? `${pad}  version: ${text(d.version)}\n` : ''}` : '')).join('')
+  for (const t of input.targets) {
+    if (!t.manifest) continue
+    out.push(
+      `- apiVersion: kpt-variants.dev/v1alpha1\n  kind: PackageManifest\n  metadata:\n    name: ${t.package}\n    annotations:\n      config.kubernetes.io/local-config: "true"\n      internal.config.kubernetes.io/path: 'package.yaml'\n  spec:\n${t.version ? `    version: ${t.version}\n` : ''}    dependencies:\n${deps(t.manifest.dependencies, '    ')}`,
+    )
+  }
+  input.catalogs.forEach((catalog, i) => {
+    out.push(
+      `- apiVersion: kpt-variants.dev/v1alpha1\n  kind: PackageCatalog\n  metadata:\n    name: ${catalog.name}\n    annotations:\n      internal.config.kubernetes.io/path: 'catalog-${i}.yaml'\n  spec:\n    packages:\n`,
+    )
+    for (const p of catalog.packages) {
+      out.push(`    - name: ${p.name}\n      versions:\n`)
+      for (const v of p.versions) out.push(`      - version: ${v.version}\n${v.dependencies.length > 0 ? `        dependencies:\n${deps(v.dependencies, '        ')}` : ''}`)
+    }
+  })
+  for (const i of input.installed) {
+    out.push(
+      `- apiVersion: kpt-variants.dev/v1alpha1\n  kind: InstalledPackage\n  metadata:\n    name: ${i.name}\n    annotations:\n      internal.config.kubernetes.io/path: 'installed/${i.name}.yaml'\n  spec:\n    package: ${i.package}\n    version: ${text(i.version)}\n${i.namespace ? `    namespace: ${i.namespace}\n` : ''}    installedAsDependency: ${i.installedAsDependency}\n`,
+    )
+  }
+  const others = input.targets.filter((t) => !t.manifest)
+  if (others.length > 0) {
+    out.push('functionConfig:\n  apiVersion: kpt-variants.dev/v1alpha1\n  kind: DependencyCheck\n  metadata:\n    name: bench\n  spec:\n    targets:\n')
+    for (const t of others) out.push(`    - package: ${t.package}\n${t.version ? `      version: ${t.version}\n` : ''}`)
+  }
+  return out.join('')
+}

@@ -6,7 +6,8 @@
  * re-render that finds every draft unchanged. The baseline of each is the
  * same render with `--out DIR`, in the same run, so the ratio is what git
  * costs. Then `--publish` of the new variants against `--git` alone: what
- * publishing costs (a commit, a tag and a draft branch deleted per package).
+ * publishing costs (the packages committed onto the branch in the same push,
+ * a tag each; 10,000 into one directory share 100 commits).
  * The child's peak RSS is measured (bench/peak-rss.ts).
  */
 import { spawnSync } from 'node:child_process'
@@ -132,8 +133,10 @@ export const benchmarks: Benchmark[] = fleetSizes.flatMap((size): Benchmark[] =>
     figures,
   },
   {
-    name: `render --git --publish ${count(size)} new variants (a commit and a tag each, every draft branch deleted)`,
+    name: `render --git --publish ${count(size)} new variants (published in the drafts' own push, a tag each)`,
     ...iterations(size),
+    // Issue 31: publishing is cheap next to rendering.
+    ...(size >= 10_000 ? { goal: { maxRatio: 1.5, label: '< 1.5x the drafts alone' } } : {}),
     units: { count: size, name: 'variant' },
     async setup() {
       const w = await fleetOnce(size)

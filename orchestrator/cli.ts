@@ -8,6 +8,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import type { PublishOptions } from './commands/publish.js'
 import type { RenderOptions } from './commands/render.js'
 import type { StatusOptions } from './commands/status.js'
+import type { RolloutAction, RolloutOptions } from './commands/rollout.js'
 import { UsageError } from './commands/cli-io.js'
 import { addControllerCommand } from './commands/controller-cli.js'
 import type { CliIO } from './commands/cli-io.js'
@@ -23,6 +24,7 @@ export async function cli(argv: readonly string[], io: CliIO): Promise<number> {
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr, outputError: (text, write) => write(text) })
     .showHelpAfterError('(see kpt-variants --help)')
+    .addHelpText('after', '\nEvery command takes --debug: an unexpected failure then prints where it happened (a stack trace) after its one line.')
 
   program
     .command('render')
@@ -36,7 +38,11 @@ export async function cli(argv: readonly string[], io: CliIO): Promise<number> {
     .option('--context <NAME>', "with --cluster, the kubeconfig's context to use (default: its current context)")
     .option('-o, --out <DIR>', 'write each variant to DIR/<downstream repo>/<downstream package>')
     .option('--git', 'propose each new or changed package as a draft branch drafts/<package>/<workspace> of its downstream Repository (spec.git), as Porch does')
-    .option('--publish', 'with --git, publish the drafts of the run: merge into the branch, tag <package>/v<N>, delete the draft')
+    .option('--publish', 'with --git, publish the drafts of the run, as far as Rollouts allow: merge into the branch, tag <package>/v<N>, delete the draft')
+    .option('--publish-conflicts', 'with --publish, publish drafts that report conflicts too (else they wait for review)')
+    .option('--publish-deletions', 'with --publish, publish drafts that delete a package too (else they wait for review)')
+    .option('--skip-rollout', 'publish (with --out: write) every change at once, as if no Rollout paced the fleet')
+    .option('--now <RFC3339>', 'the time the run acts at: Rollout gates and windows, the dates of the commits and tags it writes (default: now)')
     .option(
       '--cache <DIR>',
       'where the record of earlier renders, the clones of remote upstream repositories and (with --git) the working clones of downstream repositories are kept (default: ~/.cache/kpt-variants)',
@@ -105,17 +111,36 @@ a list forbidden).`,
   program
     .command('publish')
     .description(
-      "publish open drafts of a downstream repository, as Porch's approve: each becomes a commit on the branch tagged <package>/v<N> " + '(the next revision), and its draft branch is deleted',
+      "publish open drafts of a downstream repository, as Porch's approve: each becomes a commit on the branch tagged <package>/v<N> " +
+        '(the next revision), and its draft branch is deleted; with --fleet, of every repository of the fleet (or one), as its Rollouts allow',
     )
-    .argument('<REPO>', 'the repository: a URL or path git can clone, or with --fleet the name of a Repository of the fleet')
+    .argument('[REPO]', 'the repository: a URL or path git can clone, or with --fleet the name of a Repository of the fleet (with --fleet, default: every one)')
     .argument('[PACKAGE...]', 'the packages to publish (default: every open draft)')
-    .option('--fleet <DIR>', 'read REPO (URL, branch, directory) from the Repository of that name in the fleet DIR')
-    .option('--branch <BRANCH>', 'the published branch of a REPO given as a URL', 'main')
+    .option('--fleet <DIR>', "publish the fleet DIR's drafts, as far as its Rollouts allow: REPO (a Repository of the fleet) or every repository, in one run")
+    .option('--selector <SELECTOR>', "with --fleet, only variants whose target's labels match (kubectl's form: tier=canary,region in (eu-west1))")
+    .option('--skip-rollout', 'with --fleet, publish as if no Rollout paced the fleet')
+    .option('--now <RFC3339>', 'the time the run acts at: Rollout gates and windows, the dates of the commits and tags it writes (default: now)')
+    .option('--dry-run', 'with --fleet, write nothing: show what would be published and what is held back')
+    .option('--force', 'with --fleet, publish a draft whose PackageVariant is gone, or renders another package now, too (else refused)')
+    .option('-n, --namespace <NS>', 'with --fleet, the namespace of fleet objects without one (default: default)')
+    .option('--branch <BRANCH>', 'the published branch of a REPO given as a URL (default: main)')
     .option('--directory <DIR>', 'the directory of the packages in a REPO given as a URL (default: the root)')
     .option('--cache <DIR>', 'where the working clones are kept (default: ~/.cache/kpt-variants)')
-    .option('--lock-timeout <seconds>', 'how long to wait for another run holding the repository', parseSeconds, 60)
+    .option('--lock-timeout <seconds>', 'how long to wait for another run holding a repository', parseSeconds, 60)
     .option('--json', 'print a machine-readable report on stdout')
-    .action(async (repo: string, packages: string[], options: PublishOptions) => {
+    .addHelpText(
+      'after',
+      `
+Examples:
+  kpt-variants publish ../repos/edge-01.git
+  kpt-variants publish edge-01 nginx --fleet fleet/
+  kpt-variants publish --fleet fleet/
+  kpt-variants publish --fleet fleet/ --selector region=eu-west1 --dry-run
+
+Exit status: 0 when every draft it took was published (a draft a Rollout
+holds back is reported, not a failure), 1 when one was not, 2 on a usage error.`,
+    )
+    .action(async (repo: string | undefined, packages: string[], options: PublishOptions) => {
       const { publishCommand } = await import('./commands/publish.js')
       exitCode = await publishCommand(repo, packages, options, io)
     })
@@ -123,9 +148,10 @@ a list forbidden).`,
   program
     .command('status')
     .description(
-      'one line per variant of a fleet, read from its downstream repositories (what porchctl rpkg get shows): published revision, open draft, upstream revision current or behind, last failure',
+      'one line per variant of a fleet, read from its downstream repositories (what porchctl rpkg get shows) or with --out from the output directory: published revision, open draft, upstream revision current or behind, local edits, last failure; and the dependencies a render installed',
     )
     .argument('<FLEET>', 'the fleet directory, as given to render')
+    .option('-o, --out <DIR>', 'read the output directory a render --out DIR wrote instead of the downstream repositories')
     .option('-n, --namespace <NS>', 'the namespace of fleet objects without one, as kubectl apply would put them (default: default)')
     .option('--cache <DIR>', 'where the working clones are kept (default: ~/.cache/kpt-variants)')
     .option('--lock-timeout <seconds>', 'how long to wait for another run holding a repository', parseSeconds, 60)
@@ -138,8 +164,50 @@ a list forbidden).`,
 
   addControllerCommand(program, io, (code) => (exitCode = code))
 
+  const rollout = program
+    .command('rollout')
+    .description("a Rollout's state, and the records a person adds to it: approvals, pauses (docs/rollouts.md)")
+    .addHelpText(
+      'after',
+      `
+Examples:
+  kpt-variants rollout status edge-monitor --fleet fleet/
+  kpt-variants rollout approve edge-monitor eu --fleet fleet/     # then commit fleet/
+  kpt-variants rollout pause edge-monitor --cluster
+
+In a fleet directory the Rollout's file is edited in place (commit it as any
+fleet change); with --cluster the object is patched.`,
+    )
+  const rolloutAction = (action: RolloutAction, withStep: boolean) => {
+    const command = rollout.command(action).argument('<NAME>', 'the Rollout (NAME or NAMESPACE/NAME)')
+    if (withStep) command.argument('<STEP>', 'the step to let start, for the upstream revision the set renders now')
+    command
+      .option('--fleet <DIR>', 'the fleet directory the Rollout is in')
+      .option('--cluster', "the Rollout is in the Kubernetes API server of the kubeconfig's context")
+      .option('--kubeconfig <PATH>', 'with --cluster, the kubeconfig')
+      .option('--context <NAME>', "with --cluster, the kubeconfig's context to use")
+      .option('-n, --namespace <NS>', "the Rollout's namespace, and the namespace of fleet objects without one (default: default)")
+      .option('--cache <DIR>', 'where the working clones are kept (default: ~/.cache/kpt-variants)')
+      .option('--lock-timeout <seconds>', 'how long to wait for another run holding a repository', parseSeconds, 60)
+      .option('--now <RFC3339>', 'the time to act at: gates and windows (status), the approval time (approve) (default: now)')
+    if (action === 'status') command.option('--json', 'print a machine-readable report on stdout')
+    command.action(async (...args: unknown[]) => {
+      const name = args[0] as string
+      const step = withStep ? (args[1] as string) : undefined
+      const options = args[withStep ? 2 : 1] as RolloutOptions
+      const { rolloutCommand } = await import('./commands/rollout.js')
+      exitCode = await rolloutCommand(action, name, step, options, io)
+    })
+  }
+  rolloutAction('status', false)
+  rolloutAction('approve', true)
+  rolloutAction('pause', false)
+  rolloutAction('resume', false)
+
+  // --debug, anywhere: an unexpected error's stack trace is printed (a user's mistake never has one).
+  const debug = argv.includes('--debug')
   try {
-    await program.parseAsync(['node', 'kpt-variants', ...argv])
+    await program.parseAsync(['node', 'kpt-variants', ...argv.filter((arg) => arg !== '--debug')])
   } catch (err) {
     if (err instanceof CommanderError) {
       // --help and --version end with exit code 0; usage errors were printed by commander.
@@ -149,7 +217,11 @@ a list forbidden).`,
       io.stderr(`kpt-variants: ${err.message}\n`)
       return err.exitCode
     }
-    throw err
+    // Anything else failed on the way (a repository that cannot be reached, a file that cannot be written): one line.
+    const message = err instanceof Error ? err.message : String(err)
+    io.stderr(`kpt-variants: ${message.split('\n')[0]}${debug ? '' : ' (--debug prints where it failed)'}\n`)
+    if (debug && err instanceof Error && err.stack) io.stderr(`${err.stack}\n`)
+    return 1
   }
   return exitCode
 }

@@ -14,7 +14,8 @@
  * kpt-variants' threads load their code by path, beside the bundle: a render
  * thread (render-worker.js) loads the main bundle itself, so every thread
  * runs one copy of the code (and records renders under one code identity, see
- * run/memo.ts); the staging and stat threads are small bundles of their own.
+ * run/memo.ts); the staging and stat threads are small bundles of their own,
+ * and so is the process that starts git processes (spawner-process.js).
  */
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
@@ -86,6 +87,8 @@ writeFileSync(
 await bundle('staging-worker', `import './orchestrator/output/directory/staging-worker.js'`, { worker: true })
 await bundle('stat-worker', `import './orchestrator/output/directory/stat-worker.js'`, { worker: true })
 await bundle('read-ahead-worker', `import './orchestrator/output/directory/read-ahead-worker.js'`, { worker: true })
+// Not a thread but a small process of its own, which starts a run's git processes (orchestrator/git/spawner.ts).
+await bundle('spawner-process', `import './orchestrator/git/spawner-process.js'`, { worker: true })
 await bundleFleetPage()
 
 /**

@@ -9,7 +9,8 @@
  *   one, so they are made here);
  * - `fleet`: a copy of `examples/fleet/fleet` (Repositories, a dozen
  *   WorkloadClusters, the nginx PackageVariantSet, region endpoints, a
- *   dependency catalog);
+ *   dependency catalog), and `rollout.yaml`, a Rollout for the README's
+ *   rollout walk-through to copy into it;
  * - `repos/edge-NN.git`: an empty bare repository per cluster, where `render --git` proposes drafts.
  */
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
@@ -33,6 +34,7 @@ export async function createDemoFleet(dir: string): Promise<void> {
   const git = (cwd: string, ...args: string[]) => execa('git', args, { cwd, env: { ...process.env, ...identity } })
   rmSync(dir, { recursive: true, force: true })
   cpSync(join(exampleDir, 'fleet'), join(dir, 'fleet'), { recursive: true })
+  cpSync(join(exampleDir, 'rollout.yaml'), join(dir, 'rollout.yaml'))
   const blueprints = join(dir, 'repos', 'blueprints')
   mkdirSync(blueprints, { recursive: true })
   await git(blueprints, 'init', '-q', '-b', 'main')

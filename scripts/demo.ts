@@ -7,7 +7,8 @@
  *    inside this one, so they are made here);
  * 2. `demo/fleet`: a copy of `examples/fleet/fleet` (Repositories, a dozen
  *    WorkloadClusters, the nginx PackageVariantSet, region endpoints, a
- *    dependency catalog), yours to edit;
+ *    dependency catalog), yours to edit; and `demo/rollout.yaml`, a Rollout
+ *    for the README's rollout walk-through to copy into it;
  * 3. `demo/repos/edge-NN.git`: an empty bare repository per cluster, where
  *    `render --git` proposes drafts;
  * 4. `kpt-variants render demo/fleet --out demo/rendered --report demo/fleet.html`

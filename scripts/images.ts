@@ -2,7 +2,7 @@
  * `npm run images`: builds every image of the Dockerfile, one per function and
  * one for the orchestrator, tagged `kpt-variants/<name>:<version>`.
  *
- * The base is `--base IMAGE`, else the Dockerfile's default (node:20-slim)
+ * The base is `--base IMAGE`, else the Dockerfile's default (node:22-slim)
  * when the engine has it or can pull it. Where no registry is reachable (a
  * sandbox, an air-gapped CI), the base is made here from this machine's Node
  * instead (see local-base.ts), and the orchestrator's from it plus git: the
@@ -10,7 +10,7 @@
  *
  *   npm run images                        # every image
  *   npm run images -- --only fan-out      # some of them
- *   npm run images -- --engine docker --base node:20-bookworm-slim
+ *   npm run images -- --engine docker --base node:22-bookworm-slim
  */
 import { resolve } from 'node:path'
 import { Command } from 'commander'
@@ -20,12 +20,12 @@ import { makeLocalBases } from './local-base.js'
 
 const root = resolve(new URL('../..', import.meta.url).pathname)
 const version = packageVersion(root)
-const defaultBase = 'node:20-slim'
+const defaultBase = 'node:22-slim'
 
 const options = new Command('images')
   .description('build the function and orchestrator images of the Dockerfile')
   .option('--engine <name>', 'podman or docker (default: $KPT_FN_RUNTIME, else whichever is installed, podman first)')
-  .option('--base <image>', `a Node 20 image with npm to build on (default: ${defaultBase}, or one made from this machine's Node when no registry is reachable)`)
+  .option('--base <image>', `a Node 22 (or 20, 24) image with npm to build on (default: ${defaultBase}, or one made from this machine's Node when no registry is reachable)`)
   .option('--local-base', "build on a base made from this machine's Node, without trying a registry")
   .option('--only <names>', `comma-separated images to build (default: all of ${imageTargets.join(', ')})`)
   .parse()

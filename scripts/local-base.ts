@@ -28,8 +28,7 @@ export async function makeLocalBases(engine: string): Promise<LocalBases> {
   if (hasImage(engine, bases.node) && hasImage(engine, bases.git)) return bases
 
   const node = realpathSync(process.execPath)
-  const npm = realpathSync(join(dirname(process.execPath), '..', 'lib', 'node_modules', 'npm'))
-  if (!existsSync(join(npm, 'bin', 'npm-cli.js'))) throw new Error(`npm not found next to ${process.execPath} (looked in ${npm})`)
+  const npm = await findNpm()
   const nodeFiles = [node, npm, ...(await sharedLibraries(node))]
   if (existsSync(caBundle)) nodeFiles.push(caBundle)
   const links = { '/usr/local/bin/node': node, '/usr/local/lib/node_modules/npm': npm }
@@ -42,6 +41,21 @@ export async function makeLocalBases(engine: string): Promise<LocalBases> {
   await importRootfs(engine, bases.node, nodeFiles, links)
   await importRootfs(engine, bases.git, gitFiles, links)
   return bases
+}
+
+/**
+ * The npm package to put in the base: the one installed beside Node, else the
+ * one on PATH (a Node from the npm registry's `node` package, as CI runs Node
+ * 22 with, has none beside it; npm is JavaScript, and runs on that Node).
+ */
+async function findNpm(): Promise<string> {
+  const beside = join(dirname(process.execPath), '..', 'lib', 'node_modules', 'npm')
+  if (existsSync(join(beside, 'bin', 'npm-cli.js'))) return realpathSync(beside)
+  const onPath = await execa('sh', ['-c', 'command -v npm'], { reject: false })
+  const cli = String(onPath.stdout).trim()
+  const npm = cli ? join(dirname(realpathSync(cli)), '..') : ''
+  if (npm && existsSync(join(npm, 'bin', 'npm-cli.js'))) return realpathSync(npm)
+  throw new Error(`npm not found beside ${process.execPath} nor on PATH`)
 }
 
 /** The absolute paths of the shared libraries `binary` loads, from `ldd`. */
@@ -73,7 +87,7 @@ async function importRootfs(engine: string, image: string, files: readonly strin
     mkdirSync(join(staging, 'etc'), { recursive: true })
     writeFileSync(join(staging, 'etc', 'passwd'), 'root:x:0:0:root:/root:/sbin/nologin\nnobody:x:65534:65534:nobody:/nonexistent:/sbin/nologin\n')
     writeFileSync(join(staging, 'etc', 'group'), 'root:x:0:\nnogroup:x:65534:\n')
-    mkdirSync(join(staging, 'tmp'))
+    mkdirSync(join(staging, 'tmp'), { recursive: true })
     chmodSync(join(staging, 'tmp'), 0o1777)
     // A merged-/usr host has /bin, /lib and /lib64 as symlinks into /usr: the image gets the same.
     for (const top of ['/bin', '/lib', '/lib64', '/sbin']) {

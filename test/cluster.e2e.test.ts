@@ -55,8 +55,8 @@ async function serviceAccount(server: KubeApiServer, name: string, rules: Json[]
 }
 
 const fleetLists = {
-  apiGroups: ['config.porch.kpt.dev', 'infra.nephio.org', ''],
-  resources: ['repositories', 'packagevariantsets', 'packagevariants', 'workloadclusters', 'configmaps'],
+  apiGroups: ['config.porch.kpt.dev', 'infra.nephio.org', '', 'kpt-variants.dev'],
+  resources: ['repositories', 'packagevariantsets', 'packagevariants', 'workloadclusters', 'configmaps', 'packagecatalogs', 'installedpackages', 'clusterapis', 'rollouts'],
   verbs: ['list'],
 }
 
@@ -173,8 +173,17 @@ suite('render --cluster against a real API server', () => {
       expect(variants(dry.stdout)).toEqual(['PackageVariant other/lonely failed edge-01/lonely'])
       const events = await server.auditEvents(before)
       const lists = events.filter((e) => e.verb === 'list')
-      // No set in `other`: no WorkloadClusters to list; its variant injects a ConfigMap.
-      expect(lists.map((e) => e.objectRef?.resource).sort()).toEqual(['configmaps', 'packagevariants', 'packagevariantsets', 'repositories'])
+      // No set in `other`: no WorkloadClusters to list; its variant injects a ConfigMap; deploy/crds serves the dependency and rollout kinds.
+      expect(lists.map((e) => e.objectRef?.resource).sort()).toEqual([
+        'clusterapis',
+        'configmaps',
+        'installedpackages',
+        'packagecatalogs',
+        'packagevariants',
+        'packagevariantsets',
+        'repositories',
+        'rollouts',
+      ])
       expect(lists.every((e) => e.objectRef?.namespace === 'other')).toBe(true)
       expect(events.filter((e) => e.verb === 'patch')).toEqual([])
 

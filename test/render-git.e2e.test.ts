@@ -180,7 +180,7 @@ describe('kpt-variants render --git', () => {
       }
       expect(await git(ws.remote('edge-01'), 'log', '-1', '--format=%B', 'main')).toContain('kpt:{"package":"nginx","workspaceName":"packagevariant-1","revision":"v1"}')
       const afterPublish = JSON.parse((await ws.ok('status', 'fleet', '--cache', 'cache', '--json')).stdout)
-      expect(afterPublish.variants[1]).toMatchObject({ package: 'edge-02/nginx', published: 'nginx/v1', state: 'current' })
+      expect(afterPublish.variants[1]).toMatchObject({ package: 'edge-02/nginx', published: 'nginx/v1', state: 'current', localEdits: 'none' })
       expect(afterPublish.variants[1].draft).toBeUndefined()
 
       // 5. The real kpt reads the published revision.
@@ -206,6 +206,12 @@ describe('kpt-variants render --git', () => {
       expect(await git(ws.remote('edge-01'), 'log', '-1', '--format=%s', 'drafts/nginx/packagevariant-2')).toMatch(/^Update nginx from nginx\/v1 .* to blueprints\/nginx v2$/)
       const behind = JSON.parse((await ws.ok('status', 'fleet', '--cache', 'cache', '--json')).stdout)
       expect(behind.variants[0]).toMatchObject({ state: 'behind', publishedUpstream: 'nginx/v1', draft: 'drafts/nginx/packagevariant-2' })
+      // The commit on main since nginx/v1 is a local edit of edge-01's package; edge-02's is as published.
+      expect(behind.variants.map((v: { localEdits?: string; localEditsReason?: string }) => [v.localEdits, v.localEditsReason])).toEqual([
+        ['edited', '1 commit(s) on main changed it since nginx/v1'],
+        ['none', undefined],
+        ['none', undefined],
+      ])
 
       // 7. Publish v2 with render --publish; then kpt pkg update to it keeps the local package's own state.
       const publishRun = await ws.render('--publish')

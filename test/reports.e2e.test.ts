@@ -217,7 +217,11 @@ browserTest(
         rows.variants.map((_, i) => i),
       ),
     )
-    expect(expected).toEqual({ draft: 10, published: 1 })
+    // 11 variants (edge-12 is out of the set), and the cert-manager drafts of edge-06 to edge-11 (nginx needs it).
+    expect(expected).toEqual({ draft: 16, published: 1 })
+    expect(rows.variants.filter((r) => r.variant.startsWith('Dependency ')).map((r) => [r.package, r.draft])).toEqual(
+      ['06', '07', '08', '09', '10', '11'].map((n) => [`edge-${n}/cert-manager`, 'drafts/cert-manager/packagevariant-1']),
+    )
     const browser = await launchChromium()
     try {
       const page = await browser.context.newPage()
@@ -228,6 +232,53 @@ browserTest(
       for (const state of pageStates) expect(await page.isVisible(`#counts [data-state="${state}"]`)).toBe(state in expected)
       await page.click('#matrix-body .cell.s-published')
       expect(await page.textContent('#detail')).toContain('nginx/v1')
+    } finally {
+      await browser.close()
+    }
+  },
+  timeout,
+)
+
+browserTest(
+  'status --out --html shows the output directory as status --out --json reports it: behind, local edits, the dependencies installed',
+  async () => {
+    readmeUpgradeStep()
+    rmSync(join(dir, 'fleet', 'broken.yaml'), { force: true })
+    const status = await kptVariants('status', 'fleet', '--out', 'rendered', '--json', '--html', 'status-out.html')
+    expect(status.exitCode).toBe(0)
+    const rows = JSON.parse(status.stdout) as Parameters<typeof modelFromStatus>[0]
+    const expected = nonZero(
+      countStates(
+        modelFromStatus(rows, '').variants,
+        rows.variants.map((_, i) => i),
+      ),
+    )
+    // Rendered at nginx v1, the set wants v2 (edge-12 is out of it); the cert-manager the first render installed on edge-06 to edge-12.
+    expect(expected).toEqual({ behind: 11, installed: 7 })
+    const browser = await launchChromium()
+    try {
+      const page = await browser.context.newPage()
+      const errors: string[] = []
+      page.on('pageerror', (e) => errors.push(e.message))
+      await page.goto(`file://${join(dir, 'status-out.html')}`)
+      await page.waitForSelector('html[data-ready]')
+      expect(nonZero(await pageCounts(page))).toEqual(expected)
+      expect(await cellsByState(page)).toEqual(expected)
+      // The two packages edited by hand (README step 1, and edge-02's image), found by their local edits.
+      await page.fill('#search', 'edited')
+      expect(await cellsByState(page)).toEqual({ behind: 2 })
+      await page.click('#matrix-body .row:has(.repo[title="edge-01"]) .cell')
+      const detail = await page.textContent('#detail')
+      expect(detail).toContain('local editsedited')
+      expect(detail).toContain('previous upstreamnginx/v1')
+      await page.fill('#search', '')
+      await page.click('#matrix-body .row:has(.repo[title="edge-06"]) .cell.s-installed')
+      expect(await page.textContent('#detail')).toContain('Dependencyedge-06/cert-manager')
+      expect(await page.textContent('#detail')).toContain('versionv1.14.4')
+      // edge-06's graph as the directory holds it: nginx, and the cert-manager installed for it.
+      expect(await page.locator('#detail svg.graph .node').count()).toBe(2)
+      expect(await page.locator('#detail svg.graph .node.dependency').count()).toBe(1)
+      expect(errors).toEqual([])
     } finally {
       await browser.close()
     }

@@ -1,8 +1,10 @@
 /**
  * The CustomResourceDefinitions of the APIs we read, with Porch's schemas
  * (its controller-gen output at the versions it serves): Repository and
- * PackageVariant v1alpha1, PackageVariantSet v1alpha2; and our own Rollout
- * (kpt-variants.dev/v1alpha1, docs/rollouts.md). The schemas are built
+ * PackageVariant v1alpha1, PackageVariantSet v1alpha2; and our own kinds
+ * (kpt-variants.dev/v1alpha1): Rollout (docs/rollouts.md) and the dependency
+ * kinds PackageCatalog, InstalledPackage and ClusterAPIs
+ * (docs/package-dependencies.md). The schemas are built
  * against our API types: `fields<T>()` takes exactly the fields of T, so a
  * field added to a type without a schema (or the reverse) does not compile.
  * `npm run crds` writes them into deploy/crds; a test checks they are current
@@ -14,6 +16,8 @@ import type { DownstreamTemplate, InjectorTemplate, MapExpr, PackageContextTempl
 import { rolloutGroup, rolloutKind, rolloutVersion } from './rollout.js'
 import type { HealthGate, RolloutApprovalSpec, RolloutGatesSpec, RolloutSpec, RolloutStatus, RolloutStepSpec } from './rollout.js'
 import type { RolloutWindowSpec } from './rollout-windows.js'
+import { clusterAPIsKind, dependenciesGroup, installedPackageKind, packageCatalogKind } from './dependencies.js'
+import type { PackageSource } from './dependencies.js'
 
 /** An OpenAPI v3 schema, as much of it as these CRDs use. */
 export interface Schema {
@@ -350,11 +354,83 @@ function crd(kind: string, plural: string, version: string, schema: Schema, colu
 }
 
 /** The CRDs, each with the file name `npm run crds` gives it; `porch` marks those whose schema is Porch's. */
+/** An API (group/version/kind) a package serves or needs. */
+const gvk = object({ apiVersion: string({ minLength: 1 }), kind: string({ minLength: 1 }) }, { required: ['apiVersion', 'kind'] })
+
+/**
+ * A dependency: a package by `name` (with a `version` constraint), an API
+ * (`gvk`), or ordered alternatives (`anyOf`); which one is set, and the
+ * constraint's syntax, is checked by `readPackageManifest` and friends.
+ */
+const dependencyFields = { name: string(), version: string(), gvk, optional: boolean() }
+const dependency = object({ ...dependencyFields, anyOf: array(object(dependencyFields)) })
+
+/** Where render installs a catalog version from: a package revision of a Repository of the fleet. */
+const packageSource = fields<PackageSource>(
+  { repo: string({ minLength: 1 }), package: string({ minLength: 1 }), revision: integer({ minimum: 1 }), workspaceName: string() },
+  { required: ['repo', 'package'] },
+)
+
+const installationType = string({ enum: ['OnePerCluster', 'OnePerNamespace', 'NoRestrictions'] })
+
+const packageCatalogSchema = object(
+  {
+    apiVersion: string(),
+    kind: string(),
+    metadata: { type: 'object' },
+    spec: object({
+      packages: array(
+        object(
+          {
+            name: string({ minLength: 1 }),
+            latestVersion: string(),
+            installationType,
+            path: string(),
+            deletionPolicy: string({ enum: ['delete', 'orphan'] }),
+            versions: array(object({ version: string({ minLength: 1 }), provides: array(gvk), dependencies: array(dependency), installationType, source: packageSource }, { required: ['version'] })),
+          },
+          { required: ['name'] },
+        ),
+      ),
+    }),
+  },
+  { description: 'PackageCatalog lists installable package versions, what each provides and needs, and where kpt-variants render installs it from (docs/package-dependencies.md).' },
+)
+
+const installedPackageSchema = object(
+  {
+    apiVersion: string(),
+    kind: string(),
+    metadata: { type: 'object' },
+    spec: object(
+      {
+        package: string(),
+        version: string({ minLength: 1 }),
+        namespace: string(),
+        installedAsDependency: boolean(),
+        dependencies: array(dependency),
+        provides: array(gvk),
+        deleting: boolean(),
+      },
+      { required: ['version'] },
+    ),
+  },
+  { description: 'InstalledPackage is one installation made outside git; the label kpt-variants.dev/repository names the downstream repository it belongs to.' },
+)
+
+const clusterAPIsSchema = object(
+  { apiVersion: string(), kind: string(), metadata: { type: 'object' }, spec: object({ gvks: array(gvk) }) },
+  { description: 'ClusterAPIs lists APIs a cluster serves without a package managing them.' },
+)
+
 export const customResourceDefinitions: readonly { file: string; crd: Record<string, unknown>; porch: boolean }[] = [
   { file: 'config.porch.kpt.dev_repositories.yaml', crd: crd('Repository', 'repositories', 'v1alpha1', repositorySchema, repositoryColumns), porch: true },
   { file: 'config.porch.kpt.dev_packagevariants.yaml', crd: crd('PackageVariant', 'packagevariants', 'v1alpha1', packageVariantSchema), porch: true },
   { file: 'config.porch.kpt.dev_packagevariantsets.yaml', crd: crd('PackageVariantSet', 'packagevariantsets', 'v1alpha2', packageVariantSetSchema), porch: true },
   { file: `${rolloutGroup}_rollouts.yaml`, crd: crd(rolloutKind, 'rollouts', rolloutVersion, rolloutSchema, rolloutColumns, rolloutGroup), porch: false },
+  { file: `${dependenciesGroup}_packagecatalogs.yaml`, crd: crd(packageCatalogKind, 'packagecatalogs', 'v1alpha1', packageCatalogSchema, undefined, dependenciesGroup), porch: false },
+  { file: `${dependenciesGroup}_installedpackages.yaml`, crd: crd(installedPackageKind, 'installedpackages', 'v1alpha1', installedPackageSchema, undefined, dependenciesGroup), porch: false },
+  { file: `${dependenciesGroup}_clusterapis.yaml`, crd: crd(clusterAPIsKind, 'clusterapis', 'v1alpha1', clusterAPIsSchema, undefined, dependenciesGroup), porch: false },
 ]
 
 /** A CRD as its file in deploy/crds has it. */

@@ -132,6 +132,11 @@ export class Decoder {
     return false
   }
 
+  /** True when the field is a map (absent, null or anything else: false). */
+  isMap(path: FieldPath): boolean {
+    return isMap(this.object.getNode(path))
+  }
+
   /** Records a type error on a field. */
   fail(path: FieldPath, problem: string): void {
     const field = formatFieldPath(path)

@@ -8,6 +8,8 @@ import { isMap, isSeq } from 'yaml'
 import { dns1123LabelErrors, formatFieldPath } from '../krm/index.js'
 import type { FieldPath, KubeObject } from '../krm/index.js'
 import { Decoder } from './decode.js'
+import { readCatalogValue } from './catalog-value.js'
+import { PlainDecoder } from './decode-plain.js'
 import type { FieldError } from './decode.js'
 
 export const dependenciesGroup = 'kpt-variants.dev'
@@ -19,169 +21,26 @@ export const clusterAPIsKind = 'ClusterAPIs'
 export const dependencyCheckKind = 'DependencyCheck'
 export const dependencyCheckResultKind = 'DependencyCheckResult'
 
-/** How many installations of a package may exist (Carvel proposal). */
-export type InstallationType = 'OnePerCluster' | 'OnePerNamespace' | 'NoRestrictions'
-export const installationTypes: readonly InstallationType[] = ['OnePerCluster', 'OnePerNamespace', 'NoRestrictions']
-
-/** An API a package serves or needs. */
-export interface GVK {
-  apiVersion: string
-  kind: string
-}
-
-/** Where a dependency was declared, for results. */
-export interface DeclaredAt {
-  object: KubeObject
-  /** Dotted path of the dependency entry, e.g. `spec.dependencies[2]`. */
-  field: string
-}
-
-/** A dependency on a package by name, with a constraint (`""` = any version). */
-export interface PackageDependency {
-  type: 'Package'
-  name: string
-  version: string
-  optional: boolean
-  declaredAt?: DeclaredAt
-}
-
-/** A dependency on an API (group/version/kind). */
-export interface GVKDependency {
-  type: 'GVK'
-  gvk: GVK
-  optional: boolean
-  declaredAt?: DeclaredAt
-}
-
-/** Ordered alternatives: the first fulfilled, else the first resolvable. */
-export interface AnyOfDependency {
-  type: 'AnyOf'
-  anyOf: (PackageDependency | GVKDependency)[]
-  optional: boolean
-  declaredAt?: DeclaredAt
-}
-
-export type Dependency = PackageDependency | GVKDependency | AnyOfDependency
-
-/**
- * Where a catalog version's package is cloned from when `kpt-variants render`
- * installs it: a package revision of a Repository of the fleet, named as a
- * PackageVariant's upstream names one (`revision`, else `workspaceName`, else
- * the head of the repository's branch).
- */
-export interface PackageSource {
-  /** The Repository's name (in the catalog's namespace, else any). */
-  repo: string
-  /** The package's directory in that repository. */
-  package: string
-  /** Published revision N: the tag `<package>/v<N>`. */
-  revision?: number
-  /** A draft, or an older Porch's named tag `<package>/<name>`, or a branch. */
-  workspaceName?: string
-}
-
-/** One version of a catalog package. */
-export interface CatalogVersion {
-  /** The original string; printed as is in outputs (keeps `v` and `+N`). */
-  version: string
-  provides: GVK[]
-  dependencies: Dependency[]
-  installationType?: InstallationType
-  /** Where it can be installed from; without one it can be checked but not installed. */
-  source?: PackageSource
-}
-
-/** One package of a catalog. */
-export interface CatalogPackage {
-  name: string
-  latestVersion?: string
-  installationType?: InstallationType
-  versions: CatalogVersion[]
-  /** Where `render` installs it in a downstream repository (default: its name). */
-  path?: string
-  /** What `render` does with it once nothing needs it: delete it (the default), or orphan it (keep it, no longer marked as a dependency). */
-  deletionPolicy?: 'delete' | 'orphan'
-}
-
-/** `PackageCatalog`: what can be installed. */
-export interface PackageCatalog {
-  object: KubeObject
-  name: string
-  packages: CatalogPackage[]
-}
-
-/** `PackageManifest`: a kpt package declaring itself (local config). */
-export interface PackageManifest {
-  object: KubeObject
-  name: string
-  version?: string
-  namespace: string
-  provides: GVK[]
-  dependencies: Dependency[]
-  installationType?: InstallationType
-}
-
-/** `InstalledPackage`: one installation in the cluster. */
-export interface InstalledPackage {
-  object: KubeObject
-  /** The installation name (`metadata.name`). */
-  name: string
-  package: string
-  version: string
-  namespace: string
-  installedAsDependency: boolean
-  /** The installed version's dependencies; absent = look them up in the catalog. */
-  dependencies?: Dependency[]
-  /** The APIs the installed version serves; absent = look them up in the catalog. */
-  provides?: GVK[]
-  deleting: boolean
-}
-
-/** `ClusterAPIs`: GVKs present without a managing package. */
-export interface ClusterAPIs {
-  object: KubeObject
-  gvks: GVK[]
-}
-
-/** A package to install or update; `constraint` picks a version when `version` is absent. */
-export interface DependencyTarget {
-  package: string
-  version?: string
-  constraint?: string
-  namespace: string
-}
-
-export type PrereleasePolicy = 'Exclude' | 'Include' | { identifiers: string[] }
-
-/** The resolution policy; each field's default is the first value listed. */
-export interface DependencyPolicy {
-  upgrades: 'Allow' | 'Deny'
-  upgradeTarget: 'Highest' | 'Lowest'
-  downgrades: 'Deny' | 'Allow'
-  prereleases: PrereleasePolicy
-  latest: 'LatestVersionField' | 'HighestStable' | 'Highest'
-  optional: 'Skip' | 'InstallIfResolvable'
-  incompleteVersions: 'Ignore' | 'Coerce'
-}
-
-/** The defaults functions/dependency-check/README.md documents. */
-export const defaultDependencyPolicy: Readonly<DependencyPolicy> = Object.freeze({
-  upgrades: 'Allow',
-  upgradeTarget: 'Highest',
-  downgrades: 'Deny',
-  prereleases: 'Exclude',
-  latest: 'LatestVersionField',
-  optional: 'Skip',
-  incompleteVersions: 'Ignore',
-})
-
-/** `DependencyCheck`: the functionConfig. */
-export interface DependencyCheck {
-  object?: KubeObject
-  name: string
-  targets: DependencyTarget[]
-  policy: DependencyPolicy
-}
+export * from './dependency-types.js'
+import { installationTypes, defaultDependencyPolicy } from './dependency-types.js'
+import type {
+  InstallationType,
+  GVK,
+  DeclaredAt,
+  PackageDependency,
+  GVKDependency,
+  Dependency,
+  PackageSource,
+  CatalogVersion,
+  CatalogPackage,
+  PackageCatalog,
+  PackageManifest,
+  InstalledPackage,
+  ClusterAPIs,
+  DependencyTarget,
+  DependencyPolicy,
+  DependencyCheck,
+} from './dependency-types.js'
 
 /** A read result: the value or the field errors. */
 export type Read<T> = { ok: true; value: T } | { ok: false; errors: FieldError[] }
@@ -196,9 +55,15 @@ export function isCustomResourceDefinition(object: KubeObject): boolean {
   return object.isGroupKind('apiextensions.k8s.io', 'CustomResourceDefinition')
 }
 
-/** Reads a PackageCatalog. */
+/** Reads a PackageCatalog: in one pass when it has no error (catalog-value.ts), else field by field, every error named. */
 export function readPackageCatalog(object: KubeObject): Read<PackageCatalog> {
-  const d = new Decoder(object)
+  const fast = readCatalogValue(object, object.plainValue(), installationTypes)
+  return fast ? { ok: true, value: fast } : readPackageCatalogFields(object)
+}
+
+/** Reads a PackageCatalog field by field with the typed reader, collecting every field error. */
+export function readPackageCatalogFields(object: KubeObject): Read<PackageCatalog> {
+  const d = new PlainDecoder(object)
   const packages: CatalogPackage[] = []
   const names = new Map<string, number>()
   d.each(['spec', 'packages'], (base, i) => {
@@ -248,7 +113,7 @@ export function readPackageCatalog(object: KubeObject): Read<PackageCatalog> {
 
 /** Reads a PackageManifest (`metadata.name` is the package name). */
 export function readPackageManifest(object: KubeObject): Read<PackageManifest> {
-  const d = new Decoder(object)
+  const d = new PlainDecoder(object)
   if (!object.name) d.fail(['metadata', 'name'], 'must be set to the package name')
   const manifest: PackageManifest = {
     object,
@@ -266,7 +131,7 @@ export function readPackageManifest(object: KubeObject): Read<PackageManifest> {
 
 /** Reads an InstalledPackage; `spec.package` defaults to `metadata.name`. */
 export function readInstalledPackage(object: KubeObject): Read<InstalledPackage> {
-  const d = new Decoder(object)
+  const d = new PlainDecoder(object)
   const version = d.requiredString(['spec', 'version'])
   const installed: InstalledPackage = {
     object,
@@ -285,7 +150,7 @@ export function readInstalledPackage(object: KubeObject): Read<InstalledPackage>
 
 /** Reads a ClusterAPIs object. */
 export function readClusterAPIs(object: KubeObject): Read<ClusterAPIs> {
-  const d = new Decoder(object)
+  const d = new PlainDecoder(object)
   return done(d, { object, gvks: readGVKs(d, ['spec', 'gvks']) })
 }
 
@@ -417,7 +282,7 @@ function readGVKs(d: Decoder, path: FieldPath): GVK[] {
 }
 
 function readGVK(d: Decoder, base: FieldPath): GVK | undefined {
-  if (!isMap(d.object.getNode(base))) {
+  if (!d.isMap(base)) {
     d.fail(base, 'must be an object with `apiVersion` and `kind`')
     return undefined
   }

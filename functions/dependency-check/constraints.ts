@@ -8,7 +8,10 @@
  * - commas are AND, like spaces; spaces after an operator are dropped;
  * - `v` prefixes are dropped; `=>` is `>=`, `=<` is `<=`, `==` is `=`, `~>` is `~`;
  * - `!=X` and blang's `!X` split the branch into `<X` and `>X` branches;
- * - anything npm does not accept (strictly) is `improper constraint: <text>`.
+ * - anything npm does not accept (strictly) is `improper constraint: <text>`;
+ * - shorthands (`~1.2`, `^1`, `1.x`, `>1.2`) take Masterminds' bounds, spelled
+ *   out by comparators.ts, so a prerelease below a range's release never
+ *   satisfies it.
  *
  * Prerelease policy (Carvel's; docs/upstream-behaviour.md, "Versions and constraints"): ranges are evaluated
  * with `includePrerelease: true`; which prerelease *candidates* may be picked
@@ -18,6 +21,7 @@
  */
 import semver from 'semver'
 import type { PrereleasePolicy } from '../api/dependencies.js'
+import { spellOutBranch } from './comparators.js'
 import { isDigest, isPrerelease } from './versions.js'
 import type { Version } from './versions.js'
 
@@ -27,8 +31,9 @@ export type Constraint =
 
 /** One AND group of a range, compiled. */
 export interface Branch {
-  /** The npm range text of this branch. */
+  /** The npm range text of this branch, as written (shorthands kept). */
   text: string
+  /** The branch with Masterminds' bounds spelled out (comparators.ts), tested with `includePrerelease`. */
   range: semver.Range
   /** The branch names a prerelease version itself. */
   namesPrerelease: boolean
@@ -91,7 +96,7 @@ function translate(raw: string): ParsedConstraint {
       if (semver.validRange(alternative) === null) return improper
       branches.push({
         text: alternative,
-        range: new semver.Range(alternative, { includePrerelease: true }),
+        range: new semver.Range(spellOutBranch(alternative), { includePrerelease: true }),
         namesPrerelease: prereleaseName.test(alternative),
       })
     }

@@ -55,6 +55,8 @@ export function gvkKey(gvk: GVK): string {
  * not parse are skipped and reported (Glasskube's pre-graph behaviour) instead
  * of failing the whole package (its graph manager) or everything.
  * Incomplete versions (`v1`) are coerced and flagged; the policy decides later.
+ * Digests (`sha256:…`) are versions too, sorted before every semver version;
+ * only a constraint that names one installs it (candidates.ts, the model).
  */
 export function indexCatalogs(catalogs: readonly PlanCatalog[]): CatalogIndex {
   const packages = new Map<string, IndexedPackage>()
@@ -71,7 +73,7 @@ export function indexCatalogs(catalogs: readonly PlanCatalog[]): CatalogIndex {
       if (entry.installationType === undefined && pkg.installationType) entry.installationType = pkg.installationType
       for (const spec of pkg.versions) {
         const version = parseVersion(spec.version, { coerce: true })
-        if (!version || version.digest) {
+        if (!version) {
           problems.push({ package: pkg.name, version: spec.version, catalog: catalog.name })
           continue
         }

@@ -26,6 +26,7 @@ export function severityOf(report: DependencyReport): Severity {
 /** Results for a plan, in a stable order. */
 export function planResults(plan: Plan): Result[] {
   const results: Result[] = []
+  const refs = new Map<KubeObject, Result>()
   const reported = new Set<string>()
   // Every error result carries the same tags: `state`, `dependency` and, for a conflict, its `reason`.
   const reasons = new Map(plan.conflicts.map((c) => [`${c.requiredBy}\0${c.message}`, c.reason]))
@@ -37,7 +38,7 @@ export function planResults(plan: Plan): Result[] {
       if (severity === 'error') reported.add(key)
       const reason = severity === 'error' ? reasons.get(key) : undefined
       const tags: Record<string, string> = { state: dep.state, dependency: dep.name, ...(reason ? { reason } : {}) }
-      results.push(newResult(severity, text, { ...at(dep.declaredAt), tags }))
+      results.push(resultAt(severity, text, dep.declaredAt, tags, refs))
     }
   }
   for (const c of plan.conflicts) {
@@ -57,6 +58,23 @@ export function explanationText(lines: readonly string[]): string {
 
 function conflictText(c: Conflict): string {
   return `dependency conflict: ${c.message} (required by ${c.requiredBy})`
+}
+
+/**
+ * newResult for a dependency where it was declared. The object's reference and
+ * file are worked out once per object (a catalog declares thousands), and
+ * shared by its results, which nothing changes.
+ */
+function resultAt(severity: Severity, message: string, declaredAt: DependencyReport['declaredAt'], tags: Record<string, string>, refs: Map<KubeObject, Result>): Result {
+  if (!declaredAt) return newResult(severity, message, { tags })
+  let ref = refs.get(declaredAt.object)
+  if (!ref) refs.set(declaredAt.object, (ref = newResult(severity, '', { object: declaredAt.object })))
+  const result: Result = { message, severity }
+  if (ref.resourceRef) result.resourceRef = ref.resourceRef
+  result.field = { path: declaredAt.field }
+  if (ref.file) result.file = ref.file
+  if (Object.keys(tags).length > 0) result.tags = tags
+  return result
 }
 
 function at(declaredAt: DependencyReport['declaredAt']): { object?: KubeObject; field?: string } {
@@ -119,17 +137,41 @@ export function newResultObject(name: string, plan: Plan): KubeObject {
   return object
 }
 
-/** Drops undefined values and empty-string namespaces, recursively. */
+/**
+ * Drops undefined values and empty-string namespaces, recursively. What holds
+ * neither is returned as it is, not copied: a plan of 50,000 packages is
+ * mostly clean already.
+ */
 function clean(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(clean)
-  if (value && typeof value === 'object') {
-    const out: Record<string, unknown> = {}
-    for (const [k, v] of Object.entries(value)) {
-      if (v === undefined) continue
-      if (k === 'namespace' && v === '') continue
-      out[k] = clean(v)
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i]
+      const cleaned = clean(item)
+      if (cleaned !== item && !out) out = value.slice(0, i)
+      if (out) out.push(cleaned)
     }
-    return out
+    return out ?? value
+  }
+  if (value && typeof value === 'object') {
+    const object = value as Record<string, unknown>
+    let out: Record<string, unknown> | undefined
+    for (const k in object) {
+      if (!Object.prototype.hasOwnProperty.call(object, k)) continue
+      const v = object[k]
+      const dropped = v === undefined || (k === 'namespace' && v === '')
+      const cleaned = dropped ? undefined : clean(v)
+      if ((dropped || cleaned !== v) && !out) {
+        // The keys before this one, as they were.
+        out = {}
+        for (const before in object) {
+          if (before === k) break
+          if (Object.prototype.hasOwnProperty.call(object, before)) out[before] = object[before]
+        }
+      }
+      if (out && !dropped) out[k] = cleaned
+    }
+    return out ?? value
   }
   return value
 }

@@ -110,6 +110,38 @@ describe('planDependencies', () => {
     expect(plan({ ...input, policy: { downgrades: 'Allow' } }).downgrade).toEqual([{ package: 'cert-manager', namespace: '', from: 'v2.1.0', to: 'v1.16.0', requiredBy: ['keptn@v1.2.0'] }])
   })
 
+  describe('a target below its installed version (Carvel refuses the downgrade)', () => {
+    const packages = [pkg('portal', { 'v1.0.0': [], 'v2.0.0': [] }, { latestVersion: 'v1.0.0' })]
+    const input = { packages, installed: [installed('portal', 'v2.0.0')] }
+    const refusal = {
+      package: 'portal',
+      actual: 'v2.0.0',
+      required: 'v1.0.0',
+      requiredBy: 'spec.targets',
+      direction: 'Above',
+      resolvable: true,
+      resolution: { action: 'Downgrade', package: 'portal', version: 'v1.0.0' },
+      reason: 'DowngradeNotAllowed',
+      message: "Stopped installing matched version 'v1.0.0' of portal since installed version 'v2.0.0' is higher (hint: set `policy.downgrades: Allow` to proceed with downgrade)",
+    }
+
+    test('a target at a lower version is a conflict while downgrades are denied', () => {
+      const p = plan({ ...input, targets: [target('portal', 'v1.0.0', [])] })
+      expect(p.result).toBe('CONFLICT')
+      expect(p.conflicts).toMatchObject([refusal])
+      expect(plan({ ...input, targets: [target('portal', 'v1.0.0', [])], policy: { downgrades: 'Allow' } })).toMatchObject({ result: 'OK', conflicts: [] })
+      expect(plan({ ...input, targets: [target('portal', 'v2.0.0', [])] })).toMatchObject({ result: 'OK', conflicts: [] })
+    })
+
+    test('a target by constraint takes no version below the installed one', () => {
+      expect(plan({ ...input, targets: [{ package: 'portal', namespace: '', constraint: '<2' }] }).conflicts).toMatchObject([refusal])
+      const allowed = plan({ ...input, targets: [{ package: 'portal', namespace: '', constraint: '<2' }], policy: { downgrades: 'Allow' } })
+      expect(allowed).toMatchObject({ result: 'OK', packages: [{ package: 'portal', version: 'v1.0.0' }] })
+      // No range: `latestVersion` (v1.0.0) would be a downgrade, so the installed version stays.
+      expect(plan({ ...input, targets: [{ package: 'portal', namespace: '' }] })).toMatchObject({ result: 'OK', packages: [{ version: 'v2.0.0' }] })
+    })
+  })
+
   test('upward check: updating a dependency breaks an installed dependant (Glasskube #364, #400)', () => {
     const packages = [pkg('p', { '1.0.0': [dep('d', '^1')], '2.0.0': [dep('d', '^2')] }), pkg('d', { '1.0.0': [], '2.0.0': [] })]
     const installedState = [installed('p', '1.0.0'), installed('d', '1.0.0', { asDependency: true })]
@@ -147,10 +179,24 @@ describe('planDependencies', () => {
       'dependency (d) does not have a valid version that satisfies all constraints. Constraints: [>=2] (details: all=2 -> after-prereleases-filter=1 -> after-constraints-filter=0)',
       '"nope" is not available in any repository',
     ])
-    expect(plan({ packages: [pkg('d', { '1.0.0': [], '2.0.0-rc.1': [] })], targets: [target('a', '1.0.0', [dep('d', '>=2')])], policy: { prereleases: 'Include' } }).install).toMatchObject([
+    expect(plan({ packages: [pkg('d', { '1.0.0': [], '2.0.0-rc.1': [] })], targets: [target('a', '1.0.0', [dep('d', '>1')])], policy: { prereleases: 'Include' } }).install).toMatchObject([
       { package: 'd', version: '2.0.0-rc.1' },
     ])
+    // 2.0.0-rc.1 is below `>=2` (2.0.0), whatever the prerelease policy (Masterminds).
+    expect(plan({ packages: [pkg('d', { '1.0.0': [], '2.0.0-rc.1': [] })], targets: [target('a', '1.0.0', [dep('d', '>=2')])], policy: { prereleases: 'Include' } }).result).toBe('CONFLICT')
     expect(plan({ packages: [pkg('d', { '1.0.0': [], '2.0.0-rc.1': [] })], targets: [target('a', '1.0.0', [dep('d', '>=2.0.0-0')])] }).install).toMatchObject([{ version: '2.0.0-rc.1' }])
+  })
+
+  test.each([
+    ['~1.2', '1.2.0-rc.1', '1.1.0'],
+    ['1.2.x', '1.2.0-rc.1', '1.1.0'],
+    ['^1', '1.0.0-rc.1', '0.9.0'],
+    ['1.x', '1.0.0-rc.1', '0.9.0'],
+  ])('prereleases: Include does not pick %s for %j: it is below the range', (range, prerelease, older) => {
+    const packages = [pkg('d', { [older]: [], [prerelease]: [] })]
+    const p = plan({ packages, targets: [target('a', '1.0.0', [dep('d', range)])], policy: { prereleases: 'Include' } })
+    expect(p.install).toEqual([])
+    expect(p.packages[0]!.dependencies.map((d) => d.state)).toEqual(['NoMatchingVersion'])
   })
 
   test('latest: latestVersion field, highest stable, build tiebreak', () => {
@@ -423,6 +469,8 @@ describe('planDependencies', () => {
         packages: [cm],
         installed: [installed('cm', '1.0.0'), installed('x', '1.0.0', { deps: [gvk('cert-manager.io/v1', 'Certificate')] })],
         targets: [{ package: 'cm', namespace: '', version: '0.9.0' }],
+        // A target's own downgrade needs the policy to allow it.
+        policy: { downgrades: 'Allow' },
       })
       expect(removed.conflicts).toMatchObject([{ reason: 'Missing', requiredBy: 'x@1.0.0', message: 'cert-manager.io/v1/Certificate would no longer be served (provided before by cm@1.0.0)' }])
     })
@@ -432,6 +480,56 @@ describe('planDependencies', () => {
     const digest = `sha256:${'a'.repeat(64)}`
     const p = plan({ installed: [installed('d', `sha256:${'b'.repeat(64)}`)], targets: [target('a', '1.0.0', [dep('d', digest)])] })
     expect(p.conflicts).toMatchObject([{ reason: 'DigestMismatch', direction: 'Digest' }])
+  })
+
+  describe('digests are versions (Crossplane pins dependencies by digest)', () => {
+    const digest = `sha256:${'a'.repeat(64)}`
+    const other = `sha256:${'c'.repeat(64)}`
+    const packages = [pkg('d', { '1.0.0': [], '1.1.0': [], [digest]: [dep('e', '^2')], [other]: [] }), pkg('e', { '2.0.0': [] })]
+
+    test('a pinned digest is installed, with the dependencies the catalog lists for it', () => {
+      const p = plan({ packages, targets: [target('a', '1.0.0', [dep('d', digest)])] })
+      expect(p.result).toBe('RESOLVABLE')
+      expect(p.install).toEqual([
+        { package: 'd', version: digest, namespace: '', requiredBy: ['a@1.0.0'], transitive: false },
+        { package: 'e', version: '2.0.0', namespace: '', requiredBy: [`d@${digest}`], transitive: true },
+      ])
+      expect(p.packages[0]!.dependencies[0]).toMatchObject({ state: 'Install', satisfiedBy: { package: 'd', version: digest } })
+    })
+
+    test('no range and no latest pick a digest: only a constraint that names one does', () => {
+      expect(plan({ packages, targets: [target('a', '1.0.0', [dep('d')])] }).install).toMatchObject([{ package: 'd', version: '1.1.0' }])
+      expect(plan({ packages, targets: [target('a', '1.0.0', [dep('d')])], policy: { latest: 'Highest' } }).install).toMatchObject([{ package: 'd', version: '1.1.0' }])
+      const digestsOnly = plan({ packages: [pkg('d', { [digest]: [] })], targets: [target('a', '1.0.0', [dep('d')])] })
+      expect(digestsOnly.packages[0]!.dependencies[0]!.state).toBe('NoMatchingVersion')
+    })
+
+    test('an installed version moves to the pinned digest as an upgrade', () => {
+      const input = { packages, installed: [installed('d', '1.1.0', { asDependency: true })], targets: [target('a', '1.0.0', [dep('d', digest)])] }
+      const p = plan(input)
+      expect(p.upgrade).toEqual([{ package: 'd', namespace: '', from: '1.1.0', to: digest, requiredBy: ['a@1.0.0'] }])
+      expect(p.install).toMatchObject([{ package: 'e', version: '2.0.0' }])
+      expect(p.packages[0]!.dependencies[0]).toMatchObject({ state: 'Upgrade', message: `upgrade d from 1.1.0 to ${digest}` })
+      const denied = plan({ ...input, policy: { upgrades: 'Deny' } })
+      expect(denied.conflicts).toMatchObject([{ package: 'd', reason: 'UpgradeNotAllowed', resolvable: true, resolution: { action: 'Upgrade', version: digest } }])
+      // Away from a digest, too: a move between a digest and a version has no order.
+      const away = plan({ packages, installed: [installed('d', digest, { asDependency: true })], targets: [target('a', '1.0.0', [dep('d', '^1')])] })
+      expect(away.upgrade).toMatchObject([{ package: 'd', from: digest, to: '1.1.0' }])
+    })
+
+    test('an installed digest has the dependencies its catalog entry lists, and a target may be a digest', () => {
+      const kept = plan({ packages, installed: [installed('d', digest)], targets: [target('a', '1.0.0', [dep('d', digest)])] })
+      // Its missing dependency is known now, and pre-existing (not the targets' doing).
+      expect(kept).toMatchObject({ result: 'OK', issues: [{ severity: 'warning', package: 'd', message: `d@${digest}: e not installed` }] })
+      const asTarget = plan({ packages, targets: [{ package: 'd', namespace: '', version: digest }] })
+      expect(asTarget).toMatchObject({ result: 'RESOLVABLE', install: [{ package: 'e', version: '2.0.0' }] })
+    })
+
+    test('two dependants pinning different digests cannot both be met', () => {
+      const p = plan({ packages: [...packages, pkg('b', { '1.0.0': [dep('d', other)] })], targets: [target('a', '1.0.0', [dep('d', digest), dep('b')])] })
+      expect(p.result).toBe('CONFLICT')
+      expect(p.conflicts.map((c) => c.package)).toContain('d')
+    })
   })
 
   test('improper constraints are conflicts naming the text', () => {

@@ -16,8 +16,8 @@
 import { parseConstraint } from './constraints.js'
 import { findVersion } from './graph.js'
 import type { Plan, PlanInput, PlanTarget } from './plan.js'
-import { compareVersions } from './versions.js'
-import { buildGraph, chooseConstraintTargets } from './planner/build.js'
+import { isUpgrade } from './versions.js'
+import { buildGraph, chooseConstraintTargets, notBelowInstalled } from './planner/build.js'
 import { candidates, pick } from './planner/candidates.js'
 import { decide } from './planner/decide.js'
 import type { Decision } from './planner/decision.js'
@@ -103,7 +103,7 @@ function modelNodes(graph: PlanGraph, targets: readonly PlanTarget[]): ModelNode
     const byConstraint = constraintTargets.get(node.id)
     const parsed = byConstraint && entry && !node.version ? parseConstraint(byConstraint.constraint ?? '') : undefined
     if (parsed?.ok) {
-      const admitted = candidates(entry!, [parsed.constraint], policy)
+      const admitted = notBelowInstalled(graph, node, candidates(entry!, [parsed.constraint], policy))
       const first = pick(entry!, admitted, [parsed.constraint], policy)
       if (first) {
         const ordered = [first, ...admitted.filter((c) => c !== first).reverse()]
@@ -141,7 +141,7 @@ function applySolution(graph: PlanGraph, model: Model, values: readonly number[]
       return
     }
     if (node.action === 'keep') {
-      node.action = compareVersions(value.version!, node.installed!.version) > 0 ? 'upgrade' : 'downgrade'
+      node.action = isUpgrade(node.installed!.version, value.version!) ? 'upgrade' : 'downgrade'
     }
     graph.unregister(node)
     if (value.version) node.version = value.version

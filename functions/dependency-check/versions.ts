@@ -81,6 +81,16 @@ export function compareVersions(a: Version, b: Version): number {
   return a.raw < b.raw ? -1 : a.raw > b.raw ? 1 : 0
 }
 
+/**
+ * True when moving an installation from `from` to `to` (another version) is an
+ * upgrade: up the semver order, or to or from a digest, which has no order
+ * (Crossplane moves a dependency to the digest its dependants pin under its
+ * upgrade flag, never its downgrade flag).
+ */
+export function isUpgrade(from: Version, to: Version): boolean {
+  return !from.semver || !to.semver || compareVersions(to, from) > 0
+}
+
 /** True when the two denote the same release, build metadata included (`v1.2.3` = `1.2.3`). */
 export function sameVersion(a: Version, b: Version): boolean {
   if (a.semver && b.semver) return a.semver.compare(b.semver) === 0 && a.semver.compareBuild(b.semver) === 0

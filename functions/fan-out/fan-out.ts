@@ -169,7 +169,8 @@ function renderAll(pvs: PackageVariantSet, contexts: readonly PvContext[], input
     }
     origin.set(id, ctx)
     // A JS Map keeps the first position and takes the last value (Porch's map overwrite).
-    desired.set(id, { id, name: packageVariantName(id), spec: result.spec, targetIndex: ctx.targetIndex, target: describeTarget(ctx) })
+    const targetObject = ctx.object ?? inputs.repositories.get(downstream.repo ?? '')
+    desired.set(id, { id, name: packageVariantName(id), spec: result.spec, targetIndex: ctx.targetIndex, target: describeTarget(ctx), ...(targetObject ? { targetObject } : {}) })
   }
   return { ok: true, desired, collisions, skipped }
 }

@@ -18,6 +18,12 @@ export interface DesiredVariant {
   targetIndex: number
   /** That target, for messages: `repository "r" package "p"` or `Kind "name"`. */
   target: string
+  /**
+   * The object the variant was made for: the one an `objectSelector` or
+   * `repositorySelector` selected, or for a `repositories` target the
+   * Repository of its downstream repository (when there is one).
+   */
+  targetObject?: KubeObject
 }
 
 /** What reconciliation did, by PackageVariant name. */
@@ -28,6 +34,8 @@ export interface ReconcileSummary {
   deleted: KubeObject[]
   /** The spec each created, updated or unchanged PackageVariant now has (as rendered), so callers need not parse it back. */
   specs: Map<KubeObject, RenderedSpec>
+  /** The target object of each created, updated or unchanged PackageVariant that has one (see DesiredVariant.targetObject). */
+  targets: Map<KubeObject, KubeObject>
 }
 
 /** The label value that ties PackageVariants to this set: its uid, else its name. */
@@ -88,7 +96,7 @@ export function existingVariants(pvs: PackageVariantSet, items: readonly KubeObj
  * runs (the root package), so `dir` must be relative to that package.
  */
 export function reconcileVariants(pvs: PackageVariantSet, items: KubeObject[], existing: ReadonlyMap<string, KubeObject>, desired: ReadonlyMap<string, DesiredVariant>, dir: string): ReconcileSummary {
-  const summary: ReconcileSummary = { created: [], updated: [], unchanged: [], deleted: [], specs: new Map() }
+  const summary: ReconcileSummary = { created: [], updated: [], unchanged: [], deleted: [], specs: new Map(), targets: new Map() }
   const remove = new Set<KubeObject>()
   for (const [id, object] of existing) {
     if (desired.has(id)) continue
@@ -116,6 +124,7 @@ export function reconcileVariants(pvs: PackageVariantSet, items: KubeObject[], e
   for (const [id, want] of desired) {
     const current = existing.get(id)
     if (current) {
+      if (want.targetObject) summary.targets.set(current, want.targetObject)
       if (current.fieldTextEquals('spec', want.spec) || deepEqual(current.get(['spec']), want.spec)) {
         summary.unchanged.push(current)
         summary.specs.set(current, want.spec)
@@ -134,6 +143,7 @@ export function reconcileVariants(pvs: PackageVariantSet, items: KubeObject[], e
     items.push(object)
     summary.created.push(object)
     summary.specs.set(object, want.spec)
+    if (want.targetObject) summary.targets.set(object, want.targetObject)
   }
   return summary
 }

@@ -185,7 +185,8 @@ test("every document of the repository's examples prints the same fast as with t
   expect(counts.fast).toBeGreaterThan(50)
 })
 
-test('a plain-styled string the library would quote is left to the library', () => {
+// Quoted as the library quotes them (string-style.ts), but for non-ASCII text, which stays the library's.
+test('a plain-styled string the library would quote is quoted as the library does, or left to it', () => {
   for (const value of ['a:', 'a: b', 'true', 'null', '12', '0x1F', '1e3', 'x ', 'x #y', '- x', 'é']) {
     const doc = new Document()
     const scalar = new Scalar(value)
@@ -194,6 +195,7 @@ test('a plain-styled string the library would quote is left to the library', () 
     ;(doc.contents as unknown as YAMLMap).add(new Pair(new Scalar('k'), scalar))
     const fast = printSimpleDocument(doc.contents, doc.schema, false)
     expect([undefined, stringifyWithLibrary(doc)]).toContain(fast)
-    expect(fast).toBeUndefined()
+    if (value === 'é') expect(fast).toBeUndefined()
+    else expect(fast).toBe(stringifyWithLibrary(doc))
   }
 })

@@ -10,6 +10,7 @@
 import { isMap, isPair, isScalar, isSeq, Scalar } from 'yaml'
 import type { Document, Schema } from 'yaml'
 import { printOptions } from './print-options.js'
+import { stringValueText } from './string-style.js'
 
 /** Thrown internally when a node needs the library's judgement. */
 class NotSimple extends Error {}
@@ -123,22 +124,23 @@ class Printer {
   }
 
   string(value: string, type: Scalar['type']): string {
+    let text: string | undefined
     switch (type) {
-      case Scalar.QUOTE_DOUBLE:
-        if (!quoteSafe.test(value) || value.includes('"') || value.includes('\\')) throw new NotSimple()
-        return `"${value}"`
       case Scalar.QUOTE_SINGLE:
         if (!quoteSafe.test(value) || value.includes("'")) throw new NotSimple()
         return `'${value}'`
+      case Scalar.QUOTE_DOUBLE:
       case undefined:
       case Scalar.PLAIN:
-        return this.plain(value)
+        text = stringValueText(value, this.schema, type === Scalar.QUOTE_DOUBLE)
+        if (text === undefined) throw new NotSimple()
+        return text
       default:
         throw new NotSimple()
     }
   }
 
-  /** A string printed plain, as the library's plainString would; anything it would quote or fold is not simple. */
+  /** A key printed plain, as the library's plainString would; anything it would quote or fold is not simple. */
   plain(value: string): string {
     if (value.length > 1000 || !plainSafe.test(value) || value.endsWith(':') || value.endsWith(' ') || value.includes(': ')) throw new NotSimple()
     // The library quotes a plain string that one of the schema's other tags would read (true, null, 12, 1e3, 0x1F...).

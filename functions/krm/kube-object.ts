@@ -370,6 +370,16 @@ export class KubeObject {
     return (this.get() ?? {}) as Record<string, unknown>
   }
 
+  /**
+   * A plain JS copy of the whole object (as `toJS()`), which leaves an unread
+   * ResourceList item unparsed where its text allows (plain block YAML), so it
+   * still prints back verbatim: for reading a large object that is not
+   * changed (a dependency catalog).
+   */
+  plainValue(): Record<string, unknown> {
+    return this.#backing.value()
+  }
+
   /** A deep copy with its own nodes (comments and styles kept). */
   clone(): KubeObject {
     const copy = new KubeObject(this.node.clone() as YAMLMap, this.doc)

@@ -88,6 +88,17 @@ describe.each([true, false])('lazy reader %s', (lazy) => {
     expect(run.exitCode).toBe(1)
     expectError(run.output, message)
   })
+
+  test.each([
+    ['items', 'items:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: second\n'],
+    ['items', 'items: []\n'],
+    ['functionConfig', 'functionConfig:\n  kind: A\nfunctionConfig:\n  kind: B\n'],
+    ['results', 'results: []\nresults: []\n'],
+  ])('a second `%s` key in the list itself: an error, whichever function reads it', (key, tail) => {
+    const run = runFunction(reader, `${shape(list(''))}${tail}`)
+    expect(run.exitCode).toBe(1)
+    expectError(run.output, `malformed YAML in ResourceList: duplicate key \`${key}\``)
+  })
 })
 
 describe('--sources files', () => {

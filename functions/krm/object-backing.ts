@@ -12,7 +12,7 @@ import type { YAMLMap } from 'yaml'
 import { scanHeader } from './lazy-items.js'
 import type { ItemHeader } from './lazy-items.js'
 import { parseRepeatedYamlDocument } from './repeated-parse.js'
-import { checkNode, stringifyYamlDocument, YamlSyntaxError } from './yaml.js'
+import { checkNode, maxAliasCount, readPlainItemValue, stringifyYamlDocument, YamlSyntaxError } from './yaml.js'
 
 export interface ObjectBacking {
   /** The map node; a source is parsed on first use. */
@@ -25,6 +25,8 @@ export interface ObjectBacking {
   header(): ItemHeader | undefined
   /** The object as an entry of a block sequence (`- apiVersion: ...`), as ResourceList items are printed. */
   itemText(): string
+  /** The object as plain JavaScript, read without parsing an unparsed source into nodes where the text allows. */
+  value(): Record<string, unknown>
 }
 
 export class NodeBacking implements ObjectBacking {
@@ -44,6 +46,14 @@ export class NodeBacking implements ObjectBacking {
   itemText(): string {
     return itemTextOf(this.node)
   }
+
+  value(): Record<string, unknown> {
+    return nodeValue(this.node, this.doc)
+  }
+}
+
+function nodeValue(node: YAMLMap, doc: Document | undefined): Record<string, unknown> {
+  return node.toJS(doc ?? new Document(), { maxAliasCount }) as Record<string, unknown>
 }
 
 /**
@@ -123,6 +133,16 @@ export class SourceBacking implements ObjectBacking {
   itemText(): string {
     if (this.#node === undefined) return this.text
     return stringifyYamlDocument(this.#doc!)
+  }
+
+  value(): Record<string, unknown> {
+    if (this.#node === undefined) {
+      // Read straight to values (plain-values.ts): the item stays text, and prints back verbatim.
+      const read = readPlainItemValue(this.text)
+      if (read !== undefined) return read
+      this.#load()
+    }
+    return nodeValue(this.#node!, this.#doc)
   }
 
   #load(): void {

@@ -33,8 +33,12 @@ const plainKey = /^[A-Za-z_][A-Za-z0-9_./-]*$/
  * `message: injected resource "x" from cluster`); `#` never reaches here and `: ` is checked apart.
  */
 const plainString = /^[A-Za-z_/.][!"$%&'()*+,\-./0-9:;<=>?@A-Z[\\\]^_`a-z{|}~]*(?: [!"$%&'()*+,\-./0-9:;<=>?@A-Z[\\\]^_`a-z{|}~]+)*$/
-/** The same text starting with a digit (a commit, a version): a string only if the schema reads it as none of its numbers. */
-const digitString = /^[0-9][!"$%&'()*+,\-./0-9:;<=>?@A-Z[\\\]^_`a-z{|}~]*(?: [!"$%&'()*+,\-./0-9:;<=>?@A-Z[\\\]^_`a-z{|}~]+)*$/
+/**
+ * The same text starting with a digit (a commit, a version) or with another character that no indicator is and a
+ * core-schema tag may read (a range, `^1`, `~1.2`, `<2`, `=1.0`, `+1`): a string only if the schema reads it as none
+ * of its other types.
+ */
+const digitString = /^[0-9^~<=(+$;][!"$%&'()*+,\-./0-9:;<=>?@A-Z[\\\]^_`a-z{|}~]*(?: [!"$%&'()*+,\-./0-9:;<=>?@A-Z[\\\]^_`a-z{|}~]+)*$/
 /** Of the strings above, those the core schema reads as floats (`.5`, `.inf`, `.NaN`). */
 const dotFloat = /^\.(?:[0-9]|(?:inf|Inf|INF|nan|NaN|NAN)$)/
 const decimalInteger = /^(?:0|[1-9][0-9]{0,14})$/
@@ -55,7 +59,7 @@ export function readPlainBlock(text: string, schema: Schema): { contents: YAMLMa
   return { contents: read.node, end: read.end }
 }
 
-interface Lines {
+export interface Lines {
   count: number
   /** Offset of each line's first character, its indentation and the offset of its newline (of its ` #` when it has a comment). */
   start: number[]
@@ -70,7 +74,7 @@ interface Lines {
  * lines, trailing spaces, no final newline, comments but the one after a key that opens a block: kpt's
  * `metadata: # kpt-merge: ns/name`).
  */
-function splitLines(text: string): Lines | undefined {
+export function splitLines(text: string): Lines | undefined {
   if (text.length === 0 || text.charCodeAt(text.length - 1) !== 10 || /[\t\r]/.test(text)) return undefined
   const lines: Lines = { count: 0, start: [], indent: [], end: [], comment: [] }
   let hash = text.indexOf('#')
@@ -194,11 +198,6 @@ class PlainReader {
     return scalar(source, at, colon, colon, source, 'PLAIN')
   }
 
-  /** Whether no tag of the schema but the string's reads a plain scalar (`32fdf43`, a commit, but not `1e3` or `0x1F`): the composer's own test. */
-  #readsAsString(source: string): boolean {
-    return !this.schema.tags.some((tag) => tag.default === true && 'test' in tag && tag.test?.test(source))
-  }
-
   /** A value on the rest of a line (from `at` to `lineEnd`) in a collection at column `col`; a line below indented deeper would continue it: not plain. */
   #inline(at: number, lineEnd: number, next: number, col: number): Read {
     if (next < this.lines.count && this.lines.indent[next]! > col) return undefined
@@ -212,18 +211,50 @@ class PlainReader {
     }
     const quoted = quotedValue(source)
     if (quoted) return { node: scalar(quoted.value, at, lineEnd, end, quoted.value, quoted.type), end, next }
-    let value: string | number | boolean
-    if (source === 'true' || source === 'false') value = source === 'true'
-    else if (decimalInteger.test(source)) value = Number(source)
-    else if (plainString.test(source) && !keywords.has(source) && !dotFloat.test(source) && !source.includes(': ') && !source.endsWith(':')) value = source
-    else if (digitString.test(source) && !source.includes(': ') && !source.endsWith(':') && this.#readsAsString(source)) value = source
-    else return undefined
+    const value = plainScalarValue(source, this.schema)
+    if (value === undefined) return undefined
     return { node: scalar(value, at, lineEnd, end, source, 'PLAIN'), end, next }
   }
 }
 
+/** The string a key from `source` (up to its colon) reads as, in the reader's subset: a plain name or a simply quoted one. */
+export function plainKeyValue(source: string): string | undefined {
+  if (source.length > maxKeyLength) return undefined
+  const quoted = quotedValue(source)
+  if (quoted) return quoted.value
+  return plainKey.test(source) && !keywords.has(source) ? source : undefined
+}
+
+/** The value the library reads from a plain scalar on one line, in the reader's subset; undefined for anything else. */
+export function plainScalarValue(source: string, schema: Schema): string | number | boolean | undefined {
+  if (source === 'true' || source === 'false') return source === 'true'
+  if (decimalInteger.test(source)) return Number(source)
+  if (plainString.test(source) && !keywords.has(source) && !dotFloat.test(source) && !source.includes(': ') && !source.endsWith(':')) return source
+  if (digitString.test(source) && !source.includes(': ') && !source.endsWith(':') && readsAsString(source, schema)) return source
+  return undefined
+}
+
+/**
+ * Whether no tag of the schema but the string's reads a plain scalar (`32fdf43`, a commit, but not `1e3` or
+ * `0x1F`): the composer's own test. The schemas here are YAML 1.2 core ones, whose nulls, booleans and numbers
+ * all start with one of `-+0-9.~nNtTfF`; the answers for those are kept (versions recur).
+ */
+function readsAsString(source: string, schema: Schema): boolean {
+  if (!coreScalarStart.test(source)) return true
+  let reads = readsAsStringCache.get(source)
+  if (reads === undefined) {
+    reads = !schema.tags.some((tag) => tag.default === true && 'test' in tag && tag.test?.test(source))
+    if (readsAsStringCache.size >= 10_000) readsAsStringCache.clear()
+    readsAsStringCache.set(source, reads)
+  }
+  return reads
+}
+
+const coreScalarStart = /^[-+0-9.~nNtTfF]/
+const readsAsStringCache = new Map<string, boolean>()
+
 /** A single-quoted string without quotes inside, or a double-quoted one without escapes. */
-function quotedValue(source: string): { value: string; type: 'QUOTE_SINGLE' | 'QUOTE_DOUBLE' } | undefined {
+export function quotedValue(source: string): { value: string; type: 'QUOTE_SINGLE' | 'QUOTE_DOUBLE' } | undefined {
   const quote = source.charCodeAt(0)
   if ((quote !== 39 && quote !== 34) || source.length < 2 || source.charCodeAt(source.length - 1) !== quote) return undefined
   const value = source.slice(1, -1)

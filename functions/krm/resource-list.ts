@@ -1,12 +1,14 @@
 /** ResourceList: the wire format between kpt and a KRM function. */
 import { Document, isMap, isScalar, isSeq, parseDocument, visit, YAMLSeq } from 'yaml'
 import type { YAMLMap } from 'yaml'
+import { renderItemText } from './emit.js'
+import type { SharedTexts } from './emit.js'
 import { isPlainBlockItem } from './item-syntax.js'
 import { KubeObject } from './kube-object.js'
 import { itemsPlaceholder, scanHeader, splitItems } from './lazy-items.js'
 import { Results } from './results.js'
 import type { Result } from './results.js'
-import { checkNode, parseYamlDocument, stringifyYamlDocument, toNode, YamlSyntaxError } from './yaml.js'
+import { checkNode, parseYamlDocument, scalarKey, stringifyYamlDocument, toNode, YamlSyntaxError } from './yaml.js'
 
 /** The input could not be read as a ResourceList; the message says why. */
 export class ResourceListError extends Error {
@@ -61,6 +63,9 @@ export class ResourceList {
     }
     const root = doc.contents
     if (!isMap(root)) throw new ResourceListError('input is not a ResourceList: expected a YAML map at the top level')
+    // go-yaml (kpt) rejects a key given twice; the parser would read the first and print both.
+    const duplicate = duplicateKey(root)
+    if (duplicate !== undefined) throw new ResourceListError(`malformed YAML in ResourceList: duplicate key \`${duplicate}\``)
     const kind: unknown = root.get('kind')
     if (kind !== 'ResourceList') {
       throw new ResourceListError(`input is not a ResourceList: \`kind\` is ${JSON.stringify(kind ?? null)}, expected "ResourceList"`)
@@ -122,18 +127,19 @@ export class ResourceList {
       root.set('items', itemsNode)
     }
     if (!this.lazy) (itemsNode as YAMLSeq).items = this.items.map((o) => o.node)
+    // New results print straight to text (emit.ts) where they can: a run can have tens of thousands.
+    // (In a block-style list only, where the empty `results` prints on a line of its own.)
+    const resultsText = this.inputResults.length === 0 && this.results.length > 0 && !root.flow ? resultsItemText(this.results.items) : undefined
     if (this.inputResults.length > 0 || this.results.length > 0) {
       const resultsNode = new YAMLSeq()
-      resultsNode.items = [...(this.inputResults as YAMLSeq['items']), ...this.results.items.map(resultNode)]
+      if (resultsText === undefined) resultsNode.items = [...(this.inputResults as YAMLSeq['items']), ...this.results.items.map(resultNode)]
       root.set('results', resultsNode)
     }
-    const text = printParseable(this.doc)
+    let text = printParseable(this.doc)
+    if (resultsText !== undefined) text = replacePlaceholder(text, resultsPlaceholder, `results:\n${resultsText}`)
     if (!this.lazy || this.items.length === 0) return text
     // The shell printed `items: []` at column 0; put the items there, untouched ones verbatim.
-    const at = text.search(new RegExp(`^${itemsPlaceholder.replace(/[[\]]/g, '\\$&')}$`, 'm'))
-    if (at < 0) throw new Error('ResourceList shell lost its items placeholder')
-    const items = this.items.map((item) => item.toItemText()).join('')
-    return `${text.slice(0, at)}items:\n${items}${text.slice(at + itemsPlaceholder.length + 1)}`
+    return replacePlaceholder(text, itemsPlaceholder, `items:\n${this.items.map((item) => item.toItemText()).join('')}`)
   }
 }
 
@@ -206,6 +212,21 @@ function parseItem(chunk: string, i: number): Document.Parsed {
   }
 }
 
+/**
+ * The first key the list's own map holds twice (a lazily split list: its shell, whose one `items:` the
+ * splitter made sure of). Only the top level: items and the functionConfig are checked as they are read.
+ */
+function duplicateKey(root: YAMLMap): string | undefined {
+  const seen = new Set<string>()
+  for (const pair of root.items) {
+    const key = scalarKey(pair.key)
+    if (key === undefined) continue
+    if (seen.has(key)) return key
+    seen.add(key)
+  }
+  return undefined
+}
+
 /** Checks a parsed item or functionConfig; `source` names it, built only when there is a problem. */
 function checkOrThrow(node: YAMLMap, doc: Document, source: () => string): void {
   try {
@@ -216,11 +237,41 @@ function checkOrThrow(node: YAMLMap, doc: Document, source: () => string): void 
   }
 }
 
-function resultNode(result: Result) {
+const resultsPlaceholder = 'results: []'
+
+/**
+ * The text with its one top-level `placeholder` line (an empty `items` or `results`, which only the list's own map
+ * can hold at column 0) replaced by `replacement`, which ends with a newline.
+ */
+function replacePlaceholder(text: string, placeholder: string, replacement: string): string {
+  const at = text.search(new RegExp(`^${placeholder.replace(/[[\]]/g, '\\$&')}$`, 'm'))
+  if (at < 0) throw new Error(`ResourceList lost its placeholder \`${placeholder}\``)
+  return `${text.slice(0, at)}${replacement}${text.slice(at + placeholder.length + 1)}`
+}
+
+/** The results as the entries of the `results` sequence, as the library prints them, or undefined when one needs the library. */
+function resultsItemText(results: readonly Result[]): string | undefined {
+  // One result at a time: each one's lines are garbage at once (one list of lines for all of them costs more).
+  const texts: string[] = []
+  const shared: SharedTexts = new Map()
+  for (const result of results) {
+    const text = renderItemText(resultValue(result), shared)
+    if (text === undefined) return undefined
+    texts.push(text)
+  }
+  return texts.join('')
+}
+
+/** A result's fields in kpt's order. */
+function resultValue(result: Result): Record<string, unknown> {
   const ordered: Record<string, unknown> = { message: result.message, severity: result.severity }
   if (result.resourceRef) ordered['resourceRef'] = result.resourceRef
   if (result.field) ordered['field'] = result.field
   if (result.file) ordered['file'] = result.file
   if (result.tags) ordered['tags'] = result.tags
-  return toNode(ordered)
+  return ordered
+}
+
+function resultNode(result: Result) {
+  return toNode(resultValue(result))
 }

@@ -7,6 +7,7 @@ import { CST, Document, isAlias, isCollection, isMap, isPair, isScalar, isSeq, L
 import type { Node, ParsedNode, Tags } from 'yaml'
 import { printSimpleWholeDocument } from './emit-node.js'
 import { readPlainBlock } from './plain-block.js'
+import { readPlainValue } from './plain-values.js'
 import { printOptions } from './print-options.js'
 
 /** Alias expansions allowed when converting to JS: stops "billion laughs" documents. */
@@ -140,6 +141,17 @@ export function readPlainDocument(text: string): Document.Parsed | undefined {
   doc.contents = read.contents as Document.Parsed['contents']
   doc.range = [0, read.end, read.end]
   return doc
+}
+
+/**
+ * The value of a ResourceList item's text (one `- ` entry of a block sequence) read straight to plain
+ * JavaScript, or undefined when the text is not plain block YAML (see plain-values.ts).
+ */
+export function readPlainItemValue(text: string): Record<string, unknown> | undefined {
+  if (text.includes('#') && !text.includes(': #')) return undefined
+  const schema = (plainTemplate ??= parseDocument('', plainParseOptions)).schema
+  const value = readPlainValue(text, schema)
+  return Array.isArray(value) && value.length === 1 && typeof value[0] === 'object' && value[0] !== null && !Array.isArray(value[0]) ? (value[0] as Record<string, unknown>) : undefined
 }
 
 /** parseYamlDocument with the library alone (the plain reader is checked against it). */
@@ -348,10 +360,13 @@ export function isAmbiguousString(value: string): boolean {
   // words and spaces are a string; `: ` after a letter makes a map or an error.
   if (/^[A-Za-z][A-Za-z0-9 _/.@+=()-]*[A-Za-z0-9_/.)-]$/.test(value)) return false
   if (/^[A-Za-z][^\n"'\\]*: /.test(value)) return true
+  // A line starting with a letter reads as a string (no YAML 1.1 number, date or null starts with one) unless it is a
+  // keyword, or holds what makes it a map or a comment: field paths (`spec.x[0]`) and messages, without a parse each.
+  if (/^[A-Za-z][\x20-\x7e]*$/.test(value) && !value.includes(': ') && !value.includes(' #') && !/[: ]$/.test(value)) return yaml11Words.has(value)
   let ambiguous = ambiguousStrings.get(value)
   if (ambiguous !== undefined) return ambiguous
   try {
-    ambiguous = typeof parseValue(value, { version: '1.1', uniqueKeys: false }) !== 'string'
+    ambiguous = typeof parseValue(value, { version: '1.1', uniqueKeys: false, logLevel: 'error' }) !== 'string'
   } catch {
     ambiguous = true
   }
@@ -362,7 +377,8 @@ export function isAmbiguousString(value: string): boolean {
 
 const ambiguousStrings = new Map<string, boolean>()
 
-const yaml11Words = new Set('y Y yes Yes YES n N no No NO true True TRUE false False FALSE on On ON off Off OFF null Null NULL'.split(' '))
+/** The words YAML 1.1 reads as booleans or null (`yes`, `on`, `Null`...): the only ambiguous plain words starting with a letter. */
+export const yaml11Words: ReadonlySet<string> = new Set('y Y yes Yes YES n N no No NO true True TRUE false False FALSE on On ON off Off OFF null Null NULL'.split(' '))
 
 /** Sets a scalar's value in place, keeping its style where the style can still hold the value. */
 function setScalarValue(node: Scalar, value: string | number | boolean | null): void {

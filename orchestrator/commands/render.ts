@@ -12,6 +12,8 @@ import { memoFileFor } from '../run/memo.js'
 import { exitCodeOf } from '../report/report.js'
 import type { RunReport } from '../report/report.js'
 import { formatJson, formatSummary } from '../report/summary.js'
+import type { GitSettings } from '../output/git/git-output.js'
+import { nowOf } from './now.js'
 import { checkReportFile, writeReportPage } from './page-file.js'
 
 /** The options commander parsed. */
@@ -42,6 +44,11 @@ export interface RenderOptions {
   cluster?: boolean
   kubeconfig?: string
   context?: string
+  /** `--now RFC3339`: the time the run acts at (default: the clock). */
+  now?: string
+  skipRollout?: boolean
+  publishConflicts?: boolean
+  publishDeletions?: boolean
 }
 
 /** Runs a render; resolves to the exit code (0 all rendered, 1 something failed). */
@@ -56,16 +63,27 @@ export async function renderCommand(fleet: string | undefined, options: RenderOp
   if (options.report !== undefined) checkReportFile(resolve(io.cwd, options.report), '--report')
   if (Boolean(options.git) === Boolean(options.out)) throw new UsageError('give either --out DIR or --git')
   if (options.publish && !options.git) throw new UsageError('--publish needs --git')
+  if ((options.publishConflicts || options.publishDeletions) && !options.publish)
+    throw new UsageError(`${options.publishConflicts ? '--publish-conflicts' : '--publish-deletions'} needs --git --publish`)
+  const now = nowOf(options.now)
   const outDir = resolve(io.cwd, options.out ?? '.')
   if (options.out) {
     if (existsSync(outDir) && !statSync(outDir).isDirectory()) throw new UsageError(`--out ${options.out} is not a directory`)
     if (fleetDir && (outDir === fleetDir || fleetDir.startsWith(`${outDir}/`))) throw new UsageError('--out must not contain the fleet directory')
   }
   const cacheDir = resolve(io.cwd, options.cache ?? defaultCacheDir(io.env))
-  const git = options.git ? { cacheDir, lockTimeoutMs: options.lockTimeout * 1000, publish: Boolean(options.publish) } : undefined
+  const git = options.git
+    ? {
+        cacheDir,
+        lockTimeoutMs: options.lockTimeout * 1000,
+        publish: Boolean(options.publish),
+        publishConflicts: Boolean(options.publishConflicts),
+        publishDeletions: Boolean(options.publishDeletions),
+      }
+    : undefined
   const cluster = options.cluster ? await readCluster(options, cacheDir, io) : undefined
   try {
-    return await render(cluster ? { dir: cluster.dir, id: cluster.id } : { dir: fleetDir!, id: fleetDir! }, outDir, cacheDir, git, cluster, options, io)
+    return await render(cluster ? { dir: cluster.dir, id: cluster.id } : { dir: fleetDir!, id: fleetDir! }, outDir, cacheDir, git, cluster, now, options, io)
   } finally {
     cluster?.close()
   }
@@ -95,13 +113,14 @@ async function render(
   fleet: { dir: string; id: string },
   outDir: string,
   cacheDir: string,
-  git: { cacheDir: string; lockTimeoutMs: number; publish: boolean } | undefined,
+  git: GitSettings | undefined,
   cluster: ClusterFleet | undefined,
+  now: Date,
   options: RenderOptions,
   io: CliIO,
 ): Promise<number> {
-  // One record per output: the directory, or (with --git) the fleet's downstream repositories.
-  const memo = options.force ? undefined : memoFileFor(cacheDir, git ? `git ${fleet.id}` : outDir)
+  // One record per output: the directory, or (with --git) the fleet's downstream repositories; --force only writes it.
+  const memo = memoFileFor(cacheDir, git ? `git ${fleet.id}` : outDir)
 
   const bar = options.progress && io.stderrIsTTY && io.stderrStream ? (await import('../report/progress.js')).progressBar(io.stderrStream) : undefined
   let report
@@ -125,8 +144,11 @@ async function render(
         ...(git ? { git } : {}),
         upstreamCache: { dir: cacheDir, lockTimeoutMs: options.lockTimeout * 1000 },
         cacheDir,
-        ...(memo ? { memo } : {}),
+        memo,
+        ...(options.force ? { force: true } : {}),
         ...(options.namespace ? { namespace: options.namespace } : {}),
+        now,
+        ...(options.skipRollout ? { skipRollout: true } : {}),
         cwd: io.cwd,
         env: io.env,
       },
@@ -145,15 +167,15 @@ async function render(
   if (options.report !== undefined) {
     writeReportPage(resolve(io.cwd, options.report), report, `kpt-variants render ${fleet.id === fleet.dir ? relative(io.cwd, fleet.dir) || '.' : fleet.id}${options.dryRun ? ' --dry-run' : ''}`, io)
   }
-  const statusFailed = cluster && plan && !options.dryRun ? await writeStatus(cluster, plan, report, options, io) : false
+  const statusFailed = cluster && plan && !options.dryRun ? await writeStatus(cluster, plan, report, now, options, io) : false
   return statusFailed ? 1 : exitCodeOf(report)
 }
 
 /** Writes the run's PackageVariant and PackageVariantSet status back; true when a write failed (each is reported). */
-async function writeStatus(cluster: ClusterFleet, plan: FleetPlan, report: RunReport, options: RenderOptions, io: CliIO): Promise<boolean> {
+async function writeStatus(cluster: ClusterFleet, plan: FleetPlan, report: RunReport, now: Date, options: RenderOptions, io: CliIO): Promise<boolean> {
   const { statusUpdates } = await import('../status/cluster-status.js')
   const outcome = { variants: plan.variants, failures: plan.failures, report, sharded: options.shard !== undefined }
-  const updates = statusUpdates(cluster.variants, cluster.sets, outcome, new Date().toISOString().replace(/\.\d+Z$/, 'Z'))
+  const updates = statusUpdates(cluster.variants, cluster.sets, outcome, now.toISOString().replace(/\.\d+Z$/, 'Z'))
   const { written, failures } = await cluster.writeStatus(updates)
   for (const failure of failures) io.stderr(`kpt-variants: ${failure}\n`)
   io.stderr(`status: ${written} of ${updates.length} changed PackageVariant(s) and PackageVariantSet(s) written to ${cluster.server}\n`)

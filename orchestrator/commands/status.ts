@@ -1,19 +1,26 @@
-/** `kpt-variants status FLEET --cache DIR`: plans the fleet, reads its downstream repositories, prints a line per variant. */
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join, relative, resolve } from 'node:path'
+/**
+ * `kpt-variants status FLEET [--out DIR]`: plans the fleet as a render does,
+ * opens the same output (the downstream repositories, or with `--out` the
+ * directory), reads it, prints a line per variant and dependency.
+ */
+import { existsSync, statSync } from 'node:fs'
+import { relative, resolve } from 'node:path'
 import { defaultCacheDir } from '../git/clones.js'
-import { openRepositories } from '../output/git/git-output.js'
-import { readLastFailures } from '../output/last-failures.js'
-import { withoutUnavailable } from '../plan/plan.js'
-import { checkReportFile, writeStatusPage } from './page-file.js'
-import { loadAndPlan } from '../run/setup.js'
+import { directoryFailureKey, readLastFailures } from '../output/last-failures.js'
+import { memoFileFor, RenderMemo } from '../run/memo.js'
+import type { RenderSettings } from '../run/settings.js'
+import { fleetIdOf } from '../run/settings.js'
+import { setUpRun } from '../run/setup.js'
 import { fleetStatus, formatStatus } from '../status/fleet-status.js'
+import { readOutput } from '../status/read-output.js'
+import { checkReportFile, writeStatusPage } from './page-file.js'
 import { UsageError } from './cli-io.js'
 import type { CliIO } from './cli-io.js'
 
 /** The options commander parsed. */
 export interface StatusOptions {
+  /** `--out DIR`: the output directory a render wrote (default: the fleet's downstream repositories). */
+  out?: string
   cache?: string
   json?: boolean
   /** `--html FILE`: write the fleet page. */
@@ -26,30 +33,38 @@ export interface StatusOptions {
 export async function statusCommand(fleet: string, options: StatusOptions, io: CliIO): Promise<number> {
   const fleetDir = resolve(io.cwd, fleet)
   if (!existsSync(fleetDir) || !statSync(fleetDir).isDirectory()) throw new UsageError(`fleet directory ${fleet} does not exist`)
+  const outDir = options.out === undefined ? undefined : resolve(io.cwd, options.out)
+  if (outDir !== undefined && (!existsSync(outDir) || !statSync(outDir).isDirectory())) throw new UsageError(`--out ${options.out} is not a directory`)
   const cacheDir = resolve(io.cwd, options.cache ?? defaultCacheDir(io.env))
   if (options.html !== undefined) checkReportFile(resolve(io.cwd, options.html), '--html')
   const lockTimeoutMs = options.lockTimeout * 1000
-  const scratch = mkdtempSync(join(tmpdir(), 'kpt-variants-'))
+  // The settings of a render of the same output, which is opened as that render opens it and only read.
+  const settings: RenderSettings = {
+    fleetDir,
+    outDir: outDir ?? fleetDir,
+    dryRun: true,
+    diff: false,
+    onConflict: 'upstream',
+    allowExec: false,
+    ...(outDir === undefined ? { git: { cacheDir, lockTimeoutMs, publish: false } } : { memo: memoFileFor(cacheDir, outDir) }),
+    upstreamCache: { dir: cacheDir, lockTimeoutMs },
+    cacheDir,
+    ...(options.namespace ? { namespace: options.namespace } : {}),
+    cwd: io.cwd,
+    env: io.env,
+  }
+  const run = await setUpRun(settings)
   try {
-    const { fleet: loaded, plan } = await loadAndPlan(
-      { fleetDir, cwd: io.cwd, upstreamCache: { dir: cacheDir, lockTimeoutMs }, ...(options.namespace ? { namespace: options.namespace } : {}) },
-      scratch,
-    )
-    const { shared, locks } = await openRepositories(loaded, plan, { cacheDir, lockTimeoutMs, publish: false })
-    try {
-      const rows = await fleetStatus(withoutUnavailable(plan, shared.unavailable), shared.snapshots, readLastFailures(cacheDir, fleetDir))
-      io.stdout(
-        options.json
-          ? `${JSON.stringify({ apiVersion: 'kpt-variants.dev/v1alpha1', kind: 'FleetStatus', variants: rows }, null, 2)}
-`
-          : formatStatus(rows),
-      )
-      if (options.html !== undefined) writeStatusPage(resolve(io.cwd, options.html), { variants: rows }, `kpt-variants status ${relative(io.cwd, fleetDir) || '.'}`, io)
-      return rows.some((r) => r.lastFailure) ? 1 : 0
-    } finally {
-      for (const lock of locks) lock.release()
+    const read = await readOutput(run, settings.memo ? RenderMemo.read(settings.memo) : {})
+    const failures = readLastFailures(cacheDir, outDir === undefined ? fleetIdOf(settings) : directoryFailureKey(fleetIdOf(settings), outDir))
+    const status = fleetStatus(run.plan, read, failures)
+    io.stdout(options.json ? `${JSON.stringify(status, null, 2)}\n` : formatStatus(status))
+    if (options.html !== undefined) {
+      const title = `kpt-variants status ${relative(io.cwd, fleetDir) || '.'}${outDir === undefined ? '' : ` --out ${relative(io.cwd, outDir) || '.'}`}`
+      writeStatusPage(resolve(io.cwd, options.html), status, title, io)
     }
+    return status.variants.some((r) => r.lastFailure) ? 1 : 0
   } finally {
-    rmSync(scratch, { recursive: true, force: true })
+    run.close()
   }
 }

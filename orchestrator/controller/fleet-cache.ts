@@ -12,7 +12,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { dependenciesGroup } from '../../functions/api/dependencies.js'
 import type { ClusterClient, Served } from '../fleet/cluster-client.js'
-import { fleetResources, listedAs, objectResources, porchGroup, resourceKey, snapshotFile, writesStatusOf } from '../fleet/cluster.js'
+import { fleetResources, listedAs, objectResources, porchGroup, rolloutResources, resourceKey, snapshotFile, writesStatusOf } from '../fleet/cluster.js'
 import { kindsToRead, snapshotObject, snapshotText } from '../fleet/cluster-objects.js'
 import type { ApiObject, ListedObject } from '../fleet/cluster-objects.js'
 import { ResourceWatch } from '../fleet/cluster-watch.js'
@@ -86,7 +86,7 @@ export class FleetCache {
       if (!this.#kindsStale) return
       this.#kindsStale = false
       const { kinds } = kindsToRead(this.#objects(fleet.PackageVariantSet), this.#objects(fleet.PackageVariant))
-      const wanted = [...Object.values(fleet), ...(await objectResources(this.client, kinds))]
+      const wanted = [...Object.values(fleet), ...(await objectResources(this.client, kinds)), ...(await rolloutResources(this.client))]
       const keys = new Set(wanted.map(resourceKey))
       for (const [key, watched] of this.#watched) {
         if (keys.has(key)) continue

@@ -13,10 +13,14 @@ import { join } from 'node:path'
 import { dependenciesGroup } from '../../functions/api/dependencies.js'
 import { ClusterClient, ClusterError } from './cluster-client.js'
 import type { ConnectOptions, Served } from './cluster-client.js'
-import { kindsToRead, snapshotObject, snapshotText } from './cluster-objects.js'
+import { describe, kindsToRead, snapshotObject, snapshotText } from './cluster-objects.js'
 import type { ApiObject, KindRef, ListedObject, StatusUpdate } from './cluster-objects.js'
 
 export { ClusterError }
+
+function str(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined
+}
 
 /** Where the fleet comes from: `--kubeconfig`, `--context`, `--namespace`. */
 export interface ClusterOptions extends ConnectOptions {
@@ -39,10 +43,14 @@ export interface ClusterFleet {
   /** The PackageVariants and PackageVariantSets as listed, status included. */
   variants: ListedObject[]
   sets: ListedObject[]
+  /** The Rollouts (kpt-variants.dev) as listed, `resourceVersion` included, when the server serves them. */
+  rollouts: ListedObject[]
   /** What the cluster source could not follow (injectors without a kind). */
   warnings: string[]
   /** Writes each update through the status subresource (a merge patch); failures are returned, never thrown. */
   writeStatus(updates: readonly StatusUpdate[]): Promise<{ written: number; failures: string[] }>
+  /** A JSON merge patch of a listed object (or its status subresource); a ClusterError says why not (a conflict: it changed since it was listed). */
+  patch(object: ListedObject, patch: Record<string, unknown>, subresource?: 'status'): Promise<void>
   /** Removes the snapshot. */
   close(): void
 }
@@ -56,6 +64,16 @@ const fleetKinds = [
 ] as const
 /** The dependency check's kinds read from the fleet; listed when the server serves them. */
 const dependencyKinds = ['PackageCatalog', 'InstalledPackage', 'ClusterAPIs']
+
+/** kpt-variants' own kinds read from the fleet (its group is the dependency kinds'): listed when served. */
+const rolloutKinds = ['Rollout']
+
+/** The resources of the Rollout kind, when the server serves it. */
+export async function rolloutResources(client: ClusterClient): Promise<Served[]> {
+  const found: Served[] = []
+  for (const kind of rolloutKinds) found.push(...(await client.discovery.resolve({ group: dependenciesGroup, version: undefined, kind })))
+  return found
+}
 
 /** The resources of the fleet kinds (Repository, PackageVariantSet, PackageVariant); a kind the server does not serve is an error. */
 export async function fleetResources(client: ClusterClient): Promise<Record<(typeof fleetKinds)[number]['kind'], Served>> {
@@ -123,6 +141,8 @@ export async function readCluster(options: ClusterOptions): Promise<ClusterFleet
   const variants = { served: fleet.PackageVariant, items: await list(fleet.PackageVariant) }
   const { kinds, warnings } = kindsToRead(sets.items, variants.items)
   for (const served of await objectResources(client, kinds)) await list(served)
+  const rollouts: ListedObject[] = []
+  for (const served of await rolloutResources(client)) rollouts.push(...listedAs(served, await list(served)))
 
   const root = join(options.cacheDir, 'cluster')
   mkdirSync(root, { recursive: true })
@@ -143,9 +163,23 @@ export async function readCluster(options: ClusterOptions): Promise<ClusterFleet
     clusterScoped: [...listed.values()].filter((l) => !l.served.namespaced).map((l) => `${l.served.group}/${l.served.kind}`),
     variants: listedAs(variants.served, variants.items),
     sets: listedAs(sets.served, sets.items),
+    rollouts,
     warnings,
     writeStatus(updates) {
       return client.writeStatus(updates, new Map([variants.served, sets.served].map((s) => [s.kind, s.resource])))
+    },
+    async patch(object, patch, subresource) {
+      const resource = [...listed.values()].find((l) => `${l.served.group}/${l.served.version}` === object.apiVersion && l.served.kind === object.kind)?.served.resource
+      const namespace = str(object.object.metadata?.['namespace'])
+      const name = str(object.object.metadata?.['name']) ?? ''
+      const path = `/apis/${object.apiVersion}/${namespace ? `namespaces/${encodeURIComponent(namespace)}/` : ''}${resource}/${encodeURIComponent(name)}${subresource ? `/${subresource}` : ''}`
+      try {
+        await client.request('PATCH', path, {}, patch)
+      } catch (err) {
+        if (client.isApiException(err) && err.code === 409)
+          throw new ClusterError(`${object.kind} ${describe(object.object)} changed on ${server} since it was read: nothing was written; run the command again`)
+        throw client.failure(err, `patch ${path}`)
+      }
     },
     close() {
       rmSync(dir, { recursive: true, force: true })

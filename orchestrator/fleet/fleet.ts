@@ -11,6 +11,7 @@ import { isRepository, readRepository } from '../../functions/api/repository.js'
 import type { Repository } from '../../functions/api/repository.js'
 import type { KubeObject } from '../../functions/krm/index.js'
 import type { LoadedFleet } from './load.js'
+import { appendTo } from '../util/collections.js'
 import { applyDefaultNamespace } from './namespaces.js'
 
 /** Something in the fleet that could not be used, with the file it is in. */
@@ -78,7 +79,7 @@ function repositoriesNamed(repositories: readonly Repository[], name: string): r
   let index = repositoryIndexes.get(repositories)
   if (!index) {
     index = new Map()
-    for (const repo of repositories) (index.get(repo.name) ?? index.set(repo.name, []).get(repo.name)!).push(repo)
+    for (const repo of repositories) appendTo(index, repo.name, repo)
     repositoryIndexes.set(repositories, index)
   }
   return index.get(name) ?? []

@@ -78,6 +78,28 @@ describe('git plumbing', () => {
     expect((await listRefs(work, ['refs/heads/'])).has('refs/heads/one')).toBe(true)
   })
 
+  test('pushAtomic with mirror sets the pushed refs here too once the remote took them, a few or many', async () => {
+    const a = await commit({ x: '1\n' }, 'a')
+    const url = await git(['remote', 'get-url', 'origin'], { cwd: work })
+    await pushAtomic(work, 'origin', [{ ref: 'refs/heads/gone', oid: a, expect: '' }])
+    await git(['update-ref', 'refs/heads/gone', a], { cwd: work })
+    const few = [
+      { ref: 'refs/heads/x', oid: a, expect: '' },
+      { ref: 'refs/tags/x/v1', oid: a, expect: '' },
+      { ref: 'refs/heads/gone', expect: a },
+    ]
+    expect(await pushAtomic(work, 'origin', few, { url, mirror: true })).toEqual({ ok: true })
+    const local = await listRefs(work, ['refs/heads/', 'refs/tags/'])
+    expect([local.get('refs/heads/x'), local.get('refs/tags/x/v1'), local.has('refs/heads/gone')]).toEqual([a, a, false])
+    const many = Array.from({ length: 70 }, (_, i) => ({ ref: `refs/tags/m/v${i + 1}`, oid: a, expect: '' }))
+    expect(await pushAtomic(work, 'origin', many, { url, mirror: true })).toEqual({ ok: true })
+    expect((await listRefs(work, ['refs/tags/m/'])).size).toBe(70)
+    // A refused push sets nothing here.
+    expect(await pushAtomic(work, 'origin', [{ ref: 'refs/heads/y', oid: a, expect: a }], { url, mirror: true })).toMatchObject({ ok: false })
+    expect((await listRefs(work, ['refs/heads/y'])).size).toBe(0)
+    expect((await listRefs(work, ['refs/kpt-variants/'])).size).toBe(0)
+  })
+
   test('pushAtomic pushes all refs or none, and refuses to overwrite a ref that moved since it was fetched', async () => {
     const a = await commit({ x: '1\n' }, 'a')
     expect(

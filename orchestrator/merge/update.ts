@@ -1,8 +1,10 @@
 /**
  * An existing downstream package updated to a new upstream revision, as
- * `kpt pkg update` (strategy `resource-merge`) does it: a 3-way merge of the
- * old upstream (origin: the package at the downstream's `upstreamLock`), the
- * new upstream (updated) and the downstream (local).
+ * `kpt pkg update` does it, with the strategy each package's Kptfile names
+ * (`upstream.updateStrategy`, see strategies.ts). `resource-merge`, the
+ * default, is a 3-way merge of the old upstream (origin: the package at the
+ * downstream's `upstreamLock`), the new upstream (updated) and the downstream
+ * (local):
  *
  * - YAML files merge resource by resource and field by field (`resources.ts`,
  *   `fields.ts`);
@@ -23,6 +25,7 @@ import { isMap } from 'yaml'
 import type { Node } from 'yaml'
 import { reconcileNode } from '../../functions/krm/yaml.js'
 import { parseYamlDocument, stringifyYamlDocument } from '../../functions/krm/index.js'
+import { packageContextText } from '../clone/clone.js'
 import { decodeKptfile, encodeKptfile, kptfileValue } from '../clone/kptfile-struct.js'
 import type { KptfileStruct } from '../clone/kptfile-struct.js'
 import { addMergeComment, upstreamIdentifierAnnotation } from '../clone/merge-comments.js'
@@ -33,6 +36,8 @@ import { krmIgnoreFilter } from '../package/krmignore.js'
 import type { ConflictPolicy } from './fields.js'
 import { mergeKptfiles } from './kptfile.js'
 import { mergeYamlFile } from './resources.js'
+import { fastForwardRefusal, localChanges, strategyUnits, unitOf } from './strategies.js'
+import type { StrategyUnit } from './strategies.js'
 
 export type { ConflictPolicy } from './fields.js'
 
@@ -64,7 +69,7 @@ export interface MergeConflict {
 }
 
 export interface UpdateResult {
-  /** False when a file cannot be merged, or on a conflict with `onConflict: 'fail'`. */
+  /** False when a file cannot be merged, on a conflict with `onConflict: 'fail'`, or when a fast-forward meets local changes. */
   ok: boolean
   files: PackageFiles
   conflicts: MergeConflict[]
@@ -81,13 +86,28 @@ export function updatePackage(input: UpdateInput): UpdateResult {
   const ignored = [ignoredIn(local), ignoredIn(updated)]
   const isResourceFile = (path: string) => /\.ya?ml$/.test(path) && !ignored.some((skip) => skip(path))
 
+  const found = strategyUnits(local)
+  if (!found.ok) return { ok: false, files: local, conflicts, errors: [found.message] }
+  const { units } = found
+  for (const unit of units) {
+    if (unit.strategy !== 'fast-forward') continue
+    const changed = localChanges(unit, local, origin)
+    if (changed.length > 0) errors.push(fastForwardRefusal(unit, changed))
+  }
+  if (errors.length > 0) return { ok: false, files: local, conflicts, errors }
+
   const paths = new Set([...local.keys(), ...origin.keys(), ...updated.keys()])
   for (const path of [...paths].sort()) {
     const l = local.get(path)
     const o = origin.get(path)
     const u = updated.get(path)
     const base = path.slice(path.lastIndexOf('/') + 1)
-    if (base === 'Kptfile') {
+    const unit = unitOf(path, units)
+    if (unit.strategy !== 'resource-merge') {
+      const taken = takeUpstream(unit, path, l, o, u, input)
+      if (!taken.ok) errors.push(taken.message)
+      else if (taken.file) out.set(path, taken.file)
+    } else if (base === 'Kptfile') {
       const merged = mergeKptfile(path, l, o, u, input)
       if (!merged.ok) errors.push(merged.message)
       else {
@@ -111,6 +131,57 @@ export function updatePackage(input: UpdateInput): UpdateResult {
   return { ok: true, files: sortedFiles(out), conflicts, errors }
 }
 
+/**
+ * A file of a package whose strategy takes upstream's files (strategies.ts):
+ * fast-forward (past its check) and force-delete-replace take the new
+ * upstream's files only, but for the root Kptfile, which stays the
+ * downstream's with the new upstream records (kpt's ReplaceUpdater); copy-merge
+ * merges the package's Kptfile 3-way, takes every upstream file, deletes what
+ * upstream deleted and keeps the downstream's own files.
+ */
+function takeUpstream(
+  unit: StrategyUnit,
+  path: string,
+  local: PackageFile | undefined,
+  origin: PackageFile | undefined,
+  updated: PackageFile | undefined,
+  input: UpdateInput,
+): { ok: true; file: PackageFile | undefined } | { ok: false; message: string } {
+  // kpt copies every file but the .git directory (a .gitignore too, which resource-merge never syncs).
+  if (path.split('/').includes('.git')) return { ok: true, file: local }
+  const unitKptfile = path === (unit.dir === '' ? 'Kptfile' : `${unit.dir}/Kptfile`)
+  if (unit.strategy === 'copy-merge') {
+    if (unitKptfile && local) {
+      const merged = mergeKptfile(path, local, origin, updated, input)
+      return merged.ok ? { ok: true, file: merged.file } : merged
+    }
+    return { ok: true, file: updated ?? (origin ? undefined : local) }
+  }
+  if (path === 'Kptfile' && local) {
+    const decoded = decodeKptfile(fileText(local))
+    if (!decoded.ok) return { ok: false, message: `Kptfile: ${decoded.message}` }
+    const kptfile = decoded.value
+    kptfile.upstream = newUpstream(input, kptfile.upstream?.updateStrategy)
+    kptfile.upstreamLock = { type: 'git', git: { ...input.upstreamLock } }
+    const text = keepLayout(fileText(local), kptfile)
+    return { ok: true, file: text === fileText(local) ? local : textFile(text) }
+  }
+  // A deployment package keeps a package context (kpt's replace deletes the one `kpt pkg get --for-deployment`
+  // made, which upstream never has): a fresh one, as the clone writes it.
+  if (!updated && local && (path === 'package-context.yaml' || path.endsWith('/package-context.yaml'))) {
+    const dir = path.slice(0, -'package-context.yaml'.length)
+    const kptfile = input.local.get(`${dir}Kptfile`)
+    const decoded = kptfile && decodeKptfile(fileText(kptfile))
+    if (decoded && decoded.ok) return { ok: true, file: textFile(packageContextText(decoded.value.metadata?.name ?? '')) }
+  }
+  return { ok: true, file: updated }
+}
+
+/** The root Kptfile's new `upstream`: the new ref, the downstream's own strategy kept (resource-merge when it names none). */
+function newUpstream(input: UpdateInput, strategy: string | undefined): NonNullable<KptfileStruct['upstream']> {
+  return { type: 'git', git: { ...input.upstream }, updateStrategy: strategy || 'resource-merge' }
+}
+
 /** kpt's `ReplaceNonKRMFiles`: paths holding `.git` are never touched. */
 function otherFile(path: string, local?: PackageFile, origin?: PackageFile, updated?: PackageFile): PackageFile | undefined {
   if (path.includes('.git')) return local
@@ -132,7 +203,8 @@ function mergeKptfile(path: string, local: PackageFile | undefined, origin: Pack
   if (!merged.ok) return { ok: false, message: `${path}: ${merged.message}` }
   const kptfile: KptfileStruct = merged.kptfile
   if (root) {
-    kptfile.upstream = { type: 'git', git: { ...input.upstream }, updateStrategy: 'resource-merge' }
+    const own = decodeKptfile(fileText(local))
+    kptfile.upstream = newUpstream(input, own.ok ? own.value.upstream?.updateStrategy : undefined)
     kptfile.upstreamLock = { type: 'git', git: { ...input.upstreamLock } }
   } else if (updated) {
     // A remote subpackage follows its upstream's record of where it comes from.

@@ -9,6 +9,7 @@
  */
 import type { PackageFiles } from '../package/files.js'
 import type { RunReport, VariantReport } from '../report/report.js'
+import type { PublishedRevision } from '../rollout/types.js'
 
 /** A package as the output holds it: with `--git` the published branch's package and its open draft. */
 export interface StoredPackage {
@@ -53,6 +54,8 @@ export interface Removal {
 export interface RemovalSettings {
   dryRun: boolean
   diff: boolean
+  /** Git output: publish the removal (or orphaning) drafts in the same write (`--publish`, deletions with `--publish-deletions`). */
+  publish?: { orphans: boolean; deletions: boolean }
 }
 
 /** One thread's view of the output: reading packages by path (`<repo>/<package>`) and staging rendered ones. */
@@ -82,12 +85,35 @@ export interface Output {
   close(): void
 }
 
+/** What the output holds of a package for publishing it: its latest published revision, and its open draft. */
+export interface PackageState {
+  /** `upstream` is `''` where it was not asked for or is not known. */
+  published?: PublishedRevision
+  /** An open draft (git output); `conflicts` and `removes` where asked for. */
+  draft?: { conflicts?: boolean; removes?: boolean }
+}
+
+/** What `packageStates` reads beyond the cheap: the upstream revision each was published from, the open draft's content. */
+export interface StateReads {
+  upstreams: ReadonlySet<string>
+  drafts: ReadonlySet<string>
+}
+
 /** The main thread's output: it also commits the run. */
 export interface RunOutput extends Output {
   /** Before rendering: removes what a crashed run left behind. */
   prepare(): void
-  /** Commits the staged packages that passed the dependency check; a package that cannot be committed fails its variant. */
-  commit(changes: readonly StagedChange[]): Promise<void>
+  /** The state of each package path (see StateReads for what is read beyond its latest revision and open draft). */
+  packageStates(paths: readonly string[], reads: StateReads): Promise<Map<string, PackageState>>
+  /**
+   * Commits the staged packages that passed the dependency check; a package
+   * that cannot be committed fails its variant. `publish` (git output): the
+   * packages, by path, published in the same write (a change of this commit
+   * as it is, any other from its open draft), each publish recorded on the
+   * report given; with the open drafts they need (their `Requires`), whose
+   * publishes are recorded on new reports, returned.
+   */
+  commit(changes: readonly StagedChange[], publish?: ReadonlyMap<string, VariantReport>): Promise<VariantReport[]>
   /**
    * Every package of the output's repositories but those at `rendered` paths, as the output holds it (`<repo>/<package>` -> files);
    * with `only`, just those of them (a scoped run's: plan/scope.ts).
@@ -99,8 +125,6 @@ export interface RunOutput extends Output {
    * draft that is this very change) is left out.
    */
   remove(removals: readonly Removal[], settings: RemovalSettings): Promise<Removal[]>
-  /** `--git --publish`: publishes the run's drafts (and those they need), recording each tag on its report; returns reports of the drafts it published beyond the run's. */
-  publish?(reports: readonly VariantReport[]): Promise<VariantReport[]>
   /** Records the run's failures for `kpt-variants status`. */
   record(report: RunReport): void
 }

@@ -104,15 +104,24 @@ function showCell(ids: number[]): void {
   $('detail').hidden = false
 }
 
+/** `PackageVariant ns/name`, `Dependency repo/package`, `PackageVariantSet ns/name target …`: its kind, then what. */
+function subjectField(subject: string): [string, string] {
+  const space = subject.indexOf(' ')
+  return space > 0 ? [subject.slice(0, space), subject.slice(space + 1)] : ['subject', subject]
+}
+
 function showVariant(i: number): void {
   const v = variants[i]!
   shownVariant = i
   const fields: [string, string | undefined][] = [
-    ['PackageVariant', v.subject.replace(/^PackageVariant /, '')],
+    subjectField(v.subject),
     ['set', v.set],
     ['downstream', v.repo ? `${v.repo}/${v.package}` : undefined],
+    ['version', v.version],
     ['upstream', v.upstream],
     ['previous upstream', v.previousUpstream],
+    ['rendered from', v.previousUpstream ? undefined : v.rendered],
+    ['local edits', v.localEdits],
     ['published', v.published],
     ['draft', v.draft],
     ['held by', v.heldBy],

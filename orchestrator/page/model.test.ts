@@ -94,6 +94,36 @@ describe('modelFromStatus', () => {
     expect(model.variants[2]).toMatchObject({ previousUpstream: 'nginx/v1', upstream: 'blueprints/nginx v2 (nginx/v2)' })
     expect(model.repositories.map((r) => r.name)).toEqual(['edge-01', 'edge-02'])
   })
+
+  it('maps the rows of an output directory: behind, edited, current, not rendered; a dependency installed; the graphs as read', () => {
+    const repositories = [{ name: 'edge-01', packages: [{ name: 'cert-manager', version: 'v1.14.4', installedAsDependency: true, requires: [] }] }]
+    const model = modelFromStatus(
+      {
+        output: 'directory',
+        variants: [
+          { variant: 'default/a', package: 'edge-01/a', state: 'behind', renderedUpstream: 'nginx/v1', upstream: 'blueprints/nginx v2 (nginx/v2)', localEdits: 'edited' },
+          { variant: 'default/b', package: 'edge-01/b', state: 'current', renderedUpstream: 'nginx/v2', localEdits: 'edited' },
+          { variant: 'default/c', package: 'edge-01/c', state: 'current', renderedUpstream: 'nginx/v2', localEdits: 'unknown', localEditsReason: 'no record' },
+          { variant: 'default/d', package: 'edge-02/d', state: 'unrendered' },
+          {
+            variant: 'Dependency edge-01/cert-manager',
+            package: 'edge-01/cert-manager',
+            state: 'installed',
+            renderedUpstream: 'cert-manager/v2',
+            dependency: { name: 'cert-manager', version: 'v1.14.4' },
+          },
+        ],
+        repositories,
+      },
+      'status',
+    )
+    expect(model.variants.map((v) => v.state)).toEqual(['behind', 'edited', 'current', 'unrendered', 'installed'])
+    expect(model.variants[0]).toMatchObject({ previousUpstream: 'nginx/v1', rendered: 'nginx/v1', localEdits: 'edited' })
+    expect(model.variants[2]).toMatchObject({ rendered: 'nginx/v2', localEdits: 'unknown: no record' })
+    expect(model.variants[2]!.previousUpstream).toBeUndefined()
+    expect(model.variants[4]).toMatchObject({ subject: 'Dependency edge-01/cert-manager', version: 'v1.14.4', rendered: 'cert-manager/v2' })
+    expect(model.repositories).toBe(repositories)
+  })
 })
 
 describe('fleetPageHtml', () => {

@@ -5,7 +5,7 @@
  * adapters only rename and classify; the page's script reads nothing else.
  */
 import { variantConditions } from '../status/cluster-status.js'
-import type { VariantStatusRow } from '../status/fleet-status.js'
+import type { FleetStatus, VariantStatusRow } from '../status/fleet-status.js'
 import type { RunReport, VariantReport } from '../report/report.js'
 import type { DependencyPackage, PageModel, PageState, PageVariant, RepositoryDependencies } from './types.js'
 
@@ -59,25 +59,34 @@ export function reportState(v: ReportVariantInput): PageState {
   return v.status
 }
 
-/** The status rows `status --json` prints (`FleetStatus`). */
+/** What `status --json` prints (`FleetStatus`): its rows, the output they were read from, each repository's dependency graph. */
 export interface StatusInput {
+  /** `git` (the default) or `directory`. */
+  output?: FleetStatus['output']
   variants: readonly (VariantStatusRow & { labels?: Record<string, string>; set?: string; heldBy?: string })[]
+  repositories?: RepositoryDependencies[]
 }
 
 /** The model of a fleet's status. */
 export function modelFromStatus(status: StatusInput, title: string): PageModel {
+  const output = status.output ?? 'git'
   const variants = status.variants.map((row): PageVariant => {
     const { repo, pkg } = splitPath(row.package)
     const failed = row.lastFailure !== undefined
+    const rendered = row.publishedUpstream ?? row.renderedUpstream
     return compact({
       repo,
       package: pkg,
-      subject: `PackageVariant ${row.variant}`,
+      // A PackageVariant's key has no space; other rows name their subject (`Dependency edge-06/cert-manager`, `Repository edge-07`).
+      subject: row.variant.includes(' ') ? row.variant : `PackageVariant ${row.variant}`,
       set: row.set,
-      state: statusState(row),
+      state: statusState(row, output),
       labels: { ...(row.labels ?? {}) },
       upstream: row.upstream,
-      previousUpstream: row.publishedUpstream,
+      previousUpstream: row.state === 'behind' ? rendered : undefined,
+      rendered,
+      localEdits: row.localEdits && (row.localEditsReason ? `${row.localEdits}: ${row.localEditsReason}` : row.localEdits),
+      version: row.dependency?.version,
       published: row.published,
       draft: row.draft,
       heldBy: row.heldBy,
@@ -89,17 +98,19 @@ export function modelFromStatus(status: StatusInput, title: string): PageModel {
       dependencyPlan: failed && row.lastFailure!.includes('dependency ') ? [row.lastFailure!] : [],
     })
   })
-  return { source: 'status', title, dryRun: false, variants, problems: [], repositories: dependenciesFromVariants(variants) }
+  return { source: 'status', title, dryRun: false, variants, problems: [], repositories: status.repositories ?? dependenciesFromVariants(variants) }
 }
 
-/** The state of a status row: a failure, an open draft, behind, else published or not. */
-export function statusState(row: StatusInput['variants'][number]): PageState {
+/** The state of a status row: a failure, an open draft, behind, edited, else where it is (published, rendered, installed) or not. */
+export function statusState(row: StatusInput['variants'][number], output: FleetStatus['output'] = 'git'): PageState {
   if (row.lastFailure !== undefined) return 'failed'
   if (row.heldBy) return 'held'
   if (row.draft) return 'draft'
   if (row.state === 'behind') return 'behind'
-  if (row.state === 'current') return 'published'
-  return 'unpublished'
+  if (row.localEdits === 'edited') return 'edited'
+  if (row.state === 'current') return output === 'git' ? 'published' : 'current'
+  if (row.state === 'installed') return 'installed'
+  return output === 'git' ? 'unpublished' : 'unrendered'
 }
 
 /**

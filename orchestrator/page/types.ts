@@ -9,7 +9,24 @@ import type { ConflictReport } from '../report/report.js'
  * A cell's state, most urgent first: the first that applies is shown. `held`
  * is a variant a rollout step holds back (reports carry it once rollouts exist).
  */
-export const pageStates = ['failed', 'conflicts', 'held', 'draft', 'behind', 'created', 'updated', 'deleted', 'orphaned', 'unpublished', 'published', 'unchanged'] as const
+export const pageStates = [
+  'failed',
+  'conflicts',
+  'held',
+  'draft',
+  'behind',
+  'edited',
+  'created',
+  'updated',
+  'deleted',
+  'orphaned',
+  'unpublished',
+  'unrendered',
+  'published',
+  'current',
+  'installed',
+  'unchanged',
+] as const
 export type PageState = (typeof pageStates)[number]
 
 /** What each state means, for the page's legend. */
@@ -18,13 +35,17 @@ export const stateDescriptions: Record<PageState, string> = {
   conflicts: 'a field changed both upstream and downstream',
   held: 'held back by a rollout step',
   draft: 'an open draft waits for review',
-  behind: 'published at an older upstream revision',
+  behind: 'published (with --out: rendered) at another upstream revision than the wanted one',
+  edited: 'changed by hand since the last render (with --git: since it was published)',
   created: 'a new package',
   updated: 'the package changes',
   deleted: 'the package is deleted',
   orphaned: 'the package is kept, no longer owned',
   unpublished: 'never published',
+  unrendered: 'not in the output directory',
   published: 'published at the wanted upstream revision',
+  current: 'rendered at the wanted upstream revision',
+  installed: "installed as another package's dependency",
   unchanged: 'nothing to do',
 }
 
@@ -50,6 +71,12 @@ export interface PageVariant {
   labels: Record<string, string>
   upstream?: string
   previousUpstream?: string
+  /** `status`: the upstream revision the package holds (its upstreamLock). */
+  rendered?: string
+  /** `status`: local edits, `none`, `edited` or `unknown`, with why. */
+  localEdits?: string
+  /** A dependency's version (its PackageManifest's). */
+  version?: string
   published?: string
   draft?: string
   /** The rollout step holding it back. */

@@ -46,6 +46,8 @@ describe('filterVariants', () => {
     expect(kept({ text: 'NGINX edge' })).toEqual([0, 2])
     expect(kept({ text: 'broken' })).toEqual([4])
     expect(kept({ text: 'tier=core' })).toEqual([3])
+    const edited = [v('edge-01', 'nginx', 'behind', { localEdits: 'edited' }), v('edge-02', 'nginx', 'current', { localEdits: 'none' })]
+    expect(filterVariants(edited, searchIndex(edited), { ...noFilter, text: 'edited' })).toEqual([0])
   })
   it('by all of them at once', () => expect(kept({ text: 'nginx', repo: 'edge-*', states: new Set(['conflicts'] as const) })).toEqual([2]))
 })
@@ -73,6 +75,8 @@ describe('the matrix', () => {
     expect(cellState(fleet, [])).toBeUndefined()
     expect(cellText(fleet, [0])).toBe('updated v2')
     expect(cellText([v('a', 'b', 'published', { published: 'b/v3' })], [0])).toBe('published v3')
+    // status --out: the revision the package holds, not the one it should.
+    expect(cellText([v('a', 'b', 'behind', { rendered: 'nginx/v1' })], [0])).toBe('behind v1')
     expect(cellText(fleet, [0, 3])).toBe('2 variants')
   })
   it('counts states and lists labels', () => {

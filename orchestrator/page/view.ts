@@ -9,7 +9,7 @@ import type { PageState, PageVariant, RepositoryDependencies } from './types.js'
 
 /** What the reader narrowed the fleet to. */
 export interface Filter {
-  /** Words that must all occur in the variant's repository, package, subject, set, upstream or labels (case-insensitive). */
+  /** Words that must all occur in the variant's repository, package, subject, set, upstream, local edits or labels (case-insensitive). */
   text: string
   /** The repository: exact, or a prefix ending in `*`. */
   repo: string
@@ -26,7 +26,9 @@ export type ColumnsBy = 'package' | 'set'
 
 /** The searchable text of each variant, made once (lower case). */
 export function searchIndex(variants: readonly PageVariant[]): string[] {
-  return variants.map((v) => [v.repo, v.package, v.subject, v.set ?? '', v.upstream ?? '', ...Object.entries(v.labels).map(([k, value]) => `${k}=${value}`)].join('\n').toLowerCase())
+  return variants.map((v) =>
+    [v.repo, v.package, v.subject, v.set ?? '', v.upstream ?? '', v.localEdits ?? '', ...Object.entries(v.labels).map(([k, value]) => `${k}=${value}`)].join('\n').toLowerCase(),
+  )
 }
 
 /** The indices of the variants the filter keeps. */
@@ -115,11 +117,11 @@ export function cellState(variants: readonly PageVariant[], ids: readonly number
   return best === undefined ? undefined : pageStates[best]
 }
 
-/** The short text in a cell: the revision (a tag's last part, or the upstream's), or how many variants it holds. */
+/** The short text in a cell: the revision (a tag's last part, the one the package holds, or the upstream's), or how many variants it holds. */
 export function cellText(variants: readonly PageVariant[], ids: readonly number[]): string {
   if (ids.length !== 1) return ids.length === 0 ? '' : `${ids.length} variants`
   const v = variants[ids[0]!]!
-  const tag = v.published ?? v.upstream?.split(' ')[1]
+  const tag = v.published ?? v.rendered ?? v.upstream?.split(' ')[1]
   return tag ? `${v.state} ${tag.slice(tag.lastIndexOf('/') + 1)}` : v.state
 }
 

@@ -37,18 +37,27 @@ export function abandonment(plan: FleetPlan, fleet: Fleet, report: RunReport, sh
     if (failure.key) owners.add(failure.key)
   }
   const standalone = new Set(fleet.variants.map((pv) => objectKey(pv)))
+  // A variant that failed this run keeps the package it had: its new one was not written.
+  const failed = new Set(report.variants.filter((v) => v.status === 'failed' && v.path).map((v) => v.path!))
   return {
     claimed: (path) => claimed.has(path) || claimedRepos.has(path.slice(0, path.indexOf('/'))),
     entry: entryOf,
   }
   function entryOf(path: string, files: PackageFiles): VariantReport | undefined {
     const record = readPackageRecord(files)
-    if (!record.owner || owners.has(record.owner)) return undefined
+    if (!record.owner) return undefined
+    const status = record.deletionPolicy === 'orphan' ? 'orphaned' : 'deleted'
+    // Its PackageVariant now renders another package (its downstream changed): this one goes, as Porch deletes or orphans it.
+    const now = plan.downstreams.get(record.owner)
+    if (now !== undefined && now !== path) {
+      if (failed.has(now) || (shard && !inShard(path.slice(0, path.indexOf('/')), shard))) return undefined
+      return { subject: `PackageVariant ${record.owner}`, path, status, reasons: [], warnings: [], conflicts: [], movedTo: now }
+    }
+    if (owners.has(record.owner)) return undefined
     if (record.set && plan.incompleteSets.has(record.set)) return undefined
     if (shard && !inShard(path.slice(0, path.indexOf('/')), shard)) return undefined
     // A PackageVariant of the fleet's own is never gone (whatever its set says).
     if (standalone.has(record.owner)) return undefined
-    const status = record.deletionPolicy === 'orphan' ? 'orphaned' : 'deleted'
     return { subject: `PackageVariant ${record.owner}`, path, status, reasons: [], warnings: [], conflicts: [] }
   }
 }

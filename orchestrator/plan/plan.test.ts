@@ -57,6 +57,17 @@ function plan(...files: string[]) {
 }
 
 describe('planFleet', () => {
+  test("keeps each set variant's target object: the selected object, or the downstream Repository of a repositories target", () => {
+    const byRepos = set.replace('name: nginx, namespace', 'name: listed, namespace').replace(/targets:[\s\S]*$/, 'targets:\n    - repositories: [{name: edge-02, packageNames: [web]}]\n')
+    const result = plan(repos, clusters.replace('Edge_03', 'edge-03'), set, byRepos)
+    expect(result.variants.map((v) => [v.key, v.target && `${v.target.kind} ${v.target.name}`])).toEqual([
+      ['default/nginx-edge-01-nginx', 'WorkloadCluster edge-01'],
+      ['default/nginx-edge-02-nginx', 'WorkloadCluster edge-02'],
+      ['default/listed-edge-02-web', 'Repository edge-02'],
+    ])
+    expect(plan(repos, pv('solo', '{upstream: {repo: blueprints, package: nginx, revision: 1}, downstream: {repo: edge-01, package: solo}}')).variants[0]!.target).toBeUndefined()
+  })
+
   test('expands a set with the fan-out transform and resolves each variant', () => {
     const result = plan(repos, clusters.replace('Edge_03', 'edge-02x'), set)
     expect(result.variants.map((v) => [v.key, v.set, `${v.downstream.repo}/${v.downstream.package}`, v.upstream.ref])).toEqual([

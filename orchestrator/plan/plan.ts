@@ -29,6 +29,12 @@ export interface PlannedVariant {
   key: string
   /** The PackageVariantSet that generated it (`namespace/name`), if any. */
   set?: string
+  /**
+   * The object the set made it for (a WorkloadCluster its objectSelector
+   * selected; the downstream Repository for `repositories` targets): a
+   * Rollout's steps select variants by its labels, its health gate reads its status.
+   */
+  target?: KubeObject
   upstreamRepo: Repository
   upstream: PackageRevision
   downstreamRepo: Repository
@@ -73,6 +79,12 @@ export interface FleetPlan {
   failures: PlanFailure[]
   /** Sets that could not be expanded completely: packages they own are kept. */
   incompleteSets: Set<string>
+  /**
+   * Where every PackageVariant that could be read renders (`<repo>/<package>`),
+   * by its identity, in every shard: a package its owner no longer renders
+   * (the PackageVariant was retargeted) is abandoned.
+   */
+  downstreams: Map<string, string>
 }
 
 /** Where published revisions are looked up: `namespace|repo|package` → revisions. */
@@ -93,7 +105,8 @@ export function planFleet(fleet: Fleet, upstreams: Upstreams, shard?: Shard): Fl
   const unreadable = (repo: Repository | undefined) => (repo ? upstreams.problems.get(repositoryKey(repo)) : undefined)
   const failures: PlanFailure[] = []
   const incompleteSets = new Set<string>()
-  const fromSets: { object: KubeObject; set: string; spec?: Record<string, unknown> }[] = []
+  const downstreams = new Map<string, string>()
+  const fromSets: { object: KubeObject; set: string; spec?: Record<string, unknown>; target?: KubeObject }[] = []
   const claimed = new Set<KubeObject>()
   const setWarnings = new Map<string, string[]>()
   const sources = [...fleet.objects, ...upstreams.objects]
@@ -125,14 +138,17 @@ export function planFleet(fleet: Fleet, upstreams: Upstreams, shard?: Shard): Fl
     }
     if (!summary) continue
     for (const object of [...summary.updated, ...summary.unchanged, ...summary.deleted]) claimed.add(object)
-    for (const object of [...summary.created, ...summary.updated, ...summary.unchanged]) fromSets.push({ object, set, spec: summary.specs.get(object)! })
+    for (const object of [...summary.created, ...summary.updated, ...summary.unchanged]) {
+      const target = summary.targets.get(object)
+      fromSets.push({ object, set, spec: summary.specs.get(object)!, ...(target ? { target } : {}) })
+    }
   }
-  const candidates = [...fromSets, ...fleet.variants.filter((pv) => !claimed.has(pv)).map((object) => ({ object, set: undefined, spec: undefined }))]
+  const candidates = [...fromSets, ...fleet.variants.filter((pv) => !claimed.has(pv)).map((object) => ({ object, set: undefined, spec: undefined, target: undefined }))]
 
   const variants: PlannedVariant[] = []
   const byKey = new Map<string, PlannedVariant>()
   const byDownstream = new Map<string, PlannedVariant>()
-  for (const { object, set, spec } of candidates) {
+  for (const { object, set, spec, target } of candidates) {
     const key = objectKey(object)
     const subject = `PackageVariant ${key}`
     const read = spec ? renderedVariant(object, spec) : readPackageVariantConfig(object, packageVariantRules)
@@ -153,6 +169,7 @@ export function planFleet(fleet: Fleet, upstreams: Upstreams, shard?: Shard): Fl
     const pv = read.pv
     const downstream = { repo: pv.spec.downstream!.repo!, package: pv.spec.downstream!.package! }
     const path = `${downstream.repo}/${downstream.package}`
+    if (!downstreams.has(key)) downstreams.set(key, path)
     const nameProblem = downstreamNameProblem(downstream)
     if (nameProblem) {
       fail(nameProblem)
@@ -190,11 +207,12 @@ export function planFleet(fleet: Fleet, upstreams: Upstreams, shard?: Shard): Fl
     const warnings = [...(set ? (setWarnings.get(set) ?? []) : []), ...(pv.warnings ?? []).map((w) => w.message)]
     const planned: PlannedVariant = { pv, key, upstreamRepo, upstream: upstream.revision, downstreamRepo, downstream, warnings }
     if (set) planned.set = set
+    if (target) planned.target = target
     if (mine) variants.push(planned)
     byKey.set(key, planned)
     byDownstream.set(path, planned)
   }
-  return { variants, failures, incompleteSets }
+  return { variants, failures, incompleteSets, downstreams }
 }
 
 /**

@@ -70,7 +70,10 @@ describe('a scoped render', () => {
     expect(scoped.variants.map((v) => v.key)).toEqual(['default/b'])
     // The failing variant is out of scope; the set's failure belongs to no variant and stays (it keeps the set's packages).
     expect(scoped.failures.map((f) => f.subject)).toEqual(['PackageVariantSet default/broken'])
-    expect(scopedPlan(plan, { variants: ['default/missing'], repositories: [], packages: [], declared: false }).failures.map((f) => f.subject)).toEqual(['PackageVariantSet default/broken', 'PackageVariant default/missing'])
+    expect(scopedPlan(plan, { variants: ['default/missing'], repositories: [], packages: [], declared: false }).failures.map((f) => f.subject)).toEqual([
+      'PackageVariantSet default/broken',
+      'PackageVariant default/missing',
+    ])
   })
 
   test('opens only the deployment repositories in scope', () => {

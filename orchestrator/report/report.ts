@@ -28,6 +28,8 @@ export interface VariantReport {
   draft?: string
   /** With `--git --publish`: the tag of the revision published (`<package>/v<N>`). */
   published?: string
+  /** Why its draft was not published (`--git --publish`), or with `--out` its change not written: a rollout, or a draft waiting for review. */
+  held?: string
   /** Why it failed. */
   reasons: string[]
   warnings: string[]
@@ -42,6 +44,15 @@ export interface VariantReport {
   manifest?: { name: string; version?: string; requires: string[] }
   /** A dependency's row: who needs it, with their ranges (`edge-monitor >=1.13.0`). */
   requiredBy?: string[]
+  /** A package deleted or orphaned because its PackageVariant now renders another one (`<repo>/<package>`). */
+  movedTo?: string
+  /**
+   * The PackageVariant's `spec.labels` and `spec.annotations`, which Porch puts
+   * on the downstream revisions it creates: here on each draft (its commit
+   * message), and so on the revision it is published as.
+   */
+  revisionLabels?: Record<string, string>
+  revisionAnnotations?: Record<string, string>
 }
 
 /** One step of a downstream repository's dependency plan. */
@@ -89,6 +100,10 @@ export interface RunReport {
   deletionsSkipped?: string
   /** Each downstream repository's dependency plan, for the repositories where packages declare dependencies (by name). */
   dependencies?: RepositoryDependencies[]
+  /** Fleet objects likely not meant as written (a Rollout step that can get no variant). */
+  warnings?: string[]
+  /** Where each Rollout stands after the run (when the run paced one). */
+  rollouts?: RolloutSummary[]
 }
 
 /** A step as the summary prints it: `edge-03: upgrade cert-manager v1.12.3 -> v1.14.4, required by nginx >= v1.13.0`. */
@@ -110,6 +125,16 @@ export function countDependencySteps(report: RunReport): { install: number; upgr
   const counts = { install: 0, upgrade: 0, downgrade: 0, remove: 0 }
   for (const repo of report.dependencies ?? []) for (const step of repo.steps) if (step.outcome === 'done' || step.outcome === 'planned') counts[step.action]++
   return counts
+}
+
+/** A Rollout after a run: its state and why, and each step's. */
+export interface RolloutSummary {
+  /** `namespace/name`. */
+  rollout: string
+  revision: string
+  state: string
+  reason: string
+  steps: { name: string; state: string; reason: string }[]
 }
 
 /** Counts per status. */
@@ -140,11 +165,11 @@ export function isDependencyRow(v: VariantReport): boolean {
 
 /**
  * The run's totals as one line, the way both reporters print them: the
- * variants by status (dependencies' rows apart), and the dependency steps,
- * carried out or (a dry run, `--dependencies check`) planned. `number` styles
- * each count (Markdown makes them bold).
+ * variants by status (dependencies' rows apart), how many a rollout `held`
+ * back, and the dependency steps, carried out or (a dry run, `--dependencies
+ * check`) planned. `number` styles each count (Markdown makes them bold).
  */
-export function totalsLine(report: RunReport, order: readonly VariantStatus[], number: (n: number) => string = String, extra: string[] = []): string {
+export function totalsLine(report: RunReport, order: readonly VariantStatus[], number: (n: number) => string = String, extra: string[] = [], held = 0): string {
   const variants = report.variants.filter((v) => !isDependencyRow(v))
   const counts = countByStatus({ ...report, variants })
   const parts = order.filter((s) => counts[s] > 0 || ['created', 'updated', 'unchanged', 'failed'].includes(s)).map((s) => `${number(counts[s])} ${s}`)
@@ -157,5 +182,6 @@ export function totalsLine(report: RunReport, order: readonly VariantStatus[], n
     const [install, move, remove] = planning ? ['to install', 'to upgrade or downgrade', 'to remove'] : ['installed', 'upgraded or downgraded', 'removed']
     dependencies = `; dependencies: ${number(steps.install)} ${install}, ${number(steps.upgrade + steps.downgrade)} ${move}, ${number(steps.remove)} ${remove}`
   }
-  return `${report.dryRun ? 'Dry run (nothing written): ' : ''}${variants.length} variant(s): ${parts.join(', ')}${dependencies}`
+  const heldBack = held > 0 ? `; ${number(held)} held back` : ''
+  return `${report.dryRun ? 'Dry run (nothing written): ' : ''}${variants.length} variant(s): ${parts.join(', ')}${heldBack}${dependencies}`
 }

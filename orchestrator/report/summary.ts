@@ -34,10 +34,23 @@ export function formatSummary(report: RunReport): string {
       }
     }
   }
+  const held = shown.filter((v) => v.held)
+  if (held.length > 0) {
+    lines.push('', 'Held back (not published):')
+    for (const v of held) lines.push(`  ${v.path ?? v.subject}: ${v.held}`)
+  }
+  for (const r of report.rollouts ?? []) {
+    lines.push('', `Rollout ${r.rollout} (${r.revision}): ${r.state}: ${r.reason}`)
+    for (const step of r.steps) lines.push(`  ${step.name}: ${step.state}${step.reason ? `: ${step.reason}` : ''}`)
+  }
   const warned = shown.filter((v) => v.warnings.length > 0)
   if (warned.length > 0) {
     lines.push('', 'Warnings:')
     for (const v of warned) for (const w of v.warnings) lines.push(`  ${v.path ?? v.subject}: ${w}`)
+  }
+  if ((report.warnings ?? []).length > 0) {
+    lines.push('', 'Fleet warnings:')
+    for (const w of report.warnings!) lines.push(`  ${w}`)
   }
   if (report.problems.length > 0) {
     lines.push('', 'Fleet problems:')
@@ -49,7 +62,7 @@ export function formatSummary(report: RunReport): string {
     lines.push('', 'Dependencies (each repository in dependency order):')
     for (const repo of planned) for (const step of repo.steps) lines.push(`  ${describeStep(repo.name, step)}`)
   }
-  lines.push('', totalsLine(report, ['created', 'updated', 'unchanged', 'deleted', 'orphaned', 'failed']))
+  lines.push('', totalsLine(report, ['created', 'updated', 'unchanged', 'deleted', 'orphaned', 'failed'], String, [], held.length))
   return `${lines.join('\n').replace(/^\n/, '')}\n`
 }
 
@@ -71,6 +84,8 @@ export function formatJson(report: RunReport): string {
       problems: report.problems,
       ...(report.deletionsSkipped ? { deletionsSkipped: report.deletionsSkipped } : {}),
       ...(report.dependencies ? { dependencies: report.dependencies, dependencySummary: countDependencySteps(report) } : {}),
+      ...(report.warnings && report.warnings.length > 0 ? { warnings: report.warnings } : {}),
+      ...(report.rollouts ? { rollouts: report.rollouts } : {}),
     },
     null,
     2,

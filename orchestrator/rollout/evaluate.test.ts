@@ -71,14 +71,14 @@ describe('evaluateRollout', () => {
     const result = run(issueRollout(), fleet({ 'edge-01': { ...canaryDone, publishedAgo: 30 } }))
     expect(result.publish).toEqual(['default/eu-1', 'default/eu-2'])
     expect(states(result)).toEqual(['canary:done', 'eu:active', 'rest:waiting'])
-    expect(reasons(result)['eu-3']).toBe('waiting: step eu publishes at most 2 at once: eu-1 and eu-2 are published and not yet healthy')
+    expect(reasons(result)['eu-3']).toBe('waiting: step eu publishes at most 2 at once: eu-1 and eu-2 go first')
     expect(result.steps[1]).toMatchObject({ publishing: 2, reason: '0 of 4 published; publishing 2 now' })
   })
 
   test('a published variant that turns healthy frees its place in the batch', () => {
     const result = run(issueRollout(), fleet({ 'edge-01': canaryDone, 'eu-1': { draft: false, published: true, ready: 'True' }, 'eu-2': { draft: false, published: true, ready: 'Unknown' } }))
     expect(result.publish).toEqual(['default/eu-3'])
-    expect(reasons(result)['eu-4']).toBe('waiting: step eu publishes at most 2 at once: eu-2 and eu-3 are published and not yet healthy')
+    expect(reasons(result)['eu-4']).toBe('waiting: step eu publishes at most 2 at once: eu-2 is published and not yet healthy; eu-3 goes first')
   })
 
   test('a failed target inside the active step halts it too', () => {
@@ -179,7 +179,7 @@ describe('evaluateRollout', () => {
     const rollout = rolloutOf('{packageVariantSet: s, steps: [{name: all, maxConcurrent: 1}]}')
     const first = run(rollout, [variant('a'), variant('b')])
     expect(first.publish).toEqual(['default/a'])
-    expect(reasons(first)['b']).toBe('waiting: step all publishes at most 1 at once, and without a health gate one batch a run: a go first')
+    expect(reasons(first)['b']).toBe('waiting: step all publishes at most 1 at once, and without a health gate one batch a run: a goes first')
     expect(run(rollout, [variant('a', { draft: false, published: true }), variant('b')]).publish).toEqual(['default/b'])
   })
 

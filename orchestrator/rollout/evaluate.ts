@@ -200,10 +200,14 @@ function notDoneText(p: StepProgress, soakLeft: number, rollout: Rollout, revisi
   return `has soaked ${formatDuration(rollout.soakMs)} since its last publish (${formatRfc3339(p.lastPublish!)}): ${formatDuration(soakLeft)} left`
 }
 
+/** Why a candidate of the started step waits for a place: those published and not yet healthy, and those this run publishes first. */
 function concurrencyText(rollout: Rollout, step: string, limit: number, p: StepProgress, first: readonly RolloutVariant[]): string {
-  const busy = [...p.unhealthy.map((u) => u.variant.target.name), ...first.map((v) => v.target.name)]
-  if (!rollout.health) return `step ${step} publishes at most ${limit} at once, and without a health gate one batch a run: ${names(busy)} go first`
-  return `step ${step} publishes at most ${limit} at once: ${names(busy)} ${busy.length === 1 ? 'is' : 'are'} published and not yet healthy`
+  const unhealthy = p.unhealthy.map((u) => u.variant.target.name)
+  const parts: string[] = []
+  if (unhealthy.length > 0) parts.push(`${names(unhealthy)} ${unhealthy.length === 1 ? 'is' : 'are'} published and not yet healthy`)
+  if (first.length > 0) parts.push(`${names(first.map((v) => v.target.name))} go${first.length === 1 ? 'es' : ''} first`)
+  const pace = rollout.health ? '' : ', and without a health gate one batch a run'
+  return `step ${step} publishes at most ${limit} at once${pace}: ${parts.join('; ')}`
 }
 
 function failedText(p: StepProgress): string {

@@ -28,9 +28,10 @@ describe('readFleetRollouts', () => {
     expect(bySet.get('default/s')).toEqual({ held: 'held: rollouts a and b all pace set default/s: keep one' })
   })
 
-  test('warnings are problems too', () => {
-    const { problems } = read(rollout('a', '{packageVariantSet: s, steps: [{name: rest}, {name: eu, targets: {matchLabels: {r: eu}}}]}'))
-    expect(problems.map((p) => p.message)).toEqual(['Rollout default/a: `spec.steps[1]` step "eu" can get no variant: step "rest" before it has no `targets` and takes every variant left'])
+  test('warnings are apart from problems', () => {
+    const { problems, warnings } = read(rollout('a', '{packageVariantSet: s, steps: [{name: rest}, {name: eu, targets: {matchLabels: {r: eu}}}]}'))
+    expect(problems).toEqual([])
+    expect(warnings.map((p) => p.message)).toEqual(['Rollout default/a: `spec.steps[1]` step "eu" can get no variant: step "rest" before it has no `targets` and takes every variant left'])
   })
 })
 

@@ -12,10 +12,11 @@ import type { KubeObject } from '../../functions/krm/index.js'
 /** What paces one set: a Rollout, or nothing may be published (with why). */
 export type SetPacing = { rollout: Rollout } | { held: string }
 
-/** The fleet's rollouts by set (`namespace/name`), and what is wrong with any of them. */
+/** The fleet's rollouts by set (`namespace/name`), what is wrong with any of them, and what is likely not meant. */
 export interface FleetRollouts {
   bySet: Map<string, SetPacing>
   problems: { file: string; message: string }[]
+  warnings: { file: string; message: string }[]
 }
 
 /**
@@ -30,6 +31,7 @@ export function rolloutRevision(upstream: { ref: string; commit: string }): stri
 /** Reads every Rollout among the fleet's objects (their namespaces already defaulted, as the fleet loader does). */
 export function readFleetRollouts(objects: readonly KubeObject[]): FleetRollouts {
   const problems: FleetRollouts['problems'] = []
+  const warnings: FleetRollouts['warnings'] = []
   const found = new Map<string, { name: string; pacing: SetPacing }[]>()
   for (const object of objects) {
     if (!isRollout(object)) continue
@@ -42,7 +44,7 @@ export function readFleetRollouts(objects: readonly KubeObject[]): FleetRollouts
       if (set) add(found, `${object.namespace}/${set}`, object.name, { held: `held: rollout ${object.name} is invalid: ${read.errors[0]!.message}` })
       continue
     }
-    for (const w of read.value.warnings) problems.push({ file, message: `${subject}: ${w.message}` })
+    for (const w of read.value.warnings) warnings.push({ file, message: `${subject}: ${w.message}` })
     add(found, `${object.namespace}/${read.value.spec.packageVariantSet}`, object.name, { rollout: read.value })
   }
   const bySet = new Map<string, SetPacing>()
@@ -50,7 +52,7 @@ export function readFleetRollouts(objects: readonly KubeObject[]): FleetRollouts
     if (list.length === 1) bySet.set(set, list[0]!.pacing)
     else bySet.set(set, { held: `held: rollouts ${list.map((r) => r.name).join(' and ')} all pace set ${set}: keep one` })
   }
-  return { bySet, problems }
+  return { bySet, problems, warnings }
 }
 
 function add(found: Map<string, { name: string; pacing: SetPacing }[]>, set: string, name: string, pacing: SetPacing): void {

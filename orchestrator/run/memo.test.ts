@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseObjects } from '../../functions/krm/index.js'
@@ -128,14 +128,29 @@ describe('the record of earlier renders', () => {
     expect(RenderMemo.open(file, fleet, settings).recorded(variant, 'edge-01/nginx')).toBeUndefined()
   })
 
-  test('a package renamed into place just now is not trusted, even when its files are older', async () => {
+  test('--force: the record answers nothing, and what the run rendered is recorded all the same', () => {
+    const file = join(dir, 'memo.json')
+    const { fleet, variant } = planned()
+    const first = RenderMemo.open(file, fleet, settings)
+    first.save(new Map([['edge-01/nginx', first.entry(variant, 'injectors', rendered, { warnings: ['first'] })]]))
+    const forced = RenderMemo.open(file, fleet, settings, RenderMemo.read(file), true)
+    expect(forced.recorded(variant, 'edge-01/nginx')).toBeUndefined()
+    forced.save(new Map([['edge-02/nginx', forced.entry(variant, 'injectors', rendered, { warnings: ['forced'] })]]))
+    const next = RenderMemo.open(file, fleet, settings)
+    expect([next.recorded(variant, 'edge-01/nginx')?.warnings, next.recorded(variant, 'edge-02/nginx')?.warnings]).toEqual([['first'], ['forced']])
+  })
+
+  test('a package renamed into place just now is not trusted, even when its files are older', () => {
     const staged = join(dir, 'staged')
     mkdirSync(staged, { recursive: true })
     writeFileSync(join(staged, 'Kptfile'), 'kind: Kptfile\n')
-    await new Promise((resolve) => setTimeout(resolve, 2100))
-    expect(statPackageDirectory(staged)).toMatch(/^[0-9a-f]{64}$/)
+    // The present is 2 s after the files were written: they are past the racy window; the rename, stamped later, is not.
+    const written = msOf(lstatSync(staged, { bigint: true }).ctimeNs, lstatSync(join(staged, 'Kptfile'), { bigint: true }).ctimeNs)
+    untilFilesStampedAfter(written + 1)
+    const present = written + 2001
+    expect(statPackageDirectory(staged, present)).toMatch(/^[0-9a-f]{64}$/)
     renameSync(staged, join(dir, 'pkg'))
-    expect(statPackageDirectory(join(dir, 'pkg'))).toBeUndefined()
+    expect(statPackageDirectory(join(dir, 'pkg'), present)).toBeUndefined()
     expect(statPackageDirectory(join(dir, 'pkg'), Date.now() + 5000)).toMatch(/^[0-9a-f]{64}$/)
   })
 
@@ -161,7 +176,7 @@ describe('the record of earlier renders', () => {
     let previous = before
     for (const change of changes) {
       // A clock tick between changes, so that change times differ.
-      await new Promise((resolve) => setTimeout(resolve, 5))
+      untilFilesStampedAfter()
       change()
       // Even with the modification time set back, the inode change time moves.
       for (const f of ['Kptfile', 'sub/cm.yaml']) utimesSync(join(pkg, f), back, back)
@@ -177,3 +192,27 @@ describe('the record of earlier renders', () => {
     expect(memoFileFor('/cache', '/work/out')).not.toBe(memoFileFor('/cache', '/work/out2'))
   })
 })
+
+/** The latest of some change times (nanoseconds), in milliseconds, rounded up. */
+function msOf(...times: bigint[]): number {
+  return Math.ceil(Number(times.reduce((a, b) => (a > b ? a : b))) / 1e6)
+}
+
+/**
+ * Waits (without a timer) until the file system stamps a change after `ms`
+ * (default: after everything changed so far): what changes next is stamped
+ * later. Its clock is the kernel's coarse one, which can lag the process
+ * clock by a tick, so it is asked, not assumed.
+ */
+function untilFilesStampedAfter(ms?: number): void {
+  const probe = join(dir, 'clock-probe')
+  const stamp = () => {
+    writeFileSync(probe, '')
+    return lstatSync(probe, { bigint: true }).ctimeNs
+  }
+  const after = ms === undefined ? stamp() : BigInt(ms) * 1_000_000n
+  while (stamp() <= after) {
+    // A tick of the kernel's clock is a few milliseconds at most.
+  }
+  rmSync(probe)
+}

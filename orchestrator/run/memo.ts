@@ -12,8 +12,9 @@
  * functions over it) and the files (paths, modes, bytes). Anything else
  * invalidates it: a downstream edit, a new commit, another injected object.
  * Variants whose pipeline ran in kpt (functions that are not ours) are never
- * recorded: what those functions read is not known. `--force` ignores the
- * record.
+ * recorded: what those functions read is not known. `--force` skips
+ * nothing, and records what it rendered (`kpt-variants status` tells local
+ * edits by the record).
  *
  * With `--out`, reading every file of every package to check it is most of
  * an unchanged re-render, so an entry also keeps a digest of the files'
@@ -31,6 +32,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { KubeObject } from '../../functions/krm/index.js'
 import type { StoredPackage } from '../output/output.js'
+import { appendTo } from '../util/collections.js'
 import type { PlannedVariant } from '../plan/plan.js'
 
 /** What the inputs of a recorded render included besides the PackageVariant and its upstream. */
@@ -99,6 +101,7 @@ export class RenderMemo {
     private readonly fleetDigest: string,
     private readonly objects: readonly KubeObject[],
     private readonly settings: MemoSettings,
+    private readonly forced: boolean,
   ) {
     this.#entries = new Map(Object.entries(entries))
   }
@@ -114,13 +117,14 @@ export class RenderMemo {
     return {}
   }
 
-  /** The record of `file` for this fleet and these settings; `entries` as `read` gives them. */
-  static open(file: string, fleet: { digest: string; objects: readonly KubeObject[] }, settings: MemoSettings, entries = RenderMemo.read(file)): RenderMemo {
-    return new RenderMemo(file, entries, fleet.digest, fleet.objects, settings)
+  /** The record of `file` for this fleet and these settings; `entries` as `read` gives them; `forced` (`--force`): it answers nothing, and is only written. */
+  static open(file: string, fleet: { digest: string; objects: readonly KubeObject[] }, settings: MemoSettings, entries = RenderMemo.read(file), forced = false): RenderMemo {
+    return new RenderMemo(file, entries, fleet.digest, fleet.objects, settings, forced)
   }
 
   /** The recorded render at `path` if `variant`'s inputs are those it was made from. */
   recorded(variant: PlannedVariant, path: string): MemoEntry | undefined {
+    if (this.forced) return undefined
     const entry = this.#entries.get(path)
     return entry && entry.inputs === this.#inputs(variant, entry.scope) ? entry : undefined
   }
@@ -167,7 +171,7 @@ export class RenderMemo {
       this.#byName = new Map()
       for (const o of this.objects) {
         const key = `${o.namespace}/${o.name}`
-        ;(this.#byName.get(key) ?? this.#byName.set(key, []).get(key)!).push(o)
+        appendTo(this.#byName, key, o)
       }
     }
     const names = [...new Set((variant.pv.spec.injectors ?? []).map((i) => i.name))].sort()
@@ -200,7 +204,7 @@ export class RenderMemo {
 }
 
 /** Digest of a downstream's files; with --git the published package counts too (a draft is rebased when the branch moves under it). */
-function filesDigest(stored: StoredPackage): string {
+export function filesDigest(stored: StoredPackage): string {
   const hash = createHash('sha256')
   for (const [part, files] of [
     ['published', stored.published],

@@ -6,14 +6,14 @@
  *   render      (render-share.ts on this thread, threads.ts on the others: each variant
  *                read from the output, rendered, staged)
  *   check       (dependencies.ts: per downstream repository, over every package bound for it)
- *   commit      (the output: rename staged packages into place, or push drafts)
+ *   gate        (publish-gate.ts: what --git --publish may publish, what --out may write, as rollouts allow)
+ *   commit      (the output: rename staged packages into place, or push drafts and publish)
  *   remove      (abandoned packages deleted or orphaned)
- *   publish     (--git --publish)
  *   record      (failures for status, the record of renders, the quiet run's record)
  *
  * One variant's failure is recorded and the run goes on.
  */
-import { existsSync, opendirSync, statSync } from 'node:fs'
+import { existsSync, opendirSync, rmSync, statSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { listYamlFiles } from '../../functions/krm/main.js'
 import type { Removal, StagedChange, StoredPackage } from '../output/output.js'
@@ -26,6 +26,7 @@ import { sortReports } from '../report/report.js'
 import type { RunReport, VariantReport } from '../report/report.js'
 import { upstreamIndexDigest } from '../upstream/upstreams.js'
 import { resolveDependencies } from './dependencies.js'
+import { gateRender } from './publish-gate.js'
 import { VariantContext } from './render-variant.js'
 import type { MemoEntry } from './memo.js'
 import { quietRecordFile, quietRunApplies, replayQuietRun, saveQuietRecord } from './quiet-run.js'
@@ -54,7 +55,7 @@ export async function renderFleet(settings: RenderSettings, progress?: RenderPro
     return replay.report
   }
   const bytes = settings.threads === 1 ? 0 : fleetBytes(resolve(settings.cwd, settings.fleetDir))
-  const recorded = settings.memo !== undefined && existsSync(settings.memo)
+  const recorded = settings.memo !== undefined && !settings.force && existsSync(settings.memo)
   const writesAll = !settings.git && !settings.dryRun && isEmptyDirectory(resolve(settings.cwd, settings.outDir))
   const threads = Math.max(1, settings.threads ?? defaultThreads({ fleetBytes: bytes, recorded, writesAll }))
   // A thread's progress can arrive before this thread has planned (and started the bar).
@@ -107,27 +108,31 @@ export async function renderFleet(settings: RenderSettings, progress?: RenderPro
     const present = abandoned || check ? await output.otherPackages(rendered, only) : new Map<string, StoredPackage>()
     const removals = abandoned ? abandonedRemovals(abandoned, present) : []
     for (const r of removals) if (!r.orphan) present.delete(r.report.path!)
-    const dependencies =
-      !check
-        ? { rendered: [], removals: [] }
-        : await resolveDependencies(run, new VariantContext(fleet, run.sources, settings, output, run.scratch, run.memo), variants, present, report, mode)
+    const dependencies = !check
+      ? { rendered: [], removals: [] }
+      : await resolveDependencies(run, new VariantContext(fleet, run.sources, settings, output, run.scratch, run.memo), variants, present, report, mode)
     for (const r of dependencies.removals) present.delete(r.report.path!)
     const pending = [...variants, ...dependencies.rendered]
     await failUnstaged(output, dependencies.rendered)
     report.variants.push(...pending.map((p) => p.report))
+    // What may be published now (--git --publish), or with --out written, as rollouts and the publish policy allow.
+    const gate = await gateRender(run, pending, report)
     const changes: StagedChange[] = []
     for (const p of pending) {
       if (!p.staged) continue
-      if (p.report.status !== 'failed') changes.push({ report: p.report, staged: p.staged })
+      const held = !settings.git && gate?.held.has(p.path) === true
+      if (p.report.status !== 'failed' && !held) changes.push({ report: p.report, staged: p.staged })
       else output.discard(p.staged)
+      // A change held back is rendered again next run, not skipped as written.
+      if (held) delete p.memo
     }
-    await output.commit(changes)
-    const removed = await output.remove([...removals, ...dependencies.removals], { dryRun: settings.dryRun, diff: settings.diff })
+    // With --git --publish, the drafts the gate lets go are published in the same write, with the drafts they need.
+    report.variants.push(...(await output.commit(changes, settings.dryRun ? undefined : gate?.publish)))
+    await gate?.settle()
+    const publish = settings.git?.publish ? { orphans: true, deletions: settings.git.publishDeletions === true } : undefined
+    const removed = await output.remove([...removals, ...dependencies.removals], { dryRun: settings.dryRun, diff: settings.diff, ...(publish ? { publish } : {}) })
     report.variants.push(...removed.map((r) => r.report))
-    if (!settings.dryRun) {
-      if (settings.git?.publish) report.variants.push(...((await output.publish?.(report.variants)) ?? []))
-      output.record(report)
-    }
+    if (!settings.dryRun) output.record(report)
     // What was written (or found unchanged) is recorded for the next run; failures are rendered again.
     if (run.memo && !settings.dryRun) {
       // Publishing moved the packages it published, those skipped as unchanged too: their digests are taken again.
@@ -138,7 +143,9 @@ export async function renderFleet(settings: RenderSettings, progress?: RenderPro
       run.memo.save(new Map(pending.map((p) => [p.path, p.report.status !== 'failed' ? p.memo : p.dependencyFailure && p.memo ? { ...p.memo, held: true as const } : undefined])))
     }
     const sorted = { ...report, variants: sortReports(report.variants) }
-    if (quiet)
+    // What a Rollout holds back turns on the time and the targets' health, which the quiet run's inputs leave out.
+    if (quiet && sorted.rollouts) rmSync(quiet, { force: true })
+    else if (quiet)
       saveQuietRecord(quiet, {
         settings,
         fleetDigest: fleet.digest,
@@ -158,12 +165,13 @@ export async function renderFleet(settings: RenderSettings, progress?: RenderPro
   }
 }
 
-/** The removals of abandoned packages among the output's other packages (only published ones: a draft-only package stays). */
+/** The removals of abandoned packages among the output's other packages (with --git, one only drafted is judged by its draft). */
 function abandonedRemovals(abandoned: Abandonment, others: ReadonlyMap<string, StoredPackage>): Removal[] {
   const removals: Removal[] = []
   for (const [path, stored] of others) {
-    if (abandoned.claimed(path) || !stored.published) continue
-    const entry = abandoned.entry(path, stored.published)
+    const files = stored.published ?? (stored.draft && stored.draft.size > 0 ? stored.draft : undefined)
+    if (abandoned.claimed(path) || !files) continue
+    const entry = abandoned.entry(path, files)
     if (entry) removals.push({ report: entry, stored, orphan: entry.status === 'orphaned' })
   }
   return removals

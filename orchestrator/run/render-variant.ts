@@ -80,6 +80,8 @@ export class VariantContext {
       conflicts: [],
     }
     if (variant.set) report.set = variant.set
+    if (variant.pv.spec.labels && Object.keys(variant.pv.spec.labels).length > 0) report.revisionLabels = { ...variant.pv.spec.labels }
+    if (variant.pv.spec.annotations && Object.keys(variant.pv.spec.annotations).length > 0) report.revisionAnnotations = { ...variant.pv.spec.annotations }
     const labels = variant.pv.object.labels()
     if (Object.keys(labels).length > 0) report.labels = labels
     const pending: Pending = { report, path, order: 0, dependencies: [] }

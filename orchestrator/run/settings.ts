@@ -39,10 +39,16 @@ export interface RenderSettings {
   cacheDir?: string
   /** The record of earlier renders (memo.ts) to skip unchanged variants with, and to update; none renders everything. */
   memo?: string
+  /** `--force`: render every variant, skipping none; the record is still updated (status reads it). */
+  force?: boolean
   /** Threads rendering variants (default: defaultThreads()); the output is the same for any number. */
   threads?: number
   /** `--dependencies`: carry each repository's dependency plan out (`install`, the default), only report it (`check`), or skip the check (`off`). */
   dependencies?: 'install' | 'check' | 'off'
+  /** The time the run acts at (`--now`): rollout gates and windows, the dates of the commits and tags it writes. */
+  now?: Date
+  /** `--skip-rollout`: publish (or with --out write) as if no Rollout paced the fleet. */
+  skipRollout?: boolean
   /** kpt runs here (relative `exec:` paths resolve against it). */
   cwd: string
   env: Readonly<Record<string, string | undefined>>

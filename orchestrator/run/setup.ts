@@ -90,7 +90,7 @@ export async function setUpRun(
     const dir = resolve(outDir, path)
     return dir.startsWith(`${outDir}${sep}`) ? [dir] : []
   }
-  const recordedDirs = recorded && !settings.git && thread === 0 ? Object.keys(recorded).filter((path) => recorded[path]?.stat !== undefined) : []
+  const recordedDirs = recorded && !settings.git && !settings.force && thread === 0 ? Object.keys(recorded).filter((path) => recorded[path]?.stat !== undefined) : []
   // Those a quiet run's replay took (quiet-run.ts) are not taken again.
   const digests = digestInBackground(recordedDirs.flatMap(inside).filter((dir) => !taken.has(dir)))
   try {
@@ -102,15 +102,15 @@ export async function setUpRun(
       if (settings.repositories) output = new GitOutput(settings.repositories, root)
       else {
         const { shared, locks } = await openRepositories(settings.scope ? scopedRepositories(fleet, settings.scope) : fleet, plan, settings.git)
-        output = new GitOutput(shared, root, { locks, env: settings.env, cacheDir: settings.git.cacheDir, failureKey: fleetIdOf(settings) })
+        output = new GitOutput(shared, root, { locks, env: settings.env, ...(settings.now ? { now: settings.now } : {}), cacheDir: settings.git.cacheDir, failureKey: fleetIdOf(settings) })
       }
       plan = withoutUnavailable(plan, (output as GitOutput).shared.unavailable)
     } else {
       const failures = settings.cacheDir ? { cacheDir: settings.cacheDir, key: directoryFailureKey(fleetIdOf(settings), outDir) } : undefined
-      output = new DirectoryOutput(outDir, thread, new Map([...taken, ...((await digests) ?? [])]), failures)
+      output = new DirectoryOutput(outDir, thread, new Map([...taken, ...((await digests) ?? [])]), failures, settings.now)
     }
     const memoSettings = { allowExec: settings.allowExec, onConflict: settings.onConflict, namespace: settings.namespace ?? 'default', imageFunctions: settings.imageFunctions ?? 'run' }
-    const memo = settings.memo ? RenderMemo.open(settings.memo, fleet, memoSettings, recorded) : undefined
+    const memo = settings.memo ? RenderMemo.open(settings.memo, fleet, memoSettings, recorded, settings.force) : undefined
     const made = output
     return {
       ...planned,

@@ -1,62 +1,128 @@
 /**
- * `kpt-variants status`: what Porch's `porchctl rpkg get` shows for a
- * fleet's variants, read from the downstream repositories: the published
- * revision, the open draft, whether the published package is at the upstream
- * revision the PackageVariant wants, and the last failure.
+ * `kpt-variants status`, pure: a line per variant of the fleet from what
+ * status read of the output (read-output.ts), as Porch's `porchctl rpkg get`
+ * shows a fleet. With `--git` (the default): the published revision, the
+ * open draft; with `--out DIR`: the package in the directory. For both: the
+ * upstream revision the package holds against the one its PackageVariant
+ * wants, local edits, the last failure; and a line per package a render
+ * installed as a dependency.
  */
-import type { RepositorySnapshot } from '../output/git/repository.js'
-import { readPackages } from '../output/git/repository.js'
 import type { LastFailures } from '../output/last-failures.js'
-import type { FleetPlan } from '../plan/plan.js'
+import type { PackageRecord } from '../package/ownership.js'
+import type { PlanFailure, PlannedVariant } from '../plan/plan.js'
+import type { RepositoryDependencies } from '../report/report.js'
 import { revisionLabel } from '../upstream/revisions.js'
-import { readPackageRecord } from '../package/ownership.js'
 
-/** One variant's line. */
+/** Where status reads the packages: the downstream repositories (`--git`, the default), or a directory (`--out DIR`). */
+export type StatusOutput = 'git' | 'directory'
+
+/**
+ * Whether a package differs from what the last render left there (with
+ * `--git`: from its latest published revision); `unknown` when nothing says
+ * what that was.
+ */
+export type LocalEdits = 'none' | 'edited' | 'unknown'
+
+/** One variant's line, or a dependency's. */
 export interface VariantStatusRow {
+  /** The PackageVariant (`ns/name`); for a package a render installed as a dependency, `Dependency <repo>/<package>` as render's report names it. */
   variant: string
   /** `<repo>/<package>`, when known. */
   package?: string
   /** The upstream revision the PackageVariant wants, e.g. `blueprints/nginx v2` (its tag in parentheses). */
   upstream?: string
-  /** The latest published revision's tag, e.g. `nginx/v2`. */
+  /** `--git`: the latest published revision's tag, e.g. `nginx/v2`. */
   published?: string
-  /** The open draft's branch. */
+  /** `--git`: the open draft's branch. */
   draft?: string
-  /** `current`: published at the wanted upstream revision; `behind`: published at another; `unpublished`: never published. */
-  state?: 'current' | 'behind' | 'unpublished'
-  /** The upstream revision the published package came from (its upstreamLock), when behind. */
+  /**
+   * `current`: the package (with `--git` the published one) is at the wanted
+   * upstream revision; `behind`: at another; `unpublished` (`--git`): never
+   * published; `unrendered` (`--out`): not in the directory; `installed`: a
+   * dependency's package, which no PackageVariant wants at a revision.
+   */
+  state?: 'current' | 'behind' | 'unpublished' | 'unrendered' | 'installed'
+  /** `--git`: the upstream revision the published package came from (its upstreamLock: the ref, else the commit). */
   publishedUpstream?: string
+  /** `--out`: the upstream revision the package in the directory was rendered from (its upstreamLock). */
+  renderedUpstream?: string
+  localEdits?: LocalEdits
+  /** Why local edits are unknown, or (`--git`) what edited the package. */
+  localEditsReason?: string
+  /** A dependency's own PackageManifest: its name and version. */
+  dependency?: { name: string; version?: string }
   /** Why the last render of this variant failed, or why it cannot be planned now. */
   lastFailure?: string
+  /** `--git`: the labels and annotations of its latest revision (the draft's, else the published one's), as Porch keeps them on a PackageRevision. */
+  labels?: Record<string, string>
+  annotations?: Record<string, string>
 }
 
-/** The status of every planned (and unplannable) variant of a fleet, in package order. */
-export async function fleetStatus(plan: FleetPlan, snapshots: readonly RepositorySnapshot[], failures: LastFailures): Promise<VariantStatusRow[]> {
+/** What `status --json` prints. */
+export interface FleetStatus {
+  apiVersion: 'kpt-variants.dev/v1alpha1'
+  kind: 'FleetStatus'
+  output: StatusOutput
+  variants: VariantStatusRow[]
+  /** What each downstream repository holds and what its packages need, where a package declares itself (the fleet page draws it). */
+  repositories: Pick<RepositoryDependencies, 'name' | 'packages'>[]
+}
+
+/** A package as status read it from the output. */
+export interface StoredState {
+  /** Its root Kptfile's record (with `--git`, the published package's); absent when there is no such package. */
+  record?: PackageRecord
+  /** `--git`: the latest published revision's tag, and the open draft's branch. */
+  published?: string
+  draft?: string
+  /** Its root PackageManifest (with `--git`, the published package's, else the draft's). */
+  manifest?: { name: string; version?: string }
+  edits?: { state: LocalEdits; reason?: string }
+  /** `--git`: the labels and annotations of the revision (the PackageVariant's `spec.labels` and `spec.annotations` when its draft was written). */
+  labels?: Record<string, string>
+  annotations?: Record<string, string>
+}
+
+/** What status read of the output: the planned variants' packages and the dependencies a render installed, by path; the dependency graphs. */
+export interface OutputState {
+  output: StatusOutput
+  packages: ReadonlyMap<string, StoredState>
+  dependencies: ReadonlyMap<string, StoredState>
+  repositories: FleetStatus['repositories']
+}
+
+/** The status of every planned (and unplannable) variant of a fleet and of every dependency, in package order. */
+export function fleetStatus(
+  plan: { variants: readonly Pick<PlannedVariant, 'key' | 'downstream' | 'upstream'>[]; failures: readonly PlanFailure[] },
+  read: OutputState,
+  failures: LastFailures,
+): FleetStatus {
   const rows: VariantStatusRow[] = []
-  const byRepo = new Map(snapshots.map((s) => [s.name, s]))
-  const stored = new Map<string, Awaited<ReturnType<typeof readPackages>>>()
-  for (const snapshot of snapshots) {
-    const packages = plan.variants.filter((v) => v.downstream.repo === snapshot.name).map((v) => v.downstream.package)
-    stored.set(snapshot.name, await readPackages(snapshot, packages))
+  const failure = (subject: string) => {
+    const f = failures[subject]
+    return f ? `${f.time}: ${f.reasons.join('; ')}` : undefined
   }
   for (const v of plan.variants) {
     const path = `${v.downstream.repo}/${v.downstream.package}`
+    const stored = read.packages.get(path) ?? {}
     const row: VariantStatusRow = { variant: v.key, package: path, upstream: `${v.upstream.repository}/${v.upstream.packageName} ${revisionLabel(v.upstream)} (${v.upstream.ref})` }
-    const snapshot = byRepo.get(v.downstream.repo)
-    const pkg = stored.get(v.downstream.repo)?.get(v.downstream.package)
-    const revisions = snapshot?.published[v.downstream.package] ?? []
-    if (revisions.length > 0) row.published = revisions[revisions.length - 1]!.tag
-    const draft = snapshot?.drafts[v.downstream.package]
-    if (draft) row.draft = draft.branch
-    const lock = pkg?.published ? readPackageRecord(pkg.published).lock : undefined
-    if (!pkg?.published) row.state = 'unpublished'
-    else if (lock?.commit === v.upstream.commit) row.state = 'current'
-    else {
-      row.state = 'behind'
-      row.publishedUpstream = lock ? lock.ref || lock.commit.slice(0, 12) : 'none'
-    }
-    const failure = failures[`PackageVariant ${v.key}`]
-    if (failure) row.lastFailure = `${failure.time}: ${failure.reasons.join('; ')}`
+    placed(row, stored, read.output)
+    const lock = stored.record?.lock
+    if (!stored.record) row.state = read.output === 'git' ? 'unpublished' : 'unrendered'
+    else row.state = lock?.commit === v.upstream.commit ? 'current' : 'behind'
+    edits(row, stored)
+    const last = failure(`PackageVariant ${v.key}`)
+    if (last) row.lastFailure = last
+    rows.push(row)
+  }
+  for (const [path, stored] of read.dependencies) {
+    const row: VariantStatusRow = { variant: `Dependency ${path}`, package: path }
+    placed(row, stored, read.output)
+    row.state = stored.record ? 'installed' : 'unpublished'
+    if (stored.manifest) row.dependency = { ...stored.manifest }
+    edits(row, stored)
+    const last = failure(row.variant)
+    if (last) row.lastFailure = last
     rows.push(row)
   }
   for (const f of plan.failures) {
@@ -64,19 +130,36 @@ export async function fleetStatus(plan: FleetPlan, snapshots: readonly Repositor
     if (f.downstream) row.package = f.downstream
     rows.push(row)
   }
-  return rows.sort((a, b) => ((a.package ?? '\uffff') < (b.package ?? '\uffff') ? -1 : (a.package ?? '\uffff') > (b.package ?? '\uffff') ? 1 : a.variant < b.variant ? -1 : 1))
+  const key = (r: VariantStatusRow) => r.package ?? '\uffff'
+  rows.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : a.variant < b.variant ? -1 : a.variant > b.variant ? 1 : 0))
+  return { apiVersion: 'kpt-variants.dev/v1alpha1', kind: 'FleetStatus', output: read.output, variants: rows, repositories: read.repositories }
 }
 
-/** The status as a table: one line per variant, failures below. */
-export function formatStatus(rows: readonly VariantStatusRow[]): string {
-  const header = ['PACKAGE', 'VARIANT', 'PUBLISHED', 'DRAFT', 'UPSTREAM']
-  const cells = rows.map((r) => [
-    r.package ?? '-',
-    r.variant,
-    r.published ?? '-',
-    r.draft ?? '-',
-    r.state === 'behind' ? `behind: ${r.publishedUpstream} -> ${r.upstream}` : r.state ? `${r.state}: ${r.upstream}` : '-',
-  ])
+/** Where the package is: its tag and draft (`--git`), the upstream revision it holds. */
+function placed(row: VariantStatusRow, stored: StoredState, output: StatusOutput): void {
+  if (stored.published) row.published = stored.published
+  if (stored.draft) row.draft = stored.draft
+  const lock = stored.record?.lock
+  if (!stored.record) return
+  const revision = lock ? lock.ref || lock.commit.slice(0, 12) : 'none'
+  if (output === 'git') row.publishedUpstream = revision
+  else row.renderedUpstream = revision
+}
+
+function edits(row: VariantStatusRow, stored: StoredState): void {
+  if (stored.labels && Object.keys(stored.labels).length > 0) row.labels = stored.labels
+  if (stored.annotations && Object.keys(stored.annotations).length > 0) row.annotations = stored.annotations
+  if (!stored.edits) return
+  row.localEdits = stored.edits.state
+  if (stored.edits.reason) row.localEditsReason = stored.edits.reason
+}
+
+/** The status as a table: a line per variant (`--git`: with its published revision and draft), the failures and unknown edits below. */
+export function formatStatus(status: Pick<FleetStatus, 'output' | 'variants'>): string {
+  const rows = status.variants
+  const git = status.output === 'git'
+  const header = ['PACKAGE', 'VARIANT', ...(git ? ['PUBLISHED', 'DRAFT'] : []), 'EDITS', 'UPSTREAM']
+  const cells = rows.map((r) => [r.package ?? '-', r.variant, ...(git ? [r.published ?? '-', r.draft ?? '-'] : []), r.localEdits ?? '-', upstreamCell(r)])
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)))
   const line = (c: string[]) =>
     c
@@ -89,5 +172,22 @@ export function formatStatus(rows: readonly VariantStatusRow[]): string {
     lines.push('', 'Last failures:')
     for (const r of failed) lines.push(`  ${r.package ?? r.variant}: ${r.lastFailure}`)
   }
+  // Edits unknown for the same reason are usually many packages (another --cache, say): one line per reason.
+  const unknown = new Map<string, number>()
+  for (const r of rows) if (r.localEdits === 'unknown') unknown.set(r.localEditsReason ?? '', (unknown.get(r.localEditsReason ?? '') ?? 0) + 1)
+  if (unknown.size > 0) {
+    lines.push('', 'Local edits unknown:')
+    for (const [reason, count] of unknown) lines.push(`  ${count} package(s): ${reason}`)
+  }
   return `${lines.join('\n')}\n`
+}
+
+function upstreamCell(r: VariantStatusRow): string {
+  const held = r.publishedUpstream ?? r.renderedUpstream
+  if (r.state === 'installed' || (r.dependency && r.state)) {
+    const version = r.dependency ? `${r.dependency.name}${r.dependency.version ? ` ${r.dependency.version}` : ''}` : ''
+    return `${r.state}: ${[version, held && `(${held})`].filter(Boolean).join(' ') || '-'}`
+  }
+  if (r.state === 'behind') return `behind: ${held} -> ${r.upstream}`
+  return r.state ? `${r.state}: ${r.upstream}` : '-'
 }

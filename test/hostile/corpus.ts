@@ -265,6 +265,26 @@ export const corpus: HostileCase[] = [
   { name: 'a YAML list', input: () => '- a\n- b\n', expect: 'error', message: /not a ResourceList/ },
   { name: 'several documents', input: (program) => `${list()(program)}---\n${list()(program)}`, expect: 'error', message: /malformed YAML|ResourceList/ },
   { name: '`items` as a map', input: () => `${header}items: {a: b}\n`, expect: 'error', message: /`items` must be a list/ },
+  // One reader for every program: a key twice at the top is an error, as in kpt's go-yaml, never the first or last one silently.
+  {
+    name: 'two `items` keys',
+    input: (program) => `${list()(program)}items:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: second\n`,
+    expect: 'error',
+    message: /malformed YAML in ResourceList: duplicate key `items`/,
+  },
+  {
+    name: 'two `items` keys, the second one empty',
+    input: (program) => `${list()(program)}items: []\n`,
+    expect: 'error',
+    message: /malformed YAML in ResourceList: duplicate key `items`/,
+  },
+  {
+    name: 'two `functionConfig` keys',
+    input: (program) => `${list()(program)}${'functionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: second\n'.repeat(program === 'dependency-check' ? 2 : 1)}`,
+    expect: 'error',
+    message: /malformed YAML in ResourceList: duplicate key `functionConfig`/,
+  },
+  { name: 'two `kind` keys', input: (program) => `kind: List\n${list()(program)}`, expect: 'error', message: /malformed YAML in ResourceList: duplicate key `kind`/ },
   { name: 'an item that is a string', input: () => `${header}items:\n- hello\n`, expect: 'error', message: /is not an object/ },
   { name: 'truncated stdin', input: (program) => list(configMap('  data:\n    a: "abc def'))(program).slice(0, -1), expect: 'any' },
   { name: 'truncated in the middle of a key', input: (program) => `${list()(program).slice(0, 400)}`, expect: 'any' },

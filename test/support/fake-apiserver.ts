@@ -3,7 +3,9 @@
  * endpoints `render --cluster` uses, so the real `@kubernetes/client-node`
  * talks to it through a kubeconfig file. Discovery (`/api`, `/apis`, a group,
  * a group version), lists (namespaced and across namespaces, `limit` and
- * `continue` pages), and merge patches of `/status`. Every request is
+ * `continue` pages), and merge patches of an object or its `/status` (a
+ * `metadata.resourceVersion` in the patch must be the object's, else 409
+ * Conflict, as a real server answers; each patch moves it on). Every request is
  * recorded; a bearer token is required; any request can be made to fail.
  * Lists decorate objects as a real server does (resourceVersion,
  * managedFields, kubectl's last-applied annotation; core items without
@@ -59,6 +61,8 @@ export class FakeApiServer {
   /** Objects per page when the client asks for none (`limit` is honoured when smaller). */
   pageSize = 2
   private server: Server | undefined
+  /** Each object's resourceVersion, moved on by every patch. */
+  private readonly versions = new WeakMap<Json, number>()
 
   constructor(
     private readonly objects: Json[],
@@ -83,6 +87,12 @@ export class FakeApiServer {
   /** The object as stored (status included). */
   object(kind: string, namespace: string, name: string): Json | undefined {
     return this.objects.find((o) => o['kind'] === kind && (o['metadata']?.['namespace'] ?? '') === namespace && o['metadata']?.['name'] === name)
+  }
+
+  /** Moves an object's resourceVersion on, as another writer's change would. */
+  touch(kind: string, namespace: string, name: string): void {
+    const object = this.object(kind, namespace, name)!
+    this.versions.set(object, this.versionOf(object) + 1)
   }
 
   /** Writes a kubeconfig naming this server (context `fake`, and `other` naming nothing reachable). */
@@ -126,6 +136,8 @@ export class FakeApiServer {
     if (refused) return status(refused, refused === 403 ? 'Forbidden' : 'Failure', `${url.pathname} is refused (${refused}): User "tester" cannot ${req.method === 'GET' ? 'list' : 'patch'} it`)
     const answer = req.method === 'GET' ? this.get(url) : req.method === 'PATCH' ? this.patch(url.pathname, recorded) : undefined
     if (answer === undefined) return status(404, 'NotFound', `the server could not find the requested resource (${req.method} ${url.pathname})`)
+    if (answer === conflict)
+      return status(409, 'Conflict', `Operation cannot be fulfilled on ${url.pathname}: the object has been modified; please apply your changes to the latest version and try again`)
     send(200, answer)
   }
 
@@ -167,7 +179,7 @@ export class FakeApiServer {
       apiVersion: group ? `${group}/${version}` : version,
       kind: `${kind.kind}List`,
       metadata: { resourceVersion: '999', ...(more ? { continue: String(offset + limit) } : {}) },
-      items: page.map((o) => decorate(o, group === '')),
+      items: page.map((o) => decorate(o, group === '', this.versionOf(o))),
     }
   }
 
@@ -177,18 +189,40 @@ export class FakeApiServer {
     return { kind: 'APIGroup', apiVersion: 'v1', name, versions: list, preferredVersion: list[0] }
   }
 
-  /** A merge patch of `status` (all `render --cluster` sends). */
+  /** A JSON merge patch of an object (its `status` left alone) or of its `/status` (only `status` taken). */
   private patch(path: string, recorded: Recorded): unknown {
-    const match = /^\/apis\/([^/]+)\/([^/]+)\/namespaces\/([^/]+)\/([^/]+)\/([^/]+)\/status$/.exec(path)
+    const match = /^\/apis\/([^/]+)\/([^/]+)\/namespaces\/([^/]+)\/([^/]+)\/([^/]+?)(\/status)?$/.exec(path)
     if (!match || recorded.contentType !== 'application/merge-patch+json') return undefined
-    const [, group, version, namespace, resource, name] = match
+    const [, group, version, namespace, resource, name, subresource] = match
     const kind = this.kinds.find((k) => k.group === group && k.version === version && k.resource === resource)
     const object = kind && this.object(kind.kind, namespace!, name!)
     if (!object) return undefined
     const patch = recorded.body as Json
-    object['status'] = { ...(object['status'] ?? {}), ...patch['status'] }
+    const expected = patch['metadata']?.['resourceVersion']
+    if (expected !== undefined && expected !== String(this.versionOf(object))) return conflict
+    if (subresource) object['status'] = mergePatch(object['status'], patch['status'])
+    else for (const [field, value] of Object.entries(patch)) if (field !== 'status' && field !== 'metadata') object[field] = mergePatch(object[field], value)
+    this.versions.set(object, this.versionOf(object) + 1)
     return object
   }
+
+  private versionOf(o: Json): number {
+    return this.versions.get(o) ?? 1000 + key(o).length
+  }
+}
+
+/** What a patch answers when its resourceVersion is not the object's. */
+const conflict = Symbol('conflict')
+
+/** RFC 7386: maps merge key by key, null removes, anything else replaces. */
+function mergePatch(target: unknown, patch: unknown): unknown {
+  if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return patch
+  const out: Json = typeof target === 'object' && target !== null && !Array.isArray(target) ? { ...(target as Json) } : {}
+  for (const [k, v] of Object.entries(patch as Json)) {
+    if (v === null) delete out[k]
+    else out[k] = mergePatch(out[k], v)
+  }
+  return out
 }
 
 function key(o: Json): string {
@@ -196,13 +230,13 @@ function key(o: Json): string {
 }
 
 /** An object as a list returns it: server fields added, core items without apiVersion and kind. */
-function decorate(o: Json, core: boolean): Json {
+function decorate(o: Json, core: boolean, resourceVersion: number): Json {
   const { apiVersion, kind, metadata, ...rest } = o
   const annotations = { ...(metadata?.annotations ?? {}), 'kubectl.kubernetes.io/last-applied-configuration': JSON.stringify(o) }
   const decorated = {
     ...metadata,
     annotations,
-    resourceVersion: String(1000 + key(o).length),
+    resourceVersion: String(resourceVersion),
     generation: 1,
     managedFields: [{ manager: 'kubectl', operation: 'Update', time: '2026-01-01T00:00:00Z' }],
   }

@@ -8,10 +8,10 @@
 import { parseConstraint } from '../constraints.js'
 import { findVersion, gvkKey, indexCatalogs } from '../graph.js'
 import { noVersionMessage } from '../messages.js'
-import type { PlanInput, PlanTarget } from '../plan.js'
+import type { Conflict, PlanInput, PlanTarget } from '../plan.js'
 import { parseVersion } from '../versions.js'
 import type { Version } from '../versions.js'
-import { candidates, funnel, pick } from './candidates.js'
+import { candidates, funnel, pick, refusedDowngrade } from './candidates.js'
 import { byString, nodeId, nodeLabel, PlanGraph } from './plan-graph.js'
 import type { PlanNode } from './plan-graph.js'
 
@@ -108,6 +108,7 @@ function addTargets(graph: PlanGraph, all: readonly PlanTarget[]): string[] {
       }
     }
     node.version = version
+    if (version && refusedDowngrade(graph.policy, node.installed?.version, version)) graph.targetConflicts.push(downgradeRefused(node, version))
     if (t.manifest) {
       node.deps = t.manifest.dependencies
       node.provides = t.manifest.provides
@@ -173,7 +174,13 @@ export function chooseConstraintTargets(graph: PlanGraph, targets: readonly Plan
         .filter((r) => r.from !== node)
         .map((r) => r.constraint),
     ]
-    const chosen = pick(entry, candidates(entry, constraints, policy), constraints, policy)
+    const admitted = candidates(entry, constraints, policy)
+    const chosen = pick(entry, notBelowInstalled(graph, node, admitted), constraints, policy)
+    const refused = chosen ? undefined : pick(entry, admitted, constraints, policy)
+    if (refused) {
+      graph.targetConflicts.push(downgradeRefused(node, refused.version))
+      continue
+    }
     if (!chosen) {
       graph.targetConflicts.push({
         id: node.id,
@@ -193,5 +200,29 @@ export function chooseConstraintTargets(graph: PlanGraph, targets: readonly Plan
     node.deps = chosen.spec.dependencies
     node.provides = chosen.spec.provides
     graph.register(node)
+  }
+}
+
+/** The candidates a target may move to: with `downgrades: Deny`, none below its installed version. */
+export function notBelowInstalled<T extends { version: Version }>(graph: PlanGraph, node: PlanNode, admitted: readonly T[]): T[] {
+  return admitted.filter((c) => !refusedDowngrade(graph.policy, node.installed?.version, c.version))
+}
+
+/** A target that would downgrade its installation while the policy denies downgrades: Carvel's refusal, with its hint in our terms. */
+function downgradeRefused(node: PlanNode, version: Version): Conflict & { id: string } {
+  const installed = node.installed!.version.raw
+  return {
+    id: node.id,
+    package: node.package,
+    namespace: node.namespace,
+    actual: installed,
+    required: version.raw,
+    requiredBy: 'spec.targets',
+    constraints: [],
+    direction: 'Above',
+    resolvable: true,
+    resolution: { action: 'Downgrade', package: node.package, version: version.raw },
+    reason: 'DowngradeNotAllowed',
+    message: `Stopped installing matched version '${version.raw}' of ${nodeLabel(node.package, node.namespace)} since installed version '${installed}' is higher (hint: set \`policy.downgrades: Allow\` to proceed with downgrade)`,
   }
 }

@@ -8,7 +8,7 @@ import { gvkKey } from '../graph.js'
 import type { IndexedVersion } from '../graph.js'
 import { describeConstraints } from '../messages.js'
 import type { Conflict } from '../plan.js'
-import { compareVersions } from '../versions.js'
+import { compareVersions, isUpgrade } from '../versions.js'
 import { candidates } from './candidates.js'
 import { reportName, satisfiedBy, stateOf } from './decision.js'
 import type { Decision, Effect, ReportBase } from './decision.js'
@@ -134,8 +134,8 @@ function providerChange(graph: PlanGraph, present: PlanNode, key: string, base: 
   const original = present.installed!.version
   const kept = providing.find((v) => compareVersions(v.version, original) === 0)
   if (kept) return report('Fulfilled', kept, `${present.package}@${original.raw} kept; it provides ${key}`, { kind: 'change', node: present, version: undefined, action: 'keep' })
-  const up = providing.filter((v) => compareVersions(v.version, original) > 0)
-  const down = providing.filter((v) => compareVersions(v.version, original) < 0)
+  const up = providing.filter((v) => compareVersions(v.version, original) !== 0 && isUpgrade(original, v.version))
+  const down = providing.filter((v) => compareVersions(v.version, original) !== 0 && !isUpgrade(original, v.version))
   if (up.length > 0) {
     const chosen = policy.upgradeTarget === 'Lowest' ? up[0]! : up[up.length - 1]!
     if (policy.upgrades === 'Allow') {

@@ -9,7 +9,7 @@ import type { Constraint } from '../constraints.js'
 import type { IndexedPackage } from '../graph.js'
 import { conflictMessage, describeConstraints, missingMessage, noVersionMessage } from '../messages.js'
 import type { Conflict } from '../plan.js'
-import { compareVersions } from '../versions.js'
+import { compareVersions, isUpgrade } from '../versions.js'
 import { candidates, funnel, pick } from './candidates.js'
 import { reportName, satisfiedBy, stateOf } from './decision.js'
 import type { Decision, ReportBase } from './decision.js'
@@ -144,8 +144,8 @@ function violation(graph: PlanGraph, node: PlanNode, target: PlanNode, c: Constr
       report: { ...base, state: 'Conflict', resolvable: false, preExisting: true, message: conflictMessage(target.package, c.display, version.raw, 'pre-existing; not caused by the targets') },
     }
   }
-  if (c.kind === 'digest') return fail('DigestMismatch', false, `digest ${c.digest} required`)
   if (target.action === 'target') {
+    if (c.kind === 'digest') return fail('DigestMismatch', false, `digest ${c.digest} required`)
     const up = node.action === 'keep' ? dependantUpgrade(graph, node, target) : undefined
     const reason = dir === 'Above' ? 'InstalledTooNew' : 'InstalledTooOld'
     const dependant = nodeLabel(node.package, node.namespace, node.version?.raw)
@@ -158,6 +158,7 @@ function violation(graph: PlanGraph, node: PlanNode, target: PlanNode, c: Constr
   if (!constraints.includes(c)) constraints.push(c)
   const admitted = entry ? candidates(entry, constraints, policy) : []
   if (admitted.length === 0) {
+    if (c.kind === 'digest') return fail('DigestMismatch', false, `digest ${c.digest} required`)
     const clash = entry && twoVersionsAtOnce(graph, entry, target.installationType, target.id, target.namespace, node, c)
     if (clash) return fail('InstallationTypeViolation', false, clash)
     return fail('NoVersionSatisfiesAll', false, `no version satisfies ${describeConstraints(constraints)}`)
@@ -173,8 +174,8 @@ function violation(graph: PlanGraph, node: PlanNode, target: PlanNode, c: Constr
   if (admitted.some((v) => compareVersions(v.version, original) === 0)) {
     return { effect: { kind: 'change', node: target, version: undefined, action: 'keep' }, report: { ...base, state: 'Fulfilled', message: `${target.package}@${original.raw} kept` } }
   }
-  const up = admitted.filter((v) => compareVersions(v.version, original) > 0)
-  const down = admitted.filter((v) => compareVersions(v.version, original) < 0)
+  const up = admitted.filter((v) => isUpgrade(original, v.version))
+  const down = admitted.filter((v) => !isUpgrade(original, v.version))
   if (up.length > 0) {
     const to = policy.upgradeTarget === 'Lowest' ? up[0]! : pick(entry!, up, constraints, policy)!
     if (policy.upgrades === 'Allow') {

@@ -22,7 +22,7 @@ import { candidateAdmitted, parseConstraint, satisfies } from '../constraints.js
 import type { Constraint } from '../constraints.js'
 import { gvkKey, walkGraph } from '../graph.js'
 import type { CatalogIndex, IndexedPackage, IndexedVersion } from '../graph.js'
-import { compareVersions, isPrerelease, parseVersion } from '../versions.js'
+import { compareVersions, isPrerelease, isUpgrade, parseVersion } from '../versions.js'
 import type { Version } from '../versions.js'
 import { append } from '../append.js'
 import { describeTerm } from './explain.js'
@@ -118,6 +118,8 @@ class ModelBuilder {
   private readonly existing: Map<string, ModelNode>
   private readonly existingByPackage = new Map<string, ModelNode[]>()
   private readonly prereleaseRanges = new Map<string, Constraint[]>()
+  /** Package → the digests some constraint pins it to. */
+  private readonly digestPins = new Map<string, Set<string>>()
   private readonly providers = new Map<string, number[]>()
   private readonly incompatibilities: Incompatibility[] = []
   private readonly choices: Choice[] = []
@@ -174,12 +176,21 @@ class ModelBuilder {
     return { variables, problem, forbidCycles: (values) => this.forbidCycles(values) }
   }
 
-  /** Ranges that name a prerelease admit it (the Masterminds group rule), wherever they appear. */
+  /**
+   * Ranges that name a prerelease admit it (the Masterminds group rule), and
+   * constraints that name a digest admit it (a digest is installed only where
+   * pinned), wherever they appear.
+   */
   private collectPrereleaseRanges(): void {
     const note = (dep: Dependency): void => {
       if (dep.type === 'AnyOf') return dep.anyOf.forEach(note)
       if (dep.type !== 'Package') return
       const parsed = parseConstraint(dep.version)
+      if (parsed.ok && parsed.constraint.kind === 'digest') {
+        const pins = this.digestPins.get(dep.name) ?? new Set<string>()
+        this.digestPins.set(dep.name, pins.add(parsed.constraint.digest))
+        return
+      }
       if (!parsed.ok || parsed.constraint.kind !== 'range' || !parsed.constraint.branches.some((b) => b.namesPrerelease)) return
       const list = this.prereleaseRanges.get(dep.name) ?? []
       if (!list.includes(parsed.constraint)) list.push(parsed.constraint)
@@ -197,6 +208,7 @@ class ModelBuilder {
   private admitted(entry: IndexedPackage, v: IndexedVersion): boolean {
     const policy = this.context.policy
     if (v.version.coerced && policy.incompleteVersions !== 'Coerce') return false
+    if (v.version.digest) return this.digestPins.get(entry.name)?.has(v.version.digest) ?? false
     return !isPrerelease(v.version) || candidateAdmitted(v.version, policy.prereleases, this.prereleaseRanges.get(entry.name) ?? [])
   }
 
@@ -228,9 +240,10 @@ class ModelBuilder {
     const down: number[] = []
     for (const v of entry?.versions ?? []) {
       if (!this.admitted(entry!, v)) continue
-      const c = compareVersions(v.version, installed.version)
-      if (c === 0 || (c > 0 && policy.upgrades !== 'Allow') || (c < 0 && policy.downgrades !== 'Allow')) continue
-      ;(c > 0 ? up : down).push(values.length)
+      if (compareVersions(v.version, installed.version) === 0) continue
+      const upgrade = isUpgrade(installed.version, v.version)
+      if ((upgrade && policy.upgrades !== 'Allow') || (!upgrade && policy.downgrades !== 'Allow')) continue
+      ;(upgrade ? up : down).push(values.length)
       values.push({ kind: 'change', version: v.version, indexed: v, deps: v.spec.dependencies, provides: v.spec.provides })
     }
     const ups = policy.upgradeTarget === 'Lowest' ? up : up.reverse()

@@ -4,14 +4,18 @@
  * second thread when the run reads many) and replaced as a whole by rename
  * (see writer.ts). Abandoned packages are removed, or orphaned in place.
  */
+import { readFileSync, statSync, utimesSync } from 'node:fs'
 import { join } from 'node:path'
 import { findPackages, readPackageDirectory, statPackageDirectory } from '../../package/directory.js'
 import type { PackageFiles } from '../../package/files.js'
-import type { RunReport } from '../../report/report.js'
+import type { RunReport, VariantReport } from '../../report/report.js'
 import { orphanPackage } from '../../package/ownership.js'
 import { packageDiff } from '../diff.js'
 import { recordFailures } from '../last-failures.js'
-import type { PrefetchOptions, Removal, RemovalSettings, RunOutput, StagedChange, StagedPackage, StoredPackage } from '../output.js'
+import { textFile } from '../../package/files.js'
+import { readPackageRecord } from '../../package/ownership.js'
+import { rolloutRevision } from '../../rollout/gather.js'
+import type { PackageState, PrefetchOptions, Removal, RemovalSettings, RunOutput, StagedChange, StagedPackage, StateReads, StoredPackage } from '../output.js'
 import { stagedDir } from '../output.js'
 import { ReadAhead } from './read-ahead.js'
 import { DirectoryWriter } from './writer.js'
@@ -24,6 +28,15 @@ export interface FailureRecord {
   cacheDir: string
   /** The record's key: the fleet and the output directory. */
   key: string
+}
+
+/** Dates a package written at `now`: the time a rollout's soak counts from. */
+function datePackage(dir: string, now: Date): void {
+  try {
+    utimesSync(join(dir, 'Kptfile'), now, now)
+  } catch {
+    // A package without a Kptfile has no upstream revision a rollout could count.
+  }
 }
 
 /** One thread's view of an output directory. */
@@ -47,6 +60,8 @@ export class DirectoryOutput implements RunOutput {
     private readonly thread: number,
     private readonly digests = new Map<string, string | undefined>(),
     private readonly failures?: FailureRecord,
+    /** The time the run acts at (`--now`): each package it writes has its Kptfile dated then (see packageStates). */
+    private readonly now?: Date,
   ) {
     this.writer = new DirectoryWriter(outDir, thread)
   }
@@ -110,12 +125,41 @@ export class DirectoryOutput implements RunOutput {
     this.writer.sweepStaleStaging()
   }
 
-  async commit(changes: readonly StagedChange[]): Promise<void> {
+  async commit(changes: readonly StagedChange[]): Promise<VariantReport[]> {
     for (const { report, staged } of changes) {
       const dir = stagedDir(staged)
       if (dir !== undefined) this.writer.commit(report.path!, dir)
       else if ('files' in staged) this.writer.writePackage(report.path!, staged.files)
+      else continue
+      if (this.now) datePackage(this.writer.packageDir(report.path!), this.now)
     }
+    // A directory has no drafts: what is written is published, needs and all.
+    return []
+  }
+
+  /**
+   * A directory has no drafts: what it holds is what is published, rendered
+   * from its Kptfile's `upstreamLock`, since its Kptfile was last written
+   * (its modification time: a copy or checkout that resets it restarts a
+   * rollout's soak, never shortens it).
+   */
+  async packageStates(paths: readonly string[], reads: StateReads): Promise<Map<string, PackageState>> {
+    const states = new Map<string, PackageState>()
+    for (const path of paths) {
+      if (!reads.upstreams.has(path)) continue
+      const kptfile = join(this.writer.packageDir(path), 'Kptfile')
+      let text: string
+      let time: Date
+      try {
+        text = readFileSync(kptfile, 'utf8')
+        time = statSync(kptfile).mtime
+      } catch {
+        continue
+      }
+      const lock = readPackageRecord(new Map([['Kptfile', textFile(text)]])).lock
+      if (lock) states.set(path, { published: { tag: lock.ref || lock.commit, commit: lock.commit, upstream: rolloutRevision(lock), time } })
+    }
+    return states
   }
 
   async otherPackages(rendered: ReadonlySet<string>, only?: readonly string[]): Promise<Map<string, StoredPackage>> {

@@ -7,7 +7,11 @@ import { packFiles } from './write-files.js'
 const { dirs, taken, window } = workerData as { dirs: string[]; taken: Int32Array; window: number }
 
 for (let index = 0; index < dirs.length; index++) {
-  for (let count = Atomics.load(taken, 0); index >= count + window; count = Atomics.load(taken, 0)) Atomics.wait(taken, 0, count)
+  for (let count = Atomics.load(taken, 0); index >= count + window; count = Atomics.load(taken, 0)) {
+    // Said before waiting: it is a window full, not a slow read (the tests wait for this).
+    parentPort!.postMessage({ index, waiting: true } satisfies ReadAheadMessage)
+    Atomics.wait(taken, 0, count)
+  }
   // Not read (no directory: a path the writer refuses; or an error): the render thread reads it and meets the error.
   let message: ReadAheadMessage = { index, failed: true }
   const dir = dirs[index]

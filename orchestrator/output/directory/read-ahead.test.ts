@@ -3,9 +3,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { readPackageDirectory } from '../../package/directory.js'
 import { ReadAhead } from './read-ahead.js'
+import { compiledWorker } from '../../../test/support/worker.js'
 
 // The worker runs compiled code: the build's (npm test builds first).
-const builtWorker = new URL('../../../dist/orchestrator/output/directory/read-ahead-worker.js', import.meta.url)
+let worker: URL
+beforeAll(async () => {
+  worker = await compiledWorker(new URL('./read-ahead-worker.ts', import.meta.url))
+}, 60_000)
 
 let dir: string
 const packages = ['a', 'b', 'c', 'd', 'e']
@@ -33,7 +37,7 @@ afterEach(() => {
 
 /** Starts the test's thread (on the build's worker). */
 function startThread(dirs: string[], window?: number): ReadAhead {
-  running = ReadAhead.start(dirs, builtWorker, window)!
+  running = ReadAhead.start(dirs, worker, window)!
   return running
 }
 
@@ -61,8 +65,8 @@ test('packages skipped (their render was answered by its record) are dropped, an
 
 test('the thread reads no more than its window ahead of the packages taken', async () => {
   const ahead = startThread(packages.map(dirOf), 2)
-  // Time enough for a thread that ignored its window to read every package.
-  await new Promise((resolve) => setTimeout(resolve, 300))
+  // The thread stops before the third package (index 2): its window of two is full.
+  expect(await ahead.full()).toBe(2)
   writeFileSync(join(dir, 'd', 'Kptfile'), 'kind: Kptfile # d, edited\n')
   expect((await ahead.take(0))?.files?.get('Kptfile')?.content.toString()).toBe('kind: Kptfile # a\n')
   expect((await ahead.take(1))?.files?.get('Kptfile')?.content.toString()).toBe('kind: Kptfile # b\n')
@@ -72,5 +76,5 @@ test('the thread reads no more than its window ahead of the packages taken', asy
 
 test('no thread without a compiled worker, or without packages', () => {
   expect(ReadAhead.start([dirOf('a')], new URL('file:///nonexistent/read-ahead-worker.js'))).toBeUndefined()
-  expect(ReadAhead.start([], builtWorker)).toBeUndefined()
+  expect(ReadAhead.start([], worker)).toBeUndefined()
 })

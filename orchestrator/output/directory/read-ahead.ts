@@ -8,7 +8,7 @@
  */
 import type { Worker } from 'node:worker_threads'
 import type { PackageFiles } from '../../package/files.js'
-import { compiledThread, startThread } from '../../threads/thread.js'
+import { compiledThread, startThread } from '../../util/threads.js'
 import type { PackedFiles } from './write-files.js'
 import { unpackFiles } from './write-files.js'
 
@@ -17,8 +17,12 @@ const workerFile = new URL('./read-ahead-worker.js', import.meta.url)
 /** Packages read ahead and not yet taken, at most. */
 const defaultWindow = 32
 
-/** What the thread posts for each directory, in order: its files, none (no such directory), or that it could not read it. */
-export type ReadAheadMessage = { index: number; files?: PackedFiles; failed?: true }
+/**
+ * What the thread posts for each directory, in order: its files, none (no
+ * such directory), or that it could not read it; and `waiting` when its
+ * window is full and it waits before reading `index`.
+ */
+export type ReadAheadMessage = { index: number; files?: PackedFiles; failed?: true; waiting?: true }
 
 /** A package as read: its files, or undefined when the directory does not exist. */
 export type ReadPackage = { files: PackageFiles | undefined }
@@ -30,6 +34,8 @@ export class ReadAhead {
   readonly #arrived = new Map<number, ReadAheadMessage>()
   readonly #waiting = new Map<number, (message: ReadAheadMessage | undefined) => void>()
   #stopped = false
+  /** Who waits for the thread to find its window full (`full`). */
+  readonly #full: ((index: number) => void)[] = []
 
   private constructor(dirs: readonly string[], worker: URL, window: number) {
     this.#taken = new Int32Array(new SharedArrayBuffer(4))
@@ -37,6 +43,10 @@ export class ReadAhead {
     // The render never waits for the thread to end: an unfinished read-ahead is dropped at exit.
     this.#thread.unref()
     this.#thread.on('message', (message: ReadAheadMessage) => {
+      if (message.waiting) {
+        for (const resolve of this.#full.splice(0)) resolve(message.index)
+        return
+      }
       const waiter = this.#waiting.get(message.index)
       if (waiter) {
         this.#waiting.delete(message.index)
@@ -81,6 +91,11 @@ export class ReadAhead {
       files.set(path, executable ? { ...file, executable: true } : file)
     }
     return { files }
+  }
+
+  /** Resolves the next time the thread finds its window full, to the index it waits to read. */
+  full(): Promise<number> {
+    return new Promise((resolve) => this.#full.push(resolve))
   }
 
   /** Stops the thread (a render that ends early leaves packages unread). */

@@ -4,9 +4,13 @@ import { join } from 'node:path'
 import { textFile } from '../../package/files.js'
 import type { PackageFiles } from '../../package/files.js'
 import { StagingThread } from './staging-thread.js'
+import { compiledWorker } from '../../../test/support/worker.js'
 
 // The thread runs compiled code: the build's (npm test builds first).
-const builtWorker = new URL('../../../dist/orchestrator/output/directory/staging-worker.js', import.meta.url)
+let worker: URL
+beforeAll(async () => {
+  worker = await compiledWorker(new URL('./staging-worker.ts', import.meta.url))
+}, 60_000)
 
 let dir: string
 beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'staging-thread-'))))
@@ -21,7 +25,7 @@ const pkg = (n: number): PackageFiles =>
 
 describe('StagingThread', () => {
   test('writes every queued package, nested directories and modes included (writing in line whenever two are queued)', async () => {
-    const thread = new StagingThread(2, builtWorker)
+    const thread = new StagingThread(2, worker)
     for (let n = 0; n < 20; n++) await thread.write(join(dir, String(n)), pkg(n))
     expect(await thread.settle()).toEqual(new Map())
     await thread.close()
@@ -35,7 +39,7 @@ describe('StagingThread', () => {
 
   test('a package that cannot be written is named with the error; the others are written', async () => {
     writeFileSync(join(dir, 'a-file'), '')
-    const thread = new StagingThread(32, builtWorker)
+    const thread = new StagingThread(32, worker)
     await thread.write(join(dir, 'ok-1'), pkg(1))
     await thread.write(join(dir, 'a-file', 'bad'), pkg(2))
     await thread.write(join(dir, 'ok-3'), pkg(3))
@@ -59,7 +63,7 @@ describe('StagingThread', () => {
   })
 
   test('settles at once when nothing was queued', async () => {
-    const thread = new StagingThread(32, builtWorker)
+    const thread = new StagingThread(32, worker)
     expect(await thread.settle()).toEqual(new Map())
     await thread.close()
   })

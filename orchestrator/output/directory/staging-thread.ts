@@ -15,7 +15,7 @@
  */
 import type { Worker } from 'node:worker_threads'
 import type { PackageFiles } from '../../package/files.js'
-import { compiledThread, startThread } from '../../threads/thread.js'
+import { compiledThread, startThread } from '../../util/threads.js'
 import { packFiles, writePackageFiles } from './write-files.js'
 
 const workerFile = new URL('./staging-worker.js', import.meta.url)

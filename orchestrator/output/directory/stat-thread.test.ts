@@ -4,9 +4,13 @@ import { join } from 'node:path'
 import { statPackageDirectory } from '../../package/directory.js'
 import { DirectoryOutput } from './directory-output.js'
 import { backgroundShare, digestInBackground } from './stat-thread.js'
+import { compiledWorker } from '../../../test/support/worker.js'
 
 // The worker runs compiled code: the build's (npm test builds first).
-const builtWorker = new URL('../../../dist/orchestrator/output/directory/stat-worker.js', import.meta.url)
+let worker: URL
+beforeAll(async () => {
+  worker = await compiledWorker(new URL('./stat-worker.ts', import.meta.url))
+}, 60_000)
 
 let dir: string
 beforeAll(async () => {
@@ -16,23 +20,24 @@ beforeAll(async () => {
     writeFileSync(join(dir, 'repo', name, 'Kptfile'), `kind: Kptfile # ${name}\n`)
     writeFileSync(join(dir, 'repo', name, 'sub', 'cm.yaml'), 'data: {}\n')
   }
-  // Past the racy window, so that the digests exist.
-  await new Promise((resolve) => setTimeout(resolve, 2100))
 })
+/** A time past the racy window of every file written above, so that the digests exist. */
+const later = () => Date.now() + 5000
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 test('the digests taken on a thread are those taken in line, missing packages included', async () => {
-  expect(existsSync(builtWorker)).toBe(true)
+  expect(existsSync(worker)).toBe(true)
   const dirs = ['a', 'b', 'missing'].map((name) => join(dir, 'repo', name))
-  const digests = await digestInBackground(dirs, builtWorker)
-  expect(digests).toEqual(new Map(dirs.map((d) => [d, statPackageDirectory(d)])))
+  const now = later()
+  const digests = await digestInBackground(dirs, worker, now)
+  expect(digests).toEqual(new Map(dirs.map((d) => [d, statPackageDirectory(d, now)])))
   expect(digests!.get(dirs[0]!)).toMatch(/^[0-9a-f]{64}$/)
   expect(digests!.get(dirs[0]!)).not.toBe(digests!.get(dirs[1]!))
 })
 
 test('no thread without a compiled worker (the caller takes each digest when needed), or without packages', () => {
   expect(digestInBackground([join(dir, 'repo', 'a')], new URL('file:///nonexistent/stat-worker.js'))).toBeUndefined()
-  expect(digestInBackground([], builtWorker)).toBeUndefined()
+  expect(digestInBackground([], worker)).toBeUndefined()
 })
 
 test('a digest taken ahead answers once: after that the package may have been rewritten', () => {

@@ -7,7 +7,7 @@
  * ready. A file changed after its digest was taken is a change made after
  * the run looked, as with any check.
  */
-import { compiledThread, startThread } from '../../threads/thread.js'
+import { compiledThread, startThread } from '../../util/threads.js'
 
 const workerFile = new URL('./stat-worker.js', import.meta.url)
 
@@ -33,11 +33,12 @@ export function backgroundShare(count: number): number {
  * each directory's digest (undefined where there is none). Undefined when no
  * thread can be started here (the TypeScript sources, under test, have no
  * compiled worker): the caller then takes each digest when it needs it.
+ * `now` is the time the racy window is measured from (default: the clock's).
  */
-export function digestInBackground(dirs: readonly string[], worker = workerFile): Promise<Map<string, string | undefined>> | undefined {
+export function digestInBackground(dirs: readonly string[], worker = workerFile, now?: number): Promise<Map<string, string | undefined>> | undefined {
   if (dirs.length === 0 || !compiledThread(worker)) return undefined
   return new Promise((resolve) => {
-    const thread = startThread(worker, { dirs })
+    const thread = startThread(worker, now === undefined ? { dirs } : { dirs, now })
     let digests: Map<string, string | undefined> | undefined
     thread.on('message', (list: (string | null)[]) => (digests = new Map(dirs.map((dir, i) => [dir, list[i] ?? undefined]))))
     // A thread that fails only costs the time: each digest is then taken when needed.

@@ -2,5 +2,5 @@
 import { parentPort, workerData } from 'node:worker_threads'
 import { statPackageDirectory } from '../../package/directory.js'
 
-const { dirs } = workerData as { dirs: string[] }
-parentPort!.postMessage(dirs.map((dir) => statPackageDirectory(dir) ?? null))
+const { dirs, now } = workerData as { dirs: string[]; now?: number }
+parentPort!.postMessage(dirs.map((dir) => statPackageDirectory(dir, now) ?? null))

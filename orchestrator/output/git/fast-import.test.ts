@@ -58,6 +58,24 @@ describe('fastImportStream', () => {
     expect(await git(['rev-parse', 'refs/heads/c~1'], { cwd: repo })).toBe(await git(['rev-parse', 'refs/tags/c1'], { cwd: repo }))
   })
 
+  test('a commit can set and remove more package directories than its own', async () => {
+    const cm = textFile('kind: ConfigMap\n')
+    await fastImport(
+      repo,
+      fastImportStream(
+        [
+          { ref: 'refs/heads/base', message: 'a\n', directory: 'a', files: new Map([['cm.yaml', cm]]) },
+          { ref: 'refs/heads/base', message: 'gone\n', directory: 'gone', files: new Map([['cm.yaml', cm]]) },
+        ],
+        committer,
+      ),
+    )
+    const tree = await git(['rev-parse', 'refs/heads/base:a'], { cwd: repo })
+    const parent = await git(['rev-parse', 'refs/heads/base'], { cwd: repo })
+    await fastImport(repo, fastImportStream([{ ref: 'refs/heads/both', parent, message: 'b, c, no gone\n', directory: 'b', tree, more: [{ directory: 'c', tree }, { directory: 'gone' }] }], committer))
+    expect((await git(['ls-tree', '-r', '--name-only', 'refs/heads/both'], { cwd: repo })).split('\n')).toEqual(['a/cm.yaml', 'b/cm.yaml', 'c/cm.yaml'])
+  })
+
   test('equal contents in different Buffers are sent once; a message in any script keeps its bytes', async () => {
     const same = () => textFile('kind: Service\n')
     const stream = fastImportStream(

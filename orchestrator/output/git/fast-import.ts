@@ -11,8 +11,10 @@ import type { PackageFiles } from '../../package/files.js'
 export interface PackageCommit {
   /** The ref the commit is written to, e.g. `refs/kpt-variants/pending/0`. */
   ref: string
-  /** The parent commit; absent for the first commit of an empty repository. */
+  /** The parent commit (an id, or a ref the stream wrote before); absent for the first commit of an empty repository. */
   parent?: string
+  /** A commit without a parent even where its ref already holds one: a package's tree alone (see write.ts). */
+  orphan?: boolean
   message: string
   /** The package directory in the repository, e.g. `nginx` or `packages/nginx`. */
   directory: string
@@ -20,7 +22,12 @@ export interface PackageCommit {
   files?: PackageFiles
   /** ...or a tree already in the repository; with neither, the directory is removed. */
   tree?: string
+  /** More package directories the same commit sets (to files or a tree) or removes: packages published together. */
+  more?: DirectoryChange[]
 }
+
+/** One package directory a commit sets to `files` or to `tree`, or with neither removes. */
+export type DirectoryChange = Pick<PackageCommit, 'directory' | 'files' | 'tree'>
 
 /** Who made the commits, and when. */
 export interface Signature {
@@ -36,6 +43,11 @@ export interface Signature {
  * continues from it), then `tags`: refs set to the commit at `commitIndex`.
  */
 export function fastImportStream(commits: readonly PackageCommit[], committer: Signature, tags: readonly { ref: string; commitIndex: number }[] = []): Buffer {
+  return importStream(commits, committer, tags).stream
+}
+
+/** The stream of fastImportStream, and the mark of each commit (as `--export-marks` names them). */
+export function importStream(commits: readonly PackageCommit[], committer: Signature, tags: readonly { ref: string; commitIndex: number }[] = []): { stream: Buffer; commitMarks: number[] } {
   // The stream is text but for the blobs' contents: text is gathered in a string and turned into bytes once
   // per blob (a Buffer per line would be hundreds of thousands of small objects for a big fleet).
   const chunks: Buffer[] = []
@@ -59,21 +71,27 @@ export function fastImportStream(commits: readonly PackageCommit[], committer: S
     byBuffer.set(content, mark)
     return mark
   }
-  const entries = commits.map((commit) => [...(commit.files ?? [])].map(([path, file]) => ({ path, mode: file.executable ? '100755' : '100644', mark: markOf(file.content) })))
+  const changesOf = (commit: PackageCommit): DirectoryChange[] => [commit, ...(commit.more ?? [])]
+  const entries = commits.map((commit) =>
+    changesOf(commit).map((change) => [...(change.files ?? [])].map(([path, file]) => ({ path, mode: file.executable ? '100755' : '100644', mark: markOf(file.content) }))),
+  )
   const who = `${committer.name} <${committer.email}> ${Math.floor(committer.time)} +0000`
   const commitMarks: number[] = []
   commits.forEach((commit, i) => {
     commitMarks.push(nextMark)
+    if (commit.orphan) text += `reset ${commit.ref}\n\n`
     text += `commit ${commit.ref}\nmark :${nextMark++}\nauthor ${who}\ncommitter ${who}\ndata ${Buffer.byteLength(commit.message)}\n${commit.message}\n`
     if (commit.parent) text += `from ${commit.parent}\n`
-    text += `D ${quotePath(commit.directory)}\n`
-    if (commit.tree) text += `M 040000 ${commit.tree} ${quotePath(commit.directory)}\n`
-    for (const entry of entries[i]!) text += `M ${entry.mode} :${entry.mark} ${quotePath(`${commit.directory}/${entry.path}`)}\n`
+    changesOf(commit).forEach((change, k) => {
+      text += `D ${quotePath(change.directory)}\n`
+      if (change.tree) text += `M 040000 ${change.tree} ${quotePath(change.directory)}\n`
+      for (const entry of entries[i]![k]!) text += `M ${entry.mode} :${entry.mark} ${quotePath(`${change.directory}/${entry.path}`)}\n`
+    })
     text += '\n'
   })
   for (const tag of tags) text += `reset ${tag.ref}\nfrom :${commitMarks[tag.commitIndex]}\n\n`
   chunks.push(Buffer.from(`${text}done\n`, 'utf8'))
-  return Buffer.concat(chunks)
+  return { stream: Buffer.concat(chunks), commitMarks }
 }
 
 /** A path as fast-import reads it: as is, or C-style quoted when it starts with `"` or holds a newline. */

@@ -3,25 +3,32 @@
  * (locked, fetched) before rendering and read by every thread from the same
  * snapshot, then written as Porch writes them: each changed package a draft
  * branch, abandoned packages a draft that removes (or orphans) them, and with
- * `--publish` every draft of the run published. A repository that cannot be
- * opened or refuses the push fails its own variants only.
+ * `--publish` the packages the run may publish (run/publish-gate.ts decides)
+ * published in the same write, without a draft branch in between. A
+ * repository that cannot be opened or refuses the push fails its own variants only.
  */
 import { resolve } from 'node:path'
 import type { Repository } from '../../../functions/api/repository.js'
 import type { Fleet } from '../../fleet/fleet.js'
+import { forEachConcurrently } from '../../git/concurrency.js'
 import type { Lock } from '../../git/lock.js'
 import type { PackageFiles } from '../../package/files.js'
 import type { FleetPlan } from '../../plan/plan.js'
 import type { RunReport, VariantReport } from '../../report/report.js'
 import { orphanPackage } from '../../package/ownership.js'
 import { packageDiff } from '../diff.js'
+import { appendTo } from '../../util/collections.js'
 import { recordFailures } from '../last-failures.js'
-import type { PrefetchOptions, Removal, RemovalSettings, RunOutput, StagedChange, StagedPackage, StoredPackage } from '../output.js'
+import type { PackageState, PrefetchOptions, Removal, RemovalSettings, RunOutput, StagedChange, StagedPackage, StateReads, StoredPackage } from '../output.js'
 import { splitPath } from '../output.js'
 import type { Signature } from './fast-import.js'
 import { draftMessage } from './messages.js'
-import { openRepository, packageDigests, packageDir, publishDrafts, publishedPackages, readPackages, writeDrafts } from './repository.js'
-import type { DraftChange, RepositorySnapshot } from './repository.js'
+import { lockRepository, packageDigests, packageDir, readLockedRepository, readPackages, unclaimedPackages } from './repository.js'
+import type { LockedRepository, RepositorySnapshot } from './repository.js'
+import { heldForDeletion } from '../../rollout/pacing.js'
+import { readPackageStates } from './package-states.js'
+import { deleteDrafts, writeDrafts } from './write.js'
+import type { DraftChange, DraftsWritten } from './write.js'
 
 /** The `--git` settings of a render. */
 export interface GitSettings {
@@ -29,8 +36,11 @@ export interface GitSettings {
   cacheDir: string
   /** How long to wait for another run's lock on a repository. */
   lockTimeoutMs: number
-  /** Publish the run's drafts (`--publish`): the policy approves them. */
+  /** Publish the run's drafts (`--publish`): the policy approves them, as far as rollouts allow. */
   publish: boolean
+  /** With `publish`: publish drafts that report conflicts too (`--publish-conflicts`), and drafts that remove a package (`--publish-deletions`). */
+  publishConflicts?: boolean
+  publishDeletions?: boolean
 }
 
 /** What every thread needs to read the downstream repositories: plain data. */
@@ -42,25 +52,36 @@ export interface SharedRepositories {
 
 /**
  * Opens (locks and fetches) the repositories the plan writes to and every
- * deployment Repository of the fleet (where abandoned packages may be); the
- * locks are the caller's to release. A repository that cannot be opened is
- * named with the reason.
+ * deployment Repository of the fleet (where abandoned packages may be), or
+ * of those only the ones named in `only`; the locks are the caller's to
+ * release. A repository that cannot be opened is named with the reason.
  */
-export async function openRepositories(fleet: Fleet, plan: FleetPlan, settings: GitSettings): Promise<{ shared: SharedRepositories; locks: Lock[] }> {
+export async function openRepositories(fleet: Fleet, plan: FleetPlan, settings: GitSettings, only?: ReadonlySet<string>): Promise<{ shared: SharedRepositories; locks: Lock[] }> {
   const wanted = new Map<string, Repository>()
   for (const v of plan.variants) if (!wanted.has(v.downstream.repo)) wanted.set(v.downstream.repo, v.downstreamRepo)
   for (const repo of fleet.repositories) if (repo.deployment && !wanted.has(repo.name)) wanted.set(repo.name, repo)
+  if (only) for (const name of [...wanted.keys()]) if (!only.has(name)) wanted.delete(name)
   const shared: SharedRepositories = { snapshots: [], unavailable: {} }
   const locks: Lock[] = []
+  // The locks one after another in name order (see lockRepository); the fetches at once.
+  const locked: LockedRepository[] = []
   for (const [name, repo] of [...wanted].sort(([a], [b]) => (a < b ? -1 : 1))) {
     try {
-      const { snapshot, lock } = await openRepository(repo, { base: fleet.base, cacheDir: settings.cacheDir, lockTimeoutMs: settings.lockTimeoutMs })
-      shared.snapshots.push(snapshot)
-      locks.push(lock)
+      locked.push(await lockRepository(repo, { base: fleet.base, cacheDir: settings.cacheDir, lockTimeoutMs: settings.lockTimeoutMs }))
     } catch (err) {
       shared.unavailable[name] = (err as Error).message
     }
   }
+  await forEachConcurrently(locked, async (repository) => {
+    try {
+      shared.snapshots.push(await readLockedRepository(repository))
+      locks.push(repository.lock)
+    } catch (err) {
+      shared.unavailable[repository.repo.name] = (err as Error).message
+    }
+  })
+  // In name order, whatever order they opened in: every thread of a run reads the same list.
+  shared.snapshots.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
   return { shared, locks }
 }
 
@@ -88,7 +109,7 @@ export class GitOutput implements RunOutput {
   constructor(
     readonly shared: SharedRepositories,
     private readonly root: string,
-    private readonly writes?: { locks: Lock[]; env: Readonly<Record<string, string | undefined>>; cacheDir: string; failureKey: string },
+    private readonly writes?: { locks: Lock[]; env: Readonly<Record<string, string | undefined>>; now?: Date; cacheDir: string; failureKey: string },
   ) {
     this.#repos = new Map(shared.snapshots.map((s) => [s.name, s]))
   }
@@ -123,13 +144,13 @@ export class GitOutput implements RunOutput {
   }
 
   async restat(paths: readonly string[]): Promise<void> {
-    for (const [repo, packages] of this.#byRepo(paths)) {
+    await forEachConcurrently(this.#byRepo(paths), async ([repo, packages]) => {
       try {
         await this.#takeDigests(repo, packages)
       } catch {
         // The drafts are pushed by now: a package without a digest is only read again next time.
       }
-    }
+    })
   }
 
   async stage(files: PackageFiles): Promise<StagedPackage> {
@@ -149,94 +170,101 @@ export class GitOutput implements RunOutput {
   }
 
   /**
-   * Proposes each rendered package as a draft, a push per repository; when a
-   * repository refuses, its variants fail with the reason and the others are
-   * unaffected.
+   * Proposes each rendered package as a draft, and publishes the packages of
+   * `publish`, in one write per repository; when a repository refuses, its
+   * variants fail with the reason and the others are unaffected. With
+   * `withNeeded` (a render's publish) the open drafts a published package
+   * needs are published with it; without (packages a person named), a
+   * package whose needs are not published is refused.
    */
-  async commit(changes: readonly StagedChange[]): Promise<void> {
-    const byRepo = new Map<string, { report: VariantReport; files?: PackageFiles }[]>()
+  async commit(changes: readonly StagedChange[], publish: ReadonlyMap<string, VariantReport> = new Map(), withNeeded = true): Promise<VariantReport[]> {
+    const byRepo = new Map<string, { entries: Proposal[]; publish: Map<string, VariantReport> }>()
+    const slot = (repo: string) => byRepo.get(repo) ?? byRepo.set(repo, { entries: [], publish: new Map() }).get(repo)!
     for (const { report, staged } of changes) {
-      if (!('files' in staged)) continue
-      const { repo } = splitPath(report.path!)
-      ;(byRepo.get(repo) ?? byRepo.set(repo, []).get(repo)!).push({ report, files: staged.files })
+      if ('files' in staged) slot(splitPath(report.path!).repo).entries.push({ report, files: staged.files })
     }
-    for (const [repo, entries] of byRepo) await this.#propose(repo, entries)
+    for (const [path, report] of publish) {
+      const { repo, pkg } = splitPath(path)
+      if (this.#repos.has(repo)) slot(repo).publish.set(pkg, report)
+    }
+    const needed: VariantReport[] = []
+    await forEachConcurrently(byRepo, async ([repo, { entries, publish }]) => void needed.push(...(await this.#propose(repo, entries, publish, withNeeded))))
+    return needed
   }
 
   /** Every package of the opened repositories, published or only drafted, but those at `rendered` paths. */
   async otherPackages(rendered: ReadonlySet<string>, only?: readonly string[]): Promise<Map<string, StoredPackage>> {
     const others = new Map<string, StoredPackage>()
     const wanted = only && new Set(only)
-    for (const snapshot of this.shared.snapshots) {
-      const packages = [...new Set([...(await publishedPackages(snapshot)), ...Object.keys(snapshot.drafts)])]
-        .filter((pkg) => !rendered.has(`${snapshot.name}/${pkg}`) && (!wanted || wanted.has(`${snapshot.name}/${pkg}`)))
-        .sort()
-      if (packages.length === 0) continue
+    await forEachConcurrently(this.shared.snapshots, async (snapshot) => {
+      const ours = (pkg: string) => rendered.has(`${snapshot.name}/${pkg}`) || (wanted !== undefined && !wanted.has(`${snapshot.name}/${pkg}`))
+      const packages = [...new Set([...(await unclaimedPackages(snapshot, ours)), ...Object.keys(snapshot.drafts).filter((pkg) => !ours(pkg))])].sort()
+      if (packages.length === 0) return
       for (const [pkg, stored] of await readPackages(snapshot, packages)) others.set(`${snapshot.name}/${pkg}`, stored)
-    }
+    })
     return others
   }
 
-  /** Deletion (or orphaning) drafts, a push per repository; a package whose open draft is already this very change is left out. */
+  /**
+   * Deletion (or orphaning) drafts, one write per repository, published at
+   * once as `settings.publish` says; a package whose open draft is already
+   * this very change is left out (or only published). A package never
+   * published loses its draft instead (or, orphaned, gets one without its owner).
+   */
   async remove(removals: readonly Removal[], settings: RemovalSettings): Promise<Removal[]> {
     const proposed: Removal[] = []
-    const byRepo = new Map<string, { report: VariantReport; files?: PackageFiles }[]>()
+    const byRepo = new Map<string, { entries: Proposal[]; publish: Map<string, VariantReport>; gone: Removal[] }>()
+    const slot = (repo: string) => byRepo.get(repo) ?? byRepo.set(repo, { entries: [], publish: new Map(), gone: [] }).get(repo)!
     for (const removal of removals) {
       const { report, stored, orphan } = removal
       const path = report.path!
+      const { repo, pkg } = splitPath(path)
       const { published, draft } = stored
-      if (!published) continue
+      const publishes = orphan ? settings.publish?.orphans : settings.publish?.deletions
+      if (!published) {
+        // Never published: deleting it is deleting its draft; orphaning it, a draft without the owner.
+        if (!draft || draft.size === 0) continue
+        proposed.push(removal)
+        if (settings.dryRun && settings.diff) report.diff = packageDiff(path, draft, orphan ? orphanPackage(draft) : undefined)
+        if (!orphan) slot(repo).gone.push(removal)
+        else {
+          slot(repo).entries.push({ report, files: orphanPackage(draft) })
+          if (publishes) slot(repo).publish.set(pkg, report)
+        }
+        continue
+      }
       const files = orphan ? orphanPackage(published) : undefined
-      // Already proposed: the open draft is this very change.
-      if (draft && (files ? packageDiff(path, draft, files) === '' : draft.size === 0)) continue
+      // Already proposed: the open draft is this very change (published now if it may be).
+      const already = draft !== undefined && (files ? packageDiff(path, draft, files) === '' : draft.size === 0)
+      if (already && !publishes) continue
       if (settings.dryRun && settings.diff) report.diff = packageDiff(path, published, files)
+      if (settings.publish && !publishes) report.held = heldForDeletion
       proposed.push(removal)
-      const { repo } = splitPath(path)
-      ;(byRepo.get(repo) ?? byRepo.set(repo, []).get(repo)!).push(files ? { report, files } : { report })
+      if (!already) slot(repo).entries.push(files ? { report, files } : { report })
+      if (publishes) slot(repo).publish.set(pkg, report)
     }
-    if (!settings.dryRun) for (const [repo, entries] of byRepo) await this.#propose(repo, entries)
+    if (!settings.dryRun) {
+      await forEachConcurrently(byRepo, async ([repo, { entries, publish, gone }]) => {
+        await this.#propose(repo, entries, publish, false)
+        if (gone.length > 0) await this.#discard(repo, gone)
+      })
+    }
     return proposed
   }
 
-  /**
-   * Publishes the open drafts of the run's packages (`--publish`), and those
-   * of earlier runs they need, recording each tag on its report; returns the
-   * reports of the latter.
-   */
-  async publish(reports: readonly VariantReport[]): Promise<VariantReport[]> {
-    const published: VariantReport[] = []
-    const byRepo = new Map<string, Map<string, VariantReport>>()
-    for (const r of reports) {
-      if (!r.path || r.status === 'failed') continue
-      const { repo, pkg } = splitPath(r.path)
-      const snapshot = this.#repos.get(repo)
-      if (!snapshot?.drafts[pkg]) continue
-      ;(byRepo.get(repo) ?? byRepo.set(repo, new Map()).get(repo)!).set(pkg, r)
-    }
-    for (const [repo, packages] of byRepo) {
-      const { outcomes, rejected } = await publishDrafts(this.#repos.get(repo)!, [...packages.keys()], this.#committer(), { withNeeded: true })
-      for (const outcome of outcomes) {
-        // A draft of an earlier run that one of this run's needed: published with it.
-        const r = packages.get(outcome.package) ?? {
-          subject: `Dependency ${repo}/${outcome.package}`,
-          path: `${repo}/${outcome.package}`,
-          status: 'unchanged' as const,
-          reasons: [],
-          warnings: [],
-          conflicts: [],
-        }
-        if (!packages.has(outcome.package)) {
-          packages.set(outcome.package, r)
-          published.push(r)
-        }
-        if (outcome.ok) {
-          delete r.draft
-          if (outcome.tag) r.published = outcome.tag
-        } else r.warnings.push(`not published: ${outcome.reason}`)
-      }
-      if (rejected) for (const r of packages.values()) fail(r, `publishing to ${this.#repos.get(repo)!.source} was refused: ${rejected}`)
-    }
-    return published
+  async packageStates(paths: readonly string[], reads: StateReads): Promise<Map<string, PackageState>> {
+    const states = new Map<string, PackageState>()
+    await forEachConcurrently(this.#byRepo(paths), async ([repo, packages]) => {
+      const snapshot = this.#repos.get(repo)!
+      const known = await readPackageStates(
+        snapshot,
+        packages,
+        packages.filter((pkg) => reads.upstreams.has(`${repo}/${pkg}`)),
+        packages.filter((pkg) => reads.drafts.has(`${repo}/${pkg}`)),
+      )
+      for (const [pkg, state] of known) states.set(`${repo}/${pkg}`, state)
+    })
+    return states
   }
 
   record(report: RunReport): void {
@@ -250,7 +278,7 @@ export class GitOutput implements RunOutput {
   }
 
   #committer(): Signature {
-    return (this.#signature ??= committerFrom(this.#writes().env))
+    return (this.#signature ??= committerFrom(this.#writes().env, this.#writes().now))
   }
 
   #writes(): NonNullable<GitOutput['writes']> {
@@ -263,7 +291,7 @@ export class GitOutput implements RunOutput {
     const byRepo = new Map<string, string[]>()
     for (const path of paths) {
       const { repo, pkg } = splitPath(path)
-      if (this.#repos.has(repo)) (byRepo.get(repo) ?? byRepo.set(repo, []).get(repo)!).push(pkg)
+      if (this.#repos.has(repo)) appendTo(byRepo, repo, pkg)
     }
     return byRepo
   }
@@ -274,35 +302,76 @@ export class GitOutput implements RunOutput {
     return digests
   }
 
-  async #propose(repo: string, entries: readonly { report: VariantReport; files?: PackageFiles }[]): Promise<void> {
+  /** Deletes the drafts of never-published packages; a refused push fails their entries. */
+  async #discard(repo: string, removals: readonly Removal[]): Promise<void> {
     const snapshot = this.#repos.get(repo)
-    if (!snapshot || entries.length === 0) return
+    if (!snapshot) return
+    let deleted
+    try {
+      deleted = await deleteDrafts(
+        snapshot,
+        removals.map((r) => splitPath(r.report.path!).pkg),
+      )
+    } catch (err) {
+      deleted = { ok: false as const, reason: (err as Error).message }
+    }
+    if (!deleted.ok) for (const { report } of removals) fail(report, `pushing to ${snapshot.source} was refused: ${deleted.reason}`)
+  }
+
+  async #propose(repo: string, entries: readonly Proposal[], publish: ReadonlyMap<string, VariantReport>, withNeeded: boolean): Promise<VariantReport[]> {
+    const snapshot = this.#repos.get(repo)
+    if (!snapshot || (entries.length === 0 && publish.size === 0)) return []
     const changes: DraftChange[] = entries.map(({ report, files }) => {
       const pkg = splitPath(report.path!).pkg
       const change: DraftChange = { package: pkg, message: (workspace) => draftMessage(report, packageDir(snapshot, pkg), workspace) }
       if (files) change.files = files
       return change
     })
-    let written
+    let written: DraftsWritten
     try {
-      written = await writeDrafts(snapshot, changes, this.#committer())
+      // What is published takes the open drafts it needs along (a dependency installed by an earlier run).
+      written = await writeDrafts(snapshot, changes, this.#committer(), [...publish.keys()], { withNeeded })
     } catch (err) {
-      written = { ok: false as const, reason: (err as Error).message }
+      written = { ok: false, reason: (err as Error).message, published: [] }
     }
     if (!written.ok) {
       for (const { report } of entries) fail(report, `pushing to ${snapshot.source} was refused: ${written.reason}`)
-      return
+      for (const report of publish.values()) if (report.status !== 'failed') fail(report, `publishing to ${snapshot.source} was refused: ${written.reason}`)
+      return []
     }
-    for (const { report } of entries) report.draft = written.drafts.get(splitPath(report.path!).pkg)!.branch
+    for (const { report } of entries) {
+      const draft = written.drafts.get(splitPath(report.path!).pkg)
+      if (draft) report.draft = draft.branch
+    }
+    const needed: VariantReport[] = []
+    for (const outcome of written.published) {
+      let report = publish.get(outcome.package)
+      if (!report) {
+        // An open draft one of the published packages needed, published with it.
+        report = { subject: `Dependency ${repo}/${outcome.package}`, path: `${repo}/${outcome.package}`, status: 'unchanged', reasons: [], warnings: [], conflicts: [] }
+        needed.push(report)
+      }
+      if (outcome.ok) {
+        delete report.draft
+        if (outcome.tag) report.published = outcome.tag
+      } else report.warnings.push(`not published: ${outcome.reason}`)
+    }
+    return needed
   }
 }
 
+/** A package to propose: its variant's report and its files (none: its removal). */
+interface Proposal {
+  report: VariantReport
+  files?: PackageFiles
+}
+
 /** The identity commits are made with: git's own environment variables, else kpt-variants. */
-export function committerFrom(env: Readonly<Record<string, string | undefined>>, now = Date.now()): Signature {
+export function committerFrom(env: Readonly<Record<string, string | undefined>>, now: Date | number = Date.now()): Signature {
   return {
     name: env['GIT_COMMITTER_NAME'] || env['GIT_AUTHOR_NAME'] || 'kpt-variants',
     email: env['GIT_COMMITTER_EMAIL'] || env['GIT_AUTHOR_EMAIL'] || 'kpt-variants@localhost',
-    time: now / 1000,
+    time: Math.floor(Number(now) / 1000),
   }
 }
 

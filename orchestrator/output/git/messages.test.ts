@@ -1,5 +1,5 @@
-import { nextWorkspace } from './repository.js'
-import { draftMessage } from './messages.js'
+import { nextWorkspace } from './write.js'
+import { draftDeclaration, draftMessage } from './messages.js'
 
 describe('draft commit messages', () => {
   test('name the PackageVariant, the upstream revisions, injected objects, conflicts, and carry the kpt: annotation', () => {
@@ -38,5 +38,41 @@ describe('nextWorkspace', () => {
   test("is Porch's packagevariant-<N>, one past the highest in use", () => {
     expect(nextWorkspace([])).toBe('packagevariant-1')
     expect(nextWorkspace(['v1', 'packagevariant-3', 'packagevariant-10', 'packagevariant-x'])).toBe('packagevariant-11')
+  })
+})
+
+describe('what a draft declares in its trailers', () => {
+  test("the revision's labels and annotations, the package's name and what it needs, its owner, read back as written", () => {
+    const message = draftMessage(
+      {
+        subject: 'PackageVariant default/web',
+        path: 'edge-01/web',
+        status: 'created',
+        upstream: 'blueprints/web v1',
+        reasons: [],
+        warnings: [],
+        conflicts: [],
+        revisionLabels: { tier: 'canary', 'example.com/team': 'web' },
+        revisionAnnotations: { note: 'two lines:\nand "quotes"', plain: 'a/b:c' },
+        manifest: { name: 'web', version: 'v1.0.0', requires: ['cert-manager'] },
+      },
+      'web',
+      'packagevariant-1',
+    )
+    expect(message).toContain('Label: tier=canary\nLabel: example.com/team=web\n')
+    expect(message).toContain('Annotation: note="two lines:\\nand \\"quotes\\""\nAnnotation: plain=a/b:c\n')
+    expect(draftDeclaration(`tree 0\n\n${message}`)).toEqual({
+      name: 'web',
+      requires: ['cert-manager'],
+      labels: { tier: 'canary', 'example.com/team': 'web' },
+      annotations: { note: 'two lines:\nand "quotes"', plain: 'a/b:c' },
+      owner: 'default/web',
+      removes: false,
+    })
+  })
+
+  test('a draft that removes its package says so, with the PackageVariant that no longer wants it', () => {
+    const report = { subject: 'PackageVariant default/web', path: 'edge-01/web', status: 'deleted' as const, reasons: [], warnings: [], conflicts: [] }
+    expect(draftDeclaration(`tree 0\n\n${draftMessage(report, 'web', 'packagevariant-2')}`)).toMatchObject({ owner: 'default/web', removes: true })
   })
 })

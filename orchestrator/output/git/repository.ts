@@ -1,29 +1,19 @@
 /**
- * A downstream repository in Porch's layout, read and written through its
- * working clone in the cache:
+ * A downstream repository in Porch's layout, read through its working clone
+ * in the cache (write.ts writes it):
  *
  *   refs/heads/<branch>                      the published packages
  *   refs/tags/<package dir>/v<N>             published revision N of a package
  *   refs/heads/drafts/<package dir>/<ws>     an open draft: one commit on the published branch
- *
- * Commits are written with one `git fast-import` into private refs and
- * pushed with one atomic, leased `git push`; the clone's branches and tags
- * move only after the remote took them, so a crash or a rejected push never
- * leaves a ref on a partial commit, here or there.
  */
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Repository } from '../../../functions/api/repository.js'
-import { catFileBatch, diffTrees, fastImport, listRefs, listTree, pushAtomic, removeRefs, resolveObjects, updateRefs } from '../../git/git.js'
-import type { RefUpdate } from '../../git/git.js'
+import { catFileBatch, diffTrees, listRefsWithDates, listTree, resolveObjects } from '../../git/git.js'
 import { gitPackageFiles } from '../../package/files.js'
-import type { PackageFiles } from '../../package/files.js'
-import { parseRevisionTags, workspaceFromMessage } from '../../upstream/revisions.js'
+import { parseRevisionTags } from '../../upstream/revisions.js'
 import { clonePath, cloneSource, syncClone } from '../../git/clones.js'
 import type { StoredPackage } from '../output.js'
-import { fastImportStream } from './fast-import.js'
-import { draftDeclaration } from './messages.js'
-import type { PackageCommit, Signature } from './fast-import.js'
 import { acquireLock } from '../../git/lock.js'
 import type { Lock } from '../../git/lock.js'
 
@@ -54,26 +44,58 @@ export interface RepositorySnapshot {
   /** Open drafts by package (relative to `directory`). */
   drafts: Record<string, Draft>
   /** The tags of published revisions by package, lowest revision first. */
-  published: Record<string, { revision: number; tag: string; commit: string }[]>
+  published: Record<string, PublishedTag[]>
+}
+
+/** A published revision of a package: its tag, the tagged commit, and that commit's committer date (when it was published). */
+export interface PublishedTag {
+  revision: number
+  tag: string
+  commit: string
+  /** Seconds since the epoch. */
+  time: number
 }
 
 /** Locks, syncs and reads the refs of a Repository's working clone. The lock is the caller's to release. */
 export async function openRepository(repo: RepositoryLocation, options: { base: string; cacheDir: string; lockTimeoutMs: number }): Promise<{ snapshot: RepositorySnapshot; lock: Lock }> {
+  const locked = await lockRepository(repo, options)
+  return { snapshot: await readLockedRepository(locked), lock: locked.lock }
+}
+
+/** A Repository whose working clone this run holds the lock of. */
+export interface LockedRepository {
+  repo: RepositoryLocation
+  source: string
+  clone: string
+  lock: Lock
+}
+
+/**
+ * Takes the lock of a Repository's working clone. A run that opens several
+ * takes their locks one after another in one order (their names'), so two
+ * runs wanting the same ones never each hold one the other waits for.
+ */
+export async function lockRepository(repo: RepositoryLocation, options: { base: string; cacheDir: string; lockTimeoutMs: number }): Promise<LockedRepository> {
   const source = cloneSource(repo.url, options.base)
   const clone = clonePath(options.cacheDir, source)
   mkdirSync(join(clone, '..'), { recursive: true })
-  const lock = await acquireLock(`${clone}.lock`, options.lockTimeoutMs)
+  return { repo, source, clone, lock: await acquireLock(`${clone}.lock`, options.lockTimeoutMs) }
+}
+
+/** Syncs a locked Repository's clone with the remote and reads its refs; on failure its lock is released. */
+export async function readLockedRepository(locked: LockedRepository): Promise<RepositorySnapshot> {
   try {
-    await syncClone(source, clone)
-    return { snapshot: await readSnapshot(repo, source, clone), lock }
+    await syncClone(locked.source, locked.clone)
+    return await readSnapshot(locked.repo, locked.source, locked.clone)
   } catch (err) {
-    lock.release()
+    locked.lock.release()
     throw err
   }
 }
 
 async function readSnapshot(repo: RepositoryLocation, source: string, clone: string): Promise<RepositorySnapshot> {
-  const refs = await listRefs(clone, ['refs/heads/', 'refs/tags/'])
+  // The tags' dates come with the refs, in the same process: a rollout's soak counts from them.
+  const { refs, dates } = await listRefsWithDates(clone, ['refs/heads/', 'refs/tags/'])
   const snapshot: RepositorySnapshot = { name: repo.name, source, clone, branch: repo.branch, directory: repo.directory, drafts: {}, published: {} }
   const head = refs.get(`refs/heads/${repo.branch}`)
   if (head) snapshot.head = head
@@ -88,7 +110,7 @@ async function readSnapshot(repo: RepositoryLocation, source: string, clone: str
   for (const t of parseRevisionTags(tags, repo.directory)) {
     const pkg = packageOf(snapshot, t.directory)
     if (pkg === undefined) continue
-    ;(snapshot.published[pkg] ??= []).push({ revision: t.revision, tag: t.tag, commit: refs.get(`refs/tags/${t.tag}`)! })
+    ;(snapshot.published[pkg] ??= []).push({ revision: t.revision, tag: t.tag, commit: refs.get(`refs/tags/${t.tag}`)!, time: dates.get(`refs/tags/${t.tag}`) ?? 0 })
   }
   return snapshot
 }
@@ -163,22 +185,35 @@ export async function readPackages(snapshot: RepositorySnapshot, packages: reado
 
 /**
  * A digest of each package as published and as drafted, made of the ids of
- * its directory's trees (one git process whatever their number): git names a
+ * its directory's trees (one or two git processes whatever their number): git names a
  * tree by its content, so packages with the same digest hold the same files,
- * and a re-render can know a package untouched without reading it.
+ * and a re-render can know a package untouched without reading it. Many
+ * packages' published trees come from one listing of the branch's
+ * directories: resolving `<commit>:<dir>` reads the whole root tree each
+ * time, which for 10,000 packages in one directory took 2.6 s.
  */
 export async function packageDigests(snapshot: RepositorySnapshot, packages: readonly string[]): Promise<Map<string, string>> {
+  const listed = snapshot.head && packages.length > listingFrom ? await directoryTrees(snapshot) : undefined
   const names: string[] = []
   for (const pkg of packages) {
     const dir = packageDir(snapshot, pkg)
-    if (snapshot.head) names.push(`${snapshot.head}:${dir}`)
+    if (snapshot.head && !listed) names.push(`${snapshot.head}:${dir}`)
     if (snapshot.drafts[pkg]) names.push(`${snapshot.drafts[pkg].commit}:${dir}`)
   }
   const trees = await resolveObjects(snapshot.clone, names)
   let at = 0
   const next = () => trees[at++] ?? 'none'
+  const published = (pkg: string) => (!snapshot.head ? 'none' : listed ? (listed.get(packageDir(snapshot, pkg)) ?? 'none') : next())
   // A draft without the directory proposes the package's removal: not the same as no draft.
-  return new Map(packages.map((pkg) => [pkg, `git published:${snapshot.head ? next() : 'none'} draft:${snapshot.drafts[pkg] ? next() : 'no draft'}`]))
+  return new Map(packages.map((pkg) => [pkg, `git published:${published(pkg)} draft:${snapshot.drafts[pkg] ? next() : 'no draft'}`]))
+}
+
+/** From this many packages on, their published trees are listed rather than resolved one by one. */
+const listingFrom = 64
+
+/** Every directory below the repository's directory on the published branch, with its tree. */
+async function directoryTrees(snapshot: RepositorySnapshot): Promise<Map<string, string>> {
+  return new Map((await listTree(snapshot.clone, snapshot.head!, snapshot.directory, true)).map((e) => [e.path, e.oid]))
 }
 
 /** The wanted package directory a path is in (the innermost), and the path inside it. */
@@ -190,270 +225,36 @@ function enclosing(path: string, wanted: ReadonlyMap<string, string>): { pkg: st
   return undefined
 }
 
-/** The packages on the published branch: directories below the repository's directory that hold a Kptfile (not nested ones). */
-export async function publishedPackages(snapshot: RepositorySnapshot): Promise<string[]> {
+/**
+ * The packages on the published branch that `claimed` does not claim:
+ * directories below the repository's directory that hold a Kptfile, not
+ * inside another package. The branch's directories are listed, and only
+ * those no claimed package is or holds are asked for a Kptfile: a branch of
+ * 10,000 claimed packages costs a listing of 10,000 directories, not of
+ * half a million files.
+ */
+export async function unclaimedPackages(snapshot: RepositorySnapshot, claimed: (pkg: string) => boolean): Promise<string[]> {
   if (!snapshot.head) return []
-  const dirs = (await listTree(snapshot.clone, snapshot.head, snapshot.directory))
-    .filter((e) => e.path === 'Kptfile' || e.path.endsWith('/Kptfile'))
-    .map((e) => e.path.slice(0, -'/Kptfile'.length))
-    .sort()
+  const taken = new Set<string>()
+  const candidates: string[] = []
+  for (const { path: dir } of await listTree(snapshot.clone, snapshot.head, snapshot.directory, true)) {
+    const pkg = packageOf(snapshot, dir)
+    if (pkg === undefined || pkg === '') continue
+    if (claimed(pkg)) taken.add(dir)
+    else candidates.push(dir)
+  }
+  const inside = (dir: string) => {
+    for (let cut = dir.lastIndexOf('/'); cut > 0; cut = dir.lastIndexOf('/', cut - 1)) if (taken.has(dir.slice(0, cut))) return true
+    return false
+  }
+  const open = candidates.filter((dir) => !inside(dir)).sort()
+  const kptfiles = await resolveObjects(
+    snapshot.clone,
+    open.map((dir) => `${snapshot.head}:${dir}/Kptfile`),
+  )
   const roots: string[] = []
-  for (const dir of dirs) if (!roots.some((r) => dir.startsWith(`${r}/`))) roots.push(dir)
-  return roots.map((dir) => packageOf(snapshot, dir)).filter((pkg): pkg is string => pkg !== undefined && pkg !== '')
-}
-
-/** A new or changed package to propose as a draft (no files: the package's removal). */
-export interface DraftChange {
-  package: string
-  files?: PackageFiles
-  /** The commit message, given the workspace the draft gets. */
-  message(workspace: string): string
-}
-
-/** The outcome of writing drafts: each package's draft branch, or why the repository refused them. */
-export type DraftsWritten = { ok: true; drafts: Map<string, Draft> } | { ok: false; reason: string }
-
-/**
- * Writes each change as a draft: one commit on the published branch,
- * replacing the open draft (or opening `drafts/<package dir>/packagevariant-<N>`,
- * Porch's next workspace name). All of a repository's drafts are pushed at once.
- */
-export async function writeDrafts(snapshot: RepositorySnapshot, changes: readonly DraftChange[], committer: Signature): Promise<DraftsWritten> {
-  if (changes.length === 0) return { ok: true, drafts: new Map() }
-  const used = await workspacesInUse(
-    snapshot,
-    changes.map((c) => c.package),
-  )
-  const drafts = new Map<string, Draft>()
-  const commits: PackageCommit[] = changes.map((change, i) => {
-    const open = snapshot.drafts[change.package]
-    const workspace = open?.workspace ?? nextWorkspace(used.get(change.package) ?? [])
-    drafts.set(change.package, { branch: `drafts/${packageDir(snapshot, change.package)}/${workspace}`, commit: '', workspace })
-    const commit: PackageCommit = { ref: `${pendingPrefix}${i}`, message: change.message(workspace), directory: packageDir(snapshot, change.package) }
-    if (snapshot.head) commit.parent = snapshot.head
-    if (change.files) commit.files = change.files
-    return commit
+  open.forEach((dir, i) => {
+    if (kptfiles[i] !== undefined && !roots.some((r) => dir.startsWith(`${r}/`))) roots.push(dir)
   })
-  const written = await importCommits(snapshot, commits, committer)
-  const updates: RefUpdate[] = changes.map((change, i) => {
-    const draft = drafts.get(change.package)!
-    draft.commit = written.get(commits[i]!.ref)!
-    return { ref: `refs/heads/${draft.branch}`, oid: draft.commit, expect: snapshot.drafts[change.package]?.commit ?? '' }
-  })
-  const pushed = await pushAndRecord(snapshot, updates)
-  if (!pushed.ok) return pushed
-  for (const [pkg, draft] of drafts) snapshot.drafts[pkg] = draft
-  return { ok: true, drafts }
-}
-
-/** One package published: its new revision and tag, or why it was not. */
-export type PublishOutcome = { package: string; ok: true; revision: number; tag: string; removed: boolean } | { package: string; ok: false; reason: string }
-
-/**
- * Publishes the open drafts of `packages` (every open draft when empty): each
- * becomes a commit on the published branch, tagged `<package dir>/v<N>` with
- * the package's next revision (a draft that removes a package is committed
- * untagged), and its draft branch is deleted. A draft made from a published
- * package that has changed since is refused: rendering again rebases it.
- * Drafts are published in dependency order (the `Requires` of their
- * messages), and one that needs a package whose open draft is not published
- * with it, first, is refused; with `withNeeded`, those drafts are published
- * too (`render --publish`: the run's drafts and what they need).
- */
-export async function publishDrafts(
-  snapshot: RepositorySnapshot,
-  packages: readonly string[],
-  committer: Signature,
-  options: { withNeeded?: boolean } = {},
-): Promise<{ outcomes: PublishOutcome[]; rejected?: string }> {
-  const outcomes: PublishOutcome[] = []
-  const chosen = packages.length > 0 ? [...packages] : Object.keys(snapshot.drafts).sort()
-  const existing = chosen.filter((pkg) => {
-    if (snapshot.drafts[pkg]) return true
-    outcomes.push({ package: pkg, ok: false, reason: 'no open draft' })
-    return false
-  })
-  if (existing.length === 0) return { outcomes }
-  const { ordered: drafted, needs } = await inDependencyOrder(snapshot, existing, outcomes, options.withNeeded === true)
-  if (drafted.length === 0) return { outcomes }
-  // The draft's parent and the package tree there, in the draft, and now: `<commit>:<dir>` resolves to a tree or is missing.
-  const commits = await catFileBatch(
-    snapshot.clone,
-    drafted.map((pkg) => snapshot.drafts[pkg]!.commit),
-  )
-  const parents = commits.map((c) => ('content' in c ? /^parent ([0-9a-f]+)$/m.exec(c.content.toString('utf8'))?.[1] : undefined))
-  const trees = await catFileBatch(
-    snapshot.clone,
-    drafted.flatMap((pkg, i) => {
-      const dir = packageDir(snapshot, pkg)
-      return [`${snapshot.drafts[pkg]!.commit}:${dir}`, `${parents[i] ?? emptyTree}:${dir}`, `${snapshot.head ?? emptyTree}:${dir}`]
-    }),
-  )
-  const oidOf = (i: number) => (trees[i]!.type === 'missing' ? undefined : trees[i]!.oid)
-  const stream: PackageCommit[] = []
-  const tagged: { pkg: string; revision: number; tag: string; mark: number }[] = []
-  const accepted: string[] = []
-  const refused = new Set<string>()
-  drafted.forEach((pkg, i) => {
-    const [drafted, base, now] = [oidOf(3 * i), oidOf(3 * i + 1), oidOf(3 * i + 2)]
-    if (base !== now) {
-      refused.add(pkg)
-      outcomes.push({ package: pkg, ok: false, reason: `the published package changed after draft ${snapshot.drafts[pkg]!.branch} was made: render again to update the draft` })
-      return
-    }
-    const blocked = needs.get(pkg)?.find((needed) => refused.has(needed))
-    if (blocked !== undefined) {
-      refused.add(pkg)
-      outcomes.push({ package: pkg, ok: false, reason: `it needs the package of draft ${snapshot.drafts[blocked]!.branch}, which is not published` })
-      return
-    }
-    const draft = snapshot.drafts[pkg]!
-    const dir = packageDir(snapshot, pkg)
-    const revision = drafted ? Math.max(0, ...(snapshot.published[pkg] ?? []).map((p) => p.revision)) + 1 : 0
-    const message = publishMessage(commits[i]!, dir, draft.workspace, revision)
-    const commit: PackageCommit = { ref: `${pendingPrefix}published`, message, directory: dir }
-    if (stream.length === 0 && snapshot.head) commit.parent = snapshot.head
-    if (drafted) commit.tree = drafted
-    stream.push(commit)
-    accepted.push(pkg)
-    if (drafted) tagged.push({ pkg, revision, tag: `${dir}/v${revision}`, mark: stream.length })
-  })
-  if (stream.length === 0) return { outcomes }
-  const written = await importCommits(
-    snapshot,
-    stream,
-    committer,
-    tagged.map((t) => ({ ref: `${pendingPrefix}tags/${t.tag}`, commitIndex: t.mark - 1 })),
-  )
-  const head = written.get(`${pendingPrefix}published`)!
-  const updates: RefUpdate[] = [{ ref: `refs/heads/${snapshot.branch}`, oid: head, expect: snapshot.head ?? '' }]
-  for (const t of tagged) updates.push({ ref: `refs/tags/${t.tag}`, oid: written.get(`${pendingPrefix}tags/${t.tag}`)!, expect: '' })
-  for (const pkg of accepted) updates.push({ ref: `refs/heads/${snapshot.drafts[pkg]!.branch}`, expect: snapshot.drafts[pkg]!.commit })
-  const pushed = await pushAndRecord(snapshot, updates)
-  if (!pushed.ok) return { outcomes, rejected: pushed.reason }
-  snapshot.head = head
-  for (const pkg of accepted) {
-    const t = tagged.find((x) => x.pkg === pkg)
-    if (t) (snapshot.published[pkg] ??= []).push({ revision: t.revision, tag: t.tag, commit: written.get(`${pendingPrefix}tags/${t.tag}`)! })
-    outcomes.push(t ? { package: pkg, ok: true, revision: t.revision, tag: t.tag, removed: false } : { package: pkg, ok: true, revision: 0, tag: '', removed: true })
-    delete snapshot.drafts[pkg]
-  }
-  return { outcomes }
-}
-
-/**
- * `packages` in the order to publish them, each after the packages its draft
- * needs (by the messages' `Package` and `Requires`), and the drafts each
- * needs. A draft that needs a package whose open draft is not among
- * `packages` (or, `withNeeded`, added to them) or is refused is refused, with
- * the reason in `outcomes`.
- */
-async function inDependencyOrder(
-  snapshot: RepositorySnapshot,
-  packages: readonly string[],
-  outcomes: PublishOutcome[],
-  withNeeded: boolean,
-): Promise<{ ordered: string[]; needs: Map<string, string[]> }> {
-  const open = Object.keys(snapshot.drafts).sort()
-  const commits = await catFileBatch(
-    snapshot.clone,
-    open.map((pkg) => snapshot.drafts[pkg]!.commit),
-  )
-  const declared = new Map(open.map((pkg, i) => [pkg, draftDeclaration(commits[i] && 'content' in commits[i] ? commits[i].content.toString('utf8') : '')]))
-  // Which open draft provides each package name.
-  const provider = new Map<string, string>()
-  for (const [pkg, d] of declared) if (d.name) provider.set(d.name, pkg)
-  const chosen = new Set(packages)
-  const ordered: string[] = []
-  const state = new Map<string, 'visiting' | 'ok' | 'refused'>()
-  const visit = (pkg: string): boolean => {
-    const known = state.get(pkg)
-    if (known === 'ok' || known === 'visiting') return true
-    if (known === 'refused') return false
-    state.set(pkg, 'visiting')
-    for (const name of declared.get(pkg)?.requires ?? []) {
-      const needed = provider.get(name)
-      if (needed === undefined || needed === pkg) continue
-      const branch = snapshot.drafts[needed]!.branch
-      if (withNeeded) chosen.add(needed)
-      if (!chosen.has(needed)) return refuse(pkg, `it needs ${name}, whose draft ${branch} is not published: publish ${needed} first, or with it`)
-      if (!visit(needed)) return refuse(pkg, `it needs ${name}, whose draft ${branch} cannot be published`)
-    }
-    state.set(pkg, 'ok')
-    ordered.push(pkg)
-    return true
-  }
-  const refuse = (pkg: string, reason: string): false => {
-    state.set(pkg, 'refused')
-    outcomes.push({ package: pkg, ok: false, reason })
-    return false
-  }
-  for (const pkg of packages) visit(pkg)
-  const needs = new Map(ordered.map((pkg) => [pkg, (declared.get(pkg)?.requires ?? []).flatMap((name) => (provider.has(name) && provider.get(name) !== pkg ? [provider.get(name)!] : []))]))
-  return { ordered, needs }
-}
-
-/** Where imported commits wait until the push: never a branch or tag, and removed by the next run if a crash left them. */
-const pendingPrefix = 'refs/kpt-variants/pending/'
-/** Git's empty tree: the package directory in a repository without commits is missing. */
-const emptyTree = '4b825dc642cb6eb9a060e54bf8d69288fbee4904'
-
-/** Imports commits (and tags at some of them) into pending refs; resolves to every pending ref's new commit. */
-async function importCommits(
-  snapshot: RepositorySnapshot,
-  commits: readonly PackageCommit[],
-  committer: Signature,
-  tags: readonly { ref: string; commitIndex: number }[] = [],
-): Promise<Map<string, string>> {
-  await removeRefs(snapshot.clone, [pendingPrefix])
-  await fastImport(snapshot.clone, fastImportStream(commits, committer, tags))
-  return listRefs(snapshot.clone, [pendingPrefix])
-}
-
-/** Pushes the updates; then the clone's refs follow the remote's, and the pending refs go, whatever the outcome. */
-async function pushAndRecord(snapshot: RepositorySnapshot, updates: readonly RefUpdate[]): Promise<{ ok: true } | { ok: false; reason: string }> {
-  const pushed = await pushAtomic(snapshot.clone, 'origin', updates)
-  const pending = await listRefs(snapshot.clone, [pendingPrefix])
-  const commands = [...pending.keys()].map((ref) => `delete ${ref}`)
-  if (pushed.ok) for (const u of updates) commands.push(u.oid ? `update ${u.ref} ${u.oid}` : `delete ${u.ref}`)
-  await updateRefs(snapshot.clone, commands)
-  return pushed
-}
-
-/** The workspace names each package's drafts and published revisions use (Porch's `kpt:` commit annotations). */
-async function workspacesInUse(snapshot: RepositorySnapshot, packages: readonly string[]): Promise<Map<string, string[]>> {
-  const used = new Map<string, string[]>()
-  const revisions = packages.flatMap((pkg) => (snapshot.drafts[pkg] ? [] : (snapshot.published[pkg] ?? []).map((p) => ({ pkg, commit: p.commit }))))
-  const messages = await catFileBatch(
-    snapshot.clone,
-    revisions.map((r) => r.commit),
-  )
-  revisions.forEach((r, i) => {
-    const object = messages[i]!
-    const workspace = 'content' in object ? workspaceFromMessage(object.content.toString('utf8'), packageDir(snapshot, r.pkg)) : undefined
-    if (workspace) (used.get(r.pkg) ?? used.set(r.pkg, []).get(r.pkg)!).push(workspace)
-  })
-  return used
-}
-
-/** Porch's PackageVariant workspace names: `packagevariant-<N>`, one past the highest in use. */
-export function nextWorkspace(used: readonly string[]): string {
-  let highest = 0
-  for (const name of used) {
-    const match = /^packagevariant-(\d+)$/.exec(name)
-    if (match) highest = Math.max(highest, Number(match[1]))
-  }
-  return `packagevariant-${highest + 1}`
-}
-
-/** The published commit's message: the draft's, its first line saying what was published, and Porch's `kpt:` annotation. */
-function publishMessage(draft: { type: string; content?: Buffer }, dir: string, workspace: string, revision: number): string {
-  const text = draft.content?.toString('utf8') ?? ''
-  const body = text
-    .slice(text.indexOf('\n\n') + 2)
-    .replace(/^kpt:.*\n?/m, '')
-    .trimEnd()
-  const title = revision > 0 ? `Publish ${dir} v${revision}` : `Remove ${dir}`
-  const annotation = `kpt:${JSON.stringify({ package: dir, workspaceName: workspace, revision: revision > 0 ? `v${revision}` : '' })}`
-  return `${title}\n\n${body}\n\n${annotation}\n`
+  return roots.map((dir) => packageOf(snapshot, dir)!)
 }

@@ -1,0 +1,127 @@
+/**
+ * A PackageCatalog read straight from its plain value (`KubeObject.plainValue()`),
+ * as readPackageCatalog's typed reader reads a catalog with no error (the
+ * same objects, field for field), or undefined at the first thing that reader
+ * would report: it then reads the catalog again and names every field error.
+ * A catalog lists thousands of dependencies, each a dozen typed reads by
+ * path; this is one pass. A property test holds the two to each other.
+ */
+import type { KubeObject } from '../krm/index.js'
+import type { CatalogPackage, CatalogVersion, DeclaredAt, Dependency, GVK, GVKDependency, InstallationType, PackageCatalog, PackageDependency } from './dependency-types.js'
+
+/** The catalog, or undefined where the typed reader would report a field (`types`: the installation types it accepts). */
+export function readCatalogValue(object: KubeObject, value: Record<string, unknown>, types: readonly string[]): PackageCatalog | undefined {
+  const spec = value['spec']
+  if (spec !== undefined && spec !== null && !isPlainObject(spec)) return undefined
+  const list = isPlainObject(spec) ? spec['packages'] : undefined
+  const packages: CatalogPackage[] = []
+  if (list !== undefined && list !== null) {
+    if (!Array.isArray(list)) return undefined
+    const names = new Set<string>()
+    for (let i = 0; i < list.length; i++) {
+      const entry: unknown = list[i]
+      if (!isPlainObject(entry)) return undefined
+      const name = entry['name']
+      if (typeof name !== 'string' || name === '' || names.has(name)) return undefined
+      names.add(name)
+      const versions = entry['versions']
+      const read: CatalogVersion[] = []
+      if (versions !== undefined && versions !== null) {
+        if (!Array.isArray(versions)) return undefined
+        const seen = new Set<string>()
+        for (let j = 0; j < versions.length; j++) {
+          const v: unknown = versions[j]
+          if (!isPlainObject(v)) return undefined
+          const version = v['version']
+          if (typeof version !== 'string' || version === '' || seen.has(version)) return undefined
+          seen.add(version)
+          const provides = gvksOf(v['provides'])
+          const dependencies = dependenciesOf(object, v['dependencies'], `spec.packages[${i}].versions[${j}].dependencies`)
+          const type = installationTypeOf(v['installationType'], types)
+          if (!provides || !dependencies || type === null) return undefined
+          const catalogVersion: CatalogVersion = { version, provides, dependencies }
+          if (type) catalogVersion.installationType = type
+          read.push(catalogVersion)
+        }
+      }
+      const pkg: CatalogPackage = { name, versions: read }
+      const latest = entry['latestVersion']
+      if (latest !== undefined && latest !== null && typeof latest !== 'string') return undefined
+      if (latest) pkg.latestVersion = latest
+      const type = installationTypeOf(entry['installationType'], types)
+      if (type === null) return undefined
+      if (type) pkg.installationType = type
+      packages.push(pkg)
+    }
+  }
+  return { object, name: object.name, packages }
+}
+
+function dependenciesOf(object: KubeObject, list: unknown, field: string): Dependency[] | undefined {
+  if (list === undefined || list === null) return []
+  if (!Array.isArray(list)) return undefined
+  const out: Dependency[] = []
+  for (let k = 0; k < list.length; k++) {
+    const dep = dependencyOf(object, list[k], `${field}[${k}]`, true)
+    if (!dep) return undefined
+    out.push(dep)
+  }
+  return out
+}
+
+function dependencyOf(object: KubeObject, entry: unknown, field: string, allowAnyOf: boolean): Dependency | undefined {
+  if (!isPlainObject(entry)) return undefined
+  const optional = entry['optional'] ?? false
+  if (typeof optional !== 'boolean') return undefined
+  const has = (key: string) => Object.prototype.hasOwnProperty.call(entry, key)
+  const forms = (has('name') ? 1 : 0) + (has('gvk') ? 1 : 0) + (has('anyOf') ? 1 : 0)
+  if (forms !== 1) return undefined
+  const declaredAt: DeclaredAt = { object, field }
+  if (has('name')) {
+    const name = entry['name']
+    const version = entry['version'] ?? ''
+    if (typeof name !== 'string' || name === '' || typeof version !== 'string') return undefined
+    return { type: 'Package', name, version, optional, declaredAt }
+  }
+  if (has('gvk')) {
+    const gvk = gvkOf(entry['gvk'])
+    return gvk && !has('version') ? { type: 'GVK', gvk, optional, declaredAt } : undefined
+  }
+  const alternatives = entry['anyOf']
+  if (!allowAnyOf || !Array.isArray(alternatives) || alternatives.length === 0) return undefined
+  const anyOf: (PackageDependency | GVKDependency)[] = []
+  for (let m = 0; m < alternatives.length; m++) {
+    const alternative = dependencyOf(object, alternatives[m], `${field}.anyOf[${m}]`, false)
+    if (!alternative || alternative.type === 'AnyOf') return undefined
+    anyOf.push(alternative)
+  }
+  return { type: 'AnyOf', anyOf, optional, declaredAt }
+}
+
+function gvksOf(list: unknown): GVK[] | undefined {
+  if (list === undefined || list === null) return []
+  if (!Array.isArray(list)) return undefined
+  const out: GVK[] = []
+  for (const entry of list) {
+    const gvk = gvkOf(entry)
+    if (!gvk) return undefined
+    out.push(gvk)
+  }
+  return out
+}
+
+function gvkOf(value: unknown): GVK | undefined {
+  if (!isPlainObject(value)) return undefined
+  const { apiVersion, kind } = value
+  return typeof apiVersion === 'string' && apiVersion !== '' && typeof kind === 'string' && kind !== '' ? { apiVersion, kind } : undefined
+}
+
+/** An installation type, undefined when absent, null when the typed reader would report it. */
+function installationTypeOf(value: unknown, types: readonly string[]): InstallationType | undefined | null {
+  if (value === undefined || value === null) return undefined
+  return typeof value === 'string' && types.includes(value) ? (value as InstallationType) : null
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
