@@ -19,6 +19,17 @@ const version = fc.record(
     provides: maybe(fc.array(maybe(gvk), { maxLength: 2 })),
     dependencies: maybe(fc.array(dependency, { maxLength: 3 })),
     installationType: maybe(fc.constantFrom(...installationTypes, 'Bogus')),
+    source: maybe(
+      fc.record(
+        {
+          repo: maybe(fc.constantFrom('blueprints', '')),
+          package: maybe(fc.constantFrom('cert-manager', 'a/b')),
+          revision: maybe(fc.constantFrom(1, 3, 0, -1, 1.5)),
+          workspaceName: maybe(fc.constantFrom('v1', 'main')),
+        },
+        { requiredKeys: [] },
+      ),
+    ),
   },
   { requiredKeys: ['version'] },
 )
@@ -27,6 +38,8 @@ const pkg = fc.record(
     name: maybe(name),
     latestVersion: maybe(fc.constantFrom('1.0.0', '')),
     installationType: maybe(fc.constantFrom(...installationTypes)),
+    path: maybe(fc.constantFrom('cert-manager', 'infra/cert-manager', 'Bad_Path', 'a//b')),
+    deletionPolicy: maybe(fc.constantFrom('delete', 'orphan', 'keep')),
     versions: maybe(fc.array(maybe(version), { maxLength: 3 })),
   },
   { requiredKeys: ['name'] },

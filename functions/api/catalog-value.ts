@@ -6,8 +6,9 @@
  * A catalog lists thousands of dependencies, each a dozen typed reads by
  * path; this is one pass. A property test holds the two to each other.
  */
+import { dns1123LabelErrors } from '../krm/index.js'
 import type { KubeObject } from '../krm/index.js'
-import type { CatalogPackage, CatalogVersion, DeclaredAt, Dependency, GVK, GVKDependency, InstallationType, PackageCatalog, PackageDependency } from './dependency-types.js'
+import type { CatalogPackage, CatalogVersion, DeclaredAt, Dependency, GVK, GVKDependency, InstallationType, PackageCatalog, PackageDependency, PackageSource } from './dependency-types.js'
 
 /** The catalog, or undefined where the typed reader would report a field (`types`: the installation types it accepts). */
 export function readCatalogValue(object: KubeObject, value: Record<string, unknown>, types: readonly string[]): PackageCatalog | undefined {
@@ -38,13 +39,23 @@ export function readCatalogValue(object: KubeObject, value: Record<string, unkno
           const provides = gvksOf(v['provides'])
           const dependencies = dependenciesOf(object, v['dependencies'], `spec.packages[${i}].versions[${j}].dependencies`)
           const type = installationTypeOf(v['installationType'], types)
-          if (!provides || !dependencies || type === null) return undefined
+          const source = sourceOf(v['source'])
+          if (!provides || !dependencies || type === null || source === null) return undefined
           const catalogVersion: CatalogVersion = { version, provides, dependencies }
           if (type) catalogVersion.installationType = type
+          if (source) catalogVersion.source = source
           read.push(catalogVersion)
         }
       }
       const pkg: CatalogPackage = { name, versions: read }
+      const path = entry['path']
+      if (path !== undefined && path !== null) {
+        if (typeof path !== 'string' || path.split('/').some((segment) => dns1123LabelErrors(segment).length > 0)) return undefined
+        pkg.path = path
+      }
+      const deletionPolicy = entry['deletionPolicy']
+      if (deletionPolicy === 'delete' || deletionPolicy === 'orphan') pkg.deletionPolicy = deletionPolicy
+      else if (deletionPolicy !== undefined && deletionPolicy !== null) return undefined
       const latest = entry['latestVersion']
       if (latest !== undefined && latest !== null && typeof latest !== 'string') return undefined
       if (latest) pkg.latestVersion = latest
@@ -114,6 +125,17 @@ function gvkOf(value: unknown): GVK | undefined {
   if (!isPlainObject(value)) return undefined
   const { apiVersion, kind } = value
   return typeof apiVersion === 'string' && apiVersion !== '' && typeof kind === 'string' && kind !== '' ? { apiVersion, kind } : undefined
+}
+
+/** Where a version installs from; undefined when absent, null for anything but the plain form (the typed reader decides those). */
+function sourceOf(value: unknown): PackageSource | undefined | null {
+  if (value === undefined || value === null) return undefined
+  if (!isPlainObject(value)) return null
+  const { repo, package: pkg, revision, workspaceName } = value
+  if (typeof repo !== 'string' || repo === '' || typeof pkg !== 'string' || pkg === '') return null
+  if (revision !== undefined && (typeof revision !== 'number' || !Number.isSafeInteger(revision) || revision < 1 || workspaceName !== undefined)) return null
+  if (workspaceName !== undefined && (typeof workspaceName !== 'string' || workspaceName === '')) return null
+  return { repo, package: pkg, ...(revision !== undefined ? { revision } : {}), ...(workspaceName !== undefined ? { workspaceName } : {}) }
 }
 
 /** An installation type, undefined when absent, null when the typed reader would report it. */
