@@ -119,13 +119,14 @@ suite('kpt-variants controller against a real API server', () => {
         // Its repository first: a Repository no variant names yet renders nothing.
         await server.apply(documents(repository('edge-04', true)))
         const quiet = await controller.cycle((c) => c.changed.some((o) => o.includes('repositories')), 'the cycle of the new Repository', last)
-        expect(quiet.scope).toEqual({ variants: [], repositories: [] })
+        expect(quiet.scope).toEqual({ variants: [], repositories: [], packages: [], declared: false })
         expect(quiet.report.variants).toEqual([])
         last = controller.lastCycle
         await server.apply([cluster('edge-04', 'us-east1')])
         const added = await controller.cycle((c) => c.report.variants.length > 0, 'the cycle of the new target', last)
         expect(added.changed).toEqual(['workloadclusters.infra.nephio.org default/edge-04'])
-        expect(added.scope).toEqual({ variants: ['default/nginx-edge-04-nginx'], repositories: ['edge-04'] })
+        // A new variant had no package: nothing of the repository is read, its dependency plan is left alone.
+        expect(added.scope).toEqual({ variants: ['default/nginx-edge-04-nginx'], repositories: ['edge-04'], packages: [], declared: false })
         expect(outcomes(added)).toEqual(['PackageVariant default/nginx-edge-04-nginx created'])
         expect(await drafts('edge-04')).toEqual(['drafts/nginx/packagevariant-1'])
         expect(await show('edge-04', 'drafts/nginx/packagevariant-1', 'nginx/region-endpoints.yaml')).toContain('https://api.us-east1.example.com')
@@ -139,7 +140,7 @@ suite('kpt-variants controller against a real API server', () => {
         const last = controller.lastCycle
         await server.apply([cluster('edge-02', 'eu-west1')])
         const relabelled = await controller.cycle((c) => c.report.variants.length > 0, 'the cycle of the relabelled target', last)
-        expect(relabelled.scope).toEqual({ variants: ['default/nginx-edge-02-nginx'], repositories: ['edge-02'] })
+        expect(relabelled.scope).toEqual({ variants: ['default/nginx-edge-02-nginx'], repositories: ['edge-02'], packages: ['edge-02/nginx'], declared: false })
         expect(outcomes(relabelled)).toEqual(['PackageVariant default/nginx-edge-02-nginx updated'])
         expect(await show('edge-02', 'drafts/nginx/packagevariant-1', 'nginx/region-endpoints.yaml')).toContain('https://api.eu-west1.example.com')
       },
@@ -157,7 +158,7 @@ suite('kpt-variants controller against a real API server', () => {
         last = controller.lastCycle
         await server.delete([cluster('edge-03', 'eu-west1')])
         const removed = await controller.cycle((c) => c.report.variants.length > 0, 'the cycle of the removed target', last)
-        expect(removed.scope).toEqual({ variants: ['default/nginx-edge-03-nginx'], repositories: ['edge-03'] })
+        expect(removed.scope).toEqual({ variants: ['default/nginx-edge-03-nginx'], repositories: ['edge-03'], packages: ['edge-03/nginx'], declared: false })
         expect(outcomes(removed)).toEqual(['PackageVariant default/nginx-edge-03-nginx deleted'])
         // Proposed as Porch proposes a deletion: a draft without the package.
         expect(await drafts('edge-03')).toEqual([expect.stringMatching(/^drafts\/nginx\//)])
