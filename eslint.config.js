@@ -31,6 +31,7 @@ const layers = [
   'orchestrator/run',
   'orchestrator/status',
   'orchestrator/page',
+  'orchestrator/controller',
   'orchestrator/commands',
   'orchestrator/cli.{ts,js}',
 ]

@@ -10,6 +10,7 @@ import type { RenderOptions } from './commands/render.js'
 import type { StatusOptions } from './commands/status.js'
 import type { RolloutAction, RolloutOptions } from './commands/rollout.js'
 import { UsageError } from './commands/cli-io.js'
+import { addControllerCommand } from './commands/controller-cli.js'
 import type { CliIO } from './commands/cli-io.js'
 
 const version = '0.1.0'
@@ -160,6 +161,8 @@ holds back is reported, not a failure), 1 when one was not, 2 on a usage error.`
       const { statusCommand } = await import('./commands/status.js')
       exitCode = await statusCommand(fleet, options, io)
     })
+
+  addControllerCommand(program, io, (code) => (exitCode = code))
 
   const rollout = program
     .command('rollout')

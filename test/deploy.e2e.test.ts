@@ -72,7 +72,7 @@ test(
       cpSync(deploy, copy, { recursive: true })
       const render = await execa('kpt', ['fn', 'render', copy], { reject: false })
       expect(render.exitCode).toBe(0)
-      for (const file of ['Kptfile', 'namespace.yaml', 'rbac.yaml', 'render-cronjob.yaml', 'render-sharded-cronjob.yaml']) {
+      for (const file of ['Kptfile', 'namespace.yaml', 'rbac.yaml', 'controller-rbac.yaml', 'controller-deployment.yaml', 'render-cronjob.yaml', 'render-sharded-cronjob.yaml']) {
         expect(readFileSync(join(copy, file), 'utf8')).toBe(readFileSync(join(deploy, file), 'utf8'))
       }
     } finally {
@@ -95,7 +95,33 @@ suite('deploy/ in a real API server', () => {
     const env = { ...process.env, KUBECONFIG: join(dir, 'admin.kubeconfig') }
     cpSync(deploy, join(dir, 'deploy'), { recursive: true })
     await execa('kpt', ['live', 'init', join(dir, 'deploy')], { env })
-    const run = await execa('kpt', ['live', 'apply', join(dir, 'deploy'), '--reconcile-timeout=2m'], { env, reject: false })
+    const applying = execa('kpt', ['live', 'apply', join(dir, 'deploy'), '--reconcile-timeout=2m'], { env, reject: false })
+    // No kube-controller-manager, scheduler or kubelet runs beside this server: once the controller's Deployment is
+    // stored, its status is written as they would write it (two replicas ready), so that kpt's reconcile wait can end.
+    const deployment = manifests('controller-deployment.yaml').find((o) => o['kind'] === 'Deployment')!
+    const ready = server
+      .waitFor(deployment, () => true, timeout)
+      .then((stored) =>
+        server.ok(
+          'PATCH',
+          '/apis/apps/v1/namespaces/kpt-variants/deployments/kpt-variants-controller/status',
+          {
+            status: {
+              observedGeneration: stored['metadata']['generation'],
+              replicas: 2,
+              updatedReplicas: 2,
+              readyReplicas: 2,
+              availableReplicas: 2,
+              conditions: [
+                { type: 'Available', status: 'True', reason: 'MinimumReplicasAvailable' },
+                { type: 'Progressing', status: 'True', reason: 'NewReplicaSetAvailable' },
+              ],
+            },
+          },
+          { contentType: 'application/merge-patch+json' },
+        ),
+      )
+    const run = await Promise.race([applying, ready.then(() => applying)])
     liveApply = { exitCode: run.exitCode ?? -1, stdout: String(run.stdout), stderr: String(run.stderr) }
     // The other kind the fleets use: Nephio's WorkloadCluster (deploy/ brings the dependency check's kinds).
     await server.apply(['WorkloadCluster'].map((kind) => schemalessCrd('infra.nephio.org', kind)))
@@ -121,7 +147,15 @@ suite('deploy/ in a real API server', () => {
       // Its stderr says it installs its ResourceGroup CRD (and may show a discovery miss just after the CRDs are made).
       expect(liveApply.stderr).toContain('installing inventory ResourceGroup CRD')
       expect(liveApply.exitCode).toBe(0)
-      const objects = ['namespace.yaml', 'rbac.yaml', 'render-cronjob.yaml', 'render-sharded-cronjob.yaml', ...readdirSync(join(deploy, 'crds')).map((f) => `crds/${f}`)].flatMap(manifests)
+      const objects = [
+        'namespace.yaml',
+        'rbac.yaml',
+        'controller-rbac.yaml',
+        'controller-deployment.yaml',
+        'render-cronjob.yaml',
+        'render-sharded-cronjob.yaml',
+        ...readdirSync(join(deploy, 'crds')).map((f) => `crds/${f}`),
+      ].flatMap(manifests)
       expect(liveApply.stdout).toContain(`apply result: ${objects.length} attempted, ${objects.length} successful, 0 skipped, 0 failed`)
       expect(liveApply.stdout).toContain(`reconcile result: ${objects.length} attempted, ${objects.length} successful, 0 skipped, 0 failed, 0 timed out`)
       for (const object of objects) expect([object['kind'], object['metadata']['name'], (await server.get(object)) !== undefined]).toEqual([object['kind'], object['metadata']['name'], true])

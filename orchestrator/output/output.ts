@@ -114,8 +114,11 @@ export interface RunOutput extends Output {
    * publishes are recorded on new reports, returned.
    */
   commit(changes: readonly StagedChange[], publish?: ReadonlyMap<string, VariantReport>): Promise<VariantReport[]>
-  /** Every package of the output's repositories but those at `rendered` paths, as the output holds it (`<repo>/<package>` -> files). */
-  otherPackages(rendered: ReadonlySet<string>): Promise<Map<string, StoredPackage>>
+  /**
+   * Every package of the output's repositories but those at `rendered` paths, as the output holds it (`<repo>/<package>` -> files);
+   * with `only`, just those of them (a scoped run's: plan/scope.ts).
+   */
+  otherPackages(rendered: ReadonlySet<string>, only?: readonly string[]): Promise<Map<string, StoredPackage>>
   /**
    * Deletes or orphans packages (with `dryRun` only describes them); returns
    * those it removed or would remove: a removal already proposed (an open

@@ -51,7 +51,7 @@ export function quietRecordFile(memoFile: string): string {
 
 /** Whether a run with these settings may be answered from, and may leave, a quiet record. */
 export function quietRunApplies(settings: RenderSettings, writesStatus: boolean): boolean {
-  return settings.memo !== undefined && !settings.force && !settings.git && !settings.dryRun && !writesStatus
+  return settings.memo !== undefined && !settings.force && !settings.git && !settings.dryRun && !writesStatus && !settings.scope
 }
 
 /** A digest of everything a plan is made from except the upstream revisions: this build, the settings, the fleet's files. */

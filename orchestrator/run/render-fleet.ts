@@ -20,6 +20,7 @@ import type { Removal, StagedChange, StoredPackage } from '../output/output.js'
 import { abandonment } from '../plan/abandoned.js'
 import type { Abandonment } from '../plan/abandoned.js'
 import type { FleetPlan } from '../plan/plan.js'
+import { leavesDependencies, scopedAbandonment } from '../plan/scope.js'
 import type { RenderProgress } from '../report/progress.js'
 import { sortReports } from '../report/report.js'
 import type { RunReport, VariantReport } from '../report/report.js'
@@ -32,7 +33,7 @@ import { quietRecordFile, quietRunApplies, replayQuietRun, saveQuietRecord } fro
 import { failUnstaged, renderShare, sharesOf } from './render-share.js'
 import type { RenderSettings } from './settings.js'
 import { setUpRun, sharedRepositories } from './setup.js'
-import type { Run } from './setup.js'
+import type { Planned, Run } from './setup.js'
 import { defaultThreads, startRenderThread } from './threads.js'
 
 /** Fleets of this many bytes of YAML or more start their render threads before planning (~150 variants' worth of objects). */
@@ -40,9 +41,11 @@ const earlyStartBytes = 64 * 1024
 
 /**
  * Renders a fleet into its output (or previews it with `dryRun`); `onPlan`
- * sees the main thread's plan (`--cluster` writes status from it).
+ * sees the main thread's plan (`--cluster` writes status from it); `known`:
+ * the caller's loadAndPlan of these settings (the controller's, which chose
+ * the scope from it), used on this thread instead of planning again.
  */
-export async function renderFleet(settings: RenderSettings, progress?: RenderProgress, onPlan?: (plan: FleetPlan) => void): Promise<RunReport> {
+export async function renderFleet(settings: RenderSettings, progress?: RenderProgress, onPlan?: (plan: FleetPlan) => void, known?: Planned): Promise<RunReport> {
   const quiet = quietRunApplies(settings, onPlan !== undefined) ? quietRecordFile(settings.memo!) : undefined
   const replay = quiet ? await replayQuietRun(settings, quiet) : undefined
   if (replay?.report) {
@@ -65,7 +68,7 @@ export async function renderFleet(settings: RenderSettings, progress?: RenderPro
   let others = startEarly ? Array.from({ length: threads - 1 }, (_, i) => startRenderThread(settings, i + 1, threads, advance)) : []
   let run: Run
   try {
-    run = await setUpRun(settings, 0, replay?.digests, undefined, replay?.sources)
+    run = await setUpRun(settings, 0, replay?.digests, undefined, replay?.sources, known)
   } catch (err) {
     // Threads started early wait for the upstream refs this thread would have listed.
     for (const thread of others) thread.stop()
@@ -96,14 +99,18 @@ export async function renderFleet(settings: RenderSettings, progress?: RenderPro
     const mine = await renderShare(run, 0, threads, (p) => advance(p.report))
     const variants = [...mine, ...(await Promise.all(others.map((t) => t.done))).flat()].sort((a, b) => a.order - b.order)
     // The output's other packages: abandoned ones go, and with the rest they are what the repositories hold besides.
-    const abandoned = abandonment(plan, fleet, report, settings.shard)
+    const abandoned = scopedAbandonment(abandonment(plan, fleet, report, settings.shard), settings.scope)
     const mode = settings.dependencies ?? 'install'
     const rendered = new Set(variants.filter((p) => p.report.status !== 'failed').map((p) => p.path))
-    const present = abandoned || mode !== 'off' ? await output.otherPackages(rendered) : new Map<string, StoredPackage>()
+    // A scoped run whose packages declare nothing to the dependency check, before or after, leaves the repositories' plans alone.
+    const check = mode !== 'off' && !(settings.scope && leavesDependencies(settings.scope, variants))
+    const only = settings.scope && !check ? settings.scope.packages : undefined
+    const present = abandoned || check ? await output.otherPackages(rendered, only) : new Map<string, StoredPackage>()
     const removals = abandoned ? abandonedRemovals(abandoned, present) : []
     for (const r of removals) if (!r.orphan) present.delete(r.report.path!)
-    const dependencies =
-      mode === 'off' ? { rendered: [], removals: [] } : await resolveDependencies(run, new VariantContext(fleet, run.sources, settings, output, run.scratch, run.memo), variants, present, report, mode)
+    const dependencies = !check
+      ? { rendered: [], removals: [] }
+      : await resolveDependencies(run, new VariantContext(fleet, run.sources, settings, output, run.scratch, run.memo), variants, present, report, mode)
     for (const r of dependencies.removals) present.delete(r.report.path!)
     const pending = [...variants, ...dependencies.rendered]
     await failUnstaged(output, dependencies.rendered)

@@ -3,7 +3,9 @@ import { resolve } from 'node:path'
 import type { ConflictPolicy } from '../merge/update.js'
 import type { GitSettings, SharedRepositories } from '../output/git/git-output.js'
 import type { Shard } from '../plan/plan.js'
+import type { RenderScope } from '../plan/scope.js'
 import type { UpstreamCache } from '../upstream/git-source.js'
+import type { UpstreamPins } from '../upstream/upstreams.js'
 
 export interface RenderSettings {
   fleetDir: string
@@ -18,6 +20,10 @@ export interface RenderSettings {
   diff: boolean
   onConflict: ConflictPolicy
   shard?: Shard
+  /** Render only these variants, open only these repositories (the controller's runs: plan/scope.ts). */
+  scope?: RenderScope
+  /** List the upstream repositories at these refs, without fetching them (the controller's runs between polls). */
+  upstreamPins?: UpstreamPins
   allowExec: boolean
   /** `skip`: a pipeline with `image:` functions other than ours is not run (no container engine); default `run`. */
   imageFunctions?: 'run' | 'skip'

@@ -18,6 +18,7 @@ import { directoryFailureKey } from '../output/last-failures.js'
 import type { RunOutput } from '../output/output.js'
 import { planFleet, withoutUnavailable } from '../plan/plan.js'
 import type { FleetPlan } from '../plan/plan.js'
+import { scopedPlan, scopedRepositories } from '../plan/scope.js'
 import { cloneDirectory } from '../upstream/git-source.js'
 import { GitSources, listUpstreams, upstreamRepositories } from '../upstream/upstreams.js'
 import type { RepositoryLocation, UpstreamIndex, UpstreamPins } from '../upstream/upstreams.js'
@@ -35,7 +36,7 @@ export interface Planned {
 }
 
 /** What `loadAndPlan` needs: the fleet and its namespace, where upstream repositories are kept, and the shard. */
-export type PlanSettings = Pick<RenderSettings, 'fleetDir' | 'repositoryBase' | 'clusterScoped' | 'namespace' | 'upstreamCache' | 'shard' | 'cwd'>
+export type PlanSettings = Pick<RenderSettings, 'fleetDir' | 'repositoryBase' | 'clusterScoped' | 'namespace' | 'upstreamCache' | 'upstreamPins' | 'shard' | 'cwd'>
 
 /**
  * Loads the fleet, lists the upstream revisions and plans. `scratch`: where a
@@ -48,7 +49,8 @@ export async function loadAndPlan(settings: PlanSettings, scratch: string, pinne
   const origin = { ...(settings.repositoryBase ? { base: resolve(settings.cwd, settings.repositoryBase) } : {}), ...(settings.clusterScoped ? { clusterScoped: settings.clusterScoped } : {}) }
   const fleet = buildFleet(loadFleetDirectory(fleetDir), settings.namespace, origin)
   // The repositories a quiet run's check opened this run (the same base) are read as it listed them, not fetched again.
-  const sources = opened?.base === fleet.base ? opened : new GitSources(fleet.base, cloneDirectory(settings.upstreamCache, scratch), pinned)
+  const pins = pinned ?? (settings.upstreamPins ? Promise.resolve(settings.upstreamPins) : undefined)
+  const sources = opened?.base === fleet.base ? opened : new GitSources(fleet.base, cloneDirectory(settings.upstreamCache, scratch), pins)
   const repositories = upstreamRepositories(fleet)
   const index = await listUpstreams(repositories, sources)
   return { fleet, plan: planFleet(fleet, index, settings.shard), upstreams: { repositories, index }, sources }
@@ -68,7 +70,8 @@ export interface Run extends Planned {
 /**
  * Sets up thread `thread`'s run. `taken`: digests of package directories
  * already taken this run (by a quiet run's replay), by directory; `pinned`
- * and `opened` as for loadAndPlan.
+ * and `opened` as for loadAndPlan; `known`: the caller's loadAndPlan of these
+ * settings, not made again.
  */
 export async function setUpRun(
   settings: RenderSettings,
@@ -76,6 +79,7 @@ export async function setUpRun(
   taken: ReadonlyMap<string, string | undefined> = new Map(),
   pinned?: Promise<UpstreamPins | undefined>,
   opened?: GitSources,
+  known?: Planned,
 ): Promise<Run> {
   const scratch = mkdtempSync(join(tmpdir(), 'kpt-variants-'))
   let output: RunOutput | undefined
@@ -90,14 +94,14 @@ export async function setUpRun(
   // Those a quiet run's replay took (quiet-run.ts) are not taken again.
   const digests = digestInBackground(recordedDirs.flatMap(inside).filter((dir) => !taken.has(dir)))
   try {
-    const planned = await loadAndPlan(settings, scratch, pinned, opened)
-    let { plan } = planned
+    const planned = known ?? (await loadAndPlan(settings, scratch, pinned, opened))
     const { fleet } = planned
+    let plan = settings.scope ? scopedPlan(planned.plan, settings.scope) : planned.plan
     if (settings.git) {
       const root = join(settings.git.cacheDir, 'staging')
       if (settings.repositories) output = new GitOutput(settings.repositories, root)
       else {
-        const { shared, locks } = await openRepositories(fleet, plan, settings.git)
+        const { shared, locks } = await openRepositories(settings.scope ? scopedRepositories(fleet, settings.scope) : fleet, plan, settings.git)
         output = new GitOutput(shared, root, { locks, env: settings.env, ...(settings.now ? { now: settings.now } : {}), cacheDir: settings.git.cacheDir, failureKey: fleetIdOf(settings) })
       }
       plan = withoutUnavailable(plan, (output as GitOutput).shared.unavailable)

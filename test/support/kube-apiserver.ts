@@ -19,11 +19,11 @@ import { createServer } from 'node:net'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { repoRoot } from '../e2e/runner.js'
+import { repositoryRoot } from './root.js'
 
 export type Json = Record<string, any>
 
-export const binDir = join(repoRoot, 'test', 'apiserver', 'bin')
+export const binDir = join(repositoryRoot(), 'test', 'apiserver', 'bin')
 export const buildCommand = 'bash scripts/build-apiserver.sh'
 
 /**

@@ -162,9 +162,9 @@ export class DirectoryOutput implements RunOutput {
     return states
   }
 
-  async otherPackages(rendered: ReadonlySet<string>): Promise<Map<string, StoredPackage>> {
+  async otherPackages(rendered: ReadonlySet<string>, only?: readonly string[]): Promise<Map<string, StoredPackage>> {
     const others = new Map<string, StoredPackage>()
-    for (const path of findPackages(this.outDir)) {
+    for (const path of only ?? findPackages(this.outDir)) {
       if (rendered.has(path)) continue
       const published = readPackageDirectory(join(this.outDir, path))
       if (published) others.set(path, { published })

@@ -193,10 +193,11 @@ export class GitOutput implements RunOutput {
   }
 
   /** Every package of the opened repositories, published or only drafted, but those at `rendered` paths. */
-  async otherPackages(rendered: ReadonlySet<string>): Promise<Map<string, StoredPackage>> {
+  async otherPackages(rendered: ReadonlySet<string>, only?: readonly string[]): Promise<Map<string, StoredPackage>> {
     const others = new Map<string, StoredPackage>()
+    const wanted = only && new Set(only)
     await forEachConcurrently(this.shared.snapshots, async (snapshot) => {
-      const ours = (pkg: string) => rendered.has(`${snapshot.name}/${pkg}`)
+      const ours = (pkg: string) => rendered.has(`${snapshot.name}/${pkg}`) || (wanted !== undefined && !wanted.has(`${snapshot.name}/${pkg}`))
       const packages = [...new Set([...(await unclaimedPackages(snapshot, ours)), ...Object.keys(snapshot.drafts).filter((pkg) => !ours(pkg))])].sort()
       if (packages.length === 0) return
       for (const [pkg, stored] of await readPackages(snapshot, packages)) others.set(`${snapshot.name}/${pkg}`, stored)

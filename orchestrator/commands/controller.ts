@@ -1,0 +1,175 @@
+/**
+ * `kpt-variants controller`: options to settings; then, as long as the
+ * process runs, a replica that waits for the Lease, and once it leads the
+ * controller (controller/controller.ts) until it stops or loses the Lease.
+ */
+import { randomBytes } from 'node:crypto'
+import { existsSync, readFileSync, statSync } from 'node:fs'
+import { hostname } from 'node:os'
+import { resolve } from 'node:path'
+import type { Server } from 'node:http'
+import { UsageError } from './cli-io.js'
+import type { CliIO } from './cli-io.js'
+import { ClusterClient, ClusterError } from '../fleet/cluster-client.js'
+import { defaultCacheDir } from '../git/clones.js'
+import type { ConflictPolicy } from '../merge/update.js'
+import { memoFileFor } from '../run/memo.js'
+import { Controller } from '../controller/controller.js'
+import type { Cycle } from '../controller/controller.js'
+import { checkTiming, LeaderElector } from '../controller/lease.js'
+import { leaseApi } from '../controller/lease-api.js'
+import { listen } from '../controller/webhook.js'
+
+/** The options commander parsed (durations in milliseconds). */
+export interface ControllerOptions {
+  kubeconfig?: string
+  context?: string
+  namespace?: string
+  out?: string
+  git?: boolean
+  cache?: string
+  lockTimeout: number
+  onConflict: ConflictPolicy
+  allowExec?: boolean
+  imageFunctions: 'run' | 'skip'
+  dependencies: 'install' | 'check' | 'off'
+  threads?: number
+  resync: number
+  poll: number
+  listen?: string
+  webhookSecretFile?: string
+  leaderElection: boolean
+  lease: string
+  leaseDuration: number
+  renewDeadline: number
+  retryPeriod: number
+  identity?: string
+  json?: boolean
+}
+
+/** Runs until SIGTERM or SIGINT (0), or until this replica loses its lease (1). */
+export async function controllerCommand(options: ControllerOptions, io: CliIO): Promise<number> {
+  if (Boolean(options.git) === Boolean(options.out)) throw new UsageError('give either --out DIR or --git')
+  const outDir = resolve(io.cwd, options.out ?? '.')
+  if (options.out && existsSync(outDir) && !statSync(outDir).isDirectory()) throw new UsageError(`--out ${options.out} is not a directory`)
+  const timing = { leaseDurationMs: options.leaseDuration, renewDeadlineMs: options.renewDeadline, retryPeriodMs: options.retryPeriod }
+  const timingProblem = options.leaderElection ? checkTiming(timing) : undefined
+  if (timingProblem) throw new UsageError(`--lease-duration, --renew-deadline, --retry-period: ${timingProblem}`)
+  const lease = /^([^/]+)\/([^/]+)$/.exec(options.lease)
+  if (!lease) throw new UsageError(`--lease ${options.lease}: expected NAMESPACE/NAME`)
+  if (options.resync <= 0) throw new UsageError('--resync must be longer than 0')
+  const secret = options.webhookSecretFile === undefined ? undefined : readSecret(resolve(io.cwd, options.webhookSecretFile))
+  const cacheDir = resolve(io.cwd, options.cache ?? defaultCacheDir(io.env))
+  const log = (line: string) => io.stderr(`kpt-variants controller: ${line}\n`)
+
+  let client: ClusterClient
+  try {
+    client = await ClusterClient.connect({ ...(options.kubeconfig ? { kubeconfig: options.kubeconfig } : {}), ...(options.context ? { context: options.context } : {}), cwd: io.cwd, env: io.env })
+  } catch (err) {
+    if (err instanceof ClusterError) throw new UsageError(err.message)
+    throw err
+  }
+  const fleetId = `cluster ${client.server} ${options.namespace ?? '*'}`
+  const git = options.git ? { cacheDir, lockTimeoutMs: options.lockTimeout, publish: false } : undefined
+  // One record with `render --cluster`'s of the same output.
+  const memo = memoFileFor(cacheDir, git ? `git ${fleetId}` : outDir)
+  const settings = {
+    render: {
+      // As `render --cluster`: records by the server, repository paths by the working directory.
+      fleetId,
+      repositoryBase: io.cwd,
+      outDir,
+      dryRun: false,
+      diff: false,
+      onConflict: options.onConflict,
+      allowExec: Boolean(options.allowExec),
+      imageFunctions: options.imageFunctions,
+      dependencies: options.dependencies,
+      ...(options.threads ? { threads: options.threads } : {}),
+      ...(git ? { git } : {}),
+      upstreamCache: { dir: cacheDir, lockTimeoutMs: options.lockTimeout },
+      cacheDir,
+      memo,
+      ...(options.namespace ? { namespace: options.namespace } : {}),
+      cwd: io.cwd,
+      env: io.env,
+    },
+    memo,
+    ...(options.namespace ? { namespace: options.namespace } : {}),
+    cacheDir,
+    resyncMs: options.resync,
+    pollMs: options.poll,
+    log,
+    ...(options.json ? { onCycle: (cycle: Cycle) => io.stdout(`${JSON.stringify(cycle)}\n`) } : {}),
+  }
+
+  const identity = options.identity ?? `${hostname()}-${randomBytes(3).toString('hex')}`
+  const elector = options.leaderElection ? new LeaderElector(leaseApi(client, lease[1]!, lease[2]!), identity, timing, undefined, log) : undefined
+  let controller: Controller | undefined
+  let server: Server | undefined
+  let stopping = false
+  // A leader finishes the cycle under way, then gives the lease up (finally, below); a standby stops waiting for it.
+  const stop = () => {
+    if (stopping) return
+    stopping = true
+    log('stopping')
+    if (controller) controller.stop()
+    else void elector?.stop()
+  }
+  const resync = () => controller?.resync()
+  process.on('SIGTERM', stop)
+  process.on('SIGINT', stop)
+  process.on('SIGHUP', resync)
+  try {
+    if (options.listen) {
+      try {
+        const listening = await listen(options.listen, secret, { leading: () => controller !== undefined && !stopping, pushed: () => controller?.upstreamChanged() })
+        server = listening.server
+        log(`listening on ${options.listen.replace(/:\d+$/, '')}:${listening.port}`)
+      } catch (err) {
+        throw new UsageError(`--listen ${options.listen}: ${(err as Error).message}`)
+      }
+    }
+    log(`${identity}: watching ${options.namespace ? `namespace ${options.namespace} of ` : ''}${client.server}${elector ? `, leading through lease ${options.lease}` : ''}`)
+    if (elector && !(await elector.acquire())) return 0
+    if (stopping) return 0
+    controller = new Controller(client, settings)
+    const running = controller.run().then(
+      () => undefined,
+      (err: unknown) => err,
+    )
+    const lost = elector ? elector.lost.then((why) => ({ why })) : new Promise<never>(() => {})
+    const ended = await Promise.race([running.then((error) => ({ error })), lost])
+    if ('why' in ended) {
+      // Another replica may lead now. As client-go's leaders do, this one ends at once, with the cycle under way:
+      // finishing it could write beside the new leader (an end mid-cycle is what a crash is, which a render survives).
+      if (!stopping) process.exit(1)
+      controller.stop()
+      await running
+      return 0
+    }
+    if (ended.error) {
+      if (ended.error instanceof ClusterError) throw new UsageError(ended.error.message)
+      throw ended.error
+    }
+    return 0
+  } finally {
+    process.off('SIGTERM', stop)
+    process.off('SIGINT', stop)
+    process.off('SIGHUP', resync)
+    await elector?.stop()
+    server?.close()
+    server?.closeAllConnections()
+  }
+}
+
+function readSecret(file: string): string {
+  try {
+    const secret = readFileSync(file, 'utf8').trim()
+    if (secret === '') throw new UsageError(`--webhook-secret-file ${file} is empty`)
+    return secret
+  } catch (err) {
+    if (err instanceof UsageError) throw err
+    throw new UsageError(`--webhook-secret-file: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`)
+  }
+}
