@@ -15,15 +15,15 @@ export interface Benchmark {
    */
   goal?: { maxMs?: number; maxRatio?: number; maxFigure?: { name: string; max: number }; label?: string }
   /** Prepares inputs once; the result is passed to run and baseline. */
-  setup?: () => unknown | Promise<unknown>
+  setup?: () => unknown
   /** Untimed, before every call of `run` (the warm-up too), e.g. to give each run a fresh output directory. */
-  beforeEach?: (input: unknown) => unknown | Promise<unknown>
-  run: (input: unknown) => unknown | Promise<unknown>
+  beforeEach?: (input: unknown) => unknown
+  run: (input: unknown) => unknown
   baseline?: {
     name: string
-    run: (input: unknown) => unknown | Promise<unknown>
+    run: (input: unknown) => unknown
     /** Untimed, before every call of the baseline's `run`. */
-    beforeEach?: (input: unknown) => unknown | Promise<unknown>
+    beforeEach?: (input: unknown) => unknown
     /**
      * The baseline does 1/scale of the work `run` does (a sample, when the
      * whole would take too long): its times are multiplied by `scale` before
@@ -42,7 +42,7 @@ export interface Benchmark {
   /** Further figures, read after the timed runs (e.g. a child process's peak RSS); printed and saved with the result. */
   figures?: (input: unknown) => Record<string, number | string> | Promise<Record<string, number | string>>
   /** Untimed, once the case is done (its figures read), e.g. to remove what it wrote. */
-  teardown?: (input: unknown) => unknown | Promise<unknown>
+  teardown?: (input: unknown) => unknown
 }
 
 /** Measured figures for one benchmark. */
@@ -68,7 +68,7 @@ export interface BenchResult {
   rssMb: number
 }
 
-async function time(fn: () => unknown | Promise<unknown>, iterations?: number, beforeEach?: () => unknown | Promise<unknown>, warmUp = true): Promise<{ median: number; min: number; n: number }> {
+async function time(fn: () => unknown, iterations?: number, beforeEach?: () => unknown, warmUp = true): Promise<{ median: number; min: number; n: number }> {
   if (warmUp) {
     await beforeEach?.()
     await fn()

@@ -22,7 +22,7 @@ export async function cli(argv: readonly string[], io: CliIO): Promise<number> {
     .description("Porch's PackageVariant and PackageVariantSet automation for plain kpt and git: render a fleet of package variants in one command.")
     .version(version, '-v, --version')
     .exitOverride()
-    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr, outputError: (text, write) => write(text) })
+    .configureOutput({ writeOut: (text) => io.stdout(text), writeErr: (text) => io.stderr(text), outputError: (text, write) => write(text) })
     .showHelpAfterError('(see kpt-variants --help)')
     .addHelpText('after', '\nEvery command takes --debug: an unexpected failure then prints where it happened (a stack trace) after its one line.')
 

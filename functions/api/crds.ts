@@ -50,7 +50,7 @@ const object = (properties: Record<string, Schema>, extra: Schema = {}): Schema 
 
 /** An object schema whose properties are exactly the fields of T (checked by the compiler). */
 function fields<T>(properties: { [K in keyof Required<T>]: Schema }, extra: Schema = {}): Schema {
-  return object(properties as Record<string, Schema>, extra)
+  return object(properties, extra)
 }
 
 /** `metav1.Condition`, with the API server's own limits. */

@@ -342,7 +342,7 @@ function instrumentComprehensions(root: ExprNode, maxId: bigint): void {
             $typeName: 'cel.expr.Expr',
             id: nextId,
             exprKind: { case: 'callExpr', value: { $typeName: 'cel.expr.Expr.Call', function: budgetFunction, args: [condition] } },
-          } as ExprNode
+          }
         }
         return
       }

@@ -109,7 +109,7 @@ test('property: a repositorySelector picks exactly the Repositories whose labels
       const rl = ResourceList.parse(list(pvs, [upstreamRevision, ...repos]))
       runFanOut(rl, { sources: [] })
       const selected = rl.items.filter((i) => i.kind === 'PackageVariant').map((i) => i.get(['spec', 'downstream', 'repo']))
-      const expected = repos.filter((r) => Object.entries(selector).every(([k, v]) => (r.metadata.labels as Record<string, string>)[k] === v)).map((r) => r.metadata.name)
+      const expected = repos.filter((r) => Object.entries(selector).every(([k, v]) => r.metadata.labels[k] === v)).map((r) => r.metadata.name)
       expect(selected).toEqual(expected)
     }),
     { numRuns: 50 },

@@ -88,8 +88,8 @@ function compare(doc: Document, counts: Counts, whole: Counts = { fast: 0, all: 
   // As a ResourceList item: the map as the one entry of a block sequence...
   counts.all++
   const asItem = new Document()
-  asItem.contents = new YAMLSeq() as never
-  ;(asItem.contents as unknown as YAMLSeq).items.push(doc.contents)
+  asItem.contents = new YAMLSeq()
+  asItem.contents.items.push(doc.contents)
   const library = stringifyWithLibrary(asItem)
   const item = printSimpleItem(doc.contents, doc.schema)
   if (item !== undefined) {
@@ -145,7 +145,7 @@ test('property: a document printed fast is byte for byte what the library prints
     fc.property(documentValue, fc.array(fc.nat(12), { minLength: 1, maxLength: 40 }), (object, choices) => {
       // Fresh nodes (what a function builds), as toNode makes them, some with comments...
       const fresh = new Document()
-      fresh.contents = toNode(object) as never
+      fresh.contents = toNode(object)
       decorate(fresh.contents, choices)
       compare(fresh, counts, whole)
       // ...and the same document parsed back from the library's print (plain and quoted styles as read).
@@ -191,7 +191,7 @@ test('a plain-styled string the library would quote is quoted as the library doe
     const doc = new Document()
     const scalar = new Scalar(value)
     scalar.type = Scalar.PLAIN
-    doc.contents = new YAMLMap() as never
+    doc.contents = new YAMLMap()
     ;(doc.contents as unknown as YAMLMap).add(new Pair(new Scalar('k'), scalar))
     const fast = printSimpleDocument(doc.contents, doc.schema, false)
     expect([undefined, stringifyWithLibrary(doc)]).toContain(fast)

@@ -4,8 +4,8 @@
  * readiness gates). Every edit keeps the nodes, comments and order of the
  * entries it does not touch.
  */
-import { isMap, isScalar, isSeq, YAMLSeq } from 'yaml'
-import type { Node, YAMLMap } from 'yaml'
+import { isMap, isScalar, isSeq } from 'yaml'
+import type { Node, YAMLMap, YAMLSeq } from 'yaml'
 import { KubeObject } from './kube-object.js'
 import { findRootObjects, isKptfile } from './package.js'
 import { toNode } from './yaml.js'
@@ -130,12 +130,7 @@ export class Kptfile {
       }
       return
     }
-    let seq = this.object.getNode(['pipeline', list])
-    if (!isSeq(seq)) {
-      this.object.set(['pipeline', list], [])
-      seq = this.object.getNode(['pipeline', list]) as YAMLSeq
-    }
-    const target = seq as YAMLSeq
+    const target = this.seqAt(['pipeline', list])
     // A comment above the first entry is held by the list and stays in front of
     // whatever comes first: kpt copies it back onto the first entry anyway.
     const items = functions.map((fn) => fn.node)
@@ -215,12 +210,17 @@ export class Kptfile {
       const kb = key(b)
       return ka < kb ? -1 : ka > kb ? 1 : 0
     })
-    let seq = this.object.getNode(path)
-    if (!isSeq(seq)) {
-      this.object.set(path, [])
-      seq = this.object.getNode(path) as YAMLSeq
-    }
-    ;(seq as YAMLSeq).items = sorted
+    this.seqAt(path).items = sorted
+  }
+
+  /** The list at `path`, an empty one set there when there is none. */
+  private seqAt(path: readonly [string, string]): YAMLSeq {
+    const found = this.object.getNode(path)
+    if (isSeq(found)) return found
+    this.object.set(path, [])
+    const made = this.object.getNode(path)
+    if (!isSeq(made)) throw new Error(`${path.join('.')} is not a list after setting one`)
+    return made
   }
 }
 

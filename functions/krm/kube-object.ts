@@ -469,6 +469,6 @@ function withPathAnnotations(value: Record<string, unknown>, path: string, index
 }
 
 function findPair(map: YAMLMap, key: string): Pair | undefined {
-  for (const pair of map.items) if (scalarKey(pair.key) === key) return pair as Pair
+  for (const pair of map.items) if (scalarKey(pair.key) === key) return pair
   return undefined
 }

@@ -132,7 +132,7 @@ export class ResourceList {
     const resultsText = this.inputResults.length === 0 && this.results.length > 0 && !root.flow ? resultsItemText(this.results.items) : undefined
     if (this.inputResults.length > 0 || this.results.length > 0) {
       const resultsNode = new YAMLSeq()
-      if (resultsText === undefined) resultsNode.items = [...(this.inputResults as YAMLSeq['items']), ...this.results.items.map(resultNode)]
+      if (resultsText === undefined) resultsNode.items = [...this.inputResults, ...this.results.items.map(resultNode)]
       root.set('results', resultsNode)
     }
     let text = printParseable(this.doc)

@@ -52,7 +52,7 @@ test('results sharing one reference and file (one object declares many) print as
   fc.assert(
     fc.property(fc.array(result, { minLength: 2, maxLength: 4 }), (results) => {
       const [first] = results
-      const shared = results.map((r) => ({ ...r, resourceRef: first!.resourceRef, file: first!.file }) as Result)
+      const shared = results.map((r) => ({ ...r, resourceRef: first!.resourceRef, file: first!.file }))
       const rl = ResourceList.parse(input)
       rl.results.push(...shared)
       expect(rl.toString()).toBe(libraryText(shared))

@@ -30,7 +30,7 @@ const tree = fc.letrec<{ map: MapNode; seq: SeqNode; value: Tree }>((tie) => ({
     .array(
       fc.record({
         comment: fc.option(comment, { nil: undefined }),
-        value: fc.oneof(scalar, tie('map') as fc.Arbitrary<MapNode>),
+        value: fc.oneof<fc.Arbitrary<Scalar | MapNode>[]>(scalar, tie('map')),
       }),
       { minLength: 1, maxLength: 3 },
     )

@@ -24,13 +24,13 @@ function keepNumberSource(tags: Tags): Tags {
     return {
       ...tag,
       stringify(item, ctx, onComment, onChompKeep) {
-        const source = (item as Scalar).source
+        const source = item.source
         if (typeof source === 'string' && typeof item.value === 'number' && sameNumber(source, item.value)) {
           return source
         }
         return stringify.call(this, item, ctx, onComment, onChompKeep)
       },
-    } as typeof tag
+    }
   })
 }
 
@@ -151,7 +151,7 @@ export function readPlainItemValue(text: string): Record<string, unknown> | unde
   if (text.includes('#') && !text.includes(': #')) return undefined
   const schema = (plainTemplate ??= parseDocument('', plainParseOptions)).schema
   const value = readPlainValue(text, schema)
-  return Array.isArray(value) && value.length === 1 && typeof value[0] === 'object' && value[0] !== null && !Array.isArray(value[0]) ? (value[0] as Record<string, unknown>) : undefined
+  return Array.isArray(value) && value.length === 1 && typeof value[0] === 'object' && value[0] !== null && !Array.isArray(value[0]) ? value[0] : undefined
 }
 
 /** parseYamlDocument with the library alone (the plain reader is checked against it). */
@@ -176,7 +176,7 @@ export function parseYamlDocuments(text: string, source = 'input'): Document.Par
   try {
     const parsed = parseAllDocuments(text, parseOptionsFor(text))
     docs = Array.isArray(parsed) ? parsed : []
-    if (!Array.isArray(parsed)) throwFirstError(parsed as unknown as Document.Parsed, source)
+    if (!Array.isArray(parsed)) throwFirstError(parsed, source)
   } catch (err) {
     if (err instanceof YamlSyntaxError) throw err
     throw new YamlSyntaxError(`${source}: cannot parse YAML: ${(err as Error).message}`)
@@ -259,7 +259,7 @@ function fieldPathOf(ancestors: readonly unknown[], key: string): string {
       const k = scalarKey(node.key)
       if (k !== undefined) out += out === '' ? k : `.${k}`
     } else if (isSeq(node) && child !== undefined) {
-      out += `[${node.items.indexOf(child as never)}]`
+      out += `[${node.items.indexOf(child)}]`
     }
   })
   return out === '' ? key : `${out}.${key}`

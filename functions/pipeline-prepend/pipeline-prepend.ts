@@ -111,7 +111,7 @@ function generatedEntry(fn: Record<string, unknown>, name: string): Record<strin
 function isEmpty(value: unknown): boolean {
   if (value === undefined || value === null || value === '') return true
   if (Array.isArray(value)) return value.length === 0
-  return typeof value === 'object' && Object.keys(value as object).length === 0
+  return typeof value === 'object' && Object.keys(value).length === 0
 }
 
 /** Makes an existing entry hold exactly `value`, reusing its nodes. */

@@ -116,7 +116,7 @@ const clones = new WeakMap<PreparedRevision, Map<string, PackageFiles>>()
 /** The clone of a prepared revision named `name` (the last segment of the downstream package path). */
 export function clonePackage(revision: PreparedRevision, name: string): PackageFiles {
   let byName = clones.get(revision)
-  if (!byName) clones.set(revision, (byName = new Map()))
+  if (!byName) clones.set(revision, (byName = new Map<string, PackageFiles>()))
   let files = byName.get(name)
   if (!files) byName.set(name, (files = newClone(revision, name)))
   // A copy of the map: callers may change it; the file contents are never changed in place.

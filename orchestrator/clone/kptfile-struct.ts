@@ -6,7 +6,6 @@
  * clone's Kptfile is byte for byte what kpt writes.
  */
 import { Document, isMap, isScalar, isSeq } from 'yaml'
-import type { Node } from 'yaml'
 import { parseYamlDocument, stringifyYamlDocument } from '../../functions/krm/index.js'
 import { toNode } from '../../functions/krm/yaml.js'
 
@@ -107,7 +106,7 @@ export function decodeKptfile(text: string): { ok: true; value: KptfileStruct } 
   const errors: string[] = []
   const value = decode(doc.contents, schema, '', errors)
   if (errors.length > 0) return { ok: false, message: `Kptfile: ${errors[0]}` }
-  return { ok: true, value: (value ?? {}) as KptfileStruct }
+  return { ok: true, value: value ?? {} }
 }
 
 function decode(node: unknown, shape: Shape, path: string, errors: string[]): unknown {
@@ -152,7 +151,7 @@ function decode(node: unknown, shape: Shape, path: string, errors: string[]): un
       errors.push(`field ${key} not found in type ${typeName(path)}`)
       continue
     }
-    const value = decode(pair.value as Node, child, at, errors)
+    const value = decode(pair.value, child, at, errors)
     if (value !== undefined) out[key] = value
   }
   return out

@@ -150,7 +150,7 @@ export async function controllerCommand(options: ControllerOptions, io: CliIO): 
     }
     if (ended.error) {
       if (ended.error instanceof ClusterError) throw new UsageError(ended.error.message)
-      throw ended.error
+      throw ended.error instanceof Error ? ended.error : new Error(String(ended.error))
     }
     return 0
   } finally {

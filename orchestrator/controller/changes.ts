@@ -86,7 +86,7 @@ export function affectedScope(before: PlanState, after: PlanState, options: { al
     for (const path of [was, after.paths.get(key)]) if (path !== undefined) repositories.add(path.slice(0, path.indexOf('/')))
   }
   const records = options.records ?? {}
-  const declared = [...packages].some((path) => !records[path] || records[path]!.dependencies !== undefined)
+  const declared = [...packages].some((path) => !records[path] || records[path].dependencies !== undefined)
   return { variants: [...keys].sort(), repositories: [...repositories].sort(), packages: [...packages].sort(), declared }
 }
 

@@ -145,7 +145,7 @@ export class FleetCache {
     const namesKinds = served.group === porchGroup && (served.kind === 'PackageVariant' || served.kind === 'PackageVariantSet')
     const watch = new ResourceWatch(this.client, served, this.namespace, {
       onEvent: (_, type, object) => {
-        const name = `${object.metadata?.['namespace'] ?? ''}/${object.metadata?.['name'] ?? ''}`
+        const name = `${String(object.metadata?.['namespace'] ?? '')}/${String(object.metadata?.['name'] ?? '')}`
         const text = type === 'delete' ? undefined : snapshotText([snapshotObject(object, apiVersion, served.kind, writesStatusOf(served))])
         if (documents.get(name) === text) return
         if (text === undefined) documents.delete(name)

@@ -107,7 +107,7 @@ export class ClusterClient {
           context.setHeaderParam('Content-Type', method === 'PATCH' ? contentType : 'application/json')
           context.setBody(JSON.stringify(body))
         }
-        return (await this.requestPromise(context)) as unknown
+        return await this.requestPromise(context)
       }
 
       // The JSON as served: the library's serializer would type `metadata` (dropping a list's `continue`, making timestamps Dates).
@@ -298,7 +298,7 @@ export class Discovery {
         const groups = (list as { groups?: { name: string; preferredVersion?: { version: string }; versions?: { version: string }[] }[] } | undefined)?.groups ?? []
         return [
           { group: '', version: 'v1' },
-          ...groups.flatMap((g) => ((g.preferredVersion?.version ?? g.versions?.[0]?.version) ? [{ group: g.name, version: (g.preferredVersion?.version ?? g.versions![0]!.version)! }] : [])),
+          ...groups.flatMap((g) => ((g.preferredVersion?.version ?? g.versions?.[0]?.version) ? [{ group: g.name, version: g.preferredVersion?.version ?? g.versions![0]!.version }] : [])),
         ]
       })
       groups.catch(() => {

@@ -52,7 +52,7 @@ export class ResourceWatch {
     const list = async (): Promise<KubernetesListObject<KubernetesObject>> => {
       const { items, resourceVersion } = await client.list(served, namespace)
       this.#listed = true
-      return { apiVersion: 'v1', kind: 'List', items: items as KubernetesObject[], metadata: { resourceVersion } }
+      return { apiVersion: 'v1', kind: 'List', items: items, metadata: { resourceVersion } }
     }
     const informer = new k8s.ListWatch<KubernetesObject>(client.collection(served, namespace), withBookmarks, list, false)
     informer.on('add', (o) => handlers.onEvent(served, 'add', o as ApiObject))

@@ -108,7 +108,7 @@ function mergeMap(local: YAMLMap | undefined, origin: YAMLMap | undefined, updat
       l.value = value
       if (u && o && isScalar(l.key) && isScalar(o.key) && isScalar(u.key) && sameComments(l.key, o.key) && !sameComments(o.key, u.key)) copyComments(l.key, u.key)
     } else {
-      const keyNode = isScalar(u?.key) ? (u!.key as Scalar).clone() : new Scalar(key)
+      const keyNode = isScalar(u?.key) ? u.key.clone() : new Scalar(key)
       result.items.push(new Pair(keyNode, value))
     }
   }

@@ -115,7 +115,7 @@ function sameKptfile(local: PackageFile, origin: PackageFile, isRoot: boolean): 
   if (!l.ok || !o.ok) return local.content.equals(origin.content)
   const comparable = (value: Record<string, unknown>) => {
     const { upstream: _u, upstreamLock: _l, ...rest } = value
-    if (isRoot && typeof rest['metadata'] === 'object' && rest['metadata'] !== null) rest['metadata'] = { ...(rest['metadata'] as object), name: '' }
+    if (isRoot && typeof rest['metadata'] === 'object' && rest['metadata'] !== null) rest['metadata'] = { ...rest['metadata'], name: '' }
     return JSON.stringify(rest)
   }
   return comparable(kptfileValue(l.value)) === comparable(kptfileValue(o.value))

@@ -22,7 +22,6 @@
  * did not touch are kept byte for byte.
  */
 import { isMap } from 'yaml'
-import type { Node } from 'yaml'
 import { reconcileNode } from '../../functions/krm/yaml.js'
 import { parseYamlDocument, stringifyYamlDocument } from '../../functions/krm/index.js'
 import { packageContextText } from '../clone/clone.js'
@@ -226,7 +225,7 @@ function keepLayout(localText: string, kptfile: KptfileStruct): string {
   try {
     const doc = parseYamlDocument(localText, 'Kptfile')
     const value = kptfileValue(kptfile)
-    const root = reconcileNode(doc.contents as Node, value)
+    const root = reconcileNode(doc.contents, value)
     // A top-level field new to the downstream (upstreamLock after an adoption) goes where the struct has it.
     const order = Object.keys(value)
     if (isMap(root)) root.items.sort((a, b) => order.indexOf(String((a.key as { value?: unknown }).value)) - order.indexOf(String((b.key as { value?: unknown }).value)))

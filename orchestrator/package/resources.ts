@@ -12,7 +12,6 @@
  * text of each distinct document is cached: a fleet parses each once.
  */
 import { isMap, isScalar } from 'yaml'
-import type { YAMLMap } from 'yaml'
 import { indexAnnotation, KubeObject, legacyIndexAnnotation, legacyPathAnnotation, packagePathAnnotation, parseYamlDocument, pathAnnotation } from '../../functions/krm/index.js'
 import { isEmptyDocument, joinDocuments, sequenceStyle, splitDocuments } from './documents.js'
 import type { DocumentText } from './documents.js'
@@ -183,7 +182,7 @@ export class ResourceCodec {
     // Kept from the second reading of a content on: most contents read from disk are read once.
     if (!this.#seen.has(file.content)) this.#seen.add(file.content)
     else {
-      if (!readings) this.#readings.set(file.content, (readings = new Map()))
+      if (!readings) this.#readings.set(file.content, (readings = new Map<string, FileLayout>()))
       readings.set(place, reading)
     }
     return reading
@@ -254,7 +253,7 @@ function itemText(item: KubeObject, origin: ItemOrigin | undefined, resources: P
 function printDocument(item: KubeObject, wide: boolean): string {
   for (const key of [pathAnnotation, legacyPathAnnotation, indexAnnotation, legacyIndexAnnotation, packagePathAnnotation]) item.removeAnnotation(key)
   const annotations = item.getNode(['metadata', 'annotations'])
-  if (isMap(annotations) && (annotations as YAMLMap).items.length === 0) item.remove(['metadata', 'annotations'])
+  if (isMap(annotations) && annotations.items.length === 0) item.remove(['metadata', 'annotations'])
   return item.toYaml({ wide })
 }
 

@@ -9,7 +9,6 @@
 import hljs from 'highlight.js/lib/core'
 import yaml from 'highlight.js/lib/languages/yaml'
 import { Diff2HtmlUI } from 'diff2html/lib-esm/ui/js/diff2html-ui-base.js'
-import type { HLJSApi } from 'highlight.js'
 import { pageStates, stateDescriptions } from './types.js'
 import type { PageModel, PageState, PageVariant } from './types.js'
 import { buildMatrix, cellState, cellText, countStates, defaultColumns, filterVariants, graphGeometry, labelOptions, layoutGraph, rowWindow, searchIndex } from './view.js'
@@ -31,17 +30,17 @@ const rowHeight = 28
 const model = readJson<Omit<PageModel, 'variants'> & { variants: EmbeddedVariant[] }>('fleet-model')
 const diffs = readJson<EmbeddedDiffs>('fleet-diffs')
 const variants = model.variants
-const index = searchIndex(variants as PageVariant[])
+const index = searchIndex(variants)
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T
 const states = new Set<PageState>()
 const filter: Filter = { text: '', repo: '', label: '', states }
-let columnsBy: ColumnsBy = defaultColumns(variants as PageVariant[])
+let columnsBy: ColumnsBy = defaultColumns(variants)
 let matrix: Matrix = { columns: [], rows: [] }
 let diffFormat: 'side-by-side' | 'line-by-line' = 'line-by-line'
 let shownVariant: number | undefined
 
 function readJson<T>(id: string): T {
-  return JSON.parse(document.getElementById(id)!.textContent!) as T
+  return JSON.parse(document.getElementById(id)!.textContent) as T
 }
 
 function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: (Node | string)[]): HTMLElementTagNameMap[K] {
@@ -53,8 +52,8 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string,
 
 /** Applies the filter: counts, matrix, the rows in view. */
 function update(): void {
-  const ids = filterVariants(variants as PageVariant[], index, filter)
-  const counts = countStates(variants as PageVariant[], ids)
+  const ids = filterVariants(variants, index, filter)
+  const counts = countStates(variants, ids)
   for (const state of pageStates) {
     const chip = $(`count-${state}`)
     chip.querySelector('b')!.textContent = String(counts[state])
@@ -62,7 +61,7 @@ function update(): void {
     chip.setAttribute('aria-pressed', String(filter.states.has(state)))
   }
   $('shown').textContent = `${ids.length} of ${variants.length} package(s) in ${new Set(ids.map((i) => variants[i]!.repo)).size} repositories`
-  matrix = buildMatrix(variants as PageVariant[], ids, columnsBy)
+  matrix = buildMatrix(variants, ids, columnsBy)
   const head = $('matrix-head')
   head.replaceChildren(el('div', { class: 'repo' }, columnsBy === 'set' ? 'repository \\ set' : 'repository \\ package'), ...matrix.columns.map((c) => el('div', { class: 'col', title: c }, c)))
   $('matrix-body').style.height = `${matrix.rows.length * rowHeight}px`
@@ -77,7 +76,7 @@ function drawRows(): void {
   for (let r = start; r < end; r++) {
     const row = matrix.rows[r]!
     const cells = row.cells.map((ids) => {
-      const state = cellState(variants as PageVariant[], ids)
+      const state = cellState(variants, ids)
       if (!state) return el('div', { class: 'cell empty' })
       return el(
         'button',
@@ -208,7 +207,7 @@ async function drawDiff(ref: number): Promise<void> {
   const diff = (await chunk(Math.floor(ref / diffs.chunkSize)))[ref % diffs.chunkSize]!
   const target = document.getElementById('diff')
   if (!target) return
-  const ui = new Diff2HtmlUI(target, diff, { outputFormat: diffFormat, drawFileList: false, matching: 'lines', highlight: true, synchronisedScroll: true }, hljs as unknown as HLJSApi)
+  const ui = new Diff2HtmlUI(target, diff, { outputFormat: diffFormat, drawFileList: false, matching: 'lines', highlight: true, synchronisedScroll: true }, hljs)
   ui.draw()
   ui.highlightCode()
   target.dataset['drawn'] = diffFormat

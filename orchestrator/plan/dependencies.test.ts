@@ -153,7 +153,7 @@ describe('a repository whose packages need others', () => {
       metadata: { name: 'cert-manager', labels: { 'kpt-variants.dev/repository': 'edge-08' } },
       spec: { package: 'cert-manager', version: 'v1.12.0' },
     })
-    const elsewhere = KubeObject.fromObject({ ...installed.toJS(), metadata: { name: 'cert-manager-other', labels: { 'kpt-variants.dev/repository': 'edge-09' } } } as Record<string, unknown>)
+    const elsewhere = KubeObject.fromObject({ ...installed.toJS(), metadata: { name: 'cert-manager-other', labels: { 'kpt-variants.dev/repository': 'edge-09' } } })
     const plan = planRepository({ repo: 'edge-08', targets: [monitor('edge-08')], present: [] }, context({ fleetObjects: [installed, elsewhere], mode: 'check' }))
     expect(plan.steps).toEqual([expect.objectContaining({ action: 'upgrade', from: 'v1.12.0', version: 'v1.14.0', pkg: 'cert-manager', outsideGit: true, asDependency: false })])
     // Once the repository holds it, the InstalledPackage no longer counts.

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto'
 import { readPackageVariantConfig } from '../../functions/api/package-variant-config.js'
 import { packageVariantRules, validatePackageVariant } from '../../functions/api/package-variant.js'
-import type { PackageVariant, PackageVariantSpec } from '../../functions/api/package-variant.js'
+import type { PackageVariant } from '../../functions/api/package-variant.js'
 import type { Repository } from '../../functions/api/repository.js'
 import { runFanOut } from '../../functions/fan-out/index.js'
 import { dns1123LabelErrors, ResourceList } from '../../functions/krm/index.js'
@@ -221,7 +221,7 @@ export function planFleet(fleet: Fleet, upstreams: Upstreams, shard?: Shard): Fl
  * parsing its text back.
  */
 function renderedVariant(object: KubeObject, spec: Record<string, unknown>): { ok: true; pv: PackageVariant } | { ok: false; results: { message: string }[] } {
-  const pv: PackageVariant = { object, name: object.name, namespace: object.namespace, spec: spec as PackageVariantSpec }
+  const pv: PackageVariant = { object, name: object.name, namespace: object.namespace, spec: spec }
   const errors = validatePackageVariant(pv, packageVariantRules)
   return errors.length === 0 ? { ok: true, pv } : { ok: false, results: errors }
 }

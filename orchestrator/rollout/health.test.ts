@@ -40,7 +40,7 @@ describe('targetHealth', () => {
   const target = (status?: string, running?: string): RolloutTarget => ({
     name: 'edge-01',
     labels: {},
-    annotations: running ? { 'example.com/rev': running } : ({} as Record<string, string>),
+    annotations: running ? { 'example.com/rev': running } : {},
     conditions: status ? [{ type: 'Ready', status, reason: 'Why', message: 'because' }] : [],
   })
   const gate = { condition: 'Ready' }

@@ -134,7 +134,7 @@ async function publishOpened(fleet: Fleet, plan: FleetPlan, output: GitOutput, s
   // selector picks. One a PackageVariant made that no longer makes it is refused (the next render removes it).
   for (const snapshot of output.shared.snapshots) {
     const unplanned = Object.keys(snapshot.drafts).filter((pkg) => !variants.has(`${snapshot.name}/${pkg}`) && inScope(`${snapshot.name}/${pkg}`))
-    const declared = settings.selector || settings.force ? new Map() : await openDraftDeclarations(snapshot, unplanned)
+    const declared = settings.selector || settings.force ? new Map<string, DraftDeclaration>() : await openDraftDeclarations(snapshot, unplanned)
     for (const pkg of unplanned) {
       const path = `${snapshot.name}/${pkg}`
       const orphaned = ownerGone(declared.get(pkg), plan)

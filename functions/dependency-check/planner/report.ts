@@ -103,9 +103,9 @@ function evaluateDependencies(graph: PlanGraph, options: ReportOptions, conflict
   const nodes = graph.sortedNodes()
   const positions = new Map<string, number>()
   nodes.forEach((n, i) => positions.set(n.id, i))
-  const evaluated: Evaluation['evaluated'] = new Array(nodes.length)
-  const edges: Evaluation['edges'] = new Array(nodes.length)
-  const requiredBy: Evaluation['requiredBy'] = new Array(nodes.length)
+  const evaluated: Evaluation['evaluated'] = new Array<Evaluation['evaluated'][number]>(nodes.length)
+  const edges: Evaluation['edges'] = new Array<Evaluation['edges'][number]>(nodes.length)
+  const requiredBy: Evaluation['requiredBy'] = new Array<Evaluation['requiredBy'][number]>(nodes.length)
   nodes.forEach((node, at) => {
     const label = nodeLabel(node.package, node.namespace, node.version?.raw)
     const transitive = node.action !== 'target'

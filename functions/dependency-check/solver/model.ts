@@ -124,7 +124,7 @@ class ModelBuilder {
   private readonly incompatibilities: Incompatibility[] = []
   private readonly choices: Choice[] = []
   /** Scratch for addDependencies, reused per variable: changed values' groups by key, then the dependencies of a value alone in its class. */
-  private readonly groups: [Map<string, DependencyGroup>, DependencyGroup[], DependencyGroup[]] = [new Map(), [], []]
+  private readonly groups: [Map<string, DependencyGroup>, DependencyGroup[], DependencyGroup[]] = [new Map<string, DependencyGroup>(), [], []]
   /** Dependency objects are shared between catalog versions: their grouping keys, by identity. */
   private readonly dependencyKeys = new Map<Dependency, string>()
   /** scope() answers by namespace, then package. */
@@ -253,7 +253,7 @@ class ModelBuilder {
   /** Where a dependency of a package in `namespace` on `pkg` lives (the planner's scopes, over the starting nodes). */
   private scope(pkg: string, namespace: string): string {
     let byNamespace = this.scopes.get(namespace)
-    if (!byNamespace) this.scopes.set(namespace, (byNamespace = new Map()))
+    if (!byNamespace) this.scopes.set(namespace, (byNamespace = new Map<string, string>()))
     let id = byNamespace.get(pkg)
     if (id === undefined) byNamespace.set(pkg, (id = this.findScope(pkg, namespace)))
     return id
@@ -298,7 +298,7 @@ class ModelBuilder {
   /** Present values that satisfy the constraint (a target of unknown version satisfies every range). */
   private satisfying(y: number, c: Constraint): ValueSet {
     const values = this.variables[y]!.values
-    return ValueSet.where(values.length, (i) => values[i]!.kind !== 'absent' && (!values[i]!.version || satisfies(values[i]!.version!, c)))
+    return ValueSet.where(values.length, (i) => values[i]!.kind !== 'absent' && (!values[i]!.version || satisfies(values[i]!.version, c)))
   }
 
   private absentSet(y: number): ValueSet {
@@ -483,7 +483,7 @@ class ModelBuilder {
 
   private forbidCycles(values: readonly number[]): Incompatibility[] {
     const present = (v: number) => this.variables[v]!.values[values[v]!]!.kind !== 'absent'
-    const edges: (Edge[] | undefined)[] = new Array(this.variables.length)
+    const edges = new Array<Edge[] | undefined>(this.variables.length)
     const edgesOf = (v: number): Edge[] => (edges[v] ??= this.edgesOf(v, values, present))
     const out: Incompatibility[] = []
     const variables = this.variables.length

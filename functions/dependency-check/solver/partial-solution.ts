@@ -37,7 +37,7 @@ export class PartialSolution {
   constructor(private readonly domainSizes: readonly number[]) {
     this.allowed = domainSizes.map((n) => ValueSet.full(n))
     this.sizes = [...domainSizes]
-    this.history = new Array(domainSizes.length)
+    this.history = new Array<number[] | undefined>(domainSizes.length)
   }
 
   allowedOf(variable: number): ValueSet {

@@ -78,7 +78,7 @@ class Solver {
 
   constructor(private readonly problem: Problem) {
     this.solution = new PartialSolution(problem.domainSizes)
-    this.watching = new Array(problem.domainSizes.length)
+    this.watching = new Array<Incompatibility[] | undefined>(problem.domainSizes.length)
     for (const inc of problem.incompatibilities) this.watch(inc)
     this.queue.push(...problem.first)
   }
