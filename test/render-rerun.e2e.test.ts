@@ -6,7 +6,8 @@ import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } 
 import { join } from 'node:path'
 import { git } from './support/git-repo.js'
 import { threeClusters, v2Image } from './support/fleet.js'
-import { timeout, snapshot, useWorkspaces } from './support/render-workspace.js'
+import { pastRacyWindowMs } from './support/clock.js'
+import { backdate, timeout, snapshot, useWorkspaces } from './support/render-workspace.js'
 import type { JsonReport } from './support/render-workspace.js'
 
 describe('kpt-variants render', () => {
@@ -17,9 +18,9 @@ describe('kpt-variants render', () => {
     async () => {
       const ws = await workspace({ clusters: threeClusters })
       await ws.renderOk()
+      // A rewrite shows in mtimes even on coarse-grained file systems.
+      backdate(ws.out)
       const before = snapshot(ws.out)
-      // Let a rewrite show in mtimes even on coarse-grained file systems.
-      await new Promise((resolve) => setTimeout(resolve, 50))
 
       const { run, report } = await ws.renderJson()
       expect(run.exitCode).toBe(0)
@@ -67,7 +68,7 @@ describe('kpt-variants render', () => {
       expect(ws.yaml('edge-03/nginx/region-endpoints.yaml')['data']).toEqual({ API_ENDPOINT: 'https://api.eu-west1.example.com' })
 
       // Two seconds on, a run trusts the files' metadata and reads no content; an edit of the same size still shows.
-      await new Promise((resolve) => setTimeout(resolve, 2100))
+      ws.clock.advance(pastRacyWindowMs)
       expect((await ws.renderJson()).report.summary.unchanged).toBe(3)
       const record = readdirSync(join(ws.dir, 'cache', 'kpt-variants', 'renders'))[0]!
       const entries = JSON.parse(readFileSync(join(ws.dir, 'cache', 'kpt-variants', 'renders', record), 'utf8')).entries as Record<string, { stat?: string }>
@@ -89,9 +90,9 @@ describe('kpt-variants render', () => {
       const quietRecords = () => (existsSync(join(cache, 'quiet-runs')) ? readdirSync(join(cache, 'quiet-runs')) : [])
       const statuses = (report: JsonReport) => report.variants.map((v) => [v.path, v.status])
       const allUnchanged = threeClusters.map((c) => [`${c.name}/nginx`, 'unchanged'])
-      /** Renders until a run has recorded that nothing changed: files written in the last two seconds are not trusted. */
+      /** Renders, two seconds on, a run that records that nothing changed: files written in the last two seconds are not trusted. */
       const settle = async () => {
-        await new Promise((resolve) => setTimeout(resolve, 2100))
+        ws.clock.advance(pastRacyWindowMs)
         const full = await ws.renderJson()
         expect(statuses(full.report)).toEqual(allUnchanged)
         expect(quietRecords()).toHaveLength(1)
@@ -151,7 +152,6 @@ describe('kpt-variants render', () => {
       expect(ws.yaml('edge-01/nginx/deployment.yaml')['spec']['template']['spec']['containers'][0]['image']).toBe(v2Image)
       await settle()
     },
-    // Seven runs and six two-second waits for file metadata to be trusted.
-    90_000,
+    timeout,
   )
 })

@@ -7,13 +7,14 @@
  *   fleet/             Repositories, WorkloadClusters, region endpoints, the nginx set
  *   out/               --out
  */
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative, sep } from 'node:path'
 import { execa } from 'execa'
 import { parse } from 'yaml'
 import { gitIdentity, repoRoot } from '../e2e/runner.js'
 import { git, writeTree } from './git-repo.js'
+import { TestClock } from './clock.js'
 import { createBlueprints, fleetFiles } from './fleet.js'
 import type { FleetOptions } from './fleet.js'
 
@@ -55,6 +56,8 @@ export class Workspace {
   readonly fleet: string
   readonly out: string
   readonly blueprints: string
+  /** The time the renders run at. */
+  readonly clock = new TestClock()
 
   constructor(readonly dir: string) {
     this.fleet = join(dir, 'fleet')
@@ -81,7 +84,7 @@ export class Workspace {
     const run = await execa('node', [bin, 'render', ...args], {
       cwd: this.dir,
       // The record of earlier renders (run/memo.ts) stays in the workspace.
-      env: { ...process.env, ...gitIdentity, XDG_CACHE_HOME: join(this.dir, 'cache') },
+      env: { ...process.env, ...gitIdentity, XDG_CACHE_HOME: join(this.dir, 'cache'), ...this.clock.env() },
       reject: false,
       stdin: 'ignore',
       // Diffs end with a newline that belongs to them.
@@ -142,6 +145,12 @@ export function snapshot(dir: string): Record<string, { content: string; ino: nu
   }
   walk(dir)
   return out
+}
+
+/** Sets the modification time of everything below `dir` (itself included) to `date`: a later write shows in mtimes whatever their granularity. */
+export function backdate(dir: string, date = new Date('2001-01-01T00:00:00Z')): void {
+  for (const path of Object.keys(snapshot(dir))) utimesSync(join(dir, path), date, date)
+  utimesSync(dir, date, date)
 }
 
 /** A summary line of the human report: `STATUS  PACKAGE  VARIANT  UPSTREAM`. */
