@@ -13,7 +13,7 @@
  */
 import type { Document } from 'yaml'
 import { parseYamlDocument, stringifyYamlDocument } from '../../functions/krm/index.js'
-import { scalarKey } from '../../functions/krm/yaml.js'
+import { scalarKey } from '../../functions/krm/yaml/index.js'
 import { addMergeComment, metadataPair, parseMergeComment } from '../clone/merge-comments.js'
 import { isEmptyDocument, sequenceStyle, splitDocuments } from '../package/documents.js'
 import { mergeFields } from './fields.js'

@@ -9,7 +9,7 @@
 import { Alias, Document, isAlias, isMap, isPair, isScalar, isSeq, Pair, Scalar, YAMLMap, YAMLSeq } from 'yaml'
 import type { Schema } from 'yaml'
 import { LRUCache } from 'lru-cache'
-import { parseYamlDocument } from './yaml.js'
+import { parseYamlDocument } from './documents.js'
 
 /** yaml tells its nodes apart by these registered symbols (isDocument, isMap...). */
 const nodeType = Symbol.for('yaml.node.type')

@@ -13,7 +13,7 @@ import { LRUCache } from 'lru-cache'
 import { scanHeader } from './lazy-items.js'
 import type { ItemHeader } from './lazy-items.js'
 import { parseRepeatedYamlDocument } from './repeated-parse.js'
-import { checkNode, maxAliasCount, readPlainItemValue, stringifyYamlDocument, YamlSyntaxError } from './yaml.js'
+import { checkNode, maxAliasCount, readPlainItemValue, stringifyYamlDocument, YamlSyntaxError } from './documents.js'
 
 export interface ObjectBacking {
   /** The map node; a source is parsed on first use. */
