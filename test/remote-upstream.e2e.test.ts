@@ -11,6 +11,7 @@ import { execa } from 'execa'
 import type { ResultPromise } from 'execa'
 import { createFleet, setText } from '../bench/fleet-fixture.js'
 import { gitIdentity, repoRoot } from './e2e/runner.js'
+import { pastRacyWindowMs, TestClock } from './support/clock.js'
 import { treeWithModesAndBytes } from './support/files.js'
 import { git } from './support/git-repo.js'
 
@@ -29,21 +30,30 @@ function freePort(): Promise<number> {
   })
 }
 
-/** `git daemon` serving every repository below `base` on a free port; resolves once it answers. */
+/** `git daemon` serving every repository below `base` on a free port; resolves once it listens (it says so on stderr). */
 async function serve(base: string): Promise<{ url: (repo: string) => string; daemon: ResultPromise }> {
   const port = await freePort()
-  const daemon = execa('git', ['daemon', `--base-path=${base}`, '--export-all', '--reuseaddr', '--listen=127.0.0.1', `--port=${port}`, base], { reject: false })
+  const daemon = execa('git', ['daemon', '--verbose', `--base-path=${base}`, '--export-all', '--reuseaddr', '--listen=127.0.0.1', `--port=${port}`, base], { reject: false })
   const url = (repo: string) => `git://127.0.0.1:${port}/${repo}`
-  for (let tries = 0; ; tries++) {
-    const probe = await execa('git', ['ls-remote', url('blueprints')], { reject: false })
-    if (probe.exitCode === 0) return { url, daemon }
-    if (tries >= 50) throw new Error(`git daemon did not answer: ${probe.stderr}`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
+  await new Promise<void>((resolve, reject) => {
+    let said = ''
+    const listening = (chunk: Buffer) => {
+      said += String(chunk)
+      if (!said.includes('Ready to rumble')) return
+      daemon.stderr.off('data', listening)
+      resolve()
+    }
+    daemon.stderr.on('data', listening)
+    void daemon.then((result) => reject(new Error(`git daemon exited ${result.exitCode} before it listened:\n${said}`)))
+  })
+  return { url, daemon }
 }
 
 let dir: string
 let daemon: ResultPromise | undefined
+/** The time the test's renders run at. */
+let clock: TestClock
+beforeEach(() => (clock = new TestClock()))
 afterEach(() => {
   daemon?.kill()
   daemon = undefined
@@ -62,7 +72,11 @@ async function remoteFleet(variants: number): Promise<void> {
 
 /** Runs `kpt-variants render fleet --out OUT --json` with the test's cache; a failing run resolves too. */
 function renderRun(out: string, extra: string[] = [], env: Record<string, string> = {}) {
-  return execa('node', [bin, 'render', 'fleet', '--out', out, '--cache', 'cache', '--json', '--no-progress', ...extra], { cwd: dir, env: { ...process.env, ...gitIdentity, ...env }, reject: false })
+  return execa('node', [bin, 'render', 'fleet', '--out', out, '--cache', 'cache', '--json', '--no-progress', ...extra], {
+    cwd: dir,
+    env: { ...process.env, ...gitIdentity, ...clock.env(), ...env },
+    reject: false,
+  })
 }
 
 /** The report of a render that succeeded. */
@@ -115,8 +129,9 @@ test(
     await remoteFleet(3)
     expect(await renderCounting('out')).toMatchObject({ summary: { created: 3 }, fetches: 0, clones: 1 })
     // Past the two seconds in which a written file's metadata is not trusted: this run records them, and the whole run.
-    await new Promise((resolve) => setTimeout(resolve, 2100))
+    clock.advance(pastRacyWindowMs)
     expect(await renderCounting('out')).toMatchObject({ summary: { unchanged: 3 }, fetches: 1, clones: 0 })
+    expect(readdirSync(join(dir, 'cache', 'quiet-runs'))).toHaveLength(1)
     // Answered from the record of the whole run, after one fetch.
     expect(await renderCounting('out')).toMatchObject({ summary: { unchanged: 3 }, fetches: 1, clones: 0 })
     // A package edited: the check finds it changed, and the full run reads the upstream as the check fetched it.

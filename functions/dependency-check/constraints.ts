@@ -50,6 +50,7 @@ const notPattern = /(?:^|\s)!=?(\S+)/g
 const prereleaseName = /\d-[0-9A-Za-z]/
 const maxNotComparators = 8
 
+/** Budget: 100,000 constraints, started afresh when full; a plain Map as versions.ts's caches are (slots allocated up front). */
 const cache = new Map<string, ParsedConstraint>()
 
 /** Parses a constraint (memoised: catalogs repeat the same few ranges). */

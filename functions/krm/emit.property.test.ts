@@ -1,10 +1,10 @@
 /** Property: the fast emitter prints exactly what the yaml library prints for the same value. */
 import fc from 'fast-check'
 import { Document, YAMLSeq } from 'yaml'
-import { renderedHeader, renderItemText } from './emit.js'
+import { renderedHeader, renderItemText } from './yaml/emit.js'
 import { KubeObject } from './kube-object.js'
-import { scanHeader } from './lazy-items.js'
-import { stringifyWithLibrary, toNode } from './yaml.js'
+import { scanHeader } from './yaml/lazy-items.js'
+import { stringifyWithLibrary, toNode } from './yaml/documents.js'
 
 function libraryText(value: Record<string, unknown>): string {
   const doc = new Document()

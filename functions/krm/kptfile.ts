@@ -8,7 +8,7 @@ import { isMap, isScalar, isSeq } from 'yaml'
 import type { Node, YAMLMap, YAMLSeq } from 'yaml'
 import { KubeObject } from './kube-object.js'
 import { findRootObjects, isKptfile } from './package.js'
-import { toNode } from './yaml.js'
+import { toNode } from './yaml/index.js'
 
 /** The two function lists of a Kptfile pipeline. */
 export type PipelineList = 'mutators' | 'validators'

@@ -7,12 +7,22 @@
 import { Document, isMap, isScalar, isSeq, Pair, YAMLMap } from 'yaml'
 import type { Node } from 'yaml'
 import { indexAnnotation, legacyIndexAnnotation, legacyPathAnnotation, localConfigAnnotation, packagePathAnnotation, pathAnnotation, upstreamIdentifierAnnotation } from './annotations.js'
-import { renderedHeader, renderFieldText, renderItemText } from './emit.js'
-import { topLevelFieldText } from './lazy-items.js'
-import type { ItemHeader } from './lazy-items.js'
-import { NodeBacking, SourceBacking } from './object-backing.js'
-import type { ObjectBacking } from './object-backing.js'
-import { maxAliasCount, newScalar, reconcileNode, scalarKey, stringifyYamlDocument, toNode, YamlSyntaxError } from './yaml.js'
+import {
+  maxAliasCount,
+  newScalar,
+  NodeBacking,
+  print,
+  reconcileNode,
+  renderedHeader,
+  renderFieldText,
+  renderItemText,
+  scalarKey,
+  SourceBacking,
+  toNode,
+  topLevelFieldText,
+  YamlSyntaxError,
+} from './yaml/index.js'
+import type { ItemHeader, ObjectBacking } from './yaml/index.js'
 
 /** The file an object is in (and a result is about), relative to the package, and its index there. */
 export interface FileRef {
@@ -391,7 +401,7 @@ export class KubeObject {
   toYaml(options: { wide?: boolean } = {}): string {
     const doc = new Document()
     doc.contents = this.node
-    return stringifyYamlDocument(doc, options)
+    return print(doc, options)
   }
 
   // ---- as a ResourceList item: printed back from its source text while it is not parsed

@@ -1,7 +1,7 @@
 /** Property: a lazily split ResourceList behaves exactly like a fully parsed one. */
 import fc from 'fast-check'
 import { KubeObject } from './kube-object.js'
-import { scanHeader, splitItems } from './lazy-items.js'
+import { scanHeader, splitItems } from './yaml/lazy-items.js'
 import { ResourceList } from './resource-list.js'
 
 const word = fc.stringMatching(/^[a-z][a-z0-9-]{0,6}$/)

@@ -1,5 +1,5 @@
 import { KubeObject } from './kube-object.js'
-import { splitItems, topLevelFieldText } from './lazy-items.js'
+import { splitItems, topLevelFieldText } from './yaml/lazy-items.js'
 import { ResourceList } from './resource-list.js'
 
 const chunk = `- apiVersion: v1

@@ -5,7 +5,7 @@
 import { parseAllDocuments } from 'yaml'
 import type { KrmFunction } from './run.js'
 import { parseObjects } from './objects.js'
-import { checkNestingDepth } from './yaml.js'
+import { checkNestingDepth } from './yaml/documents.js'
 import { runFunction } from './run.js'
 
 /** Reads what functions typically read of every item: identity, labels, annotations and `spec.x`. */

@@ -1,7 +1,7 @@
 /** Reading plain multi-document YAML (the `--sources` files) into objects. */
 import { isMap, isScalar, isSeq } from 'yaml'
 import { KubeObject } from './kube-object.js'
-import { checkNode, parseYamlDocuments } from './yaml.js'
+import { checkNode, parse } from './yaml/index.js'
 
 /**
  * Parses a YAML stream into objects. A `ResourceList` or a `List` (any kind
@@ -11,7 +11,7 @@ import { checkNode, parseYamlDocuments } from './yaml.js'
  */
 export function parseObjects(text: string, file: string): KubeObject[] {
   const objects: KubeObject[] = []
-  parseYamlDocuments(text, file).forEach((doc, index) => {
+  parse(text, { source: file, stream: true }).forEach((doc, index) => {
     const root = doc.contents
     // An empty document (`---` then `---`, or comments only) holds nothing, as kubectl reads it.
     if (root === null || root === undefined || (isScalar(root) && root.value === null && root.range?.[0] === root.range?.[1])) return

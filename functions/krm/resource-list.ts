@@ -1,14 +1,11 @@
 /** ResourceList: the wire format between kpt and a KRM function. */
 import { Document, isMap, isScalar, isSeq, parseDocument, visit, YAMLSeq } from 'yaml'
 import type { YAMLMap } from 'yaml'
-import { renderItemText } from './emit.js'
-import type { SharedTexts } from './emit.js'
-import { isPlainBlockItem } from './item-syntax.js'
 import { KubeObject } from './kube-object.js'
-import { itemsPlaceholder, scanHeader, splitItems } from './lazy-items.js'
 import { Results } from './results.js'
 import type { Result } from './results.js'
-import { checkNode, parseYamlDocument, scalarKey, stringifyYamlDocument, toNode, YamlSyntaxError } from './yaml.js'
+import { checkNode, isPlainBlockItem, itemsPlaceholder, parse, print, renderItemText, scalarKey, scanHeader, splitItems, toNode, YamlSyntaxError } from './yaml/index.js'
+import type { SharedTexts } from './yaml/index.js'
 
 /** The input could not be read as a ResourceList; the message says why. */
 export class ResourceListError extends Error {
@@ -55,7 +52,7 @@ export class ResourceList {
     const split = options.lazy === false ? undefined : splitItems(text)
     let doc: Document.Parsed
     try {
-      doc = parseYamlDocument(split ? split.shell : text, 'ResourceList')
+      doc = parse(split ? split.shell : text, { source: 'ResourceList' })
     } catch (err) {
       if (!(err instanceof YamlSyntaxError)) throw err
       const item = split || err.line === undefined ? undefined : itemAtLine(text, err.line)
@@ -150,7 +147,7 @@ export class ResourceList {
  * comments are dropped (the loss of comments beats output kpt cannot read).
  */
 function printParseable(doc: Document): string {
-  const text = stringifyYamlDocument(doc)
+  const text = print(doc)
   if (!text.includes('#') || parseDocument(text, { uniqueKeys: false }).errors.length === 0) return text
   doc.comment = null
   doc.commentBefore = null
@@ -160,7 +157,7 @@ function printParseable(doc: Document): string {
       node.commentBefore = null
     },
   })
-  return stringifyYamlDocument(doc)
+  return print(doc)
 }
 
 /**
@@ -202,7 +199,7 @@ function parseItem(chunk: string, i: number): Document.Parsed {
   const name = header?.kind ? `${header.kind}/${header.namespace ? `${header.namespace}/` : ''}${header.name ?? ''}` : ''
   const source = name ? `ResourceList items[${i}] (${name})` : `ResourceList items[${i}]`
   try {
-    const doc = parseYamlDocument(chunk, source)
+    const doc = parse(chunk, { source })
     const seq = doc.contents
     if (isSeq(seq) && isMap(seq.items[0])) checkNode(seq.items[0], doc, source)
     return doc

@@ -1,10 +1,10 @@
 /** Property: a ResourceList's results print, straight to text, what the yaml library prints for them. */
 import fc from 'fast-check'
 import { Document, parseDocument, YAMLSeq } from 'yaml'
-import { printOptions } from './print-options.js'
+import { printOptions } from './yaml/print-options.js'
 import { ResourceList } from './resource-list.js'
 import type { Result } from './results.js'
-import { toNode } from './yaml.js'
+import { toNode } from './yaml/documents.js'
 
 const input = 'apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n'
 

@@ -7,7 +7,7 @@ import type { KubeObject } from './kube-object.js'
 import { ResourceList, ResourceListError } from './resource-list.js'
 import type { Result } from './results.js'
 import { newResult } from './results.js'
-import { YamlSyntaxError } from './yaml.js'
+import { YamlSyntaxError } from './yaml/index.js'
 
 /** What a transform gets besides the ResourceList. */
 export interface TransformOptions {

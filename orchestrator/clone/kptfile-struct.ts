@@ -7,7 +7,7 @@
  */
 import { Document, isMap, isScalar, isSeq } from 'yaml'
 import { parseYamlDocument, stringifyYamlDocument } from '../../functions/krm/index.js'
-import { toNode } from '../../functions/krm/yaml.js'
+import { toNode } from '../../functions/krm/yaml/index.js'
 
 type StringMap = Record<string, string>
 

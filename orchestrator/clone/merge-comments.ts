@@ -11,7 +11,7 @@
  */
 import { isMap, isScalar, Pair, Scalar, YAMLMap } from 'yaml'
 import type { Document } from 'yaml'
-import { scalarKey } from '../../functions/krm/yaml.js'
+import { scalarKey } from '../../functions/krm/yaml/index.js'
 
 /** The annotation kpt sets on every fetched resource. */
 export const upstreamIdentifierAnnotation = 'internal.kpt.dev/upstream-identifier'

@@ -23,9 +23,13 @@ describe('acquireLock', () => {
   test('waits for a live owner to release it', async () => {
     const file = join(dir, 'repo.lock')
     const first = await acquireLock(file, 0)
-    setTimeout(() => first.release(), 100)
-    const second = await acquireLock(file, 5_000)
-    second.release()
+    let settled = false
+    // acquireLock tries at once, before it first waits: the lock is held, so it waits.
+    const second = acquireLock(file, 5_000).finally(() => (settled = true))
+    await new Promise(setImmediate)
+    expect(settled).toBe(false)
+    first.release()
+    ;(await second).release()
   })
 
   test('takes over the lock of a process that is gone, and of an unreadable lock file', async () => {

@@ -15,7 +15,7 @@
  */
 import { isMap, isScalar, isSeq, Pair, Scalar, YAMLMap, YAMLSeq } from 'yaml'
 import type { Node } from 'yaml'
-import { isAmbiguousString, scalarKey } from '../../functions/krm/yaml.js'
+import { isAmbiguousString, scalarKey } from '../../functions/krm/yaml/index.js'
 import type { ListStrategy } from './schema.js'
 
 /** What to do when both sides changed the same field differently. */

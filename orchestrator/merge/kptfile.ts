@@ -12,7 +12,7 @@
  */
 import { isMap } from 'yaml'
 import type { Node, YAMLSeq } from 'yaml'
-import { toNode } from '../../functions/krm/yaml.js'
+import { toNode } from '../../functions/krm/yaml/index.js'
 import { decodeKptfile } from '../clone/kptfile-struct.js'
 import type { KptFunction, KptfileStruct } from '../clone/kptfile-struct.js'
 import { mergeFields } from './fields.js'

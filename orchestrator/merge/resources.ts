@@ -13,7 +13,7 @@
  */
 import type { Document } from 'yaml'
 import { parseYamlDocument, stringifyYamlDocument } from '../../functions/krm/index.js'
-import { scalarKey } from '../../functions/krm/yaml.js'
+import { scalarKey } from '../../functions/krm/yaml/index.js'
 import { addMergeComment, metadataPair, parseMergeComment } from '../clone/merge-comments.js'
 import { isEmptyDocument, sequenceStyle, splitDocuments } from '../package/documents.js'
 import { mergeFields } from './fields.js'
@@ -21,6 +21,7 @@ import type { FieldConflict, FieldMerge } from './fields.js'
 import { listStrategy } from './schema.js'
 import type { ConflictPolicy } from './fields.js'
 import { isMap, isScalar } from 'yaml'
+import { LRUCache } from 'lru-cache'
 
 /** A conflict in one resource of one file. */
 export interface ResourceConflict extends FieldConflict {
@@ -45,9 +46,11 @@ interface Resource {
  * Merges already made, by their inputs: the variants of a blueprint mostly
  * hold the same files, so an upstream update merges each distinct file once
  * rather than once per variant. The merge is a pure function of its inputs.
+ * Budget: 2,000 merges, the most recently used kept; each holds its key (the
+ * three texts) and the merged text, a few KB for a fleet's typical file: some
+ * tens of MB at most, for the distinct files of one upstream update.
  */
-const merges = new Map<string, FileMerge>()
-const mergeCacheLimit = 2_000
+const merges = new LRUCache<string, FileMerge>({ max: 2_000 })
 const absent = '\u0000absent'
 
 /** Merges the three versions of the YAML file at `path` (undefined where a version lacks it). */
@@ -58,7 +61,6 @@ export function mergeYamlFile(path: string, local: string | undefined, origin: s
   const known = merges.get(key)
   if (known) return known.ok ? { ...known, conflicts: [...known.conflicts] } : known
   const merged = mergeThreeVersions(path, local, origin, updated, policy)
-  if (merges.size >= mergeCacheLimit) merges.delete(merges.keys().next().value!)
   merges.set(key, merged)
   return merged.ok ? { ...merged, conflicts: [...merged.conflicts] } : merged
 }

@@ -22,7 +22,7 @@
  * did not touch are kept byte for byte.
  */
 import { isMap } from 'yaml'
-import { reconcileNode } from '../../functions/krm/yaml.js'
+import { reconcileNode } from '../../functions/krm/yaml/index.js'
 import { parseYamlDocument, stringifyYamlDocument } from '../../functions/krm/index.js'
 import { packageContextText } from '../clone/clone.js'
 import { decodeKptfile, encodeKptfile, kptfileValue } from '../clone/kptfile-struct.js'

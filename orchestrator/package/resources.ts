@@ -12,6 +12,7 @@
  * text of each distinct document is cached: a fleet parses each once.
  */
 import { isMap, isScalar } from 'yaml'
+import { LRUCache } from 'lru-cache'
 import { indexAnnotation, KubeObject, legacyIndexAnnotation, legacyPathAnnotation, packagePathAnnotation, parseYamlDocument, pathAnnotation } from '../../functions/krm/index.js'
 import { isEmptyDocument, joinDocuments, sequenceStyle, splitDocuments } from './documents.js'
 import type { DocumentText } from './documents.js'
@@ -76,12 +77,19 @@ export function isResourceFile(path: string): boolean {
 
 /** Reads packages into items and writes items back; one per run, so its cache serves every variant. */
 export class ResourceCodec {
-  readonly #cache = new Map<string, Prepared>()
+  /**
+   * Prepared documents by text and place, most recently used kept. Budget: 4,000 entries, each holding a
+   * document's text and its parse (a few KB for a fleet's typical resource): tens of MB at most, enough for
+   * the distinct documents of the upstream revisions of a run.
+   */
+  readonly #cache: LRUCache<string, Prepared>
   /** Files already read, by content buffer, then by where they are read (item path and package path). */
   readonly #readings = new WeakMap<Buffer, Map<string, FileLayout>>()
   readonly #seen = new WeakSet<Buffer>()
 
-  constructor(private readonly cacheLimit = 4_000) {}
+  constructor(cacheLimit = 4_000) {
+    this.#cache = new LRUCache({ max: cacheLimit })
+  }
 
   /**
    * The items of a package, in file order (sorted paths), then document order.
@@ -194,7 +202,6 @@ export class ResourceCodec {
     if (prepared?.ok) prepared.uses++
     if (!prepared) {
       prepared = prepareItem(text, path, index, packagePath)
-      if (this.#cache.size >= this.cacheLimit) this.#cache.delete(this.#cache.keys().next().value!)
       this.#cache.set(key, prepared)
     }
     return prepared

@@ -5,7 +5,7 @@
 import fc from 'fast-check'
 import { parseDocument } from 'yaml'
 import { isPlainBlockItem } from './item-syntax.js'
-import { checkNode } from './yaml.js'
+import { checkNode } from './documents.js'
 
 const kptItem = `- # workload
   apiVersion: apps/v1

@@ -1,6 +1,6 @@
 import { parseDocument } from 'yaml'
-import { source } from '../../test/support/source.js'
-import { isAmbiguousString, parseYamlDocument, parseYamlDocuments, reconcileNode, stringifyYamlDocument, toNode } from './yaml.js'
+import { source } from '../../../test/support/source.js'
+import { isAmbiguousString, parseYamlDocument, parseYamlDocuments, reconcileNode, stringifyYamlDocument, toNode } from './documents.js'
 
 const roundTrip = (text: string) => stringifyYamlDocument(parseYamlDocument(text))
 

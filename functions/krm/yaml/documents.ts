@@ -475,10 +475,10 @@ function isPlainObject(value: unknown): boolean {
 export type { Node, ParsedNode }
 
 /** Prints a multi-document stream; documents after the first carry their own `---`. */
-export function stringifyYamlDocuments(docs: readonly Document[]): string {
+export function stringifyYamlDocuments(docs: readonly Document[], options: { wide?: boolean } = {}): string {
   return docs
     .map((doc, i) => {
-      const text = stringifyYamlDocument(doc)
+      const text = stringifyYamlDocument(doc, options)
       return i === 0 || text.startsWith('---') ? text : `---\n${text}`
     })
     .join('')

@@ -8,7 +8,8 @@
  */
 import { Alias, Document, isAlias, isMap, isPair, isScalar, isSeq, Pair, Scalar, YAMLMap, YAMLSeq } from 'yaml'
 import type { Schema } from 'yaml'
-import { parseYamlDocument } from './yaml.js'
+import { LRUCache } from 'lru-cache'
+import { parseYamlDocument } from './documents.js'
 
 /** yaml tells its nodes apart by these registered symbols (isDocument, isMap...). */
 const nodeType = Symbol.for('yaml.node.type')
@@ -16,11 +17,15 @@ const documentType = Symbol.for('yaml.document')
 
 /** Texts longer than this are parsed each time: the cache is for the many small documents of a fleet. */
 const maxCachedLength = 64 * 1024
-/** Documents kept; the cache starts afresh when full (a fleet has few distinct texts per revision). */
+/**
+ * Texts seen once, and documents parsed from texts seen twice; the most recently used kept. Budget: 2,000 of
+ * each (a fleet has few distinct texts per revision), texts of at most 64 KB: a few MB for a fleet's small
+ * documents. Made on first use, as a function that never parses a text twice pays nothing.
+ */
 const maxCachedDocuments = 2000
 
-const seen = new Set<string>()
-const pristine = new Map<string, Document.Parsed>()
+let seen: LRUCache<string, true> | undefined
+let pristine: LRUCache<string, Document.Parsed> | undefined
 
 /**
  * parseYamlDocument, with a text seen before answered by a clone of its first
@@ -28,9 +33,9 @@ const pristine = new Map<string, Document.Parsed>()
  * parse; a text is kept only once it has passed, so its clones need no check.
  */
 export function parseRepeatedYamlDocument(text: string, source: string, check?: (doc: Document.Parsed) => void): Document.Parsed {
-  const cached = pristine.get(text)
+  const cached = pristine?.get(text)
   if (cached) return cloneDocument(cached)
-  if (text.length > maxCachedLength || !seen.has(text)) {
+  if (text.length > maxCachedLength || !seen?.has(text)) {
     if (text.length <= maxCachedLength) rememberSeen(text)
     const doc = parseYamlDocument(text, source)
     check?.(doc)
@@ -38,14 +43,12 @@ export function parseRepeatedYamlDocument(text: string, source: string, check?: 
   }
   const doc = parseYamlDocument(text, source)
   check?.(doc)
-  if (pristine.size >= maxCachedDocuments) pristine.clear()
-  pristine.set(text, doc)
+  ;(pristine ??= new LRUCache({ max: maxCachedDocuments })).set(text, doc)
   return cloneDocument(doc)
 }
 
 function rememberSeen(text: string): void {
-  if (seen.size >= maxCachedDocuments) seen.clear()
-  seen.add(text)
+  ;(seen ??= new LRUCache({ max: maxCachedDocuments })).set(text, true)
 }
 
 /** A deep copy of a parsed document: the same nodes, comments, styles, anchors and ranges, none of them shared. */

@@ -30,7 +30,7 @@ const doubleQuoteEscape = /\\(?:[0abtnvfre "/\\N_LP\t]|x[0-9A-Fa-f]{2}|u[0-9A-Fa
 const controlCharacter = /[\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff]/
 /** Keys near YAML's 1,024-character limit for implicit keys go to the parser. */
 const maxKeyLength = 1000
-/** Deeper blocks go to the parser, whose depth check (yaml.ts) reports them. */
+/** Deeper blocks go to the parser, whose depth check (documents.ts) reports them. */
 const maxBlockDepth = 100
 
 interface Level {

@@ -2,7 +2,7 @@
 import fc from 'fast-check'
 import { Document, Scalar } from 'yaml'
 import { stringValueText } from './string-style.js'
-import { stringifyWithLibrary } from './yaml.js'
+import { stringifyWithLibrary } from './documents.js'
 
 /** The value as the library prints it in a block map nested in a sequence (a ResourceList item's field). */
 function libraryText(value: string, doubleQuoted: boolean): string {

@@ -1,6 +1,6 @@
 /** Property: any kpt-style YAML text survives parse + print unchanged. */
 import fc from 'fast-check'
-import { parseYamlDocument, parseYamlDocuments, stringifyYamlDocument, stringifyYamlDocuments } from './yaml.js'
+import { parseYamlDocument, parseYamlDocuments, stringifyYamlDocument, stringifyYamlDocuments } from './documents.js'
 
 type Scalar = { kind: 'scalar'; text: string }
 type MapNode = { kind: 'map'; entries: { key: string; head?: string; comment?: string; value: Tree }[] }

@@ -4,9 +4,9 @@ import { join } from 'node:path'
 import { visit } from 'yaml'
 import type { Document } from 'yaml'
 import { cloneDocument, parseRepeatedYamlDocument } from './repeated-parse.js'
-import { parseYamlDocument, stringifyYamlDocument } from './yaml.js'
+import { parseYamlDocument, stringifyYamlDocument } from './documents.js'
 
-const repo = join(new URL('.', import.meta.url).pathname, '..', '..')
+const repo = join(new URL('.', import.meta.url).pathname, '..', '..', '..')
 /** Every YAML document of the repository that parses: examples, fleets, fixtures, with every comment and style they hold. */
 const texts = execFileSync('git', ['ls-files', '*.yaml', '*.yml'], { cwd: repo, encoding: 'utf8' })
   .split('\n')

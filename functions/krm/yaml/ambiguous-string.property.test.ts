@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check'
 import { parse } from 'yaml'
-import { isAmbiguousString } from './yaml.js'
+import { isAmbiguousString } from './documents.js'
 
 function readsAsOtherType(value: string): boolean {
   if (value === '' || /^\s|\s$/.test(value)) return true

@@ -6,7 +6,7 @@
 import fc from 'fast-check'
 import { Document, parseDocument } from 'yaml'
 import { readPlainValue } from './plain-values.js'
-import { readPlainDocument } from './yaml.js'
+import { readPlainDocument } from './documents.js'
 
 type Tree = { kind: 'scalar'; text: string } | { kind: 'map'; entries: { key: string; value: Tree }[] } | { kind: 'seq'; items: Tree[] }
 

@@ -9,10 +9,11 @@
  */
 import { Document, isMap, isSeq, visit, YAMLSeq } from 'yaml'
 import type { YAMLMap } from 'yaml'
+import { LRUCache } from 'lru-cache'
 import { scanHeader } from './lazy-items.js'
 import type { ItemHeader } from './lazy-items.js'
 import { parseRepeatedYamlDocument } from './repeated-parse.js'
-import { checkNode, maxAliasCount, readPlainItemValue, stringifyYamlDocument, YamlSyntaxError } from './yaml.js'
+import { checkNode, maxAliasCount, readPlainItemValue, stringifyYamlDocument, YamlSyntaxError } from './documents.js'
 
 export interface ObjectBacking {
   /** The map node; a source is parsed on first use. */
@@ -59,19 +60,21 @@ function nodeValue(node: YAMLMap, doc: Document | undefined): Record<string, unk
 /**
  * Scanned headers by item text. The same item text recurs in every variant of
  * a blueprint (the orchestrator shares one text per document), so each is
- * scanned once; headers are never mutated (readers get copies).
+ * scanned once; headers are never mutated (readers get copies). Budget: 8,000
+ * headers, the most recently used kept, each a few short strings keyed by a
+ * text the items share: a few MB. Made on first use (its slots are allocated
+ * then), so a function that never scans pays nothing; false: no header.
  */
-const headers = new Map<string, ItemHeader | null>()
-const headerCacheLimit = 8_000
+let headers: LRUCache<string, ItemHeader | false> | undefined
 
 function scannedHeader(text: string): ItemHeader | null {
+  headers ??= new LRUCache({ max: 8_000 })
   let header = headers.get(text)
   if (header === undefined) {
-    header = scanHeader(text) ?? null
-    if (headers.size >= headerCacheLimit) headers.delete(headers.keys().next().value!)
+    header = scanHeader(text) ?? false
     headers.set(text, header)
   }
-  return header
+  return header || null
 }
 
 export interface SourceOptions {

@@ -9,7 +9,7 @@
 import fc from 'fast-check'
 import { isMap, isPair, isScalar, isSeq } from 'yaml'
 import type { Document } from 'yaml'
-import { parseYamlDocument, parseYamlDocumentWithLibrary, readPlainDocument } from './yaml.js'
+import { parseYamlDocument, parseYamlDocumentWithLibrary, readPlainDocument } from './documents.js'
 
 type Value = { kind: 'scalar'; text: string } | { kind: 'map'; entries: { key: string; value: Value }[] } | { kind: 'seq'; items: Value[] }
 

@@ -251,6 +251,7 @@ function readsAsString(source: string, schema: Schema): boolean {
 }
 
 const coreScalarStart = /^[-+0-9.~nNtTfF]/
+/** Budget: 10,000 short scalars, started afresh when full; a plain Map for the reason emit.ts's otherTexts is one. */
 const readsAsStringCache = new Map<string, boolean>()
 
 /** A single-quoted string without quotes inside, or a double-quoted one without escapes. */
