@@ -31,6 +31,21 @@ interface Run {
  * moves under it, a lease refused (the run fails that variant, as it should)
  * rather than the crash the test is about.
  */
+/** Resolves once the run says it is held at `point`; rejects if it ends first (it never reached the point). */
+function stoppedAt(child: ResultPromise, point: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let said = ''
+    const listening = (chunk: Buffer) => {
+      said += String(chunk)
+      if (!said.includes(`kpt-variants: stopped at ${point}\n`)) return
+      child.stderr!.off('data', listening)
+      resolve()
+    }
+    child.stderr!.on('data', listening)
+    void child.then((result) => reject(new Error(`the run ended (exit ${result.exitCode}) before stop point ${point}:\n${said}`)))
+  })
+}
+
 async function crash(child: ResultPromise): Promise<void> {
   child.kill('SIGSTOP') // so that it starts no process while its children are listed
   const parents = new Map<number, number>()
@@ -391,12 +406,14 @@ describe('kpt-variants render --git', () => {
     'a render killed at any point leaves only complete commits on every branch; the next run completes the work',
     async () => {
       const clusters = Array.from({ length: 6 }, (_, i) => ({ name: `edge-0${i + 1}`, region: 'us-east1' }))
-      for (const delay of [150, 400, 650, 900, 1150, 1400]) {
+      // Each named point of the run (orchestrator/util/stop-point.ts), in the order a run reaches them: the run is held there and killed.
+      for (const point of ['rendered', 'git-trees-written', 'git-commits-imported', 'git-pushed', 'committed', 'recorded']) {
         ws = await Workspace.create({ clusters: threeClusters })
         for (const c of clusters.slice(3)) await git(ws.dir, 'init', '-q', '--bare', '-b', 'main', `repos/${c.name}.git`)
         ws.writeFleet({ clusters })
-        const child = execa('node', [bin, 'render', 'fleet', '--git', '--cache', 'cache', '--publish'], { cwd: ws.dir, env: { ...process.env, ...gitIdentity }, reject: false, stdin: 'ignore' })
-        await new Promise((r) => setTimeout(r, delay))
+        const env = { ...process.env, ...gitIdentity, KPT_VARIANTS_TEST_STOP_AT: point }
+        const child = execa('node', [bin, 'render', 'fleet', '--git', '--cache', 'cache', '--publish'], { cwd: ws.dir, env, reject: false, stdin: 'ignore' })
+        await stoppedAt(child, point)
         await crash(child)
         const files = ['Kptfile', 'README.md', 'deployment.yaml', 'package-context.yaml', 'region-endpoints.yaml'].map((f) => `nginx/${f}`)
         const checkComplete = async () => {

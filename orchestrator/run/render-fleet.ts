@@ -35,6 +35,7 @@ import type { RenderSettings } from './settings.js'
 import { setUpRun, sharedRepositories } from './setup.js'
 import type { Planned, Run } from './setup.js'
 import { defaultThreads, startRenderThread } from './threads.js'
+import { stopPoint } from '../util/stop-point.js'
 
 /** Fleets of this many bytes of YAML or more start their render threads before planning (~150 variants' worth of objects). */
 const earlyStartBytes = 64 * 1024
@@ -98,6 +99,7 @@ export async function renderFleet(settings: RenderSettings, progress?: RenderPro
     if (!settings.dryRun) output.prepare()
     const mine = await renderShare(run, 0, threads, (p) => advance(p.report))
     const variants = [...mine, ...(await Promise.all(others.map((t) => t.done))).flat()].sort((a, b) => a.order - b.order)
+    await stopPoint('rendered')
     // The output's other packages: abandoned ones go, and with the rest they are what the repositories hold besides.
     const abandoned = scopedAbandonment(abandonment(plan, fleet, report, settings.shard), settings.scope)
     const mode = settings.dependencies ?? 'install'
@@ -129,10 +131,12 @@ export async function renderFleet(settings: RenderSettings, progress?: RenderPro
     // With --git --publish, the drafts the gate lets go are published in the same write, with the drafts they need.
     report.variants.push(...(await output.commit(changes, settings.dryRun ? undefined : gate?.publish)))
     await gate?.settle()
+    await stopPoint('committed')
     const publish = settings.git?.publish ? { orphans: true, deletions: settings.git.publishDeletions === true } : undefined
     const removed = await output.remove([...removals, ...dependencies.removals], { dryRun: settings.dryRun, diff: settings.diff, ...(publish ? { publish } : {}) })
     report.variants.push(...removed.map((r) => r.report))
     if (!settings.dryRun) output.record(report)
+    await stopPoint('recorded')
     // What was written (or found unchanged) is recorded for the next run; failures are rendered again.
     if (run.memo && !settings.dryRun) {
       // Publishing moved the packages it published, those skipped as unchanged too: their digests are taken again.

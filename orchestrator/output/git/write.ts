@@ -19,6 +19,7 @@ import { commitMessage, publishGroups, publishMessage } from './publish-commits.
 import type { PublishEntry } from './publish-commits.js'
 import { packageDir } from './repository.js'
 import type { Draft, RepositorySnapshot } from './repository.js'
+import { stopPoint } from '../../util/stop-point.js'
 
 /** A new or changed package to propose as a draft (no files: the package's removal). */
 export interface DraftChange {
@@ -103,6 +104,7 @@ export async function writeDrafts(
   const after = new Set([...Object.keys(snapshot.published), ...entries.map((e) => e.package)]).size
   const asTrees = [...(after > directWriteLimit ? entries : []), ...((entries.length > 0 ? after : before) > directWriteLimit ? changes.filter((c) => !publishing.has(c.package)) : [])]
   const trees = await packageTrees(snapshot, asTrees, committer)
+  await stopPoint('git-trees-written')
   for (const e of entries) if (trees.has(e.package)) [e.tree, e.files] = [trees.get(e.package)!, undefined]
 
   // The published branch's new commits first, then the drafts on top of them.
@@ -139,6 +141,7 @@ export async function writeDrafts(
   if (commits.length === 0) return { ok: true, drafts, published: outcomes }
 
   const written = await importCommits(snapshot, commits, committer)
+  await stopPoint('git-commits-imported')
   const updates: RefUpdate[] = []
   const newHead = head > 0 ? written[head - 1] : undefined
   if (newHead) updates.push({ ref: `refs/heads/${snapshot.branch}`, oid: newHead, expect: snapshot.head ?? '' })
@@ -150,6 +153,7 @@ export async function writeDrafts(
   for (const pkg of publishing) if (snapshot.drafts[pkg]) updates.push({ ref: `refs/heads/${snapshot.drafts[pkg].branch}`, expect: snapshot.drafts[pkg].commit })
   const pushed = await pushAndRecord(snapshot, updates)
   if (!pushed.ok) return { ...pushed, published: outcomes }
+  await stopPoint('git-pushed')
 
   if (newHead) snapshot.head = newHead
   for (const [pkg, draft] of drafts) snapshot.drafts[pkg] = draft
