@@ -86,8 +86,8 @@ function fresh(w: Work): string {
   return join(w.dir, `cache-${++w.count}`)
 }
 
-function startController(w: Work, cache: string, ...more: string[]): ControllerProcess {
-  return new ControllerProcess(['--git', '--cache', cache, '--no-leader-election', '--poll', '0', '--resync', '24h', ...more], { cwd: w.fleet, env: w.env })
+function startController(w: Work, cache: string, nodeFlags: string[] = []): ControllerProcess {
+  return new ControllerProcess(['--git', '--cache', cache, '--no-leader-election', '--poll', '0', '--resync', '24h'], { cwd: w.fleet, env: w.env, nodeFlags })
 }
 
 async function stopController(w: Work): Promise<void> {
@@ -219,7 +219,8 @@ export const benchmarks: Benchmark[] = !built
         warmUp: false,
         setup: async () => {
           const w = await workOnce()
-          w.controller = startController(w, fresh(w))
+          // --expose-gc: each cycle's memory is measured after a full collection (controller.ts liveMemory), the live heap.
+          w.controller = startController(w, fresh(w), ['--expose-gc'])
           await w.controller.cycle(() => true, 'the first cycle', 0, 300_000)
           return w
         },

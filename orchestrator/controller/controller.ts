@@ -235,7 +235,7 @@ export class Controller {
         startedAt,
         doneAt: this.clock.now(),
         ...(pending.firstChangeAt !== undefined ? { firstChangeAt: pending.firstChangeAt } : {}),
-        memory: { rss: process.memoryUsage().rss, heapUsed: process.memoryUsage().heapUsed },
+        memory: liveMemory(),
         eventLoopDelayMs: Math.round(delay.max / 1e6),
       }
       this.settings.log(describeCycle(cycle, planned.plan.variants.length))
@@ -302,4 +302,16 @@ export function describeCycle(cycle: Cycle, planned: number): string {
   for (const v of cycle.report.variants) if (v.status === 'failed') lines.push(`  ${v.path ?? v.subject}: ${v.reasons.join('; ')}`)
   for (const failure of cycle.status.failures) lines.push(`  ${failure}`)
   return lines.join('\n')
+}
+
+/**
+ * The process's memory after the cycle. Started with `--expose-gc` (the
+ * bench's soak), a full collection runs first, so that `heapUsed` is the live
+ * heap rather than wherever V8's next collection happens to be.
+ */
+function liveMemory(): { rss: number; heapUsed: number } {
+  const collect = (globalThis as { gc?: () => void }).gc
+  if (collect) collect()
+  const { rss, heapUsed } = process.memoryUsage()
+  return { rss, heapUsed }
 }

@@ -39,8 +39,9 @@ export class ControllerProcess {
   #waiters: (() => void)[] = []
   readonly exited: Promise<number | null>
 
-  constructor(args: readonly string[], options: { cwd: string; env: Record<string, string | undefined> }) {
-    this.#child = spawn(process.execPath, [bin, 'controller', '--json', ...args], { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] })
+  /** `nodeFlags`: flags for the controller's Node (the soak's `--expose-gc`). */
+  constructor(args: readonly string[], options: { cwd: string; env: Record<string, string | undefined>; nodeFlags?: readonly string[] }) {
+    this.#child = spawn(process.execPath, [...(options.nodeFlags ?? []), bin, 'controller', '--json', ...args], { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] })
     running.add(this.#child)
     this.exited = new Promise((resolve) =>
       this.#child.once('exit', (code, signal) => {
