@@ -49,7 +49,10 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   // The type-checked rules (unsafe any, floating promises, needless assertions...) on the TypeScript sources.
   ...tseslint.configs.recommendedTypeCheckedOnly.map((config) => ({ ...config, files: ['**/*.ts'] })),
-  { files: ['**/*.ts'], languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } } },
+  {
+    files: ['**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+  },
   {
     languageOptions: {
       ecmaVersion: 2023,
@@ -70,7 +73,10 @@ export default tseslint.config(
       // An async method that implements a Promise-returning interface (Output, a test double) needs no await.
       '@typescript-eslint/require-await': 'off',
       // `_`-prefixed names are deliberately unused (destructuring a field away, an unused parameter).
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
+      ],
     },
   },
   {

@@ -35,7 +35,12 @@ const root = resolve(fileURLToPath(new URL('../..', import.meta.url)))
 const launcher = join(root, 'bin', 'kpt-variants')
 const targets = 1000
 const soakMinutes = Number(process.env['KPT_VARIANTS_BENCH_SOAK_MINUTES'] || 60)
-const identity = { GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'bench@example.com', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'bench@example.com' }
+const identity = {
+  GIT_AUTHOR_NAME: 'bench',
+  GIT_AUTHOR_EMAIL: 'bench@example.com',
+  GIT_COMMITTER_NAME: 'bench',
+  GIT_COMMITTER_EMAIL: 'bench@example.com',
+}
 const mib = (bytes: number) => Math.round((bytes / 2 ** 20) * 10) / 10
 
 interface Work {
@@ -61,14 +66,25 @@ function workOnce(): Promise<Work> {
     process.once('exit', () => void server.stop())
     const dir = mkdtempSync(join(benchTmp(), 'kpt-variants-bench-controller-'))
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }))
-    const crds = readdirSync(join(root, 'deploy', 'crds')).flatMap((f) => documents(readFileSync(join(root, 'deploy', 'crds', f), 'utf8')))
+    const crds = readdirSync(join(root, 'deploy', 'crds')).flatMap((f) =>
+      documents(readFileSync(join(root, 'deploy', 'crds', f), 'utf8')),
+    )
     await server.apply([...crds, schemalessCrd('infra.nephio.org', 'WorkloadCluster')])
     const fleet = await createFleet(dir, { variants: targets, resources: 50, oneRepository: true })
     const objects = readdirSync(fleet).flatMap((f) => documents(readFileSync(join(fleet, f), 'utf8')))
     await server.apply(objects)
     server.writeKubeconfig(join(dir, 'kubeconfig'))
     const env = { ...process.env, ...identity, KUBECONFIG: join(dir, 'kubeconfig'), XDG_CACHE_HOME: join(dir, 'xdg') }
-    return { server, dir, fleet, remote: join(dir, 'repos', 'deployments.git'), env, count: 0, cycles: [], labels: new Map() }
+    return {
+      server,
+      dir,
+      fleet,
+      remote: join(dir, 'repos', 'deployments.git'),
+      env,
+      count: 0,
+      cycles: [],
+      labels: new Map(),
+    }
   })()
   return work
 }
@@ -87,7 +103,11 @@ function fresh(w: Work): string {
 }
 
 function startController(w: Work, cache: string, nodeFlags: string[] = []): ControllerProcess {
-  return new ControllerProcess(['--git', '--cache', cache, '--no-leader-election', '--poll', '0', '--resync', '24h'], { cwd: w.fleet, env: w.env, nodeFlags })
+  return new ControllerProcess(['--git', '--cache', cache, '--no-leader-election', '--poll', '0', '--resync', '24h'], {
+    cwd: w.fleet,
+    env: w.env,
+    nodeFlags,
+  })
 }
 
 async function stopController(w: Work): Promise<void> {
@@ -109,8 +129,20 @@ async function relabel(w: Work, i: number, site = 'edge'): Promise<CycleLine> {
   const labels = { site, region: regions[(regions.indexOf(now.region) + 1) % regions.length]! }
   w.labels.set(i, labels)
   const after = controller.lastCycle
-  await w.server.apply([{ apiVersion: 'infra.nephio.org/v1alpha1', kind: 'WorkloadCluster', metadata: { name: clusterName(i), namespace: 'default', labels }, spec: { clusterName: clusterName(i) } }])
-  return controller.cycle((c) => c.trigger.includes('fleet'), `the cycle of ${clusterName(i)}'s new labels`, after, 120_000)
+  await w.server.apply([
+    {
+      apiVersion: 'infra.nephio.org/v1alpha1',
+      kind: 'WorkloadCluster',
+      metadata: { name: clusterName(i), namespace: 'default', labels },
+      spec: { clusterName: clusterName(i) },
+    },
+  ])
+  return controller.cycle(
+    (c) => c.trigger.includes('fleet'),
+    `the cycle of ${clusterName(i)}'s new labels`,
+    after,
+    120_000,
+  )
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN
@@ -123,7 +155,10 @@ const built = (() => {
     return false
   }
 })()
-if (!built) console.log(`  SKIPPED: the controller benchmarks need a real kube-apiserver and etcd in ${binDir}: run \`${buildCommand}\` (needs Go)`)
+if (!built)
+  console.log(
+    `  SKIPPED: the controller benchmarks need a real kube-apiserver and etcd in ${binDir}: run \`${buildCommand}\` (needs Go)`,
+  )
 
 export const benchmarks: Benchmark[] = !built
   ? []
@@ -146,13 +181,18 @@ export const benchmarks: Benchmark[] = !built
           const first = await w.controller.cycle(() => true, 'the first cycle', 0, 300_000)
           const created = first.report.variants.filter((v) => v.status === 'created').length
           if (created !== targets)
-            throw new Error(`the first cycle created ${created} drafts, not ${targets}: ${JSON.stringify(first.report.variants.filter((v) => v.status === 'failed').slice(0, 3))}`)
+            throw new Error(
+              `the first cycle created ${created} drafts, not ${targets}: ${JSON.stringify(first.report.variants.filter((v) => v.status === 'failed').slice(0, 3))}`,
+            )
           w.cycles.push(first)
         },
         figures: (input) => {
           const w = input as Work
           const cycles = w.cycles.splice(0)
-          return { 'first cycle alone (median)': `${median(cycles.map((c) => c.doneAt - c.startedAt))} ms`, 'controller RSS after it': `${mib(median(cycles.map((c) => c.memory.rss)))} MiB` }
+          return {
+            'first cycle alone (median)': `${median(cycles.map((c) => c.doneAt - c.startedAt))} ms`,
+            'controller RSS after it': `${mib(median(cycles.map((c) => c.memory.rss)))} MiB`,
+          }
         },
         teardown: (input) => stopController(input as Work),
         baseline: {
@@ -164,13 +204,18 @@ export const benchmarks: Benchmark[] = !built
           },
           run: (input) => {
             const w = input as Work & { cache: string }
-            const run = spawnSync(process.execPath, [launcher, 'render', '--cluster', '--git', '--cache', w.cache, '--no-progress'], {
-              cwd: w.fleet,
-              env: w.env,
-              encoding: 'utf8',
-              maxBuffer: 64 * 2 ** 20,
-            })
-            if (run.status !== 0) throw new Error(`render --cluster --git: exit ${run.status}\n${run.stderr.slice(-2000)}`)
+            const run = spawnSync(
+              process.execPath,
+              [launcher, 'render', '--cluster', '--git', '--cache', w.cache, '--no-progress'],
+              {
+                cwd: w.fleet,
+                env: w.env,
+                encoding: 'utf8',
+                maxBuffer: 64 * 2 ** 20,
+              },
+            )
+            if (run.status !== 0)
+              throw new Error(`render --cluster --git: exit ${run.status}\n${run.stderr.slice(-2000)}`)
           },
         },
       },
@@ -188,7 +233,8 @@ export const benchmarks: Benchmark[] = !built
           const w = input as Work & { round: number }
           const cycle = await relabel(w, (w.round++ * 37) % targets)
           const rendered = cycle.report.variants.map((v) => `${v.subject} ${v.status}`)
-          if (rendered.length !== 1 || !rendered[0]!.endsWith(' updated')) throw new Error(`expected one variant updated, the cycle rendered: ${rendered.slice(0, 5).join(', ')}`)
+          if (rendered.length !== 1 || !rendered[0]!.endsWith(' updated'))
+            throw new Error(`expected one variant updated, the cycle rendered: ${rendered.slice(0, 5).join(', ')}`)
           w.cycles.push(cycle)
         },
         figures: (input) => {
@@ -214,7 +260,10 @@ export const benchmarks: Benchmark[] = !built
       },
       {
         name: `controller: soak, ${soakMinutes} min of churn on ${targets.toLocaleString('en')} targets (relabels; targets leaving and rejoining the set)`,
-        goal: { maxFigure: { name: 'heap growth (MiB)', max: 16 }, label: 'heap flat: last quarter within 16 MiB of the first' },
+        goal: {
+          maxFigure: { name: 'heap growth (MiB)', max: 16 },
+          label: 'heap flat: last quarter within 16 MiB of the first',
+        },
         iterations: 1,
         warmUp: false,
         setup: async () => {

@@ -31,12 +31,17 @@ interface Fleets {
 function render(f: Fleets, fleet: string, installs: number): void {
   if (f.last) releaseWhenInMemory(f.last)
   f.last = join(f.dir, `out-${++f.runs}`)
-  const run = spawnSync(process.execPath, [launcher, 'render', fleet, '--out', f.last, '--cache', join(f.dir, `cache-${f.runs}`), '--no-progress'], { encoding: 'utf8', maxBuffer: 256 * 2 ** 20 })
+  const run = spawnSync(
+    process.execPath,
+    [launcher, 'render', fleet, '--out', f.last, '--cache', join(f.dir, `cache-${f.runs}`), '--no-progress'],
+    { encoding: 'utf8', maxBuffer: 256 * 2 ** 20 },
+  )
   if (run.error) throw run.error
   if (run.status !== 0) throw new Error(`kpt-variants render exited ${run.status}:\n${run.stderr.slice(-4000)}`)
   const created = new RegExp(`${variants} variant\\(s\\): ${variants} created, 0 updated, 0 unchanged, 0 failed`)
   if (!created.test(run.stderr)) throw new Error(`kpt-variants render: unexpected summary\n${run.stderr.slice(-2000)}`)
-  if (installs > 0 && !run.stderr.includes(`dependencies: ${installs} installed`)) throw new Error(`kpt-variants render: expected ${installs} dependencies installed\n${run.stderr.slice(-2000)}`)
+  if (installs > 0 && !run.stderr.includes(`dependencies: ${installs} installed`))
+    throw new Error(`kpt-variants render: expected ${installs} dependencies installed\n${run.stderr.slice(-2000)}`)
 }
 
 export const benchmarks: Benchmark[] = [

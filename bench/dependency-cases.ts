@@ -20,7 +20,13 @@ function lcg(seed: number): () => number {
 
 function input(packages: CatalogPackage[], installed: PlanInput['installed'] = []): PlanInput {
   return {
-    targets: [{ package: 'p0', namespace: '', version: packages[0]!.versions[packages[0]!.versions.length > 2 ? 2 : 0]!.version }],
+    targets: [
+      {
+        package: 'p0',
+        namespace: '',
+        version: packages[0]!.versions[packages[0]!.versions.length > 2 ? 2 : 0]!.version,
+      },
+    ],
     catalogs: [{ name: 'bench', packages }],
     installed,
     clusterAPIs: [],
@@ -32,7 +38,13 @@ function input(packages: CatalogPackage[], installed: PlanInput['installed'] = [
 export function chain(n: number): PlanInput {
   const packages = Array.from({ length: n }, (_, i): CatalogPackage => ({
     name: `p${i}`,
-    versions: [{ version: '1.0.0', provides: [], dependencies: i + 1 < n ? [{ type: 'Package', name: `p${i + 1}`, version: '^1', optional: false }] : [] }],
+    versions: [
+      {
+        version: '1.0.0',
+        provides: [],
+        dependencies: i + 1 < n ? [{ type: 'Package', name: `p${i + 1}`, version: '^1', optional: false }] : [],
+      },
+    ],
   }))
   return input(packages)
 }
@@ -41,7 +53,13 @@ export function chain(n: number): PlanInput {
 export function cycle(n: number): PlanInput {
   const packages = Array.from({ length: n }, (_, i): CatalogPackage => ({
     name: `p${i}`,
-    versions: [{ version: '1.0.0', provides: [], dependencies: [{ type: 'Package', name: `p${(i + 1) % n}`, version: '^1', optional: false }] }],
+    versions: [
+      {
+        version: '1.0.0',
+        provides: [],
+        dependencies: [{ type: 'Package', name: `p${(i + 1) % n}`, version: '^1', optional: false }],
+      },
+    ],
   }))
   return input(packages)
 }
@@ -52,7 +70,11 @@ export function cycle(n: number): PlanInput {
  * packages, ~20,000 edges; the last 700 are installed at 1.0.0, so ranges
  * such as `~1.2` force upgrades that cascade.
  */
-export function graph(packageCount = 5_000, installedCount = 700, edgesPerPackage = 4): { input: PlanInput; edges: [string, string][] } {
+export function graph(
+  packageCount = 5_000,
+  installedCount = 700,
+  edgesPerPackage = 4,
+): { input: PlanInput; edges: [string, string][] } {
   const random = lcg(42)
   const packages: CatalogPackage[] = []
   const edges: [string, string][] = []
@@ -60,17 +82,28 @@ export function graph(packageCount = 5_000, installedCount = 700, edgesPerPackag
     const deps: Dependency[] = []
     const targets = new Set<number>()
     if (i + 1 < packageCount) targets.add(i + 1)
-    while (targets.size < Math.min(edgesPerPackage, packageCount - 1 - i)) targets.add(i + 1 + Math.floor(random() * (packageCount - 1 - i)))
+    while (targets.size < Math.min(edgesPerPackage, packageCount - 1 - i))
+      targets.add(i + 1 + Math.floor(random() * (packageCount - 1 - i)))
     for (const j of [...targets].sort((a, b) => a - b)) {
       const range = ranges[Math.floor(random() * ranges.length)]!
       deps.push({ type: 'Package', name: `p${j}`, version: range, optional: false })
       edges.push([range, versions[Math.floor(random() * 6)]!])
     }
-    packages.push({ name: `p${i}`, versions: versions.map((version) => ({ version, provides: [], dependencies: deps })) })
+    packages.push({
+      name: `p${i}`,
+      versions: versions.map((version) => ({ version, provides: [], dependencies: deps })),
+    })
   }
   const installed = packages
     .filter((_, i) => i >= packageCount - installedCount)
-    .map((p) => ({ name: p.name, package: p.name, version: '1.0.0', namespace: '', installedAsDependency: true, deleting: false }))
+    .map((p) => ({
+      name: p.name,
+      package: p.name,
+      version: '1.0.0',
+      namespace: '',
+      installedAsDependency: true,
+      deleting: false,
+    }))
   return { input: input(packages, installed), edges }
 }
 
@@ -81,13 +114,24 @@ export function graph(packageCount = 5_000, installedCount = 700, edgesPerPackag
  * package at 1.0.0.
  */
 export function fallbackChain(n: number): PlanInput {
-  const dep = (i: number, range: string): Dependency[] => (i + 1 < n ? [{ type: 'Package', name: `p${i + 1}`, version: range, optional: false }] : [])
+  const dep = (i: number, range: string): Dependency[] =>
+    i + 1 < n ? [{ type: 'Package', name: `p${i + 1}`, version: range, optional: false }] : []
   const packages = Array.from({ length: n }, (_, i): CatalogPackage => ({
     name: `p${i}`,
-    versions: [{ version: '1.0.0', provides: [], dependencies: dep(i, '^1') }, ...(i + 1 < n ? [{ version: '2.0.0', provides: [], dependencies: dep(i, '^2') }] : [])],
+    versions: [
+      { version: '1.0.0', provides: [], dependencies: dep(i, '^1') },
+      ...(i + 1 < n ? [{ version: '2.0.0', provides: [], dependencies: dep(i, '^2') }] : []),
+    ],
   }))
   return {
-    targets: [{ package: 'root', namespace: '', version: 'v1.0.0', manifest: { provides: [], dependencies: [{ type: 'Package', name: 'p0', version: '', optional: false }] } }],
+    targets: [
+      {
+        package: 'root',
+        namespace: '',
+        version: 'v1.0.0',
+        manifest: { provides: [], dependencies: [{ type: 'Package', name: 'p0', version: '', optional: false }] },
+      },
+    ],
     catalogs: [{ name: 'bench', packages }],
     installed: [],
     clusterAPIs: [],
@@ -105,7 +149,13 @@ export function resourceList(input: PlanInput): string {
   // Ranges that YAML would not read as plain strings (`>= 1.1.0, < 3`) are double-quoted.
   const text = (value: string) => (/^[\w^~.][\w.^~+-]*$/.test(value) ? value : JSON.stringify(value))
   const deps = (list: readonly Dependency[], pad: string) =>
-    list.map((d) => (d.type === 'Package' ? `${pad}- name: ${d.name}\n${d.version ? `${pad}  version: ${text(d.version)}\n` : ''}` : '')).join('')
+    list
+      .map((d) =>
+        d.type === 'Package'
+          ? `${pad}- name: ${d.name}\n${d.version ? `${pad}  version: ${text(d.version)}\n` : ''}`
+          : '',
+      )
+      .join('')
   for (const t of input.targets) {
     if (!t.manifest) continue
     out.push(
@@ -118,7 +168,10 @@ export function resourceList(input: PlanInput): string {
     )
     for (const p of catalog.packages) {
       out.push(`    - name: ${p.name}\n      versions:\n`)
-      for (const v of p.versions) out.push(`      - version: ${v.version}\n${v.dependencies.length > 0 ? `        dependencies:\n${deps(v.dependencies, '        ')}` : ''}`)
+      for (const v of p.versions)
+        out.push(
+          `      - version: ${v.version}\n${v.dependencies.length > 0 ? `        dependencies:\n${deps(v.dependencies, '        ')}` : ''}`,
+        )
     }
   })
   for (const i of input.installed) {
@@ -128,7 +181,9 @@ export function resourceList(input: PlanInput): string {
   }
   const others = input.targets.filter((t) => !t.manifest)
   if (others.length > 0) {
-    out.push('functionConfig:\n  apiVersion: kpt-variants.dev/v1alpha1\n  kind: DependencyCheck\n  metadata:\n    name: bench\n  spec:\n    targets:\n')
+    out.push(
+      'functionConfig:\n  apiVersion: kpt-variants.dev/v1alpha1\n  kind: DependencyCheck\n  metadata:\n    name: bench\n  spec:\n    targets:\n',
+    )
     for (const t of others) out.push(`    - package: ${t.package}\n${t.version ? `      version: ${t.version}\n` : ''}`)
   }
   return out.join('')

@@ -24,18 +24,24 @@ const child = fileURLToPath(new URL('./dependency-process.js', import.meta.url))
 
 /** Runs one case's planner alone in a fresh Node process: `ms`, `result`, `peakRssMb`. */
 function inProcess(kind: string, size: number, planner: 'exact' | 'greedy'): string {
-  const out = execFileSync(process.execPath, [child, kind, String(size), planner], { encoding: 'utf8', maxBuffer: 1 << 20 })
+  const out = execFileSync(process.execPath, [child, kind, String(size), planner], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 20,
+  })
   const r = JSON.parse(out) as { ms: number; result: string; installs: number; peakRssMb: number }
   return `${r.ms} ms, ${r.result}, ${r.installs} installs, peak RSS ${r.peakRssMb} MiB`
 }
 
 function expect(plan: Plan, result: Plan['result'], minInstalls: number, name: string): Plan {
-  if (plan.result !== result || plan.install.length < minInstalls) throw new Error(`${name}: ${plan.result} with ${plan.install.length} installs`)
+  if (plan.result !== result || plan.install.length < minInstalls)
+    throw new Error(`${name}: ${plan.result} with ${plan.install.length} installs`)
   return plan
 }
 
 const built = graph()
-const npmRanges = built.edges.map(([range, version]) => [range.replace(/,/g, ' ').replace(/!=1\.2\.1/, ''), version] as const)
+const npmRanges = built.edges.map(
+  ([range, version]) => [range.replace(/,/g, ' ').replace(/!=1\.2\.1/, ''), version] as const,
+)
 const deepChain = chain(50_000)
 // The greedy planner stops after 10,000 rounds, one level each: past that depth it reports a false
 // conflict. Its baseline runs the deepest chain it still resolves, scaled linearly to 50,000.
@@ -70,7 +76,12 @@ export const benchmarks: Benchmark[] = [
     goal: { maxMs: 1000 },
     iterations: 3,
     run: () => expect(planDependencies(deepChain), 'RESOLVABLE', 49_999, 'chain'),
-    baseline: { name: 'greedy planner on a 10,000-deep chain, x5', run: () => greedyPlan(greedyChain), scale: 5, iterations: 1 },
+    baseline: {
+      name: 'greedy planner on a 10,000-deep chain, x5',
+      run: () => greedyPlan(greedyChain),
+      scale: 5,
+      iterations: 1,
+    },
     figures: () => ({
       'bin/dependency-check as a process': programFigure(deepChain, 'RESOLVABLE'),
       'exact planner alone, fresh process': inProcess('chain', 50_000, 'exact'),
@@ -118,8 +129,13 @@ function runProgram(list: string, verdict: string): { ms: number; peakRssMb: num
     if (run.error) throw run.error
     const output = readFileSync(outFile, 'utf8')
     // A conflict is an error result, so the program exits 1 (printing the input items and the results).
-    if (run.status !== (verdict === 'CONFLICT' ? 1 : 0) || !output.includes(`dependency check: ${verdict}`)) throw new Error(`bin/dependency-check: exit ${run.status}\n${run.stderr.slice(-2000)}`)
-    return { ms, peakRssMb: Math.round(Number(readFileSync(rssFile, 'utf8')) / 1024), outMb: Math.round(output.length / 2 ** 20) }
+    if (run.status !== (verdict === 'CONFLICT' ? 1 : 0) || !output.includes(`dependency check: ${verdict}`))
+      throw new Error(`bin/dependency-check: exit ${run.status}\n${run.stderr.slice(-2000)}`)
+    return {
+      ms,
+      peakRssMb: Math.round(Number(readFileSync(rssFile, 'utf8')) / 1024),
+      outMb: Math.round(output.length / 2 ** 20),
+    }
   } finally {
     closeSync(out)
     rmSync(dir, { recursive: true, force: true })
@@ -141,12 +157,20 @@ function programBenchmark(name: string, input: ReturnType<typeof chain>, verdict
     iterations: 3,
     run: () => (last = runProgram(list, verdict)),
     baseline: { name: 'the planner alone, in-process', run: () => planDependencies(input) },
-    figures: () => ({ 'ResourceList in (MiB)': Math.round(list.length / 2 ** 20), 'ResourceList out (MiB)': last.outMb, 'peak RSS (MiB)': last.peakRssMb }),
+    figures: () => ({
+      'ResourceList in (MiB)': Math.round(list.length / 2 ** 20),
+      'ResourceList out (MiB)': last.outMb,
+      'peak RSS (MiB)': last.peakRssMb,
+    }),
   }
 }
 
 benchmarks.push(
-  programBenchmark('20,000-package catalog falling back to older versions at every level', fallbackChain(20_000), 'RESOLVABLE'),
+  programBenchmark(
+    '20,000-package catalog falling back to older versions at every level',
+    fallbackChain(20_000),
+    'RESOLVABLE',
+  ),
   programBenchmark('50,000-deep chain', deepChain, 'RESOLVABLE'),
 )
 

@@ -15,4 +15,11 @@ const input = kind === 'chain' ? chain(n) : kind === 'cycle' ? cycle(n) : graph(
 const start = performance.now()
 const plan = (planner === 'greedy' ? greedyPlan : planDependencies)(input)
 const ms = performance.now() - start
-console.log(JSON.stringify({ ms: Math.round(ms), result: plan.result, installs: plan.install.length, peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024) }))
+console.log(
+  JSON.stringify({
+    ms: Math.round(ms),
+    result: plan.result,
+    installs: plan.install.length,
+    peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
+  }),
+)

@@ -89,7 +89,8 @@ function runOnce(input: unknown): void {
   rl.results.items.length = 0
   fanOut(rl, { sources: [] })
   const created = rl.items.length - items.length
-  if (rl.results.hasErrors() || created !== targets) throw new Error(`fan-out created ${created}: ${rl.results.items[0]?.message}`)
+  if (rl.results.hasErrors() || created !== targets)
+    throw new Error(`fan-out created ${created}: ${rl.results.items[0]?.message}`)
 }
 
 export const benchmarks: Benchmark[] = [
@@ -98,7 +99,10 @@ export const benchmarks: Benchmark[] = [
     goal: { maxMs: 1000 },
     setup: () => ({ cel: prepared(siteTemplate()), plain: prepared(staticTemplate, repositorySelector) }),
     run: (input) => runOnce((input as { cel: unknown }).cel),
-    baseline: { name: 'same fan-out, static template (no CEL)', run: (input) => runOnce((input as { plain: unknown }).plain) },
+    baseline: {
+      name: 'same fan-out, static template (no CEL)',
+      run: (input) => runOnce((input as { plain: unknown }).plain),
+    },
     iterations: 5,
   },
   {
@@ -108,7 +112,10 @@ export const benchmarks: Benchmark[] = [
       const out = runFunction(fanOutFunction, input as string)
       if (out.exitCode !== 0) throw new Error(out.stderr.join('\n'))
     },
-    baseline: { name: 'parse + print the same list (no fan-out)', run: (input) => ResourceList.parse(input as string).toString() },
+    baseline: {
+      name: 'parse + print the same list (no fan-out)',
+      run: (input) => ResourceList.parse(input as string).toString(),
+    },
     iterations: 3,
   },
   {
@@ -120,9 +127,13 @@ export const benchmarks: Benchmark[] = [
     },
     run: (input) => {
       const out = runFunction(fanOutFunction, input as string)
-      if (out.exitCode !== 0 || !out.output.includes(`0 created, 0 updated, ${targets} unchanged`)) throw new Error('re-run changed the fleet')
+      if (out.exitCode !== 0 || !out.output.includes(`0 created, 0 updated, ${targets} unchanged`))
+        throw new Error('re-run changed the fleet')
     },
-    baseline: { name: 'parse + print the same list (no fan-out)', run: (input) => ResourceList.parse(input as string).toString() },
+    baseline: {
+      name: 'parse + print the same list (no fan-out)',
+      run: (input) => ResourceList.parse(input as string).toString(),
+    },
     iterations: 3,
   },
 ]

@@ -12,13 +12,19 @@ import { execa } from 'execa'
 /** The fleet sizes the end-to-end benchmarks render (KPT_VARIANTS_BENCH_SIZES=100,1000 for a shorter run). */
 export const fleetSizes = (process.env['KPT_VARIANTS_BENCH_SIZES'] || '100,1000,10000').split(',').map(Number)
 
-const identity = { GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'bench@example.com', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'bench@example.com' }
+const identity = {
+  GIT_AUTHOR_NAME: 'bench',
+  GIT_AUTHOR_EMAIL: 'bench@example.com',
+  GIT_COMMITTER_NAME: 'bench',
+  GIT_COMMITTER_EMAIL: 'bench@example.com',
+}
 const regions = ['us-east1', 'us-west1', 'eu-west1', 'ap-south1']
 
 /** The blueprint package: a Kptfile, an injection point, and `resources - 1` Deployments and Services. */
 export function blueprintFiles(resources: number, revision: number): Record<string, string> {
   const files: Record<string, string> = {
-    Kptfile: 'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: app\n  annotations:\n    config.kubernetes.io/local-config: "true"\ninfo:\n  description: benchmark blueprint\n',
+    Kptfile:
+      'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: app\n  annotations:\n    config.kubernetes.io/local-config: "true"\ninfo:\n  description: benchmark blueprint\n',
     'endpoints.yaml':
       'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: endpoints\n  namespace: app\n  annotations:\n    kpt.dev/config-injection: required\ndata:\n  API: https://api.example.com\n',
   }
@@ -55,7 +61,10 @@ function blueprintManifest(count: number): string {
  * packages, published beside it (`dep-<n>/v1`), which every repository then
  * gets installed.
  */
-export async function createFleet(dir: string, options: { variants: number; resources: number; revision?: number; oneRepository?: boolean; dependencies?: number }): Promise<string> {
+export async function createFleet(
+  dir: string,
+  options: { variants: number; resources: number; revision?: number; oneRepository?: boolean; dependencies?: number },
+): Promise<string> {
   const repo = join(dir, 'repos', 'blueprints')
   mkdirSync(repo, { recursive: true })
   const git = (...args: string[]) => execa('git', args, { cwd: repo, env: { ...process.env, ...identity } })
@@ -82,12 +91,16 @@ export async function createFleet(dir: string, options: { variants: number; reso
   }
   const fleet = join(dir, 'fleet')
   mkdirSync(fleet, { recursive: true })
-  const docs: string[] = [`apiVersion: config.porch.kpt.dev/v1alpha1\nkind: Repository\nmetadata:\n  name: blueprints\n  namespace: default\nspec:\n  git:\n    repo: ../repos/blueprints\n`]
+  const docs: string[] = [
+    `apiVersion: config.porch.kpt.dev/v1alpha1\nkind: Repository\nmetadata:\n  name: blueprints\n  namespace: default\nspec:\n  git:\n    repo: ../repos/blueprints\n`,
+  ]
   const clusters: string[] = []
   for (let i = 0; i < options.variants; i++) {
     const name = clusterName(i)
     if (!options.oneRepository)
-      docs.push(`apiVersion: config.porch.kpt.dev/v1alpha1\nkind: Repository\nmetadata:\n  name: ${name}\n  namespace: default\nspec:\n  deployment: true\n  git:\n    repo: ../repos/${name}\n`)
+      docs.push(
+        `apiVersion: config.porch.kpt.dev/v1alpha1\nkind: Repository\nmetadata:\n  name: ${name}\n  namespace: default\nspec:\n  deployment: true\n  git:\n    repo: ../repos/${name}\n`,
+      )
     clusters.push(
       `apiVersion: infra.nephio.org/v1alpha1\nkind: WorkloadCluster\nmetadata:\n  name: ${name}\n  namespace: default\n  labels:\n    site: edge\n    region: ${regionOf(i)}\nspec:\n  clusterName: ${name}\n`,
     )
@@ -96,7 +109,12 @@ export async function createFleet(dir: string, options: { variants: number; reso
   writeFileSync(join(fleet, 'clusters.yaml'), clusters.join('---\n'))
   writeFileSync(
     join(fleet, 'endpoints.yaml'),
-    regions.map((r) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${r}-endpoints\n  namespace: default\ndata:\n  API: https://api.${r}.example.com\n`).join('---\n'),
+    regions
+      .map(
+        (r) =>
+          `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${r}-endpoints\n  namespace: default\ndata:\n  API: https://api.${r}.example.com\n`,
+      )
+      .join('---\n'),
   )
   if (options.oneRepository) {
     // Every variant in one deployment repository, `deployments` (a bare repository: render --git pushes to it).

@@ -29,8 +29,18 @@ const root = resolve(new URL('../..', import.meta.url).pathname)
 
 /** Each function's 50-resource input and a line its output must hold; the image benchmark runs the same. */
 export const functionCases: { fn: KrmFunction; input: string; expect: string; sources: boolean }[] = [
-  { fn: packageContextFunction, input: packageResourceList(resources - 2, packageContextConfig), expect: 'tier: gold', sources: false },
-  { fn: pipelinePrependFunction, input: withPackageVariant, expect: 'PackageVariant.blueprint-us-east1.set-labels.0', sources: false },
+  {
+    fn: packageContextFunction,
+    input: packageResourceList(resources - 2, packageContextConfig),
+    expect: 'tier: gold',
+    sources: false,
+  },
+  {
+    fn: pipelinePrependFunction,
+    input: withPackageVariant,
+    expect: 'PackageVariant.blueprint-us-east1.set-labels.0',
+    sources: false,
+  },
   { fn: configInjectionFunction, input: withPackageVariant, expect: 'reason: ConfigInjected', sources: true },
   { fn: packageVariantFunction, input: withPackageVariant, expect: 'reason: ConfigInjected', sources: true },
 ]
@@ -40,27 +50,33 @@ export function spawnOrThrow(command: string, args: string[], input: string): vo
   if (run.status !== 0) throw new Error(`${command} failed: ${run.stderr}`)
 }
 
-export const benchmarks: Benchmark[] = functionCases.flatMap(({ fn, input, expect, sources: needsSources }): Benchmark[] => {
-  const options = needsSources ? { sources } : {}
-  const bin = join(root, 'bin', fn.name)
-  return [
-    {
-      name: `${fn.name}, ${resources} resources, in-process`,
-      goal: { maxRatio: 3 },
-      // Fails early if the fixture stops exercising the function.
-      setup() {
-        const out = runFunction(fn, input, options)
-        if (out.exitCode !== 0 || !out.output.includes(expect)) throw new Error(`${fn.name} fixture: output lacks ${expect}`)
+export const benchmarks: Benchmark[] = functionCases.flatMap(
+  ({ fn, input, expect, sources: needsSources }): Benchmark[] => {
+    const options = needsSources ? { sources } : {}
+    const bin = join(root, 'bin', fn.name)
+    return [
+      {
+        name: `${fn.name}, ${resources} resources, in-process`,
+        goal: { maxRatio: 3 },
+        // Fails early if the fixture stops exercising the function.
+        setup() {
+          const out = runFunction(fn, input, options)
+          if (out.exitCode !== 0 || !out.output.includes(expect))
+            throw new Error(`${fn.name} fixture: output lacks ${expect}`)
+        },
+        run: () => runFunction(fn, input, options),
+        baseline: { name: 'yaml parseDocument + toString (the floor)', run: () => parseDocument(input).toString() },
       },
-      run: () => runFunction(fn, input, options),
-      baseline: { name: 'yaml parseDocument + toString (the floor)', run: () => parseDocument(input).toString() },
-    },
-    {
-      name: `bin/${fn.name}, ${resources} resources, as a process`,
-      goal: { maxMs: 250 },
-      iterations: 15,
-      run: () => spawnOrThrow(bin, needsSources ? ['--sources', sourcesFile] : [], input),
-      baseline: { name: 'node -e "" (Node start-up alone)', run: () => spawnOrThrow(process.execPath, ['-e', ''], input) },
-    },
-  ]
-})
+      {
+        name: `bin/${fn.name}, ${resources} resources, as a process`,
+        goal: { maxMs: 250 },
+        iterations: 15,
+        run: () => spawnOrThrow(bin, needsSources ? ['--sources', sourcesFile] : [], input),
+        baseline: {
+          name: 'node -e "" (Node start-up alone)',
+          run: () => spawnOrThrow(process.execPath, ['-e', ''], input),
+        },
+      },
+    ]
+  },
+)

@@ -68,14 +68,22 @@ export interface BenchResult {
   rssMb: number
 }
 
-async function time(fn: () => unknown, iterations?: number, beforeEach?: () => unknown, warmUp = true): Promise<{ median: number; min: number; n: number }> {
+async function time(
+  fn: () => unknown,
+  iterations?: number,
+  beforeEach?: () => unknown,
+  warmUp = true,
+): Promise<{ median: number; min: number; n: number }> {
   if (warmUp) {
     await beforeEach?.()
     await fn()
   }
   const samples: number[] = []
   const deadline = performance.now() + 3000
-  const more = () => (iterations !== undefined ? samples.length < iterations : samples.length < 3 || (samples.length < 50 && performance.now() < deadline))
+  const more = () =>
+    iterations !== undefined
+      ? samples.length < iterations
+      : samples.length < 3 || (samples.length < 50 && performance.now() < deadline)
   while (more()) {
     await beforeEach?.()
     const start = performance.now()
@@ -87,11 +95,19 @@ async function time(fn: () => unknown, iterations?: number, beforeEach?: () => u
 }
 
 /** Runs benchmarks one after another and returns their figures. */
-export async function runBenchmarks(benchmarks: readonly Benchmark[], log: (line: string) => void): Promise<BenchResult[]> {
+export async function runBenchmarks(
+  benchmarks: readonly Benchmark[],
+  log: (line: string) => void,
+): Promise<BenchResult[]> {
   const out: BenchResult[] = []
   for (const b of benchmarks) {
     const input = b.setup ? await b.setup() : undefined
-    const measured = await time(() => b.run(input), b.iterations, b.beforeEach && (() => b.beforeEach!(input)), b.warmUp)
+    const measured = await time(
+      () => b.run(input),
+      b.iterations,
+      b.beforeEach && (() => b.beforeEach!(input)),
+      b.warmUp,
+    )
     const result: BenchResult = {
       name: b.name,
       medianMs: round(measured.median),
@@ -106,7 +122,12 @@ export async function runBenchmarks(benchmarks: readonly Benchmark[], log: (line
     }
     if (b.baseline) {
       const baseline = b.baseline
-      const base = await time(() => baseline.run(input), baseline.iterations ?? b.iterations, baseline.beforeEach && (() => baseline.beforeEach!(input)), b.warmUp)
+      const base = await time(
+        () => baseline.run(input),
+        baseline.iterations ?? b.iterations,
+        baseline.beforeEach && (() => baseline.beforeEach!(input)),
+        b.warmUp,
+      )
       const scale = baseline.scale ?? 1
       result.baseline = baseline.name
       result.baselineMedianMs = round(base.median * scale)
@@ -122,7 +143,11 @@ export async function runBenchmarks(benchmarks: readonly Benchmark[], log: (line
     await b.teardown?.(input)
     if (b.goal) {
       const { maxMs, maxRatio, maxFigure, label } = b.goal
-      const parts = [maxMs !== undefined && `< ${maxMs} ms`, maxRatio !== undefined && `< ${maxRatio}x baseline`, maxFigure && `${maxFigure.name} < ${maxFigure.max}`].filter(Boolean)
+      const parts = [
+        maxMs !== undefined && `< ${maxMs} ms`,
+        maxRatio !== undefined && `< ${maxRatio}x baseline`,
+        maxFigure && `${maxFigure.name} < ${maxFigure.max}`,
+      ].filter(Boolean)
       result.goal = label ?? parts.join(', ')
       result.goalMet =
         (maxMs === undefined || measured.median < maxMs) &&
@@ -141,10 +166,12 @@ function formatResult(r: BenchResult): string {
   if (r.msPerUnit !== undefined) line += ` = ${r.msPerUnit} ms/${r.unit}`
   if (r.baseline) {
     line += `; baseline "${r.baseline}" ${r.baselineMedianMs} ms`
-    if (r.baselineScale !== undefined) line += ` (EXTRAPOLATED x${r.baselineScale} from ${r.baselineSampleMedianMs} ms measured on a sample)`
+    if (r.baselineScale !== undefined)
+      line += ` (EXTRAPOLATED x${r.baselineScale} from ${r.baselineSampleMedianMs} ms measured on a sample)`
     if (r.baselineMsPerUnit !== undefined) line += ` = ${r.baselineMsPerUnit} ms/${r.unit}`
     line += `, ratio ${r.ratio}x`
-    if (r.ratio !== undefined && r.ratio > 0 && r.ratio < 1) line += ` (${round(r.baselineMedianMs! / r.medianMs)}x faster)`
+    if (r.ratio !== undefined && r.ratio > 0 && r.ratio < 1)
+      line += ` (${round(r.baselineMedianMs! / r.medianMs)}x faster)`
   }
   line += `; rss ${r.rssMb} MiB`
   if (r.figures)

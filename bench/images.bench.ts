@@ -13,10 +13,13 @@ import { hasImage, imageTag, installedEngine, packageVersion } from '../scripts/
 const root = resolve(new URL('../..', import.meta.url).pathname)
 const version = packageVersion(root)
 const engine = installedEngine()
-const missing = engine ? functionCases.map(({ fn }) => imageTag(fn.name, version)).filter((tag) => !hasImage(engine, tag)) : []
+const missing = engine
+  ? functionCases.map(({ fn }) => imageTag(fn.name, version)).filter((tag) => !hasImage(engine, tag))
+  : []
 
 if (!engine) console.error('images: no container engine (podman or docker): the image cases are left out')
-else if (missing.length > 0) console.error(`images: ${missing.join(', ')} not built (npm run images): the image cases are left out`)
+else if (missing.length > 0)
+  console.error(`images: ${missing.join(', ')} not built (npm run images): the image cases are left out`)
 
 export const benchmarks: Benchmark[] =
   !engine || missing.length > 0
@@ -27,7 +30,26 @@ export const benchmarks: Benchmark[] =
         return {
           name: `image ${imageTag(fn.name, version)}, ${resources} resources`,
           iterations: 10,
-          run: () => spawnOrThrow(engine, ['run', '--rm', '-i', '--network', 'none', '--user', 'nobody', ...mount, imageTag(fn.name, version), ...args], input),
-          baseline: { name: `bin/${fn.name} as a process (exec:)`, run: () => spawnOrThrow(join(root, 'bin', fn.name), args, input) },
+          run: () =>
+            spawnOrThrow(
+              engine,
+              [
+                'run',
+                '--rm',
+                '-i',
+                '--network',
+                'none',
+                '--user',
+                'nobody',
+                ...mount,
+                imageTag(fn.name, version),
+                ...args,
+              ],
+              input,
+            ),
+          baseline: {
+            name: `bin/${fn.name} as a process (exec:)`,
+            run: () => spawnOrThrow(join(root, 'bin', fn.name), args, input),
+          },
         }
       })

@@ -28,7 +28,8 @@ function spawnOrThrow(command: string, args: string[]): void {
 function checkFixture(): void {
   const out = runFunction(packageVariantFunction, input, { sources })
   for (const want of ['region: us-east1', 'PackageVariant.blueprint-us-east1.set-labels.0', 'reason: ConfigInjected']) {
-    if (out.exitCode !== 0 || !out.output.includes(want)) throw new Error(`package-variant fixture: output lacks ${want}`)
+    if (out.exitCode !== 0 || !out.output.includes(want))
+      throw new Error(`package-variant fixture: output lacks ${want}`)
   }
 }
 

@@ -27,9 +27,15 @@ interface Work {
 
 /** Runs kpt-variants in the work directory; returns stderr, or throws with it. */
 function kptVariants(w: Work, args: string[], expect: RegExp): string {
-  const run = spawnSync(process.execPath, [launcher, ...args], { cwd: w.dir, encoding: 'utf8', env: { ...process.env, XDG_CACHE_HOME: join(w.dir, 'xdg') }, maxBuffer: 64 * 2 ** 20 })
+  const run = spawnSync(process.execPath, [launcher, ...args], {
+    cwd: w.dir,
+    encoding: 'utf8',
+    env: { ...process.env, XDG_CACHE_HOME: join(w.dir, 'xdg') },
+    maxBuffer: 64 * 2 ** 20,
+  })
   if (run.error) throw run.error
-  if (run.status !== 0 || !expect.test(run.stderr)) throw new Error(`kpt-variants ${args.join(' ')}: exit ${run.status}\n${run.stderr.slice(-3000)}`)
+  if (run.status !== 0 || !expect.test(run.stderr))
+    throw new Error(`kpt-variants ${args.join(' ')}: exit ${run.status}\n${run.stderr.slice(-3000)}`)
   return run.stderr
 }
 
@@ -41,13 +47,20 @@ async function setup(): Promise<Work> {
   for (let k = 2; k <= packagesPerRepository; k++) {
     writeFileSync(
       join(fleet, `set-${k}.yaml`),
-      setText(1).replace('name: app\n', `name: app-${k}\n`).replace('        repoExpr: target.name', `        repoExpr: target.name\n        package: app-${k}`),
+      setText(1)
+        .replace('name: app\n', `name: app-${k}\n`)
+        .replace('        repoExpr: target.name', `        repoExpr: target.name\n        package: app-${k}`),
     )
   }
   mkdirSync(join(dir, 'repos'), { recursive: true })
-  for (let i = 0; i < repositories; i++) spawnSync('git', ['init', '-q', '--bare', '-b', 'main', join(dir, 'repos', `${clusterName(i)}.git`)])
+  for (let i = 0; i < repositories; i++)
+    spawnSync('git', ['init', '-q', '--bare', '-b', 'main', join(dir, 'repos', `${clusterName(i)}.git`)])
   const w = { dir, fleet }
-  kptVariants(w, ['render', 'fleet', '--git', '--cache', 'cache', '--no-progress'], new RegExp(`${drafts} variant\\(s\\): ${drafts} created`))
+  kptVariants(
+    w,
+    ['render', 'fleet', '--git', '--cache', 'cache', '--no-progress'],
+    new RegExp(`${drafts} variant\\(s\\): ${drafts} created`),
+  )
   for (const name of ['repos', 'cache']) cpSync(join(dir, name), join(dir, `pristine-${name}`), { recursive: true })
   return w
 }
@@ -72,14 +85,20 @@ export const benchmarks: Benchmark[] = [
     units: { count: drafts, name: 'draft' },
     setup,
     beforeEach: putBack,
-    run: (input) => kptVariants(input as Work, ['publish', '--fleet', 'fleet', '--cache', 'cache'], new RegExp(`${drafts} published, 0 removed, 0 held back, 0 not published`)),
+    run: (input) =>
+      kptVariants(
+        input as Work,
+        ['publish', '--fleet', 'fleet', '--cache', 'cache'],
+        new RegExp(`${drafts} published, 0 removed, 0 held back, 0 not published`),
+      ),
     baseline: {
       name: `a publish REPO --fleet process per repository (${sampled} of ${repositories} timed)`,
       scale: repositories / sampled,
       iterations: 1,
       beforeEach: putBack,
       run: (input) => {
-        for (let i = 0; i < sampled; i++) kptVariants(input as Work, ['publish', clusterName(i), '--fleet', 'fleet', '--cache', 'cache'], /published/)
+        for (let i = 0; i < sampled; i++)
+          kptVariants(input as Work, ['publish', clusterName(i), '--fleet', 'fleet', '--cache', 'cache'], /published/)
       },
     },
     teardown: (input) => releaseWhenInMemory((input as Work).dir),

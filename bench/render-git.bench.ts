@@ -54,11 +54,22 @@ function render(w: Work, args: string[], expect: string, keepPeak = args.include
   // The record of earlier renders of --out runs stays in the work directory (--git runs keep theirs in --cache).
   const rssFile = join(w.dir, 'peak-rss')
   rmSync(rssFile, { force: true })
-  const env = { ...process.env, XDG_CACHE_HOME: join(dirname(args[0]!), 'xdg-cache'), KPT_VARIANTS_BENCH_RSS_FILE: rssFile }
-  const run = spawnSync(process.execPath, ['--import', preload, launcher, 'render', ...args, '--no-progress'], { encoding: 'utf8', env, maxBuffer: 256 * 2 ** 20 })
+  const env = {
+    ...process.env,
+    XDG_CACHE_HOME: join(dirname(args[0]!), 'xdg-cache'),
+    KPT_VARIANTS_BENCH_RSS_FILE: rssFile,
+  }
+  const run = spawnSync(process.execPath, ['--import', preload, launcher, 'render', ...args, '--no-progress'], {
+    encoding: 'utf8',
+    env,
+    maxBuffer: 256 * 2 ** 20,
+  })
   if (run.error) throw run.error
   const summary = /\d+ variant\(s\): .*/.exec(run.stderr)?.[0]
-  if (run.status !== 0 || summary !== `${w.size} variant(s): ${expect}`) throw new Error(`kpt-variants render ${args.join(' ')}: exit ${run.status}, "${summary}"\n${run.stderr.slice(-3000)}`)
+  if (run.status !== 0 || summary !== `${w.size} variant(s): ${expect}`)
+    throw new Error(
+      `kpt-variants render ${args.join(' ')}: exit ${run.status}, "${summary}"\n${run.stderr.slice(-3000)}`,
+    )
   if (keepPeak) w.peakKib = Math.max(w.peakKib, Number(readFileSync(rssFile, 'utf8')))
 }
 
@@ -105,7 +116,8 @@ export const benchmarks: Benchmark[] = fleetSizes.flatMap((size): Benchmark[] =>
         const w = input as Work & { out?: string }
         w.out = join(w.dir, `out-${++w.count}`)
       },
-      run: (input) => render(input as Work, [(input as Work).fleet, '--out', (input as Work & { out: string }).out], created(size)),
+      run: (input) =>
+        render(input as Work, [(input as Work).fleet, '--out', (input as Work & { out: string }).out], created(size)),
     },
     figures,
   },
@@ -128,7 +140,8 @@ export const benchmarks: Benchmark[] = fleetSizes.flatMap((size): Benchmark[] =>
     run: (input) => renderGit(input, unchanged(size)),
     baseline: {
       name: 'the same re-render with --out DIR',
-      run: (input) => render(input as Work, [(input as Work).fleet, '--out', (input as Work & { out: string }).out], unchanged(size)),
+      run: (input) =>
+        render(input as Work, [(input as Work).fleet, '--out', (input as Work & { out: string }).out], unchanged(size)),
     },
     figures,
   },

@@ -22,7 +22,17 @@
  * figures), else the system's temporary directory.
  */
 import { spawnSync } from 'node:child_process'
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { clusterName, createFleet, fleetSizes, packageVariantText, setText } from './fleet-fixture.js'
@@ -70,7 +80,15 @@ function fleetOnce(size: number): Promise<Work> {
       cpSync(fleet, fleetV2, { recursive: true })
       writeFileSync(join(fleetV2, 'set.yaml'), setText(2))
       let count = 0
-      return { size, dir, fleet, fleetV2, repo: join(dir, 'repos', 'blueprints'), out: '', next: (kind: string) => join(dir, `${kind}-${++count}`) }
+      return {
+        size,
+        dir,
+        fleet,
+        fleetV2,
+        repo: join(dir, 'repos', 'blueprints'),
+        out: '',
+        next: (kind: string) => join(dir, `${kind}-${++count}`),
+      }
     })()
     works.set(size, work)
   }
@@ -91,10 +109,26 @@ async function state(size: number, kind: string): Promise<State> {
 }
 
 /** Runs `kpt-variants render` as a child process and checks its summary line; records the peak RSS. */
-function render(s: State, out: string, extra: string[], expect: { created?: number; updated?: number; unchanged?: number }, fleet = s.work.fleet): void {
+function render(
+  s: State,
+  out: string,
+  extra: string[],
+  expect: { created?: number; updated?: number; unchanged?: number },
+  fleet = s.work.fleet,
+): void {
   const rssFile = join(s.work.dir, 'peak-rss')
   rmSync(rssFile, { force: true })
-  const args = [launcher, 'render', fleet, '--out', out, '--cache', join(s.work.dir, 'cache'), '--no-progress', ...extra]
+  const args = [
+    launcher,
+    'render',
+    fleet,
+    '--out',
+    out,
+    '--cache',
+    join(s.work.dir, 'cache'),
+    '--no-progress',
+    ...extra,
+  ]
   const run = spawnSync(process.execPath, ['--import', preload, ...args], {
     encoding: 'utf8',
     env: { ...process.env, KPT_VARIANTS_BENCH_RSS_FILE: rssFile },
@@ -104,9 +138,27 @@ function render(s: State, out: string, extra: string[], expect: { created?: numb
   if (run.status !== 0) throw new Error(`kpt-variants render exited ${run.status}:\n${run.stderr.slice(-4000)}`)
   const summary = /(\d+) variant\(s\): (\d+) created, (\d+) updated, (\d+) unchanged, (\d+) failed/.exec(run.stderr)
   if (!summary) throw new Error(`kpt-variants render: no summary line in\n${run.stderr.slice(-4000)}`)
-  const [total, created, updated, unchanged, failed] = summary.slice(1).map(Number) as [number, number, number, number, number]
-  const want = { total: s.work.size, created: expect.created ?? 0, updated: expect.updated ?? 0, unchanged: expect.unchanged ?? 0, failed: 0 }
-  if (total !== want.total || created !== want.created || updated !== want.updated || unchanged !== want.unchanged || failed !== want.failed) {
+  const [total, created, updated, unchanged, failed] = summary.slice(1).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+  ]
+  const want = {
+    total: s.work.size,
+    created: expect.created ?? 0,
+    updated: expect.updated ?? 0,
+    unchanged: expect.unchanged ?? 0,
+    failed: 0,
+  }
+  if (
+    total !== want.total ||
+    created !== want.created ||
+    updated !== want.updated ||
+    unchanged !== want.unchanged ||
+    failed !== want.failed
+  ) {
     throw new Error(`kpt-variants render: expected ${JSON.stringify(want)}, got "${summary[0]}"`)
   }
   s.outcome = `${summary[0]}${extra.length > 0 ? ` (${extra.join(' ')})` : ''}`
@@ -115,7 +167,12 @@ function render(s: State, out: string, extra: string[], expect: { created?: numb
 
 function figures(input: unknown): Record<string, number | string> {
   const s = input as State
-  return { [peakRssFigure]: Math.round((s.peakKib / 1024) * 10) / 10, [fleetSizeFigure]: s.work.size, [renderCaseFigure]: s.kind, outcome: s.outcome }
+  return {
+    [peakRssFigure]: Math.round((s.peakKib / 1024) * 10) / 10,
+    [fleetSizeFigure]: s.work.size,
+    [renderCaseFigure]: s.kind,
+    outcome: s.outcome,
+  }
 }
 
 /** Renders the fleet once into a new output directory, which the re-renders of that size then reuse. */
@@ -168,7 +225,19 @@ function kptBaseline(): NonNullable<Benchmark['baseline']> | undefined {
       for (let i = 0; i < kptSample; i++) {
         mkdirSync(join(pkgs, clusterName(i)), { recursive: true })
         kpt(pkgs, ['pkg', 'get', `${s.work.repo}.git/app@app/v1`, samplePackage(i), '--for-deployment'], env)
-        kpt(pkgs, ['fn', 'eval', samplePackage(i), '--exec', packageVariantBin, '--fn-config', join(configs(s), `pv-${i}.yaml`)], env)
+        kpt(
+          pkgs,
+          [
+            'fn',
+            'eval',
+            samplePackage(i),
+            '--exec',
+            packageVariantBin,
+            '--fn-config',
+            join(configs(s), `pv-${i}.yaml`),
+          ],
+          env,
+        )
       }
       if (!verified) {
         verifySameWork(pkgs, s.work.out)
@@ -189,12 +258,15 @@ function verifySameWork(kptDir: string, out: string): void {
     const ours = join(out, samplePackage(i))
     const theirs = join(kptDir, samplePackage(i))
     const names = (dir: string) => readdirSync(dir).sort().join(' ')
-    if (names(ours) !== names(theirs)) throw new Error(`kpt baseline: ${theirs} has files ${names(theirs)}, kpt-variants wrote ${names(ours)}`)
+    if (names(ours) !== names(theirs))
+      throw new Error(`kpt baseline: ${theirs} has files ${names(theirs)}, kpt-variants wrote ${names(ours)}`)
     for (const name of readdirSync(ours)) {
       if (name === 'Kptfile') continue
-      if (!readFileSync(join(ours, name)).equals(readFileSync(join(theirs, name)))) throw new Error(`kpt baseline: ${samplePackage(i)}/${name} differs from kpt-variants'`)
+      if (!readFileSync(join(ours, name)).equals(readFileSync(join(theirs, name))))
+        throw new Error(`kpt baseline: ${samplePackage(i)}/${name} differs from kpt-variants'`)
     }
-    if (!readFileSync(join(theirs, 'Kptfile'), 'utf8').includes('reason: ConfigInjected')) throw new Error(`kpt baseline: ${theirs}/Kptfile shows no injection`)
+    if (!readFileSync(join(theirs, 'Kptfile'), 'utf8').includes('reason: ConfigInjected'))
+      throw new Error(`kpt baseline: ${theirs}/Kptfile shows no injection`)
   }
 }
 
@@ -240,7 +312,11 @@ export const benchmarks: Benchmark[] = fleetSizes.flatMap((size): Benchmark[] =>
     name: `re-render ${count(size)} unchanged variants`,
     iterations: iterations(size),
     units: { count: size, name: 'variant' },
-    goal: { maxMs: size, ...memoryGoal(size), label: `>= 1,000 variants/s${size >= 10_000 ? ', peak RSS < 1 GiB' : ''}` },
+    goal: {
+      maxMs: size,
+      ...memoryGoal(size),
+      label: `>= 1,000 variants/s${size >= 10_000 ? ', peak RSS < 1 GiB' : ''}`,
+    },
     async setup() {
       const s = await state(size, 'unchanged (recorded)')
       ensureRendered(s)
@@ -251,7 +327,8 @@ export const benchmarks: Benchmark[] = fleetSizes.flatMap((size): Benchmark[] =>
       const s = input as State & { probe: { ino: number; mtimeMs: number } }
       render(s, s.work.out, [], { unchanged: size })
       const after = statSync(probe(s.work))
-      if (after.ino !== s.probe.ino || after.mtimeMs !== s.probe.mtimeMs) throw new Error('re-render: an unchanged package was rewritten')
+      if (after.ino !== s.probe.ino || after.mtimeMs !== s.probe.mtimeMs)
+        throw new Error('re-render: an unchanged package was rewritten')
     },
     figures,
   },

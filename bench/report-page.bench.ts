@@ -38,7 +38,11 @@ async function makePage(size: number): Promise<string> {
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }))
   const fleet = await createFleet(dir, { variants: size, resources: 50 })
   const render = (...extra: string[]) => {
-    const run = spawnSync(process.execPath, [launcher, 'render', fleet, '--out', join(dir, 'out'), '--cache', join(dir, 'cache'), '--no-progress', ...extra], { encoding: 'utf8', maxBuffer: 2 ** 30 })
+    const run = spawnSync(
+      process.execPath,
+      [launcher, 'render', fleet, '--out', join(dir, 'out'), '--cache', join(dir, 'cache'), '--no-progress', ...extra],
+      { encoding: 'utf8', maxBuffer: 2 ** 30 },
+    )
     if (run.status !== 0) throw new Error(`kpt-variants render exited ${run.status}:\n${run.stderr.slice(-4000)}`)
     return run.stderr
   }
@@ -46,7 +50,8 @@ async function makePage(size: number): Promise<string> {
   writeFileSync(join(fleet, 'set.yaml'), setText(2))
   const file = join(dir, 'fleet.html')
   const summary = render('--dry-run', '--report', file)
-  if (!summary.includes(`${size} variant(s): 0 created, ${size} updated`)) throw new Error(`unexpected render: ${summary.slice(-2000)}`)
+  if (!summary.includes(`${size} variant(s): 0 created, ${size} updated`))
+    throw new Error(`unexpected render: ${summary.slice(-2000)}`)
   return file
 }
 
@@ -56,9 +61,24 @@ async function openBrowser(file: string): Promise<PageWork> {
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: chromiumPath,
     viewport: { width: 1400, height: 900 },
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   })
-  return { file, megabytes: Math.round((statSync(file).size / 1e6) * 100) / 100, context, page: await context.newPage(), readyMs: [] }
+  return {
+    file,
+    megabytes: Math.round((statSync(file).size / 1e6) * 100) / 100,
+    context,
+    page: await context.newPage(),
+    readyMs: [],
+  }
 }
 
 /** Loads the page until its script says it is ready; records the page's own time to ready. */
@@ -104,7 +124,11 @@ const openCase: Benchmark = {
   baseline: { name: `the same page of ${baselineSize} variants`, run: async () => open(await pageOf(baselineSize)) },
   figures: async (input) => {
     const work = input as PageWork
-    return { 'page MB': work.megabytes, "ready, by the page's clock (ms)": median(work.readyMs), [`page MB at ${baselineSize}`]: (await pageOf(baselineSize)).megabytes }
+    return {
+      'page MB': work.megabytes,
+      "ready, by the page's clock (ms)": median(work.readyMs),
+      [`page MB at ${baselineSize}`]: (await pageOf(baselineSize)).megabytes,
+    }
   },
 }
 
@@ -115,10 +139,15 @@ const detailCase: Benchmark = {
   setup: () => pageOf(size),
   beforeEach: (input) => open(input as PageWork),
   run: (input) => openVariant(input as PageWork),
-  baseline: { name: `the same in the page of ${baselineSize} variants`, beforeEach: async () => open(await pageOf(baselineSize)), run: async () => openVariant(await pageOf(baselineSize)) },
+  baseline: {
+    name: `the same in the page of ${baselineSize} variants`,
+    beforeEach: async () => open(await pageOf(baselineSize)),
+    run: async () => openVariant(await pageOf(baselineSize)),
+  },
   teardown: closeAll,
 }
 
-if (!existsSync(chromiumPath)) console.log(`  SKIPPED: the fleet page benchmarks need Chromium at ${chromiumPath} (apt-get install chromium)`)
+if (!existsSync(chromiumPath))
+  console.log(`  SKIPPED: the fleet page benchmarks need Chromium at ${chromiumPath} (apt-get install chromium)`)
 
 export const benchmarks: Benchmark[] = existsSync(chromiumPath) ? [openCase, detailCase] : []

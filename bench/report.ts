@@ -17,7 +17,9 @@ export function resultTable(results: readonly BenchResult[]): string {
     r.name,
     formatMs(r.medianMs) + (r.msPerUnit !== undefined ? ` (${formatMs(r.msPerUnit)}/${r.unit})` : ''),
     r.figures?.[peakRssFigure] !== undefined ? `${r.figures[peakRssFigure]} MiB` : '',
-    r.baseline ? `${formatMs(r.baselineMedianMs!)}${r.baselineScale !== undefined ? ' (extrapolated)' : ''}: ${r.baseline}` : '',
+    r.baseline
+      ? `${formatMs(r.baselineMedianMs!)}${r.baselineScale !== undefined ? ' (extrapolated)' : ''}: ${r.baseline}`
+      : '',
     r.ratio !== undefined ? `${r.ratio}x` : '',
     r.goal ?? '',
     r.goalMet === undefined ? '' : r.goalMet ? 'met' : 'NOT met',
@@ -46,12 +48,14 @@ function renderSeries(results: readonly BenchResult[]): { time: Map<string, Poin
     const variants = Number(r.figures?.[fleetSizeFigure])
     const kind = r.figures?.[renderCaseFigure]
     if (!Number.isFinite(variants) || typeof kind !== 'string') continue
-    const add = (series: Map<string, Point[]>, value: number) => (series.get(kind) ?? series.set(kind, []).get(kind)!).push({ variants, value })
+    const add = (series: Map<string, Point[]>, value: number) =>
+      (series.get(kind) ?? series.set(kind, []).get(kind)!).push({ variants, value })
     add(time, r.medianMs / 1000)
     const rss = Number(r.figures?.[peakRssFigure])
     if (Number.isFinite(rss)) add(memory, rss)
   }
-  for (const series of [time, memory]) for (const points of series.values()) points.sort((a, b) => a.variants - b.variants)
+  for (const series of [time, memory])
+    for (const points of series.values()) points.sort((a, b) => a.variants - b.variants)
   return { time, memory }
 }
 
@@ -70,23 +74,37 @@ export function scalingChart(results: readonly BenchResult[], title: string): st
     if (points.length === 0) return ''
     const xs = logRange(points.map((p) => p.variants))
     const ys = logRange(points.map((p) => p.value))
-    const x = (v: number) => offset + margin.left + ((Math.log10(v) - xs.min) / (xs.max - xs.min)) * (panelWidth - margin.left - margin.right)
-    const y = (v: number) => height - margin.bottom - ((Math.log10(v) - ys.min) / (ys.max - ys.min)) * (height - margin.top - margin.bottom)
-    const parts: string[] = [`<text x="${offset + panelWidth / 2}" y="${margin.top - 14}" text-anchor="middle" font-weight="bold">${label}</text>`]
+    const x = (v: number) =>
+      offset + margin.left + ((Math.log10(v) - xs.min) / (xs.max - xs.min)) * (panelWidth - margin.left - margin.right)
+    const y = (v: number) =>
+      height - margin.bottom - ((Math.log10(v) - ys.min) / (ys.max - ys.min)) * (height - margin.top - margin.bottom)
+    const parts: string[] = [
+      `<text x="${offset + panelWidth / 2}" y="${margin.top - 14}" text-anchor="middle" font-weight="bold">${label}</text>`,
+    ]
     for (let e = Math.ceil(xs.min); e <= Math.floor(xs.max); e++) {
       const v = 10 ** e
       parts.push(`<line x1="${x(v)}" y1="${margin.top}" x2="${x(v)}" y2="${height - margin.bottom}" stroke="#ddd"/>`)
-      parts.push(`<text x="${x(v)}" y="${height - margin.bottom + 16}" text-anchor="middle">${v.toLocaleString('en-US')}</text>`)
+      parts.push(
+        `<text x="${x(v)}" y="${height - margin.bottom + 16}" text-anchor="middle">${v.toLocaleString('en-US')}</text>`,
+      )
     }
     for (let e = Math.ceil(ys.min); e <= Math.floor(ys.max); e++) {
       const v = 10 ** e
-      parts.push(`<line x1="${offset + margin.left}" y1="${y(v)}" x2="${offset + panelWidth - margin.right}" y2="${y(v)}" stroke="#ddd"/>`)
-      parts.push(`<text x="${offset + margin.left - 6}" y="${y(v) + 4}" text-anchor="end">${v >= 1 ? v : v.toPrecision(1)} ${unit}</text>`)
+      parts.push(
+        `<line x1="${offset + margin.left}" y1="${y(v)}" x2="${offset + panelWidth - margin.right}" y2="${y(v)}" stroke="#ddd"/>`,
+      )
+      parts.push(
+        `<text x="${offset + margin.left - 6}" y="${y(v) + 4}" text-anchor="end">${v >= 1 ? v : v.toPrecision(1)} ${unit}</text>`,
+      )
     }
-    parts.push(`<text x="${offset + panelWidth / 2}" y="${height - 8}" text-anchor="middle">variants (log scale)</text>`)
+    parts.push(
+      `<text x="${offset + panelWidth / 2}" y="${height - 8}" text-anchor="middle">variants (log scale)</text>`,
+    )
     for (const [kind, pts] of series) {
       const color = palette[kinds.indexOf(kind) % palette.length]
-      parts.push(`<polyline fill="none" stroke="${color}" stroke-width="2" points="${pts.map((p) => `${x(p.variants).toFixed(1)},${y(p.value).toFixed(1)}`).join(' ')}"/>`)
+      parts.push(
+        `<polyline fill="none" stroke="${color}" stroke-width="2" points="${pts.map((p) => `${x(p.variants).toFixed(1)},${y(p.value).toFixed(1)}`).join(' ')}"/>`,
+      )
       for (const p of pts)
         parts.push(
           `<circle cx="${x(p.variants).toFixed(1)}" cy="${y(p.value).toFixed(1)}" r="3" fill="${color}"><title>${kind}, ${p.variants} variants: ${p.value.toFixed(2)} ${unit}</title></circle>`,
@@ -95,7 +113,10 @@ export function scalingChart(results: readonly BenchResult[], title: string): st
     return parts.join('\n')
   }
   const legend = kinds
-    .map((kind, i) => `<rect x="${60 + i * 190}" y="${height + 6}" width="12" height="12" fill="${palette[i % palette.length]}"/><text x="${78 + i * 190}" y="${height + 16}">${kind}</text>`)
+    .map(
+      (kind, i) =>
+        `<rect x="${60 + i * 190}" y="${height + 6}" width="12" height="12" fill="${palette[i % palette.length]}"/><text x="${78 + i * 190}" y="${height + 16}">${kind}</text>`,
+    )
     .join('\n')
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${panelWidth * 2}" height="${height + 30}" font-family="sans-serif" font-size="11">
 <title>${title}</title>

@@ -48,7 +48,10 @@ const machine = `${availableParallelism()} CPU(s) (${cpus()[0]?.model.trim() ?? 
 const table = resultTable(all)
 const repo = join(here, '..', '..')
 mkdirSync(join(repo, 'bench', 'out'), { recursive: true })
-writeFileSync(join(repo, 'bench', 'out', 'results.json'), `${JSON.stringify({ machine, node: process.version, results: all }, null, 2)}\n`)
+writeFileSync(
+  join(repo, 'bench', 'out', 'results.json'),
+  `${JSON.stringify({ machine, node: process.version, results: all }, null, 2)}\n`,
+)
 if (json) console.log(JSON.stringify({ machine, results: all }, null, 2))
 else console.log(`\n${table}\n`)
 

@@ -23,7 +23,9 @@ export function fileSystemOf(dir: string): string | undefined {
     const mounts = readFileSync('/proc/mounts', 'utf8')
       .split('\n')
       .map((line) => line.split(' '))
-      .filter(([, point]) => point !== undefined && (dir === point || dir.startsWith(point === '/' ? '/' : `${point}/`)))
+      .filter(
+        ([, point]) => point !== undefined && (dir === point || dir.startsWith(point === '/' ? '/' : `${point}/`)),
+      )
       .sort((a, b) => b[1]!.length - a[1]!.length)
     return mounts[0]?.[2]
   } catch {

@@ -19,12 +19,21 @@ const version = '0.1.0'
 export async function cli(argv: readonly string[], io: CliIO): Promise<number> {
   let exitCode = 0
   const program = new Command('kpt-variants')
-    .description("Porch's PackageVariant and PackageVariantSet automation for plain kpt and git: render a fleet of package variants in one command.")
+    .description(
+      "Porch's PackageVariant and PackageVariantSet automation for plain kpt and git: render a fleet of package variants in one command.",
+    )
     .version(version, '-v, --version')
     .exitOverride()
-    .configureOutput({ writeOut: (text) => io.stdout(text), writeErr: (text) => io.stderr(text), outputError: (text, write) => write(text) })
+    .configureOutput({
+      writeOut: (text) => io.stdout(text),
+      writeErr: (text) => io.stderr(text),
+      outputError: (text, write) => write(text),
+    })
     .showHelpAfterError('(see kpt-variants --help)')
-    .addHelpText('after', '\nEvery command takes --debug: an unexpected failure then prints where it happened (a stack trace) after its one line.')
+    .addHelpText(
+      'after',
+      '\nEvery command takes --debug: an unexpected failure then prints where it happened (a stack trace) after its one line.',
+    )
 
   program
     .command('render')
@@ -32,23 +41,55 @@ export async function cli(argv: readonly string[], io: CliIO): Promise<number> {
       'render every PackageVariant of a fleet (PackageVariantSets expanded) into downstream packages: clone new ones, ' +
         '3-way merge upstream updates into existing ones, apply package context, pipeline and injection, check dependencies, run the pipeline',
     )
-    .argument('[FLEET]', 'directory of YAML: Repositories, PackageVariantSets, PackageVariants, targets, objects to inject, catalogs (or --cluster)')
-    .option('--cluster', "read the fleet from the Kubernetes API server of the kubeconfig's context instead of a directory, and write PackageVariant(Set) status back (docs/cluster.md)")
-    .option('--kubeconfig <PATH>', "with --cluster, the kubeconfig (default: $KUBECONFIG, ~/.kube/config, or the pod's service account)")
+    .argument(
+      '[FLEET]',
+      'directory of YAML: Repositories, PackageVariantSets, PackageVariants, targets, objects to inject, catalogs (or --cluster)',
+    )
+    .option(
+      '--cluster',
+      "read the fleet from the Kubernetes API server of the kubeconfig's context instead of a directory, and write PackageVariant(Set) status back (docs/cluster.md)",
+    )
+    .option(
+      '--kubeconfig <PATH>',
+      "with --cluster, the kubeconfig (default: $KUBECONFIG, ~/.kube/config, or the pod's service account)",
+    )
     .option('--context <NAME>', "with --cluster, the kubeconfig's context to use (default: its current context)")
     .option('-o, --out <DIR>', 'write each variant to DIR/<downstream repo>/<downstream package>')
-    .option('--git', 'propose each new or changed package as a draft branch drafts/<package>/<workspace> of its downstream Repository (spec.git), as Porch does')
-    .option('--publish', 'with --git, publish the drafts of the run, as far as Rollouts allow: merge into the branch, tag <package>/v<N>, delete the draft')
-    .option('--publish-conflicts', 'with --publish, publish drafts that report conflicts too (else they wait for review)')
-    .option('--publish-deletions', 'with --publish, publish drafts that delete a package too (else they wait for review)')
+    .option(
+      '--git',
+      'propose each new or changed package as a draft branch drafts/<package>/<workspace> of its downstream Repository (spec.git), as Porch does',
+    )
+    .option(
+      '--publish',
+      'with --git, publish the drafts of the run, as far as Rollouts allow: merge into the branch, tag <package>/v<N>, delete the draft',
+    )
+    .option(
+      '--publish-conflicts',
+      'with --publish, publish drafts that report conflicts too (else they wait for review)',
+    )
+    .option(
+      '--publish-deletions',
+      'with --publish, publish drafts that delete a package too (else they wait for review)',
+    )
     .option('--skip-rollout', 'publish (with --out: write) every change at once, as if no Rollout paced the fleet')
-    .option('--now <RFC3339>', 'the time the run acts at: Rollout gates and windows, the dates of the commits and tags it writes (default: now)')
+    .option(
+      '--now <RFC3339>',
+      'the time the run acts at: Rollout gates and windows, the dates of the commits and tags it writes (default: now)',
+    )
     .option(
       '--cache <DIR>',
       'where the record of earlier renders, the clones of remote upstream repositories and (with --git) the working clones of downstream repositories are kept (default: ~/.cache/kpt-variants)',
     )
-    .option('--force', 'render every variant, even one whose inputs and package are unchanged since the last render (which is otherwise skipped)')
-    .option('--lock-timeout <seconds>', 'how long to wait for another run holding a repository (a --git downstream, or a remote upstream being fetched)', parseSeconds, 60)
+    .option(
+      '--force',
+      'render every variant, even one whose inputs and package are unchanged since the last render (which is otherwise skipped)',
+    )
+    .option(
+      '--lock-timeout <seconds>',
+      'how long to wait for another run holding a repository (a --git downstream, or a remote upstream being fetched)',
+      parseSeconds,
+      60,
+    )
     .option('--dry-run', 'write nothing; show what would be created, updated, deleted or left unchanged')
     .option('--diff', 'with --dry-run, print a unified diff of every change')
     .option('--json', 'print a machine-readable report on stdout')
@@ -60,18 +101,34 @@ export async function cli(argv: readonly string[], io: CliIO): Promise<number> {
         .choices(['text', 'markdown'])
         .default('text'),
     )
-    .option('--report <FILE>', "write the fleet page, one self-contained HTML file: the variants as a matrix, each one's detail and (with --dry-run) diff (docs/reports.md)")
+    .option(
+      '--report <FILE>',
+      "write the fleet page, one self-contained HTML file: the variants as a matrix, each one's detail and (with --dry-run) diff (docs/reports.md)",
+    )
     .addOption(
-      new Option('--on-conflict <policy>', 'a field changed both upstream and downstream: take upstream, keep downstream, or fail the variant (always reported)')
+      new Option(
+        '--on-conflict <policy>',
+        'a field changed both upstream and downstream: take upstream, keep downstream, or fail the variant (always reported)',
+      )
         .choices(['upstream', 'downstream', 'fail'])
         .default('upstream'),
     )
     .option('--shard <I/N>', 'render only the variants whose identity hashes to I of N (0 <= I < N)', parseShard)
-    .option('--threads <n>', 'render on n threads (default for a big fleet with no record of an earlier run: one per CPU, or one per two CPUs into an empty directory; else one)', parseThreads)
-    .option('-n, --namespace <NS>', 'the namespace of fleet objects without one, as kubectl apply would put them (default: default); with --cluster, the only namespace read (default: all)')
+    .option(
+      '--threads <n>',
+      'render on n threads (default for a big fleet with no record of an earlier run: one per CPU, or one per two CPUs into an empty directory; else one)',
+      parseThreads,
+    )
+    .option(
+      '-n, --namespace <NS>',
+      'the namespace of fleet objects without one, as kubectl apply would put them (default: default); with --cluster, the only namespace read (default: all)',
+    )
     .option('--allow-exec', 'let downstream pipelines run exec: functions (as kpt fn render --allow-exec)')
     .addOption(
-      new Option('--image-functions <policy>', 'run a downstream pipeline with image: functions (needs a container engine), or skip it: the package keeps its pipeline for kpt fn render to run later')
+      new Option(
+        '--image-functions <policy>',
+        'run a downstream pipeline with image: functions (needs a container engine), or skip it: the package keeps its pipeline for kpt fn render to run later',
+      )
         .choices(['run', 'skip'])
         .default('run'),
     )
@@ -114,14 +171,29 @@ a list forbidden).`,
       "publish open drafts of a downstream repository, as Porch's approve: each becomes a commit on the branch tagged <package>/v<N> " +
         '(the next revision), and its draft branch is deleted; with --fleet, of every repository of the fleet (or one), as its Rollouts allow',
     )
-    .argument('[REPO]', 'the repository: a URL or path git can clone, or with --fleet the name of a Repository of the fleet (with --fleet, default: every one)')
+    .argument(
+      '[REPO]',
+      'the repository: a URL or path git can clone, or with --fleet the name of a Repository of the fleet (with --fleet, default: every one)',
+    )
     .argument('[PACKAGE...]', 'the packages to publish (default: every open draft)')
-    .option('--fleet <DIR>', "publish the fleet DIR's drafts, as far as its Rollouts allow: REPO (a Repository of the fleet) or every repository, in one run")
-    .option('--selector <SELECTOR>', "with --fleet, only variants whose target's labels match (kubectl's form: tier=canary,region in (eu-west1))")
+    .option(
+      '--fleet <DIR>',
+      "publish the fleet DIR's drafts, as far as its Rollouts allow: REPO (a Repository of the fleet) or every repository, in one run",
+    )
+    .option(
+      '--selector <SELECTOR>',
+      "with --fleet, only variants whose target's labels match (kubectl's form: tier=canary,region in (eu-west1))",
+    )
     .option('--skip-rollout', 'with --fleet, publish as if no Rollout paced the fleet')
-    .option('--now <RFC3339>', 'the time the run acts at: Rollout gates and windows, the dates of the commits and tags it writes (default: now)')
+    .option(
+      '--now <RFC3339>',
+      'the time the run acts at: Rollout gates and windows, the dates of the commits and tags it writes (default: now)',
+    )
     .option('--dry-run', 'with --fleet, write nothing: show what would be published and what is held back')
-    .option('--force', 'with --fleet, publish a draft whose PackageVariant is gone, or renders another package now, too (else refused)')
+    .option(
+      '--force',
+      'with --fleet, publish a draft whose PackageVariant is gone, or renders another package now, too (else refused)',
+    )
     .option('-n, --namespace <NS>', 'with --fleet, the namespace of fleet objects without one (default: default)')
     .option('--branch <BRANCH>', 'the published branch of a REPO given as a URL (default: main)')
     .option('--directory <DIR>', 'the directory of the packages in a REPO given as a URL (default: the root)')
@@ -151,12 +223,21 @@ holds back is reported, not a failure), 1 when one was not, 2 on a usage error.`
       'one line per variant of a fleet, read from its downstream repositories (what porchctl rpkg get shows) or with --out from the output directory: published revision, open draft, upstream revision current or behind, local edits, last failure; and the dependencies a render installed',
     )
     .argument('<FLEET>', 'the fleet directory, as given to render')
-    .option('-o, --out <DIR>', 'read the output directory a render --out DIR wrote instead of the downstream repositories')
-    .option('-n, --namespace <NS>', 'the namespace of fleet objects without one, as kubectl apply would put them (default: default)')
+    .option(
+      '-o, --out <DIR>',
+      'read the output directory a render --out DIR wrote instead of the downstream repositories',
+    )
+    .option(
+      '-n, --namespace <NS>',
+      'the namespace of fleet objects without one, as kubectl apply would put them (default: default)',
+    )
     .option('--cache <DIR>', 'where the working clones are kept (default: ~/.cache/kpt-variants)')
     .option('--lock-timeout <seconds>', 'how long to wait for another run holding a repository', parseSeconds, 60)
     .option('--json', 'print a machine-readable report on stdout')
-    .option('--html <FILE>', "write the fleet page, one self-contained HTML file: the variants as a matrix and each one's detail (docs/reports.md)")
+    .option(
+      '--html <FILE>',
+      "write the fleet page, one self-contained HTML file: the variants as a matrix and each one's detail (docs/reports.md)",
+    )
     .action(async (fleet: string, options: StatusOptions) => {
       const { statusCommand } = await import('./commands/status.js')
       exitCode = await statusCommand(fleet, options, io)
@@ -186,10 +267,16 @@ fleet change); with --cluster the object is patched.`,
       .option('--cluster', "the Rollout is in the Kubernetes API server of the kubeconfig's context")
       .option('--kubeconfig <PATH>', 'with --cluster, the kubeconfig')
       .option('--context <NAME>', "with --cluster, the kubeconfig's context to use")
-      .option('-n, --namespace <NS>', "the Rollout's namespace, and the namespace of fleet objects without one (default: default)")
+      .option(
+        '-n, --namespace <NS>',
+        "the Rollout's namespace, and the namespace of fleet objects without one (default: default)",
+      )
       .option('--cache <DIR>', 'where the working clones are kept (default: ~/.cache/kpt-variants)')
       .option('--lock-timeout <seconds>', 'how long to wait for another run holding a repository', parseSeconds, 60)
-      .option('--now <RFC3339>', 'the time to act at: gates and windows (status), the approval time (approve) (default: now)')
+      .option(
+        '--now <RFC3339>',
+        'the time to act at: gates and windows (status), the approval time (approve) (default: now)',
+      )
     if (action === 'status') command.option('--json', 'print a machine-readable report on stdout')
     command.action(async (...args: unknown[]) => {
       const name = args[0] as string

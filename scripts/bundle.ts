@@ -44,7 +44,11 @@ const loader = join(dist, '..', 'bin', 'load-bundle.js')
  * bin/load-bundle.js (CommonJS, with a code cache), or, as `worker`, into <name>.js, an ES module
  * a thread is started with.
  */
-async function bundle(name: string, contents: string, options: { external?: string[]; worker?: boolean } = {}): Promise<void> {
+async function bundle(
+  name: string,
+  contents: string,
+  options: { external?: string[]; worker?: boolean } = {},
+): Promise<void> {
   const program = !options.worker
   await build({
     stdin: { contents, resolveDir: dist, sourcefile: `${name}.js`, loader: 'js' },
@@ -75,11 +79,22 @@ async function bundle(name: string, contents: string, options: { external?: stri
 mkdirSync(out, { recursive: true })
 for (const { name, fn } of functionPrograms) {
   // The program every function's launcher ran before it was bundled; the launcher runs `main`.
-  const program = [`import { runMain } from './functions/krm/main.js'`, `import { ${fn} } from './functions/${name}/index.js'`, `export const main = () => runMain(${fn}, process.argv.slice(2))`]
+  const program = [
+    `import { runMain } from './functions/krm/main.js'`,
+    `import { ${fn} } from './functions/${name}/index.js'`,
+    `export const main = () => runMain(${fn}, process.argv.slice(2))`,
+  ]
   await bundle(name, program.join('\n'))
 }
 // The Kubernetes client stays a package of its own: only --cluster loads it, and the functions' images leave it out.
-await bundle('kpt-variants', [`export { cli } from './orchestrator/cli.js'`, `export { runRenderWorker } from './orchestrator/run/threads.js'`].join('\n'), { external: ['@kubernetes/client-node'] })
+await bundle(
+  'kpt-variants',
+  [
+    `export { cli } from './orchestrator/cli.js'`,
+    `export { runRenderWorker } from './orchestrator/run/threads.js'`,
+  ].join('\n'),
+  { external: ['@kubernetes/client-node'] },
+)
 writeFileSync(
   join(out, 'render-worker.js'),
   `// A render thread of kpt-variants: the main bundle's code (see scripts/bundle.ts).\nimport { loadBundle } from '../../bin/load-bundle.js'\n\nawait loadBundle('kpt-variants').exports.runRenderWorker()\n`,
@@ -109,6 +124,14 @@ async function bundleFleetPage(): Promise<void> {
     outfile: join(out, 'fleet-page.js'),
     logLevel: 'warning',
   })
-  const css = ['diff2html/bundles/css/diff2html.min.css', 'highlight.js/styles/github.css', join(source, 'page.css')].map((f) => `@import ${JSON.stringify(f)};`).join('\n')
-  await build({ stdin: { contents: css, resolveDir: dist, loader: 'css', sourcefile: 'fleet-page.css' }, bundle: true, minify: true, outfile: join(out, 'fleet-page.css'), logLevel: 'warning' })
+  const css = ['diff2html/bundles/css/diff2html.min.css', 'highlight.js/styles/github.css', join(source, 'page.css')]
+    .map((f) => `@import ${JSON.stringify(f)};`)
+    .join('\n')
+  await build({
+    stdin: { contents: css, resolveDir: dist, loader: 'css', sourcefile: 'fleet-page.css' },
+    bundle: true,
+    minify: true,
+    outfile: join(out, 'fleet-page.css'),
+    logLevel: 'warning',
+  })
 }

@@ -23,11 +23,17 @@ export const repoRoot = findRoot(dirname(fileURLToPath(import.meta.url)))
 export const exampleDir = join(repoRoot, 'examples', 'fleet')
 
 function findRoot(from: string): string {
-  for (let dir = from; dir !== dirname(dir); dir = dirname(dir)) if (existsSync(join(dir, 'examples', 'fleet'))) return dir
+  for (let dir = from; dir !== dirname(dir); dir = dirname(dir))
+    if (existsSync(join(dir, 'examples', 'fleet'))) return dir
   throw new Error(`examples/fleet not found above ${from}`)
 }
 
-const identity = { GIT_AUTHOR_NAME: 'demo', GIT_AUTHOR_EMAIL: 'demo@example.com', GIT_COMMITTER_NAME: 'demo', GIT_COMMITTER_EMAIL: 'demo@example.com' }
+const identity = {
+  GIT_AUTHOR_NAME: 'demo',
+  GIT_AUTHOR_EMAIL: 'demo@example.com',
+  GIT_COMMITTER_NAME: 'demo',
+  GIT_COMMITTER_EMAIL: 'demo@example.com',
+}
 
 /** Lays the demo out in `dir` (emptied first). */
 export async function createDemoFleet(dir: string): Promise<void> {
@@ -44,11 +50,18 @@ export async function createDemoFleet(dir: string): Promise<void> {
       cpSync(join(exampleDir, 'blueprints', pkg, revision), join(blueprints, pkg), { recursive: true })
       await git(blueprints, 'add', '-A')
       // The kpt: line is the annotation Porch writes when it publishes a revision.
-      await git(blueprints, 'commit', '-q', '-m', `${pkg} ${revision}\n\nkpt:{"package":"${pkg}","workspaceName":"${revision}","revision":"${revision}"}`)
+      await git(
+        blueprints,
+        'commit',
+        '-q',
+        '-m',
+        `${pkg} ${revision}\n\nkpt:{"package":"${pkg}","workspaceName":"${revision}","revision":"${revision}"}`,
+      )
       await git(blueprints, 'tag', `${pkg}/${revision}`)
     }
   }
   // Each cluster's deployment repository, empty and bare, for `render --git` (the fleet's `../repos/edge-NN` finds `edge-NN.git`).
   const repositories = readFileSync(join(dir, 'fleet', 'repositories.yaml'), 'utf8')
-  for (const [, name] of repositories.matchAll(/repo: \.\.\/repos\/(edge-\d+)$/gm)) await git(dir, 'init', '-q', '--bare', '-b', 'main', join('repos', `${name}.git`))
+  for (const [, name] of repositories.matchAll(/repo: \.\.\/repos\/(edge-\d+)$/gm))
+    await git(dir, 'init', '-q', '--bare', '-b', 'main', join('repos', `${name}.git`))
 }

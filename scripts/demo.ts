@@ -29,21 +29,36 @@ const env = { ...process.env, PATH: `${join(root, 'bin')}${delimiter}${process.e
 await createDemoFleet(demo)
 
 console.log('$ kpt-variants render demo/fleet --out demo/rendered --report demo/fleet.html\n')
-const render = await execa('kpt-variants', ['render', 'demo/fleet', '--out', 'demo/rendered', '--report', 'demo/fleet.html'], { cwd: root, env, reject: false, stdout: 'inherit', stderr: 'inherit' })
+const render = await execa(
+  'kpt-variants',
+  ['render', 'demo/fleet', '--out', 'demo/rendered', '--report', 'demo/fleet.html'],
+  { cwd: root, env, reject: false, stdout: 'inherit', stderr: 'inherit' },
+)
 if (render.exitCode !== 0) process.exit(render.exitCode ?? 1)
 
 // What the PackageVariant changed in one cluster's package: a plain clone of the same revision, compared.
 const plain = join(demo, '.plain', 'nginx')
 mkdirSync(join(demo, '.plain'))
-await execa('kpt', ['pkg', 'get', `file://${blueprints}.git/nginx@nginx/v1`, plain, '--for-deployment'], { cwd: root, env })
-const diff = await execa('git', ['diff', '--no-index', '--color=never', '--', plain, join(demo, 'rendered', 'edge-01', 'nginx')], { cwd: root, reject: false })
+await execa('kpt', ['pkg', 'get', `file://${blueprints}.git/nginx@nginx/v1`, plain, '--for-deployment'], {
+  cwd: root,
+  env,
+})
+const diff = await execa(
+  'git',
+  ['diff', '--no-index', '--color=never', '--', plain, join(demo, 'rendered', 'edge-01', 'nginx')],
+  { cwd: root, reject: false },
+)
 rmSync(join(demo, '.plain'), { recursive: true, force: true })
-console.log(`\nWhat the PackageVariant changed in edge-01's package, compared with \`kpt pkg get --for-deployment\` of nginx/v1:\n`)
+console.log(
+  `\nWhat the PackageVariant changed in edge-01's package, compared with \`kpt pkg get --for-deployment\` of nginx/v1:\n`,
+)
 console.log(
   String(diff.stdout)
     .replaceAll(`a${plain}`, 'a/nginx')
     .replaceAll(`b${join(demo, 'rendered', 'edge-01', 'nginx')}`, 'b/edge-01/nginx'),
 )
 console.log(`\n${readdirSync(join(demo, 'rendered')).length} cluster repositories rendered in demo/rendered.`)
-console.log(`The fleet page of that render: file://${join(demo, 'fleet.html')} (open it in a browser; docs/reports.md).`)
+console.log(
+  `The fleet page of that render: file://${join(demo, 'fleet.html')} (open it in a browser; docs/reports.md).`,
+)
 console.log('Next: the fleet workflow in README.md.')

@@ -4,7 +4,15 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 
 /** Every image target: the six functions and the orchestrator. */
-export const imageTargets: readonly string[] = ['package-context', 'pipeline-prepend', 'config-injection', 'package-variant', 'fan-out', 'dependency-check', 'kpt-variants']
+export const imageTargets: readonly string[] = [
+  'package-context',
+  'pipeline-prepend',
+  'config-injection',
+  'package-variant',
+  'fan-out',
+  'dependency-check',
+  'kpt-variants',
+]
 
 /** `kpt-variants/<target>:<version>`; a local image, so engines store it as `localhost/kpt-variants/...`. */
 export function imageTag(target: string, version: string): string {

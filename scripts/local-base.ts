@@ -7,7 +7,18 @@
  * /bin/sh (git's local transport starts its helpers through a shell).
  * Each is a tarball of host files imported with `<engine> import`.
  */
-import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync, chmodSync } from 'node:fs'
+import {
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+  chmodSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, dirname, join, relative } from 'node:path'
 import { execa } from 'execa'
@@ -34,7 +45,8 @@ export async function makeLocalBases(engine: string): Promise<LocalBases> {
   const links = { '/usr/local/bin/node': node, '/usr/local/lib/node_modules/npm': npm }
 
   const gitTools = ['/usr/bin/git', '/usr/lib/git-core/git-remote-https', '/bin/sh']
-  for (const tool of gitTools) if (!existsSync(tool)) throw new Error(`${tool} not found: the orchestrator's base needs git and /bin/sh`)
+  for (const tool of gitTools)
+    if (!existsSync(tool)) throw new Error(`${tool} not found: the orchestrator's base needs git and /bin/sh`)
   const gitFiles = [...nodeFiles, ...gitTools, '/usr/lib/git-core', '/usr/share/git-core']
   for (const tool of gitTools) gitFiles.push(...(await sharedLibraries(tool)))
 
@@ -68,7 +80,12 @@ async function sharedLibraries(binary: string): Promise<string[]> {
  * Tars `files` (directories whole, symlinks kept, each symlink's target
  * added) plus the generated /etc files and `links`, and imports the tarball.
  */
-async function importRootfs(engine: string, image: string, files: readonly string[], links: Record<string, string>): Promise<void> {
+async function importRootfs(
+  engine: string,
+  image: string,
+  files: readonly string[],
+  links: Record<string, string>,
+): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'kpt-variants-base-'))
   try {
     const staging = join(work, 'rootfs')
@@ -85,13 +102,17 @@ async function importRootfs(engine: string, image: string, files: readonly strin
       cpSync(`/${entry}`, join(staging, entry), { recursive: true, verbatimSymlinks: true, preserveTimestamps: true })
     }
     mkdirSync(join(staging, 'etc'), { recursive: true })
-    writeFileSync(join(staging, 'etc', 'passwd'), 'root:x:0:0:root:/root:/sbin/nologin\nnobody:x:65534:65534:nobody:/nonexistent:/sbin/nologin\n')
+    writeFileSync(
+      join(staging, 'etc', 'passwd'),
+      'root:x:0:0:root:/root:/sbin/nologin\nnobody:x:65534:65534:nobody:/nonexistent:/sbin/nologin\n',
+    )
     writeFileSync(join(staging, 'etc', 'group'), 'root:x:0:\nnogroup:x:65534:\n')
     mkdirSync(join(staging, 'tmp'), { recursive: true })
     chmodSync(join(staging, 'tmp'), 0o1777)
     // A merged-/usr host has /bin, /lib and /lib64 as symlinks into /usr: the image gets the same.
     for (const top of ['/bin', '/lib', '/lib64', '/sbin']) {
-      if (existsSync(top) && lstatSync(top).isSymbolicLink()) symlinkSync(relative('/', realpathSync(top)), join(staging, top))
+      if (existsSync(top) && lstatSync(top).isSymbolicLink())
+        symlinkSync(relative('/', realpathSync(top)), join(staging, top))
     }
     for (const [link, target] of Object.entries(links)) {
       if (target === link) continue // already where the Dockerfile looks
@@ -100,7 +121,10 @@ async function importRootfs(engine: string, image: string, files: readonly strin
     }
     const tarball = join(work, 'rootfs.tar')
     await execa('tar', ['-c', '-f', tarball, '-C', staging, '.'])
-    const env = ['PATH=/usr/local/bin:/usr/bin:/bin', ...(files.includes(caBundle) ? [`NODE_EXTRA_CA_CERTS=${caBundle}`] : [])]
+    const env = [
+      'PATH=/usr/local/bin:/usr/bin:/bin',
+      ...(files.includes(caBundle) ? [`NODE_EXTRA_CA_CERTS=${caBundle}`] : []),
+    ]
     await execa(engine, ['import', ...env.flatMap((e) => ['--change', `ENV ${e}`]), tarball, image])
   } finally {
     rmSync(work, { recursive: true, force: true })

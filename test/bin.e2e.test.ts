@@ -28,7 +28,11 @@ describe.each(bins)('bin/%s', (name) => {
   ])('%s: exit 1, an error result, a ResourceList on stdout', async (_case, input, message) => {
     const run = await execa(bin, [], { input, reject: false })
     expect(run.exitCode).toBe(1)
-    const out = parse(String(run.stdout)) as { kind: string; items: unknown[]; results: { message: string; severity: string }[] }
+    const out = parse(String(run.stdout)) as {
+      kind: string
+      items: unknown[]
+      results: { message: string; severity: string }[]
+    }
     expect(out.kind).toBe('ResourceList')
     expect(out.items).toEqual([])
     expect(out.results[0]).toMatchObject({ severity: 'error', message: expect.stringContaining(message) })

@@ -47,17 +47,37 @@ async function serviceAccount(server: KubeApiServer, name: string, rules: Json[]
   await server.apply([
     { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace: 'default' } },
     { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name }, rules },
-    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name }, subjects: [subject] },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
+      subjects: [subject],
+    },
   ])
   const rule = rules[0]!
-  const { group, resource, verb } = { group: rule['apiGroups'][0], resource: rule['resources'][0], verb: rule['verbs'][0] }
+  const { group, resource, verb } = {
+    group: rule['apiGroups'][0],
+    resource: rule['resources'][0],
+    verb: rule['verbs'][0],
+  }
   await server.waitForAccess(`system:serviceaccount:default:${name}`, { verb, group, resource }, true)
   return server.token('default', name)
 }
 
 const fleetLists = {
   apiGroups: ['config.porch.kpt.dev', 'infra.nephio.org', '', 'kpt-variants.dev'],
-  resources: ['repositories', 'packagevariantsets', 'packagevariants', 'workloadclusters', 'configmaps', 'packagecatalogs', 'installedpackages', 'clusterapis', 'rollouts'],
+  resources: [
+    'repositories',
+    'packagevariantsets',
+    'packagevariants',
+    'workloadclusters',
+    'configmaps',
+    'packagecatalogs',
+    'installedpackages',
+    'clusterapis',
+    'rollouts',
+  ],
   verbs: ['list'],
 }
 
@@ -70,7 +90,10 @@ suite('render --cluster against a real API server', () => {
 
   beforeAll(async () => {
     server = await KubeApiServer.start()
-    await server.apply([...yamlFiles(join(repoRoot, 'deploy', 'crds')).flatMap(documents), schemalessCrd('infra.nephio.org', 'WorkloadCluster')])
+    await server.apply([
+      ...yamlFiles(join(repoRoot, 'deploy', 'crds')).flatMap(documents),
+      schemalessCrd('infra.nephio.org', 'WorkloadCluster'),
+    ])
     await server.apply([{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'other' } }])
   }, timeout)
 
@@ -85,16 +108,32 @@ suite('render --cluster against a real API server', () => {
       clusters: [...threeClusters, { name: 'core-01', region: 'us-east1', siteType: 'core' }],
       extra: {
         // A standalone variant, one whose upstream revision does not exist, and one in another namespace.
-        'variants.yaml': [variant('standalone', 'default', 2), variant('missing', 'default', 7), variant('lonely', 'other', 1)].join('---\n'),
+        'variants.yaml': [
+          variant('standalone', 'default', 2),
+          variant('missing', 'default', 7),
+          variant('lonely', 'other', 1),
+        ].join('---\n'),
       },
     })
     // Absolute repository paths: a directory resolves relative ones against itself, a cluster against the working directory.
-    for (const [name, text] of Object.entries(files)) files[name] = text.replaceAll('repo: ../repos/', `repo: ${dir}/repos/`)
+    for (const [name, text] of Object.entries(files))
+      files[name] = text.replaceAll('repo: ../repos/', `repo: ${dir}/repos/`)
     writeTree(join(dir, 'fleet'), files)
     // The same objects, served; each PackageVariant with a status the snapshot must leave out.
     objects = Object.values(files).flatMap((text) => parseAllDocuments(text).map((d) => d.toJS() as Json))
     for (const o of objects)
-      if (o['kind'] === 'PackageVariant') o['status'] = { conditions: [{ type: 'Ready', status: 'Unknown', reason: 'Pending', message: '', lastTransitionTime: '2026-01-01T00:00:00Z' }] }
+      if (o['kind'] === 'PackageVariant')
+        o['status'] = {
+          conditions: [
+            {
+              type: 'Ready',
+              status: 'Unknown',
+              reason: 'Pending',
+              message: '',
+              lastTransitionTime: '2026-01-01T00:00:00Z',
+            },
+          ],
+        }
     await server.apply(objects)
     server.writeKubeconfig(join(dir, 'kubeconfig'))
   }, timeout)
@@ -116,10 +155,21 @@ suite('render --cluster against a real API server', () => {
   }
 
   const stored = (kind: string, namespace: string, name: string) =>
-    server.get({ apiVersion: kind === 'PackageVariantSet' ? 'config.porch.kpt.dev/v1alpha2' : 'config.porch.kpt.dev/v1alpha1', kind, metadata: { name, namespace } })
-  const conditions = (o: Json | undefined) => (o?.['status']?.['conditions'] ?? []).map((c: Json) => `${c['type']}=${c['status']} ${c['reason']}: ${c['message']}`)
-  const variants = (stdout: string) => (JSON.parse(stdout) as { variants: Json[] }).variants.map((v) => `${v['subject']} ${v['status']} ${v['path'] ?? ''}`)
-  const statusPatches = async (since: number) => (await server.auditEvents(since)).filter((e) => e.verb === 'patch' && e.objectRef?.subresource === 'status')
+    server.get({
+      apiVersion: kind === 'PackageVariantSet' ? 'config.porch.kpt.dev/v1alpha2' : 'config.porch.kpt.dev/v1alpha1',
+      kind,
+      metadata: { name, namespace },
+    })
+  const conditions = (o: Json | undefined) =>
+    (o?.['status']?.['conditions'] ?? []).map(
+      (c: Json) => `${c['type']}=${c['status']} ${c['reason']}: ${c['message']}`,
+    )
+  const variants = (stdout: string) =>
+    (JSON.parse(stdout) as { variants: Json[] }).variants.map(
+      (v) => `${v['subject']} ${v['status']} ${v['path'] ?? ''}`,
+    )
+  const statusPatches = async (since: number) =>
+    (await server.auditEvents(since)).filter((e) => e.verb === 'patch' && e.objectRef?.subresource === 'status')
 
   test(
     'the fleet served by the API server renders byte for byte as the same objects in a directory; status is written back',
@@ -130,10 +180,17 @@ suite('render --cluster against a real API server', () => {
       expect(fromCluster.exitCode).toBe(1)
       expect(fromDir.exitCode).toBe(1)
       const files = readTreeWithModes(join(dir, 'from-cluster'))
-      expect([...files.keys()].filter((f) => f.endsWith('/Kptfile')).sort()).toEqual(['edge-01/nginx/Kptfile', 'edge-01/standalone/Kptfile', 'edge-02/nginx/Kptfile', 'edge-03/nginx/Kptfile'])
+      expect([...files.keys()].filter((f) => f.endsWith('/Kptfile')).sort()).toEqual([
+        'edge-01/nginx/Kptfile',
+        'edge-01/standalone/Kptfile',
+        'edge-02/nginx/Kptfile',
+        'edge-03/nginx/Kptfile',
+      ])
       expect(files).toEqual(readTreeWithModes(join(dir, 'from-dir')))
       expect(variants(fromCluster.stdout)).toEqual(variants(fromDir.stdout))
-      expect(fromCluster.stderr).toContain(`status: 4 of 4 changed PackageVariant(s) and PackageVariantSet(s) written to ${server.url}`)
+      expect(fromCluster.stderr).toContain(
+        `status: 4 of 4 changed PackageVariant(s) and PackageVariantSet(s) written to ${server.url}`,
+      )
 
       // The status subresource, as merge patches, as the server logged them.
       const patches = await statusPatches(before)
@@ -145,7 +202,10 @@ suite('render --cluster against a real API server', () => {
       ])
       expect(patches.map((e) => e.responseStatus?.code)).toEqual([200, 200, 200, 200])
       const standalone = await stored('PackageVariant', 'default', 'standalone')
-      expect(conditions(standalone)).toEqual(['Ready=True NoErrors: successfully ensured downstream package variant', 'Stalled=False Valid: all validation checks passed'])
+      expect(conditions(standalone)).toEqual([
+        'Ready=True NoErrors: successfully ensured downstream package variant',
+        'Stalled=False Valid: all validation checks passed',
+      ])
       expect(standalone!['status']['downstreamTargets']).toEqual([{ name: 'edge-01/standalone' }])
       expect(conditions(await stored('PackageVariant', 'default', 'missing'))).toEqual([
         'Ready=False Error: invalid packagevariant object',
@@ -191,7 +251,12 @@ suite('render --cluster against a real API server', () => {
       // Allowed to write the status of every PackageVariant but one (RBAC's resourceNames).
       const token = await serviceAccount(server, 'all-but-standalone', [
         fleetLists,
-        { apiGroups: ['config.porch.kpt.dev'], resources: ['packagevariants/status'], resourceNames: ['missing', 'lonely'], verbs: ['patch'] },
+        {
+          apiGroups: ['config.porch.kpt.dev'],
+          resources: ['packagevariants/status'],
+          resourceNames: ['missing', 'lonely'],
+          verbs: ['patch'],
+        },
         { apiGroups: ['config.porch.kpt.dev'], resources: ['packagevariantsets/status'], verbs: ['patch'] },
       ])
       server.writeKubeconfig(join(dir, 'kubeconfig'), { token })
@@ -202,7 +267,9 @@ suite('render --cluster against a real API server', () => {
           'packagevariants.config.porch.kpt.dev "standalone" is forbidden: User "system:serviceaccount:default:all-but-standalone" cannot patch resource "packagevariants/status" in API group "config.porch.kpt.dev" in the namespace "default"\n',
       )
       expect(readTreeWithModes(join(dir, 'out')).has('edge-01/standalone/Kptfile')).toBe(true)
-      expect(conditions(await stored('PackageVariantSet', 'default', 'nginx'))).toContain('Ready=True Reconciled: package variants successfully reconciled')
+      expect(conditions(await stored('PackageVariantSet', 'default', 'nginx'))).toContain(
+        'Ready=True Reconciled: package variants successfully reconciled',
+      )
     },
     timeout,
   )
@@ -210,11 +277,17 @@ suite('render --cluster against a real API server', () => {
   test(
     '--git: drafts in the downstream repositories; a relative repository path is relative to the working directory',
     async () => {
-      for (const name of ['edge-01', 'edge-02', 'edge-03']) await git(dir, 'init', '-q', '--bare', '-b', 'main', `repos/${name}.git`)
+      for (const name of ['edge-01', 'edge-02', 'edge-03'])
+        await git(dir, 'init', '-q', '--bare', '-b', 'main', `repos/${name}.git`)
       // Porch's CRD makes spec.git.repo immutable: the Repositories are made anew.
       const repositories = objects.filter((o) => o['kind'] === 'Repository')
       await server.delete(repositories)
-      await server.apply(repositories.map((o) => ({ ...o, spec: { ...o['spec'], git: { ...o['spec']['git'], repo: `repos/${o['metadata']['name']}` } } })))
+      await server.apply(
+        repositories.map((o) => ({
+          ...o,
+          spec: { ...o['spec'], git: { ...o['spec']['git'], repo: `repos/${o['metadata']['name']}` } },
+        })),
+      )
       const run = await render('--cluster', '--git', '--json')
       expect(run.exitCode).toBe(1)
       expect(variants(run.stdout).filter((v) => v.includes(' created '))).toEqual([
@@ -236,7 +309,9 @@ suite('render --cluster against a real API server', () => {
   test(
     'a forbidden list, an unreachable server, no kubeconfig: one line and exit code 2',
     async () => {
-      const token = await serviceAccount(server, 'repositories-only', [{ apiGroups: ['config.porch.kpt.dev'], resources: ['repositories'], verbs: ['list'] }])
+      const token = await serviceAccount(server, 'repositories-only', [
+        { apiGroups: ['config.porch.kpt.dev'], resources: ['repositories'], verbs: ['list'] },
+      ])
       server.writeKubeconfig(join(dir, 'kubeconfig'), { token })
       const forbidden = await render('--cluster', '--git')
       expect(forbidden.exitCode).toBe(2)
@@ -249,7 +324,9 @@ suite('render --cluster against a real API server', () => {
       server.writeKubeconfig(join(dir, 'kubeconfig'), { server: `https://127.0.0.1:${port}` })
       const unreachable = await render('--cluster', '--out', 'out')
       expect(unreachable.exitCode).toBe(2)
-      expect(unreachable.stderr).toBe(`kpt-variants: cannot reach the Kubernetes API server https://127.0.0.1:${port} (to discover the resources of config.porch.kpt.dev/v1alpha1): ECONNREFUSED\n`)
+      expect(unreachable.stderr).toBe(
+        `kpt-variants: cannot reach the Kubernetes API server https://127.0.0.1:${port} (to discover the resources of config.porch.kpt.dev/v1alpha1): ECONNREFUSED\n`,
+      )
       const none = await render('--cluster', '--kubeconfig', 'nowhere.yaml', '--out', 'out')
       expect(none.exitCode).toBe(2)
       expect(none.stderr).toBe('kpt-variants: kubeconfig nowhere.yaml does not exist\n')
@@ -264,17 +341,34 @@ suite('render --cluster against a real API server', () => {
     async () => {
       // The other writer acts just before the run's write reaches the server: between the run's list and its patch.
       const proxy = await new ApiProxy(server).start()
-      const standalone = { apiVersion: 'config.porch.kpt.dev/v1alpha1', kind: 'PackageVariant', metadata: { name: 'standalone', namespace: 'default' } }
-      const theirs = { type: 'Approved', status: 'True', reason: 'ByAnotherController', message: 'written meanwhile', lastTransitionTime: '2026-02-02T00:00:00Z' }
+      const standalone = {
+        apiVersion: 'config.porch.kpt.dev/v1alpha1',
+        kind: 'PackageVariant',
+        metadata: { name: 'standalone', namespace: 'default' },
+      }
+      const theirs = {
+        type: 'Approved',
+        status: 'True',
+        reason: 'ByAnotherController',
+        message: 'written meanwhile',
+        lastTransitionTime: '2026-02-02T00:00:00Z',
+      }
       const anotherWriter = async () => {
         const current = (await server.get(standalone))!
         const others = (current['status']?.['conditions'] ?? []).filter((c: Json) => c['type'] !== 'Approved')
         await server.ok('PUT', `${await server.path(standalone, 'status')}`, {
           ...current,
-          status: { ...current['status'], conditions: [...others, { ...theirs, message: `${theirs.message} ${current['metadata']['resourceVersion']}` }] },
+          status: {
+            ...current['status'],
+            conditions: [
+              ...others,
+              { ...theirs, message: `${theirs.message} ${current['metadata']['resourceVersion']}` },
+            ],
+          },
         })
       }
-      const isWrite = (method: string, path: string) => method === 'PATCH' && path.endsWith('/packagevariants/standalone/status')
+      const isWrite = (method: string, path: string) =>
+        method === 'PATCH' && path.endsWith('/packagevariants/standalone/status')
       try {
         server.writeKubeconfig(join(dir, 'kubeconfig'), { server: proxy.url })
         let writes = 0
@@ -284,7 +378,9 @@ suite('render --cluster against a real API server', () => {
         const run = await render('--cluster', '--out', 'out')
         expect(run.stderr).toContain(`written to ${proxy.url}`)
         expect(run.stderr).not.toContain('status not written')
-        const ofStandalone = proxy.requests.filter((r) => r.path.includes('standalone')).map((r) => `${r.method} ${r.path} ${r.status}`)
+        const ofStandalone = proxy.requests
+          .filter((r) => r.path.includes('standalone'))
+          .map((r) => `${r.method} ${r.path} ${r.status}`)
         expect(ofStandalone).toEqual([
           'PATCH /apis/config.porch.kpt.dev/v1alpha1/namespaces/default/packagevariants/standalone/status 409',
           'GET /apis/config.porch.kpt.dev/v1alpha1/namespaces/default/packagevariants?fieldSelector=metadata.name%3Dstandalone 200',
@@ -297,7 +393,12 @@ suite('render --cluster against a real API server', () => {
         ])
 
         // Another writer before every write: the run gives up after 5 attempts, saying so.
-        await server.ok('PATCH', await server.path(standalone, 'status'), { status: null }, { contentType: 'application/merge-patch+json' })
+        await server.ok(
+          'PATCH',
+          await server.path(standalone, 'status'),
+          { status: null },
+          { contentType: 'application/merge-patch+json' },
+        )
         proxy.requests.length = 0
         proxy.before = async (method, path) => {
           if (isWrite(method, path)) await anotherWriter()
@@ -308,7 +409,9 @@ suite('render --cluster against a real API server', () => {
           `kpt-variants: PackageVariant default/standalone: status not written: cannot patch /apis/config.porch.kpt.dev/v1alpha1/namespaces/default/packagevariants/standalone/status on ${proxy.url}: conflict: ` +
             'Operation cannot be fulfilled on packagevariants.config.porch.kpt.dev "standalone": the object has been modified; please apply your changes to the latest version and try again (5 attempts, each after reading it again)\n',
         )
-        expect(proxy.requests.filter((r) => isWrite(r.method, r.path)).map((r) => r.status)).toEqual([409, 409, 409, 409, 409])
+        expect(proxy.requests.filter((r) => isWrite(r.method, r.path)).map((r) => r.status)).toEqual([
+          409, 409, 409, 409, 409,
+        ])
       } finally {
         await proxy.stop()
       }
@@ -320,22 +423,34 @@ suite('render --cluster against a real API server', () => {
     'a busy server (429, as for a moment after a CRD is made) is asked again after the seconds it names, at most 5 times',
     async () => {
       const proxy = await new ApiProxy(server).start()
-      const busy = { kind: 'Status', apiVersion: 'v1', status: 'Failure', message: 'storage is (re)initializing', reason: 'TooManyRequests', code: 429 }
-      const isList = (method: string, path: string) => method === 'GET' && path.startsWith('/apis/config.porch.kpt.dev/v1alpha1/packagevariants?')
+      const busy = {
+        kind: 'Status',
+        apiVersion: 'v1',
+        status: 'Failure',
+        message: 'storage is (re)initializing',
+        reason: 'TooManyRequests',
+        code: 429,
+      }
+      const isList = (method: string, path: string) =>
+        method === 'GET' && path.startsWith('/apis/config.porch.kpt.dev/v1alpha1/packagevariants?')
       try {
         server.writeKubeconfig(join(dir, 'kubeconfig'), { server: proxy.url })
         let lists = 0
-        proxy.before = (method, path) => (isList(method, path) && lists++ < 2 ? { status: 429, headers: { 'retry-after': '0' }, body: busy } : undefined)
+        proxy.before = (method, path) =>
+          isList(method, path) && lists++ < 2 ? { status: 429, headers: { 'retry-after': '0' }, body: busy } : undefined
         const run = await render('--cluster', '--out', 'out', '--json')
         expect(run.stderr).not.toContain('cannot')
         expect(variants(run.stdout)).toContain('PackageVariant default/standalone created edge-01/standalone')
         expect(proxy.requests.filter((r) => isList(r.method, r.path)).map((r) => r.status)).toEqual([429, 429, 200])
 
         proxy.requests.length = 0
-        proxy.before = (method, path) => (isList(method, path) ? { status: 429, headers: { 'retry-after': '0' }, body: busy } : undefined)
+        proxy.before = (method, path) =>
+          isList(method, path) ? { status: 429, headers: { 'retry-after': '0' }, body: busy } : undefined
         const gaveUp = await render('--cluster', '--out', 'out')
         expect(gaveUp.exitCode).toBe(2)
-        expect(gaveUp.stderr).toBe(`kpt-variants: cannot list packagevariants.config.porch.kpt.dev in all namespaces on ${proxy.url}: HTTP 429: storage is (re)initializing\n`)
+        expect(gaveUp.stderr).toBe(
+          `kpt-variants: cannot list packagevariants.config.porch.kpt.dev in all namespaces on ${proxy.url}: HTTP 429: storage is (re)initializing\n`,
+        )
         expect(proxy.requests.filter((r) => isList(r.method, r.path))).toHaveLength(5)
       } finally {
         await proxy.stop()

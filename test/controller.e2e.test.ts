@@ -37,7 +37,11 @@ const cluster = (name: string, region: string, siteType = 'edge'): Json => ({
   metadata: { name, namespace: 'default', labels: { 'nephio.org/site-type': siteType, region } },
   spec: { clusterName: name },
 })
-const standalone = (name: string, deletionPolicy: 'delete' | 'orphan', upstream: Json = { repo: 'blueprints', package: 'nginx', revision: 1 }): Json => ({
+const standalone = (
+  name: string,
+  deletionPolicy: 'delete' | 'orphan',
+  upstream: Json = { repo: 'blueprints', package: 'nginx', revision: 1 },
+): Json => ({
   apiVersion: 'config.porch.kpt.dev/v1alpha1',
   kind: 'PackageVariant',
   metadata: { name, namespace: 'default' },
@@ -59,7 +63,8 @@ suite('kpt-variants controller against a real API server', () => {
     dir = mkdtempSync(join(tmpdir(), 'kpt-variants-controller-e2e-'))
     cwd = join(dir, 'fleet')
     await createBlueprints(join(dir, 'repos', 'blueprints'))
-    for (const name of ['edge-01', 'edge-02', 'edge-03', 'edge-04', 'edge-05']) await git(dir, 'init', '-q', '--bare', '-b', 'main', `repos/${name}.git`)
+    for (const name of ['edge-01', 'edge-02', 'edge-03', 'edge-04', 'edge-05'])
+      await git(dir, 'init', '-q', '--bare', '-b', 'main', `repos/${name}.git`)
     const files = fleetFiles({ clusters: threeClusters })
     writeTree(cwd, files)
     await server.apply(Object.values(files).flatMap(documents))
@@ -72,14 +77,27 @@ suite('kpt-variants controller against a real API server', () => {
     if (dir) rmSync(dir, { recursive: true, force: true })
   }, timeout)
 
-  const drafts = async (repo: string) => (await git(join(dir, 'repos', `${repo}.git`), 'for-each-ref', '--format=%(refname:short)', 'refs/heads/drafts/')).split('\n').filter(Boolean)
-  const show = (repo: string, ref: string, path: string) => git(join(dir, 'repos', `${repo}.git`), 'show', `${ref}:${path}`)
+  const drafts = async (repo: string) =>
+    (await git(join(dir, 'repos', `${repo}.git`), 'for-each-ref', '--format=%(refname:short)', 'refs/heads/drafts/'))
+      .split('\n')
+      .filter(Boolean)
+  const show = (repo: string, ref: string, path: string) =>
+    git(join(dir, 'repos', `${repo}.git`), 'show', `${ref}:${path}`)
   const publish = async (repo: string) => {
-    const run = await execa('node', [bin, 'publish', join(dir, 'repos', `${repo}.git`), '--cache', join(dir, 'publish-cache')], { env, reject: false })
+    const run = await execa(
+      'node',
+      [bin, 'publish', join(dir, 'repos', `${repo}.git`), '--cache', join(dir, 'publish-cache')],
+      { env, reject: false },
+    )
     expect(run.exitCode).toBe(0)
   }
-  const set = { apiVersion: 'config.porch.kpt.dev/v1alpha2', kind: 'PackageVariantSet', metadata: { name: 'nginx', namespace: 'default' } }
-  const conditions = (o: Json | undefined) => (o?.['status']?.['conditions'] ?? []).map((c: Json) => `${c['type']}=${c['status']} ${c['reason']}`)
+  const set = {
+    apiVersion: 'config.porch.kpt.dev/v1alpha2',
+    kind: 'PackageVariantSet',
+    metadata: { name: 'nginx', namespace: 'default' },
+  }
+  const conditions = (o: Json | undefined) =>
+    (o?.['status']?.['conditions'] ?? []).map((c: Json) => `${c['type']}=${c['status']} ${c['reason']}`)
 
   describe('one controller', () => {
     let controller: ControllerProcess
@@ -89,7 +107,18 @@ suite('kpt-variants controller against a real API server', () => {
     beforeAll(async () => {
       writeFileSync(join(dir, 'webhook-secret'), `${secret}\n`)
       controller = new ControllerProcess(
-        ['--git', '--cache', join(dir, 'cache-1'), '--no-leader-election', '--poll', '0', '--listen', '127.0.0.1:0', '--webhook-secret-file', join(dir, 'webhook-secret')],
+        [
+          '--git',
+          '--cache',
+          join(dir, 'cache-1'),
+          '--no-leader-election',
+          '--poll',
+          '0',
+          '--listen',
+          '127.0.0.1:0',
+          '--webhook-secret-file',
+          join(dir, 'webhook-secret'),
+        ],
         { cwd, env },
       )
       port = Number(/listening on 127\.0\.0\.1:(\d+)/.exec(await controller.logged(/listening on/))![1])
@@ -104,7 +133,11 @@ suite('kpt-variants controller against a real API server', () => {
       async () => {
         const first = await controller.cycle(() => true, 'the first cycle')
         expect(first).toMatchObject({ cycle: 1, trigger: ['start'], scope: 'all' })
-        expect(outcomes(first).sort()).toEqual(['nginx-edge-01-nginx', 'nginx-edge-02-nginx', 'nginx-edge-03-nginx'].map((n) => `PackageVariant default/${n} created`))
+        expect(outcomes(first).sort()).toEqual(
+          ['nginx-edge-01-nginx', 'nginx-edge-02-nginx', 'nginx-edge-03-nginx'].map(
+            (n) => `PackageVariant default/${n} created`,
+          ),
+        )
         expect(first.status).toMatchObject({ written: 1, changed: 1, failures: [] })
         expect(conditions(await server.get(set))).toEqual(['Stalled=False Valid', 'Ready=True Reconciled'])
         expect(await drafts('edge-01')).toEqual(['drafts/nginx/packagevariant-1'])
@@ -118,7 +151,11 @@ suite('kpt-variants controller against a real API server', () => {
         let last = controller.lastCycle
         // Its repository first: a Repository no variant names yet renders nothing.
         await server.apply(documents(repository('edge-04', true)))
-        const quiet = await controller.cycle((c) => c.changed.some((o) => o.includes('repositories')), 'the cycle of the new Repository', last)
+        const quiet = await controller.cycle(
+          (c) => c.changed.some((o) => o.includes('repositories')),
+          'the cycle of the new Repository',
+          last,
+        )
         expect(quiet.scope).toEqual({ variants: [], repositories: [], packages: [], declared: false })
         expect(quiet.report.variants).toEqual([])
         last = controller.lastCycle
@@ -126,10 +163,17 @@ suite('kpt-variants controller against a real API server', () => {
         const added = await controller.cycle((c) => c.report.variants.length > 0, 'the cycle of the new target', last)
         expect(added.changed).toEqual(['workloadclusters.infra.nephio.org default/edge-04'])
         // A new variant had no package: nothing of the repository is read, its dependency plan is left alone.
-        expect(added.scope).toEqual({ variants: ['default/nginx-edge-04-nginx'], repositories: ['edge-04'], packages: [], declared: false })
+        expect(added.scope).toEqual({
+          variants: ['default/nginx-edge-04-nginx'],
+          repositories: ['edge-04'],
+          packages: [],
+          declared: false,
+        })
         expect(outcomes(added)).toEqual(['PackageVariant default/nginx-edge-04-nginx created'])
         expect(await drafts('edge-04')).toEqual(['drafts/nginx/packagevariant-1'])
-        expect(await show('edge-04', 'drafts/nginx/packagevariant-1', 'nginx/region-endpoints.yaml')).toContain('https://api.us-east1.example.com')
+        expect(await show('edge-04', 'drafts/nginx/packagevariant-1', 'nginx/region-endpoints.yaml')).toContain(
+          'https://api.us-east1.example.com',
+        )
       },
       timeout,
     )
@@ -139,10 +183,21 @@ suite('kpt-variants controller against a real API server', () => {
       async () => {
         const last = controller.lastCycle
         await server.apply([cluster('edge-02', 'eu-west1')])
-        const relabelled = await controller.cycle((c) => c.report.variants.length > 0, 'the cycle of the relabelled target', last)
-        expect(relabelled.scope).toEqual({ variants: ['default/nginx-edge-02-nginx'], repositories: ['edge-02'], packages: ['edge-02/nginx'], declared: false })
+        const relabelled = await controller.cycle(
+          (c) => c.report.variants.length > 0,
+          'the cycle of the relabelled target',
+          last,
+        )
+        expect(relabelled.scope).toEqual({
+          variants: ['default/nginx-edge-02-nginx'],
+          repositories: ['edge-02'],
+          packages: ['edge-02/nginx'],
+          declared: false,
+        })
         expect(outcomes(relabelled)).toEqual(['PackageVariant default/nginx-edge-02-nginx updated'])
-        expect(await show('edge-02', 'drafts/nginx/packagevariant-1', 'nginx/region-endpoints.yaml')).toContain('https://api.eu-west1.example.com')
+        expect(await show('edge-02', 'drafts/nginx/packagevariant-1', 'nginx/region-endpoints.yaml')).toContain(
+          'https://api.eu-west1.example.com',
+        )
       },
       timeout,
     )
@@ -152,27 +207,48 @@ suite('kpt-variants controller against a real API server', () => {
       async () => {
         let last = controller.lastCycle
         await server.apply([standalone('kept', 'orphan')])
-        await controller.cycle((c) => outcomes(c).includes('PackageVariant default/kept created'), 'the new PackageVariant', last)
+        await controller.cycle(
+          (c) => outcomes(c).includes('PackageVariant default/kept created'),
+          'the new PackageVariant',
+          last,
+        )
         for (const repo of ['edge-01', 'edge-03']) await publish(repo)
 
         last = controller.lastCycle
         await server.delete([cluster('edge-03', 'eu-west1')])
-        const removed = await controller.cycle((c) => c.report.variants.length > 0, 'the cycle of the removed target', last)
-        expect(removed.scope).toEqual({ variants: ['default/nginx-edge-03-nginx'], repositories: ['edge-03'], packages: ['edge-03/nginx'], declared: false })
+        const removed = await controller.cycle(
+          (c) => c.report.variants.length > 0,
+          'the cycle of the removed target',
+          last,
+        )
+        expect(removed.scope).toEqual({
+          variants: ['default/nginx-edge-03-nginx'],
+          repositories: ['edge-03'],
+          packages: ['edge-03/nginx'],
+          declared: false,
+        })
         expect(outcomes(removed)).toEqual(['PackageVariant default/nginx-edge-03-nginx deleted'])
         // Proposed as Porch proposes a deletion: a draft without the package.
         expect(await drafts('edge-03')).toEqual([expect.stringMatching(/^drafts\/nginx\//)])
 
         last = controller.lastCycle
         await server.delete([standalone('kept', 'orphan')])
-        const orphaned = await controller.cycle((c) => c.report.variants.length > 0, 'the cycle of the removed PackageVariant', last)
+        const orphaned = await controller.cycle(
+          (c) => c.report.variants.length > 0,
+          'the cycle of the removed PackageVariant',
+          last,
+        )
         expect(outcomes(orphaned)).toEqual(['PackageVariant default/kept orphaned'])
         const orphanDraft = (await drafts('edge-01')).find((d) => d.startsWith('drafts/kept/'))!
         expect(await show('edge-01', orphanDraft, 'kept/Kptfile')).not.toContain('kpt-variants.dev/package-variant:')
 
         last = controller.lastCycle
         await server.apply([cluster('edge-01', 'us-east1', 'core')])
-        const relabelled = await controller.cycle((c) => c.report.variants.length > 0, 'the cycle of the target relabelled out', last)
+        const relabelled = await controller.cycle(
+          (c) => c.report.variants.length > 0,
+          'the cycle of the target relabelled out',
+          last,
+        )
         expect(outcomes(relabelled)).toEqual(['PackageVariant default/nginx-edge-01-nginx deleted'])
       },
       timeout,
@@ -187,7 +263,9 @@ suite('kpt-variants controller against a real API server', () => {
         const resync = await controller.cycle((c) => c.trigger.includes('resync'), 'the resync', last)
         expect(resync.scope).toBe('all')
         expect(outcomes(resync)).toContain('PackageVariant default/nginx-edge-02-nginx created')
-        expect(outcomes(resync).filter((o) => !o.endsWith(' unchanged'))).toEqual(['PackageVariant default/nginx-edge-02-nginx created'])
+        expect(outcomes(resync).filter((o) => !o.endsWith(' unchanged'))).toEqual([
+          'PackageVariant default/nginx-edge-02-nginx created',
+        ])
         expect(await drafts('edge-02')).toEqual(['drafts/nginx/packagevariant-1'])
       },
       timeout,
@@ -200,10 +278,29 @@ suite('kpt-variants controller against a real API server', () => {
         await server.ok(
           'PATCH',
           await server.path(set, 'status'),
-          { status: { conditions: [{ type: 'Other', status: 'True', reason: 'Theirs', message: '', lastTransitionTime: '2026-01-01T00:00:00Z' }] } },
+          {
+            status: {
+              conditions: [
+                {
+                  type: 'Other',
+                  status: 'True',
+                  reason: 'Theirs',
+                  message: '',
+                  lastTransitionTime: '2026-01-01T00:00:00Z',
+                },
+              ],
+            },
+          },
           { contentType: 'application/merge-patch+json' },
         )
-        await server.apply([{ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'unread', namespace: 'default' }, stringData: { a: 'b' } }])
+        await server.apply([
+          {
+            apiVersion: 'v1',
+            kind: 'Secret',
+            metadata: { name: 'unread', namespace: 'default' },
+            stringData: { a: 'b' },
+          },
+        ])
         await server.apply([cluster('edge-04', 'us-west1')])
         const next = await controller.cycle(() => true, 'the next cycle', last)
         expect(next.changed).toEqual(['workloadclusters.infra.nephio.org default/edge-04'])
@@ -220,7 +317,11 @@ suite('kpt-variants controller against a real API server', () => {
       async () => {
         let last = controller.lastCycle
         await server.apply([standalone('tip', 'delete', { repo: 'blueprints', package: 'nginx' })])
-        await controller.cycle((c) => outcomes(c).includes('PackageVariant default/tip created'), 'the PackageVariant following main', last)
+        await controller.cycle(
+          (c) => outcomes(c).includes('PackageVariant default/tip created'),
+          'the PackageVariant following main',
+          last,
+        )
         const blueprints = join(dir, 'repos', 'blueprints')
         writeFileSync(join(blueprints, 'nginx', 'README.md'), '# nginx\n\nNow with a changelog.\n')
         await git(blueprints, 'commit', '-q', '-am', 'README')
@@ -228,10 +329,19 @@ suite('kpt-variants controller against a real API server', () => {
         const post = (headers: Record<string, string>) =>
           new Promise<number>((resolve, reject) => {
             const body = '{"ref":"refs/heads/main"}'
-            const req = request({ host: '127.0.0.1', port, path: '/webhook', method: 'POST', headers: { 'content-type': 'application/json', ...headers } }, (res) => {
-              res.resume()
-              resolve(res.statusCode!)
-            })
+            const req = request(
+              {
+                host: '127.0.0.1',
+                port,
+                path: '/webhook',
+                method: 'POST',
+                headers: { 'content-type': 'application/json', ...headers },
+              },
+              (res) => {
+                res.resume()
+                resolve(res.statusCode!)
+              },
+            )
             req.on('error', reject)
             req.end(body)
           })
@@ -240,8 +350,14 @@ suite('kpt-variants controller against a real API server', () => {
         last = controller.lastCycle
         const signature = `sha256=${createHmac('sha256', secret).update('{"ref":"refs/heads/main"}').digest('hex')}`
         expect(await post({ 'x-hub-signature-256': signature })).toBe(202)
-        const pushed = await controller.cycle((c) => c.trigger.includes('upstream'), 'the cycle of the webhook call', last)
-        expect(outcomes(pushed).filter((o) => !o.endsWith(' unchanged'))).toEqual(['PackageVariant default/tip updated'])
+        const pushed = await controller.cycle(
+          (c) => c.trigger.includes('upstream'),
+          'the cycle of the webhook call',
+          last,
+        )
+        expect(outcomes(pushed).filter((o) => !o.endsWith(' unchanged'))).toEqual([
+          'PackageVariant default/tip updated',
+        ])
         expect(
           await show(
             'edge-01',
@@ -255,11 +371,27 @@ suite('kpt-variants controller against a real API server', () => {
   })
 
   describe('two replicas and a Lease', () => {
-    const lease = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'controller-e2e', namespace: 'default' } }
+    const lease = {
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: { name: 'controller-e2e', namespace: 'default' },
+    }
     // Short durations, so that the test waits seconds; the lease logic itself is tested with an injected clock (lease.test.ts).
     const started: ControllerProcess[] = []
     const replica = (identity: string, ...more: string[]) => {
-      const args = ['--git', '--cache', join(dir, `cache-${identity}`), '--lease', 'default/controller-e2e', '--lease-duration', '6s', '--renew-deadline', '4s', '--retry-period', '500ms']
+      const args = [
+        '--git',
+        '--cache',
+        join(dir, `cache-${identity}`),
+        '--lease',
+        'default/controller-e2e',
+        '--lease-duration',
+        '6s',
+        '--renew-deadline',
+        '4s',
+        '--retry-period',
+        '500ms',
+      ]
       const controller = new ControllerProcess([...args, '--identity', identity, ...more], { cwd, env })
       started.push(controller)
       return controller
@@ -289,7 +421,9 @@ suite('kpt-variants controller against a real API server', () => {
         const first = await b.cycle(() => true, "replica-b's first cycle")
         expect(first).toMatchObject({ trigger: ['start'], scope: 'all' })
         expect(outcomes(first)).toContain('PackageVariant default/nginx-edge-05-nginx created')
-        expect(await server.get(lease)).toMatchObject({ spec: { holderIdentity: 'replica-b', leaseTransitions: 1, leaseDurationSeconds: 6 } })
+        expect(await server.get(lease)).toMatchObject({
+          spec: { holderIdentity: 'replica-b', leaseTransitions: 1, leaseDurationSeconds: 6 },
+        })
 
         // The timer's resync: everything rendered again, found unchanged.
         const resync = await b.cycle((c) => c.trigger.includes('resync'), 'a resync', first.cycle)
@@ -300,8 +434,14 @@ suite('kpt-variants controller against a real API server', () => {
         const blueprints = join(dir, 'repos', 'blueprints')
         writeFileSync(join(blueprints, 'nginx', 'README.md'), '# nginx\n\nPolled.\n')
         await git(blueprints, 'commit', '-q', '-am', 'polled')
-        const polled = await b.cycle((c) => c.trigger.includes('upstream') && outcomes(c).includes('PackageVariant default/tip updated'), 'the poll that finds the commit', resync.cycle)
-        expect(outcomes(polled).filter((o) => !o.endsWith(' unchanged'))).toEqual(['PackageVariant default/tip updated'])
+        const polled = await b.cycle(
+          (c) => c.trigger.includes('upstream') && outcomes(c).includes('PackageVariant default/tip updated'),
+          'the poll that finds the commit',
+          resync.cycle,
+        )
+        expect(outcomes(polled).filter((o) => !o.endsWith(' unchanged'))).toEqual([
+          'PackageVariant default/tip updated',
+        ])
 
         // Stopped, it gives the Lease up.
         expect(await b.stop()).toBe(0)
@@ -317,7 +457,10 @@ suite('kpt-variants controller against a real API server', () => {
         await c.logged(/acquired the lease/)
         await c.cycle(() => true, "replica-c's first cycle")
         const current = (await server.get(lease))!
-        await server.ok('PUT', await server.path(lease), { ...current, spec: { ...current['spec'], holderIdentity: 'intruder' } })
+        await server.ok('PUT', await server.path(lease), {
+          ...current,
+          spec: { ...current['spec'], holderIdentity: 'intruder' },
+        })
         await c.logged(/lost the lease: the lease is held by intruder/)
         expect(await c.exited).toBe(1)
       },

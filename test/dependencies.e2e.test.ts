@@ -92,7 +92,8 @@ async function createCatalog(dir: string): Promise<void> {
       'v1.0.0',
       '  dependencies:\n  - name: cert-manager\n    version: ">= v1.13.0"\n  - gvk: {apiVersion: monitoring.coreos.com/v1, kind: ServiceMonitor}\n',
     ),
-    'edge-monitor/monitor.yaml': 'apiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata:\n  name: edge\nspec: {}\n',
+    'edge-monitor/monitor.yaml':
+      'apiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata:\n  name: edge\nspec: {}\n',
   }
   await createRepo(dir, [['cert-manager/v1', first]])
   for (const tag of ['prometheus-operator/v1', 'edge-monitor/v1']) await git(dir, 'tag', tag)
@@ -152,7 +153,12 @@ class Workspace {
   readonly dir = mkdtempSync(join(tmpdir(), 'kpt-variants-deps-e2e-'))
 
   async run(...args: string[]): Promise<{ exitCode: number; stdout: string; stderr: string }> {
-    const run = await execa('node', [bin, ...args], { cwd: this.dir, env: { ...process.env, ...gitIdentity }, reject: false, stdin: 'ignore' })
+    const run = await execa('node', [bin, ...args], {
+      cwd: this.dir,
+      env: { ...process.env, ...gitIdentity },
+      reject: false,
+      stdin: 'ignore',
+    })
     return { exitCode: run.exitCode ?? -1, stdout: String(run.stdout), stderr: String(run.stderr) }
   }
 
@@ -164,7 +170,11 @@ class Workspace {
   /** kpt pkg get of a catalog revision into `out/<repo>/<name>`, as someone installs a package by hand. */
   async kptGet(ref: string, dest: string): Promise<void> {
     mkdirSync(join(this.dir, dest, '..'), { recursive: true })
-    await execa('kpt', ['pkg', 'get', `file://${this.dir}/repos/catalog.git/${ref}`, join(this.dir, dest), '--for-deployment'], { env: { ...process.env, ...gitIdentity } })
+    await execa(
+      'kpt',
+      ['pkg', 'get', `file://${this.dir}/repos/catalog.git/${ref}`, join(this.dir, dest), '--for-deployment'],
+      { env: { ...process.env, ...gitIdentity } },
+    )
   }
 
   read(path: string): string {
@@ -193,7 +203,11 @@ class Workspace {
 /** The steps of a repository's plan as `action package from -> version at path: outcome`. */
 function steps(report: Report, repo: string): string[] {
   const versions = (s: Step) => (s.action === 'remove' ? s.from : s.from ? `${s.from} -> ${s.version}` : s.version)
-  return (report.dependencies ?? []).find((r) => r.name === repo)?.steps.map((s) => `${s.action} ${s.package} ${versions(s)} at ${s.path}: ${s.outcome}`) ?? []
+  return (
+    (report.dependencies ?? [])
+      .find((r) => r.name === repo)
+      ?.steps.map((s) => `${s.action} ${s.package} ${versions(s)} at ${s.path}: ${s.outcome}`) ?? []
+  )
 }
 
 describe('render installs what packages need', () => {
@@ -210,23 +224,42 @@ describe('render installs what packages need', () => {
     '--out: installed where missing, upgraded keeping a local edit, failed with the explanation where pinned; a re-render writes nothing; the last dependant gone, the dependency installed for it goes and an explicit one stays',
     async () => {
       // edge-02: cert-manager v1.12.0 installed by hand, with a local edit; edge-03: the same, and a package pinning it to ~1.12.0.
-      for (const repo of ['edge-02', 'edge-03']) await ws.kptGet('cert-manager@cert-manager/v1', `out/${repo}/cert-manager`)
-      writeTree(join(ws.dir, 'out', 'edge-02', 'cert-manager'), { 'deployment.yaml': ws.read('out/edge-02/cert-manager/deployment.yaml').replace('replicas: 1', 'replicas: 3') })
+      for (const repo of ['edge-02', 'edge-03'])
+        await ws.kptGet('cert-manager@cert-manager/v1', `out/${repo}/cert-manager`)
+      writeTree(join(ws.dir, 'out', 'edge-02', 'cert-manager'), {
+        'deployment.yaml': ws.read('out/edge-02/cert-manager/deployment.yaml').replace('replicas: 1', 'replicas: 3'),
+      })
       writeTree(join(ws.dir, 'out', 'edge-03', 'legacy-app'), {
         Kptfile: kptfile('legacy-app'),
-        'manifest.yaml': manifest('legacy-app', 'v2.0.0', '  dependencies:\n  - name: cert-manager\n    version: "~1.12.0"\n'),
+        'manifest.yaml': manifest(
+          'legacy-app',
+          'v2.0.0',
+          '  dependencies:\n  - name: cert-manager\n    version: "~1.12.0"\n',
+        ),
       })
 
       const first = await ws.render('--out', 'out')
       expect(first.exitCode).toBe(1)
-      expect(steps(first.report, 'edge-01')).toEqual(['install cert-manager v1.14.0 at cert-manager: done', 'install prometheus-operator v0.70.0 at prometheus-operator: done'])
-      expect(steps(first.report, 'edge-02')).toEqual(['upgrade cert-manager v1.12.0 -> v1.14.0 at cert-manager: done', 'install prometheus-operator v0.70.0 at prometheus-operator: done'])
+      expect(steps(first.report, 'edge-01')).toEqual([
+        'install cert-manager v1.14.0 at cert-manager: done',
+        'install prometheus-operator v0.70.0 at prometheus-operator: done',
+      ])
+      expect(steps(first.report, 'edge-02')).toEqual([
+        'upgrade cert-manager v1.12.0 -> v1.14.0 at cert-manager: done',
+        'install prometheus-operator v0.70.0 at prometheus-operator: done',
+      ])
       expect(steps(first.report, 'edge-03')).toEqual([])
-      expect(first.report.dependencies!.find((r) => r.name === 'edge-02')!.steps[0]!.requiredBy).toEqual(['edge-monitor >=1.13.0'])
+      expect(first.report.dependencies!.find((r) => r.name === 'edge-02')!.steps[0]!.requiredBy).toEqual([
+        'edge-monitor >=1.13.0',
+      ])
       const failed = first.report.variants.filter((v) => v.status === 'failed')
       expect(failed.map((v) => v.path)).toEqual(['edge-03/edge-monitor'])
-      expect(failed[0]!.reasons.join('\n')).toMatch(/edge-monitor@v1.0.0 -> cert-manager in repository edge-03: .*legacy-app@v2.0.0 .*~1.12.0.*no set of versions satisfies every dependency/s)
-      expect(first.stderr).toContain('edge-02: upgrade cert-manager v1.12.0 -> v1.14.0, required by edge-monitor >=1.13.0')
+      expect(failed[0]!.reasons.join('\n')).toMatch(
+        /edge-monitor@v1.0.0 -> cert-manager in repository edge-03: .*legacy-app@v2.0.0 .*~1.12.0.*no set of versions satisfies every dependency/s,
+      )
+      expect(first.stderr).toContain(
+        'edge-02: upgrade cert-manager v1.12.0 -> v1.14.0, required by edge-monitor >=1.13.0',
+      )
 
       // Installed: from its source, marked, with the package context a PackageVariant's package gets.
       expect(ws.read('out/edge-01/cert-manager/deployment.yaml')).toContain('cert-manager-controller:v1.14.0')
@@ -254,9 +287,14 @@ describe('render installs what packages need', () => {
 
       // edge-01 and edge-02 leave the set: their edge-monitor goes, cert-manager installed for it goes, the one installed by hand stays.
       writeTree(join(ws.dir, 'fleet'), fleet(['edge-03']))
-      writeTree(join(ws.dir, 'fleet'), { 'repositories.yaml': fleet(['edge-01', 'edge-02', 'edge-03'])['repositories.yaml']! })
+      writeTree(join(ws.dir, 'fleet'), {
+        'repositories.yaml': fleet(['edge-01', 'edge-02', 'edge-03'])['repositories.yaml']!,
+      })
       const gone = await ws.render('--out', 'out')
-      expect(steps(gone.report, 'edge-01')).toEqual(['remove cert-manager v1.14.0 at cert-manager: done', 'remove prometheus-operator v0.70.0 at prometheus-operator: done'])
+      expect(steps(gone.report, 'edge-01')).toEqual([
+        'remove cert-manager v1.14.0 at cert-manager: done',
+        'remove prometheus-operator v0.70.0 at prometheus-operator: done',
+      ])
       expect(steps(gone.report, 'edge-02')).toEqual(['remove prometheus-operator v0.70.0 at prometheus-operator: done'])
       expect(readdirSync(join(ws.dir, 'out')).sort()).toEqual(['edge-02', 'edge-03'])
       expect(readdirSync(join(ws.dir, 'out', 'edge-02'))).toEqual(['cert-manager'])
@@ -269,8 +307,12 @@ describe('render installs what packages need', () => {
     async () => {
       const checked = await ws.render('--out', 'out', '--dependencies', 'check')
       expect(checked.exitCode).toBe(0)
-      expect(steps(checked.report, 'edge-01')).toEqual(['install cert-manager v1.14.0 at cert-manager: planned', 'install prometheus-operator v0.70.0 at prometheus-operator: planned'])
-      for (const repo of ['edge-01', 'edge-02', 'edge-03']) expect(readdirSync(join(ws.dir, 'out', repo))).toEqual(['edge-monitor'])
+      expect(steps(checked.report, 'edge-01')).toEqual([
+        'install cert-manager v1.14.0 at cert-manager: planned',
+        'install prometheus-operator v0.70.0 at prometheus-operator: planned',
+      ])
+      for (const repo of ['edge-01', 'edge-02', 'edge-03'])
+        expect(readdirSync(join(ws.dir, 'out', repo))).toEqual(['edge-monitor'])
       const off = await ws.render('--out', 'out', '--dependencies', 'off')
       expect(off.report.dependencies).toBeUndefined()
     },
@@ -280,7 +322,8 @@ describe('render installs what packages need', () => {
   test(
     '--git: each dependency its own draft; publish publishes a repository in dependency order and refuses a package whose dependencies are not published',
     async () => {
-      for (const repo of ['edge-01', 'edge-02', 'edge-03']) await git(ws.dir, 'init', '-q', '--bare', '-b', 'main', `repos/${repo}.git`)
+      for (const repo of ['edge-01', 'edge-02', 'edge-03'])
+        await git(ws.dir, 'init', '-q', '--bare', '-b', 'main', `repos/${repo}.git`)
       const drafted = await ws.render('--git')
       expect(drafted.exitCode).toBe(0)
       const edge01 = drafted.report.variants.filter((v) => v.path?.startsWith('edge-01/')).map((v) => [v.path, v.draft])
@@ -289,7 +332,13 @@ describe('render installs what packages need', () => {
         ['edge-01/edge-monitor', 'drafts/edge-monitor/packagevariant-1'],
         ['edge-01/prometheus-operator', 'drafts/prometheus-operator/packagevariant-1'],
       ])
-      const message = await git(join(ws.dir, 'repos', 'edge-01.git'), 'log', '-1', '--format=%B', 'drafts/cert-manager/packagevariant-1')
+      const message = await git(
+        join(ws.dir, 'repos', 'edge-01.git'),
+        'log',
+        '-1',
+        '--format=%B',
+        'drafts/cert-manager/packagevariant-1',
+      )
       expect(message).toContain('Dependency of: edge-monitor >=1.13.0')
 
       // A re-render proposes nothing new.
@@ -299,16 +348,24 @@ describe('render installs what packages need', () => {
 
       const alone = await ws.run('publish', 'edge-01', 'edge-monitor', '--fleet', 'fleet', '--cache', 'cache')
       expect(alone.exitCode).toBe(1)
-      expect(alone.stderr).toContain('edge-monitor: not published: it needs cert-manager, whose draft drafts/cert-manager/packagevariant-1 is not published: publish cert-manager first, or with it')
+      expect(alone.stderr).toContain(
+        'edge-monitor: not published: it needs cert-manager, whose draft drafts/cert-manager/packagevariant-1 is not published: publish cert-manager first, or with it',
+      )
       const all = await ws.run('publish', 'edge-01', '--fleet', 'fleet', '--cache', 'cache')
       expect(all.exitCode).toBe(0)
       const log = await git(join(ws.dir, 'repos', 'edge-01.git'), 'log', '--format=%s', 'main')
-      expect(log.split('\n').reverse()).toEqual(['Publish cert-manager v1', 'Publish prometheus-operator v1', 'Publish edge-monitor v1'])
+      expect(log.split('\n').reverse()).toEqual([
+        'Publish cert-manager v1',
+        'Publish prometheus-operator v1',
+        'Publish edge-monitor v1',
+      ])
 
       // --publish publishes a run's drafts in the same order.
       const published = await ws.render('--git', '--publish')
       expect(published.exitCode).toBe(0)
-      const order = (await git(join(ws.dir, 'repos', 'edge-02.git'), 'log', '--format=%s', 'main')).split('\n').reverse()
+      const order = (await git(join(ws.dir, 'repos', 'edge-02.git'), 'log', '--format=%s', 'main'))
+        .split('\n')
+        .reverse()
       expect(order.indexOf('Publish edge-monitor v1')).toBeGreaterThan(order.indexOf('Publish cert-manager v1'))
       expect(order.indexOf('Publish edge-monitor v1')).toBeGreaterThan(order.indexOf('Publish prometheus-operator v1'))
     },

@@ -41,7 +41,9 @@ interface Rule {
 // The roles bound to the render's ServiceAccount (rbac.yaml also has a role for the people who edit rollouts).
 const bound = new Set(
   manifests('rbac.yaml')
-    .filter((o) => o['kind'] === 'ClusterRoleBinding' && (o['subjects'] as Json[]).some((s) => s['name'] === 'kpt-variants'))
+    .filter(
+      (o) => o['kind'] === 'ClusterRoleBinding' && (o['subjects'] as Json[]).some((s) => s['name'] === 'kpt-variants'),
+    )
     .map((o) => o['roleRef']['name'] as string),
 )
 const roles = manifests('rbac.yaml').filter((o) => o['kind'] === 'ClusterRole' && bound.has(o['metadata']['name']))
@@ -49,8 +51,12 @@ const serviceAccount = 'system:serviceaccount:kpt-variants:kpt-variants'
 
 /** The container's arguments, with its cache in the test's directory and $(SHARD) set. */
 function cronJobArgs(file: string, cache: string, shard?: number): string[] {
-  const container = manifests(file)[0]!['spec']['jobTemplate']['spec']['template']['spec']['containers'][0] as { args: string[] }
-  return container.args.map((arg) => (arg === '/var/cache/kpt-variants' ? cache : arg.replace('$(SHARD)', String(shard))))
+  const container = manifests(file)[0]!['spec']['jobTemplate']['spec']['template']['spec']['containers'][0] as {
+    args: string[]
+  }
+  return container.args.map((arg) =>
+    arg === '/var/cache/kpt-variants' ? cache : arg.replace('$(SHARD)', String(shard)),
+  )
 }
 
 /** What a render of the whole fleet reports. */
@@ -72,7 +78,15 @@ test(
       cpSync(deploy, copy, { recursive: true })
       const render = await execa('kpt', ['fn', 'render', copy], { reject: false })
       expect(render.exitCode).toBe(0)
-      for (const file of ['Kptfile', 'namespace.yaml', 'rbac.yaml', 'controller-rbac.yaml', 'controller-deployment.yaml', 'render-cronjob.yaml', 'render-sharded-cronjob.yaml']) {
+      for (const file of [
+        'Kptfile',
+        'namespace.yaml',
+        'rbac.yaml',
+        'controller-rbac.yaml',
+        'controller-deployment.yaml',
+        'render-cronjob.yaml',
+        'render-sharded-cronjob.yaml',
+      ]) {
         expect(readFileSync(join(copy, file), 'utf8')).toBe(readFileSync(join(deploy, file), 'utf8'))
       }
     } finally {
@@ -95,7 +109,10 @@ suite('deploy/ in a real API server', () => {
     const env = { ...process.env, KUBECONFIG: join(dir, 'admin.kubeconfig') }
     cpSync(deploy, join(dir, 'deploy'), { recursive: true })
     await execa('kpt', ['live', 'init', join(dir, 'deploy')], { env })
-    const applying = execa('kpt', ['live', 'apply', join(dir, 'deploy'), '--reconcile-timeout=2m'], { env, reject: false })
+    const applying = execa('kpt', ['live', 'apply', join(dir, 'deploy'), '--reconcile-timeout=2m'], {
+      env,
+      reject: false,
+    })
     // No kube-controller-manager, scheduler or kubelet runs beside this server: once the controller's Deployment is
     // stored, its status is written as they would write it (two replicas ready), so that kpt's reconcile wait can end.
     const deployment = manifests('controller-deployment.yaml').find((o) => o['kind'] === 'Deployment')!
@@ -134,11 +151,24 @@ suite('deploy/ in a real API server', () => {
     if (dir) rmSync(dir, { recursive: true, force: true })
   }, timeout)
 
-  async function run(args: string[], cwd = dir): Promise<{ exitCode: number; stderr: string; variants: string[]; stdout: string }> {
-    const env = { ...process.env, ...gitIdentity, XDG_CACHE_HOME: join(dir, 'cache'), KUBECONFIG: join(dir, 'kubeconfig') }
+  async function run(
+    args: string[],
+    cwd = dir,
+  ): Promise<{ exitCode: number; stderr: string; variants: string[]; stdout: string }> {
+    const env = {
+      ...process.env,
+      ...gitIdentity,
+      XDG_CACHE_HOME: join(dir, 'cache'),
+      KUBECONFIG: join(dir, 'kubeconfig'),
+    }
     const result = await execa('node', [bin, ...args, '--json'], { cwd, env, reject: false, stdin: 'ignore' })
     const report = JSON.parse(String(result.stdout) || '{"variants":[]}') as { variants: Json[] }
-    return { exitCode: result.exitCode ?? -1, stderr: String(result.stderr), stdout: String(result.stdout), variants: report.variants.map((v) => `${v['subject']} ${v['status']}`) }
+    return {
+      exitCode: result.exitCode ?? -1,
+      stderr: String(result.stderr),
+      stdout: String(result.stdout),
+      variants: report.variants.map((v) => `${v['subject']} ${v['status']}`),
+    }
   }
 
   test(
@@ -156,13 +186,26 @@ suite('deploy/ in a real API server', () => {
         'render-sharded-cronjob.yaml',
         ...readdirSync(join(deploy, 'crds')).map((f) => `crds/${f}`),
       ].flatMap(manifests)
-      expect(liveApply.stdout).toContain(`apply result: ${objects.length} attempted, ${objects.length} successful, 0 skipped, 0 failed`)
-      expect(liveApply.stdout).toContain(`reconcile result: ${objects.length} attempted, ${objects.length} successful, 0 skipped, 0 failed, 0 timed out`)
-      for (const object of objects) expect([object['kind'], object['metadata']['name'], (await server.get(object)) !== undefined]).toEqual([object['kind'], object['metadata']['name'], true])
+      expect(liveApply.stdout).toContain(
+        `apply result: ${objects.length} attempted, ${objects.length} successful, 0 skipped, 0 failed`,
+      )
+      expect(liveApply.stdout).toContain(
+        `reconcile result: ${objects.length} attempted, ${objects.length} successful, 0 skipped, 0 failed, 0 timed out`,
+      )
+      for (const object of objects)
+        expect([object['kind'], object['metadata']['name'], (await server.get(object)) !== undefined]).toEqual([
+          object['kind'],
+          object['metadata']['name'],
+          true,
+        ])
       const crd = await server.get(manifests('crds/config.porch.kpt.dev_packagevariantsets.yaml')[0]!)
-      expect(crd!['status']['conditions']).toContainEqual(expect.objectContaining({ type: 'Established', status: 'True' }))
+      expect(crd!['status']['conditions']).toContainEqual(
+        expect.objectContaining({ type: 'Established', status: 'True' }),
+      )
       // The API server serves the package's kinds at the versions the render asks for.
-      expect((await server.ok('GET', '/apis/config.porch.kpt.dev/v1alpha2'))['resources'].map((r: Json) => r['name'])).toEqual(['packagevariantsets', 'packagevariantsets/status'])
+      expect(
+        (await server.ok('GET', '/apis/config.porch.kpt.dev/v1alpha2'))['resources'].map((r: Json) => r['name']),
+      ).toEqual(['packagevariantsets', 'packagevariantsets/status'])
     },
     timeout,
   )
@@ -175,7 +218,9 @@ suite('deploy/ in a real API server', () => {
         await server.apply(objects, namespace)
         for (const object of objects) {
           const { metadata, ...rest } = object
-          const written = JSON.parse(JSON.stringify({ ...rest, metadata: { labels: metadata['labels'], annotations: metadata['annotations'] } })) as Json
+          const written = JSON.parse(
+            JSON.stringify({ ...rest, metadata: { labels: metadata['labels'], annotations: metadata['annotations'] } }),
+          ) as Json
           expect(await server.get(object, namespace)).toMatchObject(written)
         }
         await server.delete(objects, namespace)
@@ -191,7 +236,11 @@ suite('deploy/ in a real API server', () => {
         )
         // Created as `kubectl apply` (client-side) creates them: refused by the schema, `revision` being an integer in Porch's CRDs.
         for (const o of objects.filter(stringRevision)) {
-          const created = await server.request('POST', (await server.path(o, undefined, fleet)).replace(/\/[^/]+$/, ''), o)
+          const created = await server.request(
+            'POST',
+            (await server.path(o, undefined, fleet)).replace(/\/[^/]+$/, ''),
+            o,
+          )
           refused.push(`${created.status} ${created.body['message']}`)
         }
       }
@@ -212,7 +261,8 @@ suite('deploy/ in a real API server', () => {
 
     beforeAll(async () => {
       await createBlueprints(join(dir, 'repos', 'blueprints'))
-      for (const name of ['edge-01', 'edge-02', 'edge-03']) await git(dir, 'init', '-q', '--bare', '-b', 'main', `repos/${name}.git`)
+      for (const name of ['edge-01', 'edge-02', 'edge-03'])
+        await git(dir, 'init', '-q', '--bare', '-b', 'main', `repos/${name}.git`)
       const standalone = source`
         apiVersion: config.porch.kpt.dev/v1alpha1
         kind: PackageVariant
@@ -251,7 +301,12 @@ suite('deploy/ in a real API server', () => {
         // A status is written only when it changes: none yet, so that this run writes them.
         const clearStatus = async () => {
           for (const o of objects.filter((o) => o['kind'] === 'PackageVariant' || o['kind'] === 'PackageVariantSet'))
-            await server.ok('PATCH', await server.path(o, 'status'), { status: null }, { contentType: 'application/merge-patch+json' })
+            await server.ok(
+              'PATCH',
+              await server.path(o, 'status'),
+              { status: null },
+              { contentType: 'application/merge-patch+json' },
+            )
         }
         await clearStatus()
         const result = await run(cronJobArgs('render-cronjob.yaml', cache), fleetDir)
@@ -259,13 +314,29 @@ suite('deploy/ in a real API server', () => {
         expect(result.exitCode).toBe(0)
         expect(result.variants).toEqual(fleet)
         const set = (await server.get(objects.find((o) => o['kind'] === 'PackageVariantSet')!))!
-        expect(set['status']['conditions']).toContainEqual(expect.objectContaining({ type: 'Ready', status: 'True', reason: 'Reconciled' }))
+        expect(set['status']['conditions']).toContainEqual(
+          expect.objectContaining({ type: 'Ready', status: 'True', reason: 'Reconciled' }),
+        )
 
         // Every resource of every rule was asked for, with the rule's verb, and nothing else was.
-        const asked = (await server.auditEvents(before)).filter((e) => e.user.username === serviceAccount && e.objectRef?.resource)
+        const asked = (await server.auditEvents(before)).filter(
+          (e) => e.user.username === serviceAccount && e.objectRef?.resource,
+        )
         const key = (group: string, resource: string, verb: string) => `${verb} ${resource}${group ? `.${group}` : ''}`
-        const granted = roles.flatMap((role) => (role['rules'] as Rule[]).flatMap((r) => r.apiGroups.flatMap((g) => r.resources.flatMap((res) => r.verbs.map((v) => key(g, res, v))))))
-        const used = new Set(asked.map((e) => key(e.objectRef!.apiGroup ?? '', `${e.objectRef!.resource}${e.objectRef!.subresource ? `/${e.objectRef!.subresource}` : ''}`, e.verb)))
+        const granted = roles.flatMap((role) =>
+          (role['rules'] as Rule[]).flatMap((r) =>
+            r.apiGroups.flatMap((g) => r.resources.flatMap((res) => r.verbs.map((v) => key(g, res, v)))),
+          ),
+        )
+        const used = new Set(
+          asked.map((e) =>
+            key(
+              e.objectRef!.apiGroup ?? '',
+              `${e.objectRef!.resource}${e.objectRef!.subresource ? `/${e.objectRef!.subresource}` : ''}`,
+              e.verb,
+            ),
+          ),
+        )
         expect([...used].sort()).toEqual([...granted].sort())
 
         // Without any one of them: forbidden, saying which.
@@ -277,14 +348,18 @@ suite('deploy/ in a real API server', () => {
               const [group, verb] = [rule.apiGroups[0]!, rule.verbs[0]!]
               const [plain, subresource] = resource.split('/') as [string, string | undefined]
               const attributes = { verb, group, resource: plain, ...(subresource ? { subresource } : {}) }
-              const without = rules.map((r, i) => (i === index ? { ...r, resources: r.resources.filter((x) => x !== resource) } : r)).filter((r) => r.resources.length > 0)
+              const without = rules
+                .map((r, i) => (i === index ? { ...r, resources: r.resources.filter((x) => x !== resource) } : r))
+                .filter((r) => r.resources.length > 0)
               await server.apply([{ ...role, rules: without }])
               await server.waitForAccess(serviceAccount, attributes, false)
               if (subresource) await clearStatus()
               const denied = await run(cronJobArgs('render-cronjob.yaml', cache), fleetDir)
               expect([resource, denied.exitCode === 0]).toEqual([resource, false])
               expect(denied.stderr).toContain(`forbidden: `)
-              expect(denied.stderr).toContain(`User "${serviceAccount}" cannot ${verb} resource "${resource}" in API group "${group}"`)
+              expect(denied.stderr).toContain(
+                `User "${serviceAccount}" cannot ${verb} resource "${resource}" in API group "${group}"`,
+              )
               proven.push(key(group, resource, verb))
               await server.apply([role])
               await server.waitForAccess(serviceAccount, attributes, true)
@@ -301,7 +376,10 @@ suite('deploy/ in a real API server', () => {
       async () => {
         const rendered: string[] = []
         for (let shard = 0; shard < 4; shard++) {
-          const result = await run(cronJobArgs('render-sharded-cronjob.yaml', join(dir, `cache-${shard}`), shard), fleetDir)
+          const result = await run(
+            cronJobArgs('render-sharded-cronjob.yaml', join(dir, `cache-${shard}`), shard),
+            fleetDir,
+          )
           expect(result.stderr).not.toMatch(/forbidden|cannot/)
           expect(result.exitCode).toBe(0)
           rendered.push(...result.variants)

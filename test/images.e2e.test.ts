@@ -33,7 +33,9 @@ if (!images) {
 } else {
   describe('function images through kpt', () => {
     beforeAll(async () => {
-      await execa('node', [join(repoRoot, 'dist', 'scripts', 'images.js'), '--engine', images.engine], { cwd: repoRoot })
+      await execa('node', [join(repoRoot, 'dist', 'scripts', 'images.js'), '--engine', images.engine], {
+        cwd: repoRoot,
+      })
     }, 600_000)
 
     test.each(cases.map((c) => [c.name, c] as const))(
@@ -49,12 +51,17 @@ if (!images) {
       try {
         await createBlueprints(join(dir, 'repos', 'blueprints'))
         writeTree(join(dir, 'fleet'), fleetFiles({ clusters: threeClusters }))
-        for (const name of ['edge-01', 'edge-02', 'edge-03']) await git(dir, 'init', '-q', '--bare', '-b', 'main', `repos/${name}.git`)
-        const local = await execa('node', [join(repoRoot, 'bin', 'kpt-variants'), 'render', 'fleet', '--out', 'local', '--cache', 'cache-local'], {
-          cwd: dir,
-          env: { ...process.env, ...gitIdentity },
-          reject: false,
-        })
+        for (const name of ['edge-01', 'edge-02', 'edge-03'])
+          await git(dir, 'init', '-q', '--bare', '-b', 'main', `repos/${name}.git`)
+        const local = await execa(
+          'node',
+          [join(repoRoot, 'bin', 'kpt-variants'), 'render', 'fleet', '--out', 'local', '--cache', 'cache-local'],
+          {
+            cwd: dir,
+            env: { ...process.env, ...gitIdentity },
+            reject: false,
+          },
+        )
         expect(local.exitCode).toBe(0)
         // The image runs as nobody, as in the cluster, so the repositories become nobody's (git refuses another user's
         // repository); where the tests cannot chown, the container runs as the tests' user instead.
@@ -64,7 +71,24 @@ if (!images) {
         const container = (...args: string[]) =>
           execa(
             images.engine,
-            ['run', '--rm', '--network', 'none', ...user, '-e', 'HOME=/tmp', '-v', `${dir}:${dir}`, '-w', dir, images.tag('kpt-variants'), 'render', ...args, '--cache', `${dir}/cache-image`],
+            [
+              'run',
+              '--rm',
+              '--network',
+              'none',
+              ...user,
+              '-e',
+              'HOME=/tmp',
+              '-v',
+              `${dir}:${dir}`,
+              '-w',
+              dir,
+              images.tag('kpt-variants'),
+              'render',
+              ...args,
+              '--cache',
+              `${dir}/cache-image`,
+            ],
             {
               reject: false,
             },
@@ -75,7 +99,11 @@ if (!images) {
         expect(readTreeWithModes(join(dir, 'image'))).toEqual(readTreeWithModes(join(dir, 'local')))
         const drafts = await container('fleet', '--git')
         expect(drafts.exitCode).toBe(0)
-        expect((await git(join(dir, 'repos', 'edge-02.git'), '-c', 'safe.directory=*', 'branch', '--list', 'drafts/*')).trim()).toBe('drafts/nginx/packagevariant-1')
+        expect(
+          (
+            await git(join(dir, 'repos', 'edge-02.git'), '-c', 'safe.directory=*', 'branch', '--list', 'drafts/*')
+          ).trim(),
+        ).toBe('drafts/nginx/packagevariant-1')
       } finally {
         rmSync(dir, { recursive: true, force: true })
       }
@@ -85,7 +113,18 @@ if (!images) {
       'the %s image runs its program from the code cache its build made (bin/load-bundle.js), as nobody',
       async (name) => {
         const load = `import('/app/bin/load-bundle.js').then((m) => console.log(m.loadBundle(${JSON.stringify(name)}).codeCache))`
-        const run = await execa(images.engine, ['run', '--rm', '--network', 'none', '--entrypoint', 'node', images.tag(name), '--input-type=module', '-e', load])
+        const run = await execa(images.engine, [
+          'run',
+          '--rm',
+          '--network',
+          'none',
+          '--entrypoint',
+          'node',
+          images.tag(name),
+          '--input-type=module',
+          '-e',
+          load,
+        ])
         expect(String(run.stdout).trim()).toBe('used')
       },
       60_000,

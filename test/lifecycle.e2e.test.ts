@@ -47,23 +47,36 @@ class Workspace {
   /** The fleet: the two Repositories, and the given PackageVariant (none: it was removed). */
   fleet(pv?: string): void {
     rmSync(join(this.dir, 'fleet'), { recursive: true, force: true })
-    writeTree(join(this.dir, 'fleet'), { 'repositories.yaml': [repository('blueprints', false), repository('edge-01', true)].join('---\n'), ...(pv ? { 'pv.yaml': pv } : {}) })
+    writeTree(join(this.dir, 'fleet'), {
+      'repositories.yaml': [repository('blueprints', false), repository('edge-01', true)].join('---\n'),
+      ...(pv ? { 'pv.yaml': pv } : {}),
+    })
   }
 
   async render(...args: string[]): Promise<Report> {
-    const run = await execa('node', [bin, 'render', 'fleet', '--cache', 'cache', '--json', ...args], { cwd: this.dir, env: { ...process.env, ...gitIdentity }, reject: false })
+    const run = await execa('node', [bin, 'render', 'fleet', '--cache', 'cache', '--json', ...args], {
+      cwd: this.dir,
+      env: { ...process.env, ...gitIdentity },
+      reject: false,
+    })
     if (run.exitCode !== 0) throw new Error(`render exited ${run.exitCode}\n${String(run.stderr)}`)
     return JSON.parse(String(run.stdout)) as Report
   }
 
   async publish(...args: string[]): Promise<{ exitCode: number; stderr: string }> {
-    const run = await execa('node', [bin, 'publish', '--fleet', 'fleet', '--cache', 'cache', ...args], { cwd: this.dir, env: { ...process.env, ...gitIdentity }, reject: false })
+    const run = await execa('node', [bin, 'publish', '--fleet', 'fleet', '--cache', 'cache', ...args], {
+      cwd: this.dir,
+      env: { ...process.env, ...gitIdentity },
+      reject: false,
+    })
     return { exitCode: run.exitCode ?? -1, stderr: String(run.stderr) }
   }
 
   /** The branches and tags of edge-01. */
   async refs(): Promise<string[]> {
-    return (await git(join(this.dir, 'repos', 'edge-01.git'), 'for-each-ref', '--format=%(refname)')).split('\n').filter(Boolean)
+    return (await git(join(this.dir, 'repos', 'edge-01.git'), 'for-each-ref', '--format=%(refname)'))
+      .split('\n')
+      .filter(Boolean)
   }
 
   async show(rev: string): Promise<string> {
@@ -113,13 +126,17 @@ describe('the packages of a PackageVariant that goes away or moves', () => {
       ws.fleet()
       const gone = await ws.publish()
       expect(gone.exitCode).toBe(1)
-      expect(gone.stderr).toContain('edge-01/web: not published: its PackageVariant default/web no longer exists: the next render removes this draft; --force publishes it anyway')
+      expect(gone.stderr).toContain(
+        'edge-01/web: not published: its PackageVariant default/web no longer exists: the next render removes this draft; --force publishes it anyway',
+      )
       expect(await ws.refs()).toEqual(['refs/heads/drafts/web/packagevariant-1'])
 
       ws.fleet(packageVariant('web2'))
       const moved = await ws.publish('--dry-run')
       expect(moved.exitCode).toBe(1)
-      expect(moved.stderr).toContain('edge-01/web: not published: its PackageVariant default/web renders edge-01/web2 now')
+      expect(moved.stderr).toContain(
+        'edge-01/web: not published: its PackageVariant default/web renders edge-01/web2 now',
+      )
 
       const forced = await ws.publish('--force')
       expect([forced.exitCode, forced.stderr]).toEqual([0, expect.stringContaining('edge-01/web: published web/v1')])
@@ -142,7 +159,9 @@ describe('the packages of a PackageVariant that goes away or moves', () => {
       await ws.render('--out', 'out')
       ws.fleet(packageVariant('web4', 'orphan'))
       expect(rows(await ws.render('--out', 'out'))).toEqual(['orphaned edge-01/web3', 'created edge-01/web4'])
-      expect(readFileSync(join(ws.dir, 'out', 'edge-01', 'web3', 'Kptfile'), 'utf8')).not.toContain('kpt-variants.dev/package-variant')
+      expect(readFileSync(join(ws.dir, 'out', 'edge-01', 'web3', 'Kptfile'), 'utf8')).not.toContain(
+        'kpt-variants.dev/package-variant',
+      )
     },
     timeout,
   )
@@ -150,17 +169,41 @@ describe('the packages of a PackageVariant that goes away or moves', () => {
   test(
     "--git: the PackageVariant's spec.labels and spec.annotations are on its revisions, as Porch puts them on PackageRevisions; status shows them",
     async () => {
-      const labelled = packageVariant('web').replace('  deletionPolicy: delete\n', '  deletionPolicy: delete\n  labels: {tier: canary}\n  annotations: {owner: "team web"}\n')
+      const labelled = packageVariant('web').replace(
+        '  deletionPolicy: delete\n',
+        '  deletionPolicy: delete\n  labels: {tier: canary}\n  annotations: {owner: "team web"}\n',
+      )
       ws.fleet(labelled)
       await ws.render('--git')
-      const message = await git(join(ws.dir, 'repos', 'edge-01.git'), 'log', '-1', '--format=%B', 'drafts/web/packagevariant-1')
+      const message = await git(
+        join(ws.dir, 'repos', 'edge-01.git'),
+        'log',
+        '-1',
+        '--format=%B',
+        'drafts/web/packagevariant-1',
+      )
       expect(message).toContain('Label: tier=canary\nAnnotation: owner="team web"\n')
-      const status = await execa('node', [bin, 'status', 'fleet', '--cache', 'cache', '--json'], { cwd: ws.dir, reject: false })
-      const rows = (JSON.parse(String(status.stdout)) as { variants: { package?: string; labels?: Record<string, string>; annotations?: Record<string, string> }[] }).variants
-      expect(rows.find((r) => r.package === 'edge-01/web')).toMatchObject({ labels: { tier: 'canary' }, annotations: { owner: 'team web' } })
+      const status = await execa('node', [bin, 'status', 'fleet', '--cache', 'cache', '--json'], {
+        cwd: ws.dir,
+        reject: false,
+      })
+      const rows = (
+        JSON.parse(String(status.stdout)) as {
+          variants: { package?: string; labels?: Record<string, string>; annotations?: Record<string, string> }[]
+        }
+      ).variants
+      expect(rows.find((r) => r.package === 'edge-01/web')).toMatchObject({
+        labels: { tier: 'canary' },
+        annotations: { owner: 'team web' },
+      })
       // Published: the revision keeps them.
-      await execa('node', [bin, 'publish', 'edge-01', '--fleet', 'fleet', '--cache', 'cache'], { cwd: ws.dir, env: { ...process.env, ...gitIdentity } })
-      expect(await git(join(ws.dir, 'repos', 'edge-01.git'), 'log', '-1', '--format=%B', 'web/v1')).toContain('Label: tier=canary')
+      await execa('node', [bin, 'publish', 'edge-01', '--fleet', 'fleet', '--cache', 'cache'], {
+        cwd: ws.dir,
+        env: { ...process.env, ...gitIdentity },
+      })
+      expect(await git(join(ws.dir, 'repos', 'edge-01.git'), 'log', '-1', '--format=%B', 'web/v1')).toContain(
+        'Label: tier=canary',
+      )
     },
     timeout,
   )
@@ -174,7 +217,9 @@ describe('the packages of a PackageVariant that goes away or moves', () => {
       const moved = await ws.render('--git')
       expect(rows(moved)).toEqual(['deleted edge-01/web', 'created edge-01/web2'])
       const removal = moved.variants.find((v) => v.path === 'edge-01/web')!.draft!
-      expect(await git(join(ws.dir, 'repos', 'edge-01.git'), 'log', '-1', '--format=%s', removal)).toBe('Remove web: PackageVariant default/web now renders edge-01/web2')
+      expect(await git(join(ws.dir, 'repos', 'edge-01.git'), 'log', '-1', '--format=%s', removal)).toBe(
+        'Remove web: PackageVariant default/web now renders edge-01/web2',
+      )
     },
     timeout,
   )

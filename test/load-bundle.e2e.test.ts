@@ -39,9 +39,15 @@ test('a damaged cache is refused and a missing one skipped: the program is compi
     const bundle = (name: string) => join(dir, 'dist', 'bundles', name)
     copyFileSync(join(repoRoot, 'dist', 'bundles', 'package-context.cjs'), bundle('package-context.cjs'))
     writeFileSync(bundle('package-context.cjs.cache'), Buffer.alloc(4096, 7))
-    expect(await load(join(dir, 'bin', 'load-bundle.js'), 'package-context')).toEqual({ codeCache: 'rejected', exports: ['main'] })
+    expect(await load(join(dir, 'bin', 'load-bundle.js'), 'package-context')).toEqual({
+      codeCache: 'rejected',
+      exports: ['main'],
+    })
     rmSync(bundle('package-context.cjs.cache'))
-    expect(await load(join(dir, 'bin', 'load-bundle.js'), 'package-context')).toEqual({ codeCache: 'none', exports: ['main'] })
+    expect(await load(join(dir, 'bin', 'load-bundle.js'), 'package-context')).toEqual({
+      codeCache: 'none',
+      exports: ['main'],
+    })
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }

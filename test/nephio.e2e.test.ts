@@ -75,7 +75,17 @@ const gkeCluster = (version: string) => source`
 interface Run {
   exitCode: number
   stderr: string
-  report: { variants: { path?: string; subject: string; status: string; upstream?: string; previousUpstream?: string; warnings: string[]; reasons: string[] }[] }
+  report: {
+    variants: {
+      path?: string
+      subject: string
+      status: string
+      upstream?: string
+      previousUpstream?: string
+      warnings: string[]
+      reasons: string[]
+    }[]
+  }
 }
 
 class Workspace {
@@ -87,7 +97,12 @@ class Workspace {
   }
 
   async render(...args: string[]): Promise<Run> {
-    const run = await execa('node', [bin, 'render', 'fleet', '--out', 'out', '--json', ...args], { cwd: this.dir, env: { ...process.env, ...gitIdentity }, reject: false, stdin: 'ignore' })
+    const run = await execa('node', [bin, 'render', 'fleet', '--out', 'out', '--json', ...args], {
+      cwd: this.dir,
+      env: { ...process.env, ...gitIdentity },
+      reject: false,
+      stdin: 'ignore',
+    })
     return { exitCode: run.exitCode ?? -1, stderr: String(run.stderr), report: JSON.parse(String(run.stdout)) }
   }
 
@@ -98,7 +113,8 @@ class Workspace {
   }
 }
 
-const engineRuns = async () => (await execa('docker', ['info'], { reject: false }).catch(() => ({ exitCode: 1 }))).exitCode === 0
+const engineRuns = async () =>
+  (await execa('docker', ['info'], { reject: false }).catch(() => ({ exitCode: 1 }))).exitCode === 0
 
 describe("Nephio's manifests, unchanged", () => {
   let ws: Workspace
@@ -109,10 +125,17 @@ describe("Nephio's manifests, unchanged", () => {
     async () => {
       ws = new Workspace()
       ws.useFleet('test-infra')
-      const resource = (kind: string) => `apiVersion: workload.nephio.org/v1alpha1\nkind: ${kind}\nmetadata:\n  name: example\n`
-      await createRepo(join(ws.dir, 'repos', 'catalog-infra-capi'), [['nephio-workload-cluster/v4.0.0', blueprint('nephio-workload-cluster', resource('Cluster'))]])
-      await createRepo(join(ws.dir, 'repos', 'catalog-workloads-free5gc'), [['pkg-example-upf-bp/v4.0.0', blueprint('pkg-example-upf-bp', resource('UPFDeployment'), workloadClusterPoint)]])
-      await createRepo(join(ws.dir, 'repos', 'oai-core-packages'), [['oai-nrf/r2', blueprint('oai-nrf', resource('NFDeployment'), workloadClusterPoint)]])
+      const resource = (kind: string) =>
+        `apiVersion: workload.nephio.org/v1alpha1\nkind: ${kind}\nmetadata:\n  name: example\n`
+      await createRepo(join(ws.dir, 'repos', 'catalog-infra-capi'), [
+        ['nephio-workload-cluster/v4.0.0', blueprint('nephio-workload-cluster', resource('Cluster'))],
+      ])
+      await createRepo(join(ws.dir, 'repos', 'catalog-workloads-free5gc'), [
+        ['pkg-example-upf-bp/v4.0.0', blueprint('pkg-example-upf-bp', resource('UPFDeployment'), workloadClusterPoint)],
+      ])
+      await createRepo(join(ws.dir, 'repos', 'oai-core-packages'), [
+        ['oai-nrf/r2', blueprint('oai-nrf', resource('NFDeployment'), workloadClusterPoint)],
+      ])
 
       const { exitCode, report } = await ws.render('--image-functions', 'skip')
       expect(exitCode).toBe(0)
@@ -128,7 +151,9 @@ describe("Nephio's manifests, unchanged", () => {
       expect(core.warnings).toContain(
         'PackageVariantSet default/oai-nrf: `spec.upstream.revision: "r2"` is older Porch\'s string form: read as the revision named "r2" (the tag <package>/r2, else the head of branch r2); write `workspaceName: r2`',
       )
-      expect(report.variants[3]!.warnings).toContain('pipeline not run (--image-functions skip): it has image functions gcr.io/kpt-fn/set-labels:v0.2.0')
+      expect(report.variants[3]!.warnings).toContain(
+        'pipeline not run (--image-functions skip): it has image functions gcr.io/kpt-fn/set-labels:v0.2.0',
+      )
 
       // nameExpr: target.name injected each cluster's own WorkloadCluster, found in the namespace kubectl would give it.
       const [point] = ws.yaml('edge02/free5gc-upf/injection-point.yaml')
@@ -136,16 +161,25 @@ describe("Nephio's manifests, unchanged", () => {
       expect(point!['metadata']['annotations']['kpt.dev/injected-resource']).toBe('edge02')
       const [kptfile] = ws.yaml('core/oai-nrf/Kptfile')
       expect(kptfile!['upstream']['git']['ref']).toBe('oai-nrf/r2')
-      expect(kptfile!['metadata']['annotations']['kpt-variants.dev/package-variant']).toBe('default/oai-nrf-core-oai-nrf')
-      expect(ws.yaml('mgmt/edge01/Kptfile')[0]!['pipeline']['mutators'][0]).toMatchObject({ image: 'gcr.io/kpt-fn/set-labels:v0.2.0' })
+      expect(kptfile!['metadata']['annotations']['kpt-variants.dev/package-variant']).toBe(
+        'default/oai-nrf-core-oai-nrf',
+      )
+      expect(ws.yaml('mgmt/edge01/Kptfile')[0]!['pipeline']['mutators'][0]).toMatchObject({
+        image: 'gcr.io/kpt-fn/set-labels:v0.2.0',
+      })
 
       // Without --image-functions skip, a variant whose image function cannot run fails alone, saying why.
       if (!(await engineRuns())) {
         rmSync(join(ws.dir, 'out'), { recursive: true })
         const strict = await ws.render()
         expect(strict.exitCode).toBe(1)
-        expect(strict.report.variants.filter((v) => v.status === 'failed').map((v) => v.path)).toEqual(['mgmt/edge01', 'mgmt/edge02'])
-        expect(strict.report.variants.find((v) => v.path === 'mgmt/edge01')!.reasons.join()).toContain('"gcr.io/kpt-fn/set-labels:v0.2.0" cannot run: no container engine')
+        expect(strict.report.variants.filter((v) => v.status === 'failed').map((v) => v.path)).toEqual([
+          'mgmt/edge01',
+          'mgmt/edge02',
+        ])
+        expect(strict.report.variants.find((v) => v.path === 'mgmt/edge01')!.reasons.join()).toContain(
+          '"gcr.io/kpt-fn/set-labels:v0.2.0" cannot run: no container engine',
+        )
         expect(strict.report.variants.filter((v) => v.status === 'created')).toHaveLength(3)
       }
     },
@@ -178,22 +212,41 @@ describe("Nephio's manifests, unchanged", () => {
         `,
       })
       const repo = join(ws.dir, 'repos', 'blueprints-infra-gcp')
-      await createRepo(repo, [['nephio-workload-cluster-gke/v1', blueprint('nephio-workload-cluster-gke', gkeCluster('1.27'), gcpContextPoint)]])
+      await createRepo(repo, [
+        [
+          'nephio-workload-cluster-gke/v1',
+          blueprint('nephio-workload-cluster-gke', gkeCluster('1.27'), gcpContextPoint),
+        ],
+      ])
       const head = async () => (await git(repo, 'rev-parse', 'HEAD')).slice(0, 12)
       const first = await head()
 
       const created = await ws.render('--image-functions', 'skip')
       expect(created.exitCode).toBe(0)
-      const tracking = ['nephio/edge01', 'nephio/edge02', 'nephio/edge03', 'nephio/zonal-gke-us-west1-a', 'nephio/zonal-gke-us-west1-b', 'nephio/zonal-gke-us-west1-c']
+      const tracking = [
+        'nephio/edge01',
+        'nephio/edge02',
+        'nephio/edge03',
+        'nephio/zonal-gke-us-west1-a',
+        'nephio/zonal-gke-us-west1-b',
+        'nephio/zonal-gke-us-west1-c',
+      ]
       expect(created.report.variants.map((v) => [v.path, v.status, v.upstream])).toEqual([
-        ...tracking.slice(0, 3).map((p) => [p, 'created', `blueprints-infra-gcp/nephio-workload-cluster-gke main@${first}`]),
+        ...tracking
+          .slice(0, 3)
+          .map((p) => [p, 'created', `blueprints-infra-gcp/nephio-workload-cluster-gke main@${first}`]),
         ['nephio/pinned', 'created', 'blueprints-infra-gcp/nephio-workload-cluster-gke v1'],
-        ...tracking.slice(3).map((p) => [p, 'created', `blueprints-infra-gcp/nephio-workload-cluster-gke main@${first}`]),
+        ...tracking
+          .slice(3)
+          .map((p) => [p, 'created', `blueprints-infra-gcp/nephio-workload-cluster-gke main@${first}`]),
       ])
       const [context] = ws.yaml('nephio/zonal-gke-us-west1-b/injection-point.yaml')
       expect(context!['data']).toEqual({ location: 'us-west1-b', 'project-id': 'your-nephio-project-id' })
       const [kptfile] = ws.yaml('nephio/edge01/Kptfile')
-      expect(kptfile!['upstreamLock']['git']).toMatchObject({ ref: 'main', commit: await git(repo, 'rev-parse', 'HEAD') })
+      expect(kptfile!['upstreamLock']['git']).toMatchObject({
+        ref: 'main',
+        commit: await git(repo, 'rev-parse', 'HEAD'),
+      })
       expect(ws.yaml('nephio/zonal-gke-us-west1-c/Kptfile')[0]!['pipeline']['mutators'][0]['configMap']).toEqual({
         'nephio.org/site-type': 'zonal',
         'nephio.org/region': 'us-west1',
@@ -211,12 +264,30 @@ describe("Nephio's manifests, unchanged", () => {
       expect(moved.exitCode).toBe(0)
       const second = await head()
       expect(moved.report.variants.map((v) => [v.path, v.status, v.upstream, v.previousUpstream])).toEqual([
-        ...tracking.slice(0, 3).map((p) => [p, 'updated', `blueprints-infra-gcp/nephio-workload-cluster-gke main@${second}`, `main (${first})`]),
+        ...tracking
+          .slice(0, 3)
+          .map((p) => [
+            p,
+            'updated',
+            `blueprints-infra-gcp/nephio-workload-cluster-gke main@${second}`,
+            `main (${first})`,
+          ]),
         ['nephio/pinned', 'unchanged', 'blueprints-infra-gcp/nephio-workload-cluster-gke v1', undefined],
-        ...tracking.slice(3).map((p) => [p, 'updated', `blueprints-infra-gcp/nephio-workload-cluster-gke main@${second}`, `main (${first})`]),
+        ...tracking
+          .slice(3)
+          .map((p) => [
+            p,
+            'updated',
+            `blueprints-infra-gcp/nephio-workload-cluster-gke main@${second}`,
+            `main (${first})`,
+          ]),
       ])
-      expect(readFileSync(join(ws.dir, 'out', 'nephio', 'edge02', 'resource.yaml'), 'utf8')).toContain('minMasterVersion: "1.28"')
-      expect(readFileSync(join(ws.dir, 'out', 'nephio', 'pinned', 'resource.yaml'), 'utf8')).toContain('minMasterVersion: "1.27"')
+      expect(readFileSync(join(ws.dir, 'out', 'nephio', 'edge02', 'resource.yaml'), 'utf8')).toContain(
+        'minMasterVersion: "1.28"',
+      )
+      expect(readFileSync(join(ws.dir, 'out', 'nephio', 'pinned', 'resource.yaml'), 'utf8')).toContain(
+        'minMasterVersion: "1.27"',
+      )
     },
     timeout,
   )

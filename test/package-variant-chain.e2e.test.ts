@@ -12,7 +12,11 @@ import { repoRoot } from './e2e/runner.js'
 import { readTree } from './support/files.js'
 
 const example = join(repoRoot, 'functions', 'package-variant', 'examples', 'render-for-deployment')
-const env = { ...process.env, KPT_VARIANTS_SOURCES: 'cluster', PATH: `${join(repoRoot, 'bin')}${delimiter}${process.env['PATH'] ?? ''}` }
+const env = {
+  ...process.env,
+  KPT_VARIANTS_SOURCES: 'cluster',
+  PATH: `${join(repoRoot, 'bin')}${delimiter}${process.env['PATH'] ?? ''}`,
+}
 
 /** Every file under `dir` (dot-entries skipped), by relative path. */
 async function kpt(cwd: string, ...args: string[]): Promise<void> {

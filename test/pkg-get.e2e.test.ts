@@ -12,7 +12,8 @@ import { gitIdentity, repoRoot } from './e2e/runner.js'
 import { readTree } from './support/files.js'
 
 const blueprint: Record<string, string> = {
-  Kptfile: 'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: blueprint\n  annotations:\n    config.kubernetes.io/local-config: "true"\ninfo:\n  description: nginx blueprint\n',
+  Kptfile:
+    'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: blueprint\n  annotations:\n    config.kubernetes.io/local-config: "true"\ninfo:\n  description: nginx blueprint\n',
   'deployment.yaml': `# The web tier.
 apiVersion: apps/v1
 kind: Deployment
@@ -39,7 +40,8 @@ spec:
 `,
   'service.yaml':
     'apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  namespace: default\nspec:\n  ports:\n  - port: 80\n    targetPort: 8080\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web-config\n  namespace: default\ndata:\n  config.json: |\n    {"a": 1}\n',
-  'sub/Kptfile': 'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: sub\n  annotations:\n    config.kubernetes.io/local-config: "true"\n',
+  'sub/Kptfile':
+    'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: sub\n  annotations:\n    config.kubernetes.io/local-config: "true"\n',
   'sub/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: sub-cm\ndata:\n  key: value\n',
 }
 
@@ -63,7 +65,9 @@ describe('kpt pkg get --for-deployment, then kpt fn render with bin/package-cont
     await execa('git', ['clone', '-q', '--bare', upstream, join(work, 'upstream.git')])
 
     const deploy = join(work, 'edge-web')
-    await execa('kpt', ['pkg', 'get', `file://${work}/upstream.git/blueprint@main`, deploy, '--for-deployment'], { cwd: work })
+    await execa('kpt', ['pkg', 'get', `file://${work}/upstream.git/blueprint@main`, deploy, '--for-deployment'], {
+      cwd: work,
+    })
     const kptfilePath = join(deploy, 'Kptfile')
     writeFileSync(
       kptfilePath,
@@ -86,6 +90,8 @@ describe('kpt pkg get --for-deployment, then kpt fn render with bin/package-cont
       if (path === 'package-context.yaml') continue
       expect({ path, text: first.get(path) }).toEqual({ path, text })
     }
-    expect(first.get('package-context.yaml')).toBe(`${before.get('package-context.yaml')}  enabled: "yes"\n  region: us-east1\n`)
+    expect(first.get('package-context.yaml')).toBe(
+      `${before.get('package-context.yaml')}  enabled: "yes"\n  region: us-east1\n`,
+    )
   }, 120_000)
 })

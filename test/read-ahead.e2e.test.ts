@@ -39,7 +39,8 @@ test('a re-render with --force and an upstream update give each variant its own 
   const rendered = tree(out)
 
   // A file of the downstream's own in one package, and another package deleted.
-  const local = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: local\n  namespace: app\ndata:\n  owner: edge-team\n'
+  const local =
+    'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: local\n  namespace: app\ndata:\n  owner: edge-team\n'
   writeFileSync(join(out, clusterName(5), 'app', 'local.yaml'), local)
   rmSync(join(out, clusterName(30)), { recursive: true })
 
@@ -58,5 +59,7 @@ test('a re-render with --force and an upstream update give each variant its own 
     expect(existsSync(join(pkg, 'local.yaml'))).toBe(i === 5)
   }
   // Kept, and marked as kpt marks every resource after an update.
-  expect(readFileSync(join(out, clusterName(5), 'app', 'local.yaml'), 'utf8')).toMatch(/^metadata: # kpt-merge: app\/local\n {2}name: local\n[\s\S]*owner: edge-team\n$/m)
+  expect(readFileSync(join(out, clusterName(5), 'app', 'local.yaml'), 'utf8')).toMatch(
+    /^metadata: # kpt-merge: app\/local\n {2}name: local\n[\s\S]*owner: edge-team\n$/m,
+  )
 }, 120_000)

@@ -33,7 +33,20 @@ function freePort(): Promise<number> {
 /** `git daemon` serving every repository below `base` on a free port; resolves once it listens (it says so on stderr). */
 async function serve(base: string): Promise<{ url: (repo: string) => string; daemon: ResultPromise }> {
   const port = await freePort()
-  const daemon = execa('git', ['daemon', '--verbose', `--base-path=${base}`, '--export-all', '--reuseaddr', '--listen=127.0.0.1', `--port=${port}`, base], { reject: false })
+  const daemon = execa(
+    'git',
+    [
+      'daemon',
+      '--verbose',
+      `--base-path=${base}`,
+      '--export-all',
+      '--reuseaddr',
+      '--listen=127.0.0.1',
+      `--port=${port}`,
+      base,
+    ],
+    { reject: false },
+  )
   const url = (repo: string) => `git://127.0.0.1:${port}/${repo}`
   await new Promise<void>((resolve, reject) => {
     let said = ''
@@ -67,16 +80,23 @@ async function remoteFleet(variants: number): Promise<void> {
   const served = await serve(join(dir, 'repos'))
   daemon = served.daemon
   const repositories = join(dir, 'fleet', 'repositories.yaml')
-  writeFileSync(repositories, readFileSync(repositories, 'utf8').replace('repo: ../repos/blueprints', `repo: ${served.url('blueprints')}`))
+  writeFileSync(
+    repositories,
+    readFileSync(repositories, 'utf8').replace('repo: ../repos/blueprints', `repo: ${served.url('blueprints')}`),
+  )
 }
 
 /** Runs `kpt-variants render fleet --out OUT --json` with the test's cache; a failing run resolves too. */
 function renderRun(out: string, extra: string[] = [], env: Record<string, string> = {}) {
-  return execa('node', [bin, 'render', 'fleet', '--out', out, '--cache', 'cache', '--json', '--no-progress', ...extra], {
-    cwd: dir,
-    env: { ...process.env, ...gitIdentity, ...clock.env(), ...env },
-    reject: false,
-  })
+  return execa(
+    'node',
+    [bin, 'render', 'fleet', '--out', out, '--cache', 'cache', '--json', '--no-progress', ...extra],
+    {
+      cwd: dir,
+      env: { ...process.env, ...gitIdentity, ...clock.env(), ...env },
+      reject: false,
+    },
+  )
 }
 
 /** The report of a render that succeeded. */
@@ -90,7 +110,9 @@ async function render(out: string, ...extra: string[]): Promise<{ summary: Recor
 }
 
 /** Renders into `out` as `render` does; resolves to the summary and how many times git fetched or cloned. */
-async function renderCounting(out: string): Promise<{ summary: Record<string, number>; fetches: number; clones: number }> {
+async function renderCounting(
+  out: string,
+): Promise<{ summary: Record<string, number>; fetches: number; clones: number }> {
   const trace = join(dir, `git-trace-${Date.now()}`)
   const report = reportOf(await renderRun(out, [], { GIT_TRACE: trace }))
   const commands = readFileSync(trace, 'utf8').split('\n')
@@ -111,7 +133,10 @@ test(
 
     // Revision 3 is tagged upstream after the first run, and the set moves to it.
     const upstream = join(dir, 'repos', 'blueprints')
-    writeFileSync(join(upstream, 'app', 'svc-000.yaml'), readFileSync(join(upstream, 'app', 'svc-000.yaml'), 'utf8').replace('replicas: 2', 'replicas: 3'))
+    writeFileSync(
+      join(upstream, 'app', 'svc-000.yaml'),
+      readFileSync(join(upstream, 'app', 'svc-000.yaml'), 'utf8').replace('replicas: 2', 'replicas: 3'),
+    )
     await git(upstream, 'commit', '-q', '-am', 'app v3')
     await git(upstream, 'tag', 'app/v3')
     writeFileSync(join(dir, 'fleet', 'set.yaml'), setText(3))
@@ -154,12 +179,19 @@ test(
     try {
       const locked = await renderRun('out', ['--lock-timeout', '0.3'])
       expect(locked.exitCode).toBe(1)
-      const report = JSON.parse(locked.stdout) as { summary: Record<string, number>; variants: { subject: string; reasons: string[] }[] }
+      const report = JSON.parse(locked.stdout) as {
+        summary: Record<string, number>
+        variants: { subject: string; reasons: string[] }[]
+      }
       // The set cannot be planned without its upstream's revisions: it fails as a whole, and its packages stay.
       expect(report.variants).toEqual([
         expect.objectContaining({
           subject: 'PackageVariantSet default/app',
-          reasons: [expect.stringContaining(`upstream repository "blueprints" cannot be read: another kpt-variants run (process ${holder.pid} on ${hostname()}) holds the lock`)],
+          reasons: [
+            expect.stringContaining(
+              `upstream repository "blueprints" cannot be read: another kpt-variants run (process ${holder.pid} on ${hostname()}) holds the lock`,
+            ),
+          ],
         }),
       ])
       expect(readdirSync(join(dir, 'out'))).toHaveLength(3)

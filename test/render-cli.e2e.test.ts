@@ -25,8 +25,12 @@ describe('kpt-variants render', () => {
       expect(dry.exitCode).toBe(0)
       expect(existsSync(ws.out)).toBe(false)
       expect(dry.stdout).toBe('')
-      expect(dry.stderr).toMatch(summaryRow('created', 'edge-01/nginx', 'default/nginx-edge-01-nginx', 'blueprints/nginx v1'))
-      expect(dry.stderr).toContain('Dry run (nothing written): 2 variant(s): 2 created, 0 updated, 0 unchanged, 0 failed')
+      expect(dry.stderr).toMatch(
+        summaryRow('created', 'edge-01/nginx', 'default/nginx-edge-01-nginx', 'blueprints/nginx v1'),
+      )
+      expect(dry.stderr).toContain(
+        'Dry run (nothing written): 2 variant(s): 2 created, 0 updated, 0 unchanged, 0 failed',
+      )
 
       const created = await ws.render('fleet', '--out', 'out', '--dry-run', '--diff')
       expect(created.exitCode).toBe(0)
@@ -45,11 +49,15 @@ describe('kpt-variants render', () => {
       expect(changed.exitCode).toBe(0)
       expect(snapshot(ws.out)).toEqual(before)
       for (const c of ['edge-01', 'edge-02']) {
-        expect(changed.stdout).toContain(`--- a/${c}/nginx/package-context.yaml\n+++ b/${c}/nginx/package-context.yaml\n@@ `)
+        expect(changed.stdout).toContain(
+          `--- a/${c}/nginx/package-context.yaml\n+++ b/${c}/nginx/package-context.yaml\n@@ `,
+        )
         expect(changed.stdout).toContain('\n-  team: web-platform\n+  team: edge-web\n')
       }
       expect(changed.stdout).not.toContain('deployment.yaml')
-      expect(changed.stderr).toContain('Dry run (nothing written): 2 variant(s): 0 created, 2 updated, 0 unchanged, 0 failed')
+      expect(changed.stderr).toContain(
+        'Dry run (nothing written): 2 variant(s): 0 created, 2 updated, 0 unchanged, 0 failed',
+      )
 
       // The diff, applied to a copy of the output, gives what the real run writes.
       const copy = join(ws.dir, 'patched')
@@ -68,7 +76,12 @@ describe('kpt-variants render', () => {
       const ws = await workspace({ clusters: threeClusters })
       const { run, report } = await ws.renderJson()
       expect(run.exitCode).toBe(0)
-      expect(report).toMatchObject({ apiVersion: 'kpt-variants.dev/v1alpha1', kind: 'RenderReport', dryRun: false, problems: [] })
+      expect(report).toMatchObject({
+        apiVersion: 'kpt-variants.dev/v1alpha1',
+        kind: 'RenderReport',
+        dryRun: false,
+        problems: [],
+      })
       expect(report.summary).toEqual({ created: 3, updated: 0, unchanged: 0, deleted: 0, orphaned: 0, failed: 0 })
       expect(report.variants).toEqual(
         threeClusters.map((c) => ({
@@ -107,7 +120,10 @@ describe('kpt-variants render', () => {
     // More than 2 × 64 variants: a full run on a machine with 2+ cores shares them between the main
     // thread and a worker (orchestrator/run/render-fleet.ts, variantsPerThread), while each shard (about 65)
     // renders on one thread; so this also checks the threaded run against single-threaded ones.
-    const clusters: Cluster[] = Array.from({ length: 130 }, (_, i) => ({ name: `edge-${String(i + 1).padStart(3, '0')}`, region: regions[i % regions.length]! }))
+    const clusters: Cluster[] = Array.from({ length: 130 }, (_, i) => ({
+      name: `edge-${String(i + 1).padStart(3, '0')}`,
+      region: regions[i % regions.length]!,
+    }))
     const ws = await workspace({ clusters })
     const full = await ws.render('fleet', '--out', 'full', '--json')
     expect(full.exitCode).toBe(0)
@@ -133,7 +149,9 @@ describe('kpt-variants render', () => {
     // A shard never deletes the other shard's packages.
     const rerun = await ws.render('fleet', '--out', 'sharded', '--json', '--shard', '0/2')
     expect(rerun.exitCode).toBe(0)
-    expect((JSON.parse(rerun.stdout) as JsonReport).variants.map((v) => v.status).every((s) => s === 'unchanged')).toBe(true)
+    expect((JSON.parse(rerun.stdout) as JsonReport).variants.map((v) => v.status).every((s) => s === 'unchanged')).toBe(
+      true,
+    )
     expect(readTreeWithModes(join(ws.dir, 'sharded'))).toEqual(readTreeWithModes(join(ws.dir, 'full')))
   }, 60_000)
 
@@ -152,22 +170,45 @@ describe('kpt-variants render', () => {
       ['both --out and --git', ['fleet', '--out', 'out', '--git'], 'give either --out DIR or --git'],
       ['--publish without --git', ['fleet', '--out', 'out', '--publish'], '--publish needs --git'],
       ['missing FLEET', ['--out', 'out'], 'kpt-variants: give a FLEET directory, or --cluster'],
-      ['FLEET and --cluster', ['fleet', '--cluster', '--out', 'out'], 'kpt-variants: give either a FLEET directory or --cluster, not both'],
-      ['--kubeconfig without --cluster', ['fleet', '--out', 'out', '--kubeconfig', 'k'], 'kpt-variants: --kubeconfig and --context need --cluster'],
+      [
+        'FLEET and --cluster',
+        ['fleet', '--cluster', '--out', 'out'],
+        'kpt-variants: give either a FLEET directory or --cluster, not both',
+      ],
+      [
+        '--kubeconfig without --cluster',
+        ['fleet', '--out', 'out', '--kubeconfig', 'k'],
+        'kpt-variants: --kubeconfig and --context need --cluster',
+      ],
       ['--shard without a slash', ['fleet', '--out', 'out', '--shard', '1'], 'expected I/N with 0 <= I < N'],
       ['--shard I >= N', ['fleet', '--out', 'out', '--shard', '2/2'], 'expected I/N with 0 <= I < N'],
       ['--shard 0/0', ['fleet', '--out', 'out', '--shard', '0/0'], 'expected I/N with 0 <= I < N'],
       ['--shard -1/2', ['fleet', '--out', 'out', '--shard', '-1/2'], 'expected I/N with 0 <= I < N'],
       ['--diff without --dry-run', ['fleet', '--out', 'out', '--diff'], 'kpt-variants: --diff needs --dry-run'],
-      ['an unknown --on-conflict', ['fleet', '--out', 'out', '--on-conflict', 'merge'], 'Allowed choices are upstream, downstream, fail'],
-      ['a fleet directory that does not exist', ['nope', '--out', 'out'], 'kpt-variants: fleet directory nope does not exist'],
+      [
+        'an unknown --on-conflict',
+        ['fleet', '--out', 'out', '--on-conflict', 'merge'],
+        'Allowed choices are upstream, downstream, fail',
+      ],
+      [
+        'a fleet directory that does not exist',
+        ['nope', '--out', 'out'],
+        'kpt-variants: fleet directory nope does not exist',
+      ],
       ['--out a file', ['fleet', '--out', 'file'], 'kpt-variants: --out file is not a directory'],
-      ['--out containing the fleet', ['fleet', '--out', '.'], 'kpt-variants: --out must not contain the fleet directory'],
+      [
+        '--out containing the fleet',
+        ['fleet', '--out', '.'],
+        'kpt-variants: --out must not contain the fleet directory',
+      ],
     ])(
       '%s',
       async (_, args, message) => {
         const run = await execa('node', [bin, 'render', ...args], { cwd: dir, reject: false, stdin: 'ignore' })
-        expect({ exitCode: run.exitCode, stderr: String(run.stderr) }).toEqual({ exitCode: 2, stderr: expect.stringContaining(message) })
+        expect({ exitCode: run.exitCode, stderr: String(run.stderr) }).toEqual({
+          exitCode: 2,
+          stderr: expect.stringContaining(message),
+        })
         expect(String(run.stdout)).toBe('')
         expect(existsSync(join(dir, 'out'))).toBe(false)
         expect(readFileSync(join(dir, 'file'), 'utf8')).toBe('not a directory\n')

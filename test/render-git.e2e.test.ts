@@ -42,7 +42,9 @@ function stoppedAt(child: ResultPromise, point: string): Promise<void> {
       resolve()
     }
     child.stderr!.on('data', listening)
-    void child.then((result) => reject(new Error(`the run ended (exit ${result.exitCode}) before stop point ${point}:\n${said}`)))
+    void child.then((result) =>
+      reject(new Error(`the run ended (exit ${result.exitCode}) before stop point ${point}:\n${said}`)),
+    )
   })
 }
 
@@ -54,7 +56,8 @@ async function crash(child: ResultPromise): Promise<void> {
     const stat = processStat(pid)
     if (stat) parents.set(pid, stat.ppid)
   }
-  const descends = (pid: number): boolean => pid === child.pid || (pid > 1 && parents.has(pid) && descends(parents.get(pid)!))
+  const descends = (pid: number): boolean =>
+    pid === child.pid || (pid > 1 && parents.has(pid) && descends(parents.get(pid)!))
   const left = [...parents.keys()].filter((pid) => pid !== child.pid && descends(pid))
   child.kill('SIGKILL')
   await child
@@ -89,7 +92,8 @@ class Workspace {
     const ws = new Workspace(mkdtempSync(join(tmpdir(), 'kpt-variants-git-e2e-')))
     await createBlueprints(join(ws.dir, 'repos', 'blueprints'))
     // edge-01, edge-02: empty bare repositories, named by path (`../repos/edge-01` finds `edge-01.git`).
-    for (const name of ['edge-01', 'edge-02']) await git(ws.dir, 'init', '-q', '--bare', '-b', 'main', `repos/${name}.git`)
+    for (const name of ['edge-01', 'edge-02'])
+      await git(ws.dir, 'init', '-q', '--bare', '-b', 'main', `repos/${name}.git`)
     // edge-03: an ordinary repository with a first commit, by file:// URL; a push may update its checked-out branch.
     await createRepo(join(ws.dir, 'repos', 'edge-03'), [['start', { 'README.md': '# edge-03\n' }]])
     await git(join(ws.dir, 'repos', 'edge-03'), 'config', 'receive.denyCurrentBranch', 'updateInstead')
@@ -100,7 +104,10 @@ class Workspace {
   writeFleet(options: FleetOptions): void {
     rmSync(this.fleet, { recursive: true, force: true })
     const files = fleetFiles(options)
-    files['repositories.yaml'] = files['repositories.yaml']!.replace('repo: ../repos/edge-03', `repo: file://${this.dir}/repos/edge-03`)
+    files['repositories.yaml'] = files['repositories.yaml']!.replace(
+      'repo: ../repos/edge-03',
+      `repo: file://${this.dir}/repos/edge-03`,
+    )
     writeTree(this.fleet, files)
   }
 
@@ -109,18 +116,29 @@ class Workspace {
   }
 
   async run(...args: string[]): Promise<Run> {
-    const run = await execa('node', [bin, ...args], { cwd: this.dir, env: { ...process.env, ...gitIdentity }, reject: false, stdin: 'ignore' })
+    const run = await execa('node', [bin, ...args], {
+      cwd: this.dir,
+      env: { ...process.env, ...gitIdentity },
+      reject: false,
+      stdin: 'ignore',
+    })
     return { exitCode: run.exitCode ?? -1, stdout: String(run.stdout), stderr: String(run.stderr) }
   }
 
   async ok(...args: string[]): Promise<Run> {
     const run = await this.run(...args)
-    if (run.exitCode !== 0) throw new Error(`kpt-variants ${args.join(' ')} exited ${run.exitCode}\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`)
+    if (run.exitCode !== 0)
+      throw new Error(
+        `kpt-variants ${args.join(' ')} exited ${run.exitCode}\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`,
+      )
     return run
   }
 
   /** `render fleet --git --cache cache --json <args>`: the parsed report. */
-  async render(...args: string[]): Promise<{ run: Run; report: { variants: { path?: string; status: string; draft?: string; published?: string; reasons: string[] }[] } }> {
+  async render(...args: string[]): Promise<{
+    run: Run
+    report: { variants: { path?: string; status: string; draft?: string; published?: string; reasons: string[] }[] }
+  }> {
     const run = await this.run('render', 'fleet', '--git', '--cache', 'cache', '--json', ...args)
     return { run, report: JSON.parse(run.stdout) }
   }
@@ -153,10 +171,14 @@ describe('kpt-variants render --git', () => {
       // 1. One draft branch per new package, Porch's layout; the commit says what and why.
       const first = await ws.render()
       expect(first.run.exitCode).toBe(0)
-      expect(first.report.variants.map((v) => [v.path, v.status, v.draft])).toEqual(threeClusters.map((c) => [`${c.name}/nginx`, 'created', 'drafts/nginx/packagevariant-1']))
+      expect(first.report.variants.map((v) => [v.path, v.status, v.draft])).toEqual(
+        threeClusters.map((c) => [`${c.name}/nginx`, 'created', 'drafts/nginx/packagevariant-1']),
+      )
       for (const c of threeClusters) {
         const refs = await ws.refs(c.name)
-        expect(Object.keys(refs).filter((r) => r.startsWith('refs/heads/drafts/'))).toEqual(['refs/heads/drafts/nginx/packagevariant-1'])
+        expect(Object.keys(refs).filter((r) => r.startsWith('refs/heads/drafts/'))).toEqual([
+          'refs/heads/drafts/nginx/packagevariant-1',
+        ])
         expect(Object.keys(refs).some((r) => r.startsWith('refs/tags/nginx/'))).toBe(false)
       }
       const message = await git(ws.remote('edge-01'), 'log', '-1', '--format=%B', 'drafts/nginx/packagevariant-1')
@@ -166,11 +188,17 @@ describe('kpt-variants render --git', () => {
       expect(message).toContain('kpt:{"package":"nginx","workspaceName":"packagevariant-1","revision":""}')
       // edge-03's draft is based on its published branch; main itself is untouched.
       const edge03 = await ws.refs('edge-03')
-      expect(await git(ws.remote('edge-03'), 'rev-parse', 'drafts/nginx/packagevariant-1^')).toBe(edge03['refs/heads/main'])
+      expect(await git(ws.remote('edge-03'), 'rev-parse', 'drafts/nginx/packagevariant-1^')).toBe(
+        edge03['refs/heads/main'],
+      )
 
       // The working clones are in the cache, made once: later runs fetch into the same clone.
       const clones = (await execa('sh', ['-c', 'ls -d cache/repos/*.git'], { cwd: ws.dir })).stdout.split('\n')
-      expect(clones.map((c) => c.replace(/-[0-9a-f]{12}\.git$/, ''))).toEqual(['cache/repos/edge-01', 'cache/repos/edge-02', 'cache/repos/edge-03'])
+      expect(clones.map((c) => c.replace(/-[0-9a-f]{12}\.git$/, ''))).toEqual([
+        'cache/repos/edge-01',
+        'cache/repos/edge-02',
+        'cache/repos/edge-03',
+      ])
       const inode = statSync(join(ws.dir, clones[0]!)).ino
 
       // 2. Rendering again makes no commit and no branch.
@@ -181,7 +209,12 @@ describe('kpt-variants render --git', () => {
 
       // 3. Status: one line per variant, read from git.
       const status = JSON.parse((await ws.ok('status', 'fleet', '--cache', 'cache', '--json')).stdout)
-      expect(status.variants[0]).toMatchObject({ variant: 'default/nginx-edge-01-nginx', package: 'edge-01/nginx', draft: 'drafts/nginx/packagevariant-1', state: 'unpublished' })
+      expect(status.variants[0]).toMatchObject({
+        variant: 'default/nginx-edge-01-nginx',
+        package: 'edge-01/nginx',
+        draft: 'drafts/nginx/packagevariant-1',
+        state: 'unpublished',
+      })
 
       // 4. Publish: a commit on main tagged nginx/v1, the draft branch gone (by fleet name, by path, by file:// URL).
       await ws.ok('publish', 'edge-01', '--fleet', 'fleet', '--cache', 'cache')
@@ -193,36 +226,62 @@ describe('kpt-variants render --git', () => {
         expect(refs['refs/tags/nginx/v1']).toBe(refs['refs/heads/main'])
         expect(Object.keys(refs).filter((r) => r.startsWith('refs/heads/drafts/'))).toEqual([])
       }
-      expect(await git(ws.remote('edge-01'), 'log', '-1', '--format=%B', 'main')).toContain('kpt:{"package":"nginx","workspaceName":"packagevariant-1","revision":"v1"}')
+      expect(await git(ws.remote('edge-01'), 'log', '-1', '--format=%B', 'main')).toContain(
+        'kpt:{"package":"nginx","workspaceName":"packagevariant-1","revision":"v1"}',
+      )
       const afterPublish = JSON.parse((await ws.ok('status', 'fleet', '--cache', 'cache', '--json')).stdout)
-      expect(afterPublish.variants[1]).toMatchObject({ package: 'edge-02/nginx', published: 'nginx/v1', state: 'current', localEdits: 'none' })
+      expect(afterPublish.variants[1]).toMatchObject({
+        package: 'edge-02/nginx',
+        published: 'nginx/v1',
+        state: 'current',
+        localEdits: 'none',
+      })
       expect(afterPublish.variants[1].draft).toBeUndefined()
 
       // 5. The real kpt reads the published revision.
       const got = join(ws.dir, 'got')
-      await execa('kpt', ['pkg', 'get', `file://${ws.remote('edge-01')}/nginx@nginx/v1`, got], { cwd: ws.dir, env: { ...process.env, ...gitIdentity } })
+      await execa('kpt', ['pkg', 'get', `file://${ws.remote('edge-01')}/nginx@nginx/v1`, got], {
+        cwd: ws.dir,
+        env: { ...process.env, ...gitIdentity },
+      })
       expect(readFileSync(join(got, 'deployment.yaml'), 'utf8')).toContain(`image: ${v1Image}`)
       expect(readFileSync(join(got, 'region-endpoints.yaml'), 'utf8')).toContain('https://api.us-east1.example.com')
 
       // 6. A person edits the published package on main; the set moves to upstream revision 2.
       const clone = join(ws.dir, 'clone-01')
       await git(ws.dir, 'clone', '-q', ws.remote('edge-01'), clone)
-      writeFileSync(join(clone, 'nginx', 'deployment.yaml'), readFileSync(join(clone, 'nginx', 'deployment.yaml'), 'utf8').replace('replicas: 2', 'replicas: 5'))
+      writeFileSync(
+        join(clone, 'nginx', 'deployment.yaml'),
+        readFileSync(join(clone, 'nginx', 'deployment.yaml'), 'utf8').replace('replicas: 2', 'replicas: 5'),
+      )
       await git(clone, 'commit', '-qam', 'edge-01 needs more replicas')
       await git(clone, 'push', '-q', 'origin', 'main')
       ws.writeFleet({ clusters: threeClusters, revision: 2 })
       const update = await ws.render()
       expect(update.run.exitCode).toBe(0)
-      expect(update.report.variants.map((v) => [v.status, v.draft])).toEqual(threeClusters.map(() => ['updated', 'drafts/nginx/packagevariant-2']))
+      expect(update.report.variants.map((v) => [v.status, v.draft])).toEqual(
+        threeClusters.map(() => ['updated', 'drafts/nginx/packagevariant-2']),
+      )
       const draft = await ws.show('edge-01', 'drafts/nginx/packagevariant-2:nginx/deployment.yaml')
       expect(draft).toContain('replicas: 5')
       expect(draft).toContain(`image: ${v2Image}`)
       expect(draft).toContain('readinessProbe')
-      expect(await git(ws.remote('edge-01'), 'log', '-1', '--format=%s', 'drafts/nginx/packagevariant-2')).toMatch(/^Update nginx from nginx\/v1 .* to blueprints\/nginx v2$/)
+      expect(await git(ws.remote('edge-01'), 'log', '-1', '--format=%s', 'drafts/nginx/packagevariant-2')).toMatch(
+        /^Update nginx from nginx\/v1 .* to blueprints\/nginx v2$/,
+      )
       const behind = JSON.parse((await ws.ok('status', 'fleet', '--cache', 'cache', '--json')).stdout)
-      expect(behind.variants[0]).toMatchObject({ state: 'behind', publishedUpstream: 'nginx/v1', draft: 'drafts/nginx/packagevariant-2' })
+      expect(behind.variants[0]).toMatchObject({
+        state: 'behind',
+        publishedUpstream: 'nginx/v1',
+        draft: 'drafts/nginx/packagevariant-2',
+      })
       // The commit on main since nginx/v1 is a local edit of edge-01's package; edge-02's is as published.
-      expect(behind.variants.map((v: { localEdits?: string; localEditsReason?: string }) => [v.localEdits, v.localEditsReason])).toEqual([
+      expect(
+        behind.variants.map((v: { localEdits?: string; localEditsReason?: string }) => [
+          v.localEdits,
+          v.localEditsReason,
+        ]),
+      ).toEqual([
         ['edited', '1 commit(s) on main changed it since nginx/v1'],
         ['none', undefined],
         ['none', undefined],
@@ -230,8 +289,14 @@ describe('kpt-variants render --git', () => {
 
       // 7. Publish v2 with render --publish; then kpt pkg update to it keeps the local package's own state.
       const publishRun = await ws.render('--publish')
-      expect(publishRun.report.variants.map((v) => [v.status, v.published])).toEqual(threeClusters.map(() => ['unchanged', 'nginx/v2']))
-      for (const c of threeClusters) expect(Object.keys(await ws.refs(c.name)).filter((r) => r.startsWith('refs/tags/nginx/'))).toEqual(['refs/tags/nginx/v1', 'refs/tags/nginx/v2'])
+      expect(publishRun.report.variants.map((v) => [v.status, v.published])).toEqual(
+        threeClusters.map(() => ['unchanged', 'nginx/v2']),
+      )
+      for (const c of threeClusters)
+        expect(Object.keys(await ws.refs(c.name)).filter((r) => r.startsWith('refs/tags/nginx/'))).toEqual([
+          'refs/tags/nginx/v1',
+          'refs/tags/nginx/v2',
+        ])
       await git(got, 'init', '-q')
       await git(got, 'add', '-A')
       await git(got, 'commit', '-qm', 'got nginx/v1')
@@ -258,7 +323,10 @@ describe('kpt-variants render --git', () => {
       await ws.render('--publish')
       ws.writeFleet({ clusters: threeClusters.map((c) => (c.name === 'edge-02' ? { ...c, siteType: 'core' } : c)) })
       const { report } = await ws.render()
-      expect(report.variants.find((v) => v.path === 'edge-02/nginx')).toMatchObject({ status: 'deleted', draft: 'drafts/nginx/packagevariant-2' })
+      expect(report.variants.find((v) => v.path === 'edge-02/nginx')).toMatchObject({
+        status: 'deleted',
+        draft: 'drafts/nginx/packagevariant-2',
+      })
       expect(await git(ws.remote('edge-02'), 'ls-tree', '--name-only', 'drafts/nginx/packagevariant-2')).toBe('')
       // The removal is proposed once.
       const again = await ws.render()
@@ -283,7 +351,10 @@ describe('kpt-variants render --git', () => {
       const failed = report.variants.find((v) => v.path === 'edge-02/nginx')!
       expect(failed.status).toBe('failed')
       expect(failed.reasons.join()).toMatch(/pushing to .*edge-02\.git was refused: .*pre-receive hook declined/)
-      expect(report.variants.filter((v) => v.status === 'created').map((v) => v.path)).toEqual(['edge-01/nginx', 'edge-03/nginx'])
+      expect(report.variants.filter((v) => v.status === 'created').map((v) => v.path)).toEqual([
+        'edge-01/nginx',
+        'edge-03/nginx',
+      ])
       expect(await ws.refs('edge-02')).toEqual({})
       const status = JSON.parse((await ws.run('status', 'fleet', '--cache', 'cache', '--json')).stdout)
       expect(status.variants[1].lastFailure).toContain('pre-receive hook declined')
@@ -312,7 +383,9 @@ describe('kpt-variants render --git', () => {
       await git(clone, 'push', '-q', 'origin', 'main')
       const refused = await ws.run('publish', 'edge-01', '--fleet', 'fleet', '--cache', 'cache')
       expect(refused.exitCode).toBe(1)
-      expect(refused.stderr).toContain('the published package changed after draft drafts/nginx/packagevariant-2 was made: render again to update the draft')
+      expect(refused.stderr).toContain(
+        'the published package changed after draft drafts/nginx/packagevariant-2 was made: render again to update the draft',
+      )
       const { report } = await ws.render('--publish')
       expect(report.variants[0]).toMatchObject({ status: 'updated', published: 'nginx/v2' })
     },
@@ -330,13 +403,18 @@ describe('kpt-variants render --git', () => {
         const clone = join(ws.dir, `edit-${name}-${branch.replace(/\//g, '-')}`)
         rmSync(clone, { recursive: true, force: true })
         await git(ws.dir, 'clone', '-q', '-b', branch, ws.remote(name), clone)
-        writeFileSync(join(clone, file), change(existsSync(join(clone, file)) ? readFileSync(join(clone, file), 'utf8') : ''))
+        writeFileSync(
+          join(clone, file),
+          change(existsSync(join(clone, file)) ? readFileSync(join(clone, file), 'utf8') : ''),
+        )
         await git(clone, 'add', '-A')
         await git(clone, 'commit', '-qm', `edit ${file}`)
         await git(clone, 'push', '-q', 'origin', branch)
       }
       // Injected config edited on edge-02's published branch (injection puts it back); edge-03's branch moves outside the package.
-      await edit('edge-02', 'main', 'nginx/region-endpoints.yaml', (text) => text.replace('https://api.us-west1.example.com', 'https://edited.example.com'))
+      await edit('edge-02', 'main', 'nginx/region-endpoints.yaml', (text) =>
+        text.replace('https://api.us-west1.example.com', 'https://edited.example.com'),
+      )
       await edit('edge-03', 'main', 'README.md', (text) => `${text}More.\n`)
       const afterEdits = await ws.render()
       expect(afterEdits.report.variants.map((v) => [v.path, v.status])).toEqual([
@@ -347,7 +425,9 @@ describe('kpt-variants render --git', () => {
       const restored = 'drafts/nginx/packagevariant-2:nginx/region-endpoints.yaml'
       expect(await ws.show('edge-02', restored)).toContain('https://api.us-west1.example.com')
       // That draft edited by hand is rendered again over it, on the same branch.
-      await edit('edge-02', 'drafts/nginx/packagevariant-2', 'nginx/region-endpoints.yaml', (text) => text.replace('https://api.us-west1.example.com', 'https://edited.example.com'))
+      await edit('edge-02', 'drafts/nginx/packagevariant-2', 'nginx/region-endpoints.yaml', (text) =>
+        text.replace('https://api.us-west1.example.com', 'https://edited.example.com'),
+      )
       const afterDraftEdit = await ws.render()
       expect(afterDraftEdit.report.variants.map((v) => [v.status, v.draft])).toEqual([
         ['unchanged', undefined],
@@ -370,7 +450,10 @@ describe('kpt-variants render --git', () => {
       const [a, b] = await Promise.all([ws.render(), ws.render()])
       const statuses = [a, b].map((r) => r.report.variants.map((v) => v.status).join())
       expect(statuses.sort()).toEqual(['created,created,created', 'unchanged,unchanged,unchanged'])
-      for (const c of threeClusters) expect(Object.keys(await ws.refs(c.name)).filter((r) => r.includes('drafts/'))).toEqual(['refs/heads/drafts/nginx/packagevariant-1'])
+      for (const c of threeClusters)
+        expect(Object.keys(await ws.refs(c.name)).filter((r) => r.includes('drafts/'))).toEqual([
+          'refs/heads/drafts/nginx/packagevariant-1',
+        ])
     },
     timeout,
   )
@@ -389,8 +472,13 @@ describe('kpt-variants render --git', () => {
         expect(locked.run.exitCode).toBe(1)
         const failed = locked.report.variants.find((v) => v.path === 'edge-01/nginx')!
         expect(failed.status).toBe('failed')
-        expect(failed.reasons.join()).toContain(`another kpt-variants run (process ${holder.pid} on ${hostname()}) holds the lock`)
-        expect(locked.report.variants.filter((v) => v.status === 'updated').map((v) => v.path)).toEqual(['edge-02/nginx', 'edge-03/nginx'])
+        expect(failed.reasons.join()).toContain(
+          `another kpt-variants run (process ${holder.pid} on ${hostname()}) holds the lock`,
+        )
+        expect(locked.report.variants.filter((v) => v.status === 'updated').map((v) => v.path)).toEqual([
+          'edge-02/nginx',
+          'edge-03/nginx',
+        ])
       } finally {
         holder.kill('SIGKILL')
         await holder
@@ -407,20 +495,37 @@ describe('kpt-variants render --git', () => {
     async () => {
       const clusters = Array.from({ length: 6 }, (_, i) => ({ name: `edge-0${i + 1}`, region: 'us-east1' }))
       // Each named point of the run (orchestrator/util/stop-point.ts), in the order a run reaches them: the run is held there and killed.
-      for (const point of ['rendered', 'git-trees-written', 'git-commits-imported', 'git-pushed', 'committed', 'recorded']) {
+      for (const point of [
+        'rendered',
+        'git-trees-written',
+        'git-commits-imported',
+        'git-pushed',
+        'committed',
+        'recorded',
+      ]) {
         ws = await Workspace.create({ clusters: threeClusters })
-        for (const c of clusters.slice(3)) await git(ws.dir, 'init', '-q', '--bare', '-b', 'main', `repos/${c.name}.git`)
+        for (const c of clusters.slice(3))
+          await git(ws.dir, 'init', '-q', '--bare', '-b', 'main', `repos/${c.name}.git`)
         ws.writeFleet({ clusters })
         const env = { ...process.env, ...gitIdentity, KPT_VARIANTS_TEST_STOP_AT: point }
-        const child = execa('node', [bin, 'render', 'fleet', '--git', '--cache', 'cache', '--publish'], { cwd: ws.dir, env, reject: false, stdin: 'ignore' })
+        const child = execa('node', [bin, 'render', 'fleet', '--git', '--cache', 'cache', '--publish'], {
+          cwd: ws.dir,
+          env,
+          reject: false,
+          stdin: 'ignore',
+        })
         await stoppedAt(child, point)
         await crash(child)
-        const files = ['Kptfile', 'README.md', 'deployment.yaml', 'package-context.yaml', 'region-endpoints.yaml'].map((f) => `nginx/${f}`)
+        const files = ['Kptfile', 'README.md', 'deployment.yaml', 'package-context.yaml', 'region-endpoints.yaml'].map(
+          (f) => `nginx/${f}`,
+        )
         const checkComplete = async () => {
           for (const c of clusters) {
             await git(ws.remote(c.name), 'fsck', '--no-dangling', '--no-progress')
             for (const ref of Object.keys(await ws.refs(c.name)).filter((r) => r.includes('nginx'))) {
-              const listed = (await git(ws.remote(c.name), 'ls-tree', '-r', '--name-only', ref, '--', 'nginx')).split('\n')
+              const listed = (await git(ws.remote(c.name), 'ls-tree', '-r', '--name-only', ref, '--', 'nginx')).split(
+                '\n',
+              )
               expect({ ref, files: files.filter((f) => !listed.includes(f)) }).toEqual({ ref, files: [] })
             }
           }

@@ -51,33 +51,52 @@ describe('kpt-variants render', () => {
 
       // The us-west1 endpoints change: only the variant injecting them renders again.
       const fleetFile = join(ws.fleet, 'endpoints.yaml')
-      writeFileSync(fleetFile, readFileSync(fleetFile, 'utf8').replace('https://api.us-west1.example.com', 'https://api2.us-west1.example.com'))
+      writeFileSync(
+        fleetFile,
+        readFileSync(fleetFile, 'utf8').replace(
+          'https://api.us-west1.example.com',
+          'https://api2.us-west1.example.com',
+        ),
+      )
       const injected = await ws.renderJson()
       expect(injected.report.variants.map((v) => [v.path, v.status])).toEqual([
         ['edge-01/nginx', 'unchanged'],
         ['edge-02/nginx', 'updated'],
         ['edge-03/nginx', 'unchanged'],
       ])
-      expect(ws.yaml('edge-02/nginx/region-endpoints.yaml')['data']).toEqual({ API_ENDPOINT: 'https://api2.us-west1.example.com' })
+      expect(ws.yaml('edge-02/nginx/region-endpoints.yaml')['data']).toEqual({
+        API_ENDPOINT: 'https://api2.us-west1.example.com',
+      })
 
       // Someone edits an injected value in the output: the next render puts the cluster's value back.
       const edited = join(ws.out, 'edge-03', 'nginx', 'region-endpoints.yaml')
-      writeFileSync(edited, readFileSync(edited, 'utf8').replace('https://api.eu-west1.example.com', 'https://elsewhere.example.com'))
+      writeFileSync(
+        edited,
+        readFileSync(edited, 'utf8').replace('https://api.eu-west1.example.com', 'https://elsewhere.example.com'),
+      )
       const restored = await ws.renderJson()
       expect(restored.report.variants.map((v) => v.status)).toEqual(['unchanged', 'unchanged', 'updated'])
-      expect(ws.yaml('edge-03/nginx/region-endpoints.yaml')['data']).toEqual({ API_ENDPOINT: 'https://api.eu-west1.example.com' })
+      expect(ws.yaml('edge-03/nginx/region-endpoints.yaml')['data']).toEqual({
+        API_ENDPOINT: 'https://api.eu-west1.example.com',
+      })
 
       // Two seconds on, a run trusts the files' metadata and reads no content; an edit of the same size still shows.
       ws.clock.advance(pastRacyWindowMs)
       expect((await ws.renderJson()).report.summary.unchanged).toBe(3)
       const record = readdirSync(join(ws.dir, 'cache', 'kpt-variants', 'renders'))[0]!
-      const entries = JSON.parse(readFileSync(join(ws.dir, 'cache', 'kpt-variants', 'renders', record), 'utf8')).entries as Record<string, { stat?: string }>
+      const entries = JSON.parse(readFileSync(join(ws.dir, 'cache', 'kpt-variants', 'renders', record), 'utf8'))
+        .entries as Record<string, { stat?: string }>
       expect(Object.values(entries).every((e) => typeof e.stat === 'string')).toBe(true)
       const sameSize = join(ws.out, 'edge-01', 'nginx', 'region-endpoints.yaml')
-      writeFileSync(sameSize, readFileSync(sameSize, 'utf8').replace('https://api.us-east1.example.com', 'https://api.us-east9.example.com'))
+      writeFileSync(
+        sameSize,
+        readFileSync(sameSize, 'utf8').replace('https://api.us-east1.example.com', 'https://api.us-east9.example.com'),
+      )
       const noticed = await ws.renderJson()
       expect(noticed.report.variants.map((v) => v.status)).toEqual(['updated', 'unchanged', 'unchanged'])
-      expect(ws.yaml('edge-01/nginx/region-endpoints.yaml')['data']).toEqual({ API_ENDPOINT: 'https://api.us-east1.example.com' })
+      expect(ws.yaml('edge-01/nginx/region-endpoints.yaml')['data']).toEqual({
+        API_ENDPOINT: 'https://api.us-east1.example.com',
+      })
     },
     timeout,
   )
@@ -114,7 +133,13 @@ describe('kpt-variants render', () => {
 
       // A fleet file changes: rendered in full (the injected value moves), and the record is gone until a quiet run.
       const endpoints = join(ws.fleet, 'endpoints.yaml')
-      writeFileSync(endpoints, readFileSync(endpoints, 'utf8').replace('https://api.us-west1.example.com', 'https://api3.us-west1.example.com'))
+      writeFileSync(
+        endpoints,
+        readFileSync(endpoints, 'utf8').replace(
+          'https://api.us-west1.example.com',
+          'https://api3.us-west1.example.com',
+        ),
+      )
       expect(statuses((await ws.renderJson()).report)).toEqual([
         ['edge-01/nginx', 'unchanged'],
         ['edge-02/nginx', 'updated'],
@@ -125,18 +150,26 @@ describe('kpt-variants render', () => {
 
       // An output file is edited, keeping its size: the render puts it back.
       const edited = join(ws.out, 'edge-01', 'nginx', 'region-endpoints.yaml')
-      writeFileSync(edited, readFileSync(edited, 'utf8').replace('https://api.us-east1.example.com', 'https://api.us-east7.example.com'))
+      writeFileSync(
+        edited,
+        readFileSync(edited, 'utf8').replace('https://api.us-east1.example.com', 'https://api.us-east7.example.com'),
+      )
       expect(statuses((await ws.renderJson()).report)).toEqual([
         ['edge-01/nginx', 'updated'],
         ['edge-02/nginx', 'unchanged'],
         ['edge-03/nginx', 'unchanged'],
       ])
-      expect(ws.yaml('edge-01/nginx/region-endpoints.yaml')['data']).toEqual({ API_ENDPOINT: 'https://api.us-east1.example.com' })
+      expect(ws.yaml('edge-01/nginx/region-endpoints.yaml')['data']).toEqual({
+        API_ENDPOINT: 'https://api.us-east1.example.com',
+      })
       await settle()
 
       // A package is removed, or one appears that no variant renders: each is noticed.
       rmSync(join(ws.out, 'edge-03'), { recursive: true })
-      expect(statuses((await ws.renderJson()).report)).toEqual([...allUnchanged.slice(0, 2), ['edge-03/nginx', 'created']])
+      expect(statuses((await ws.renderJson()).report)).toEqual([
+        ...allUnchanged.slice(0, 2),
+        ['edge-03/nginx', 'created'],
+      ])
       await settle()
       cpSync(join(ws.out, 'edge-02', 'nginx'), join(ws.out, 'stray', 'nginx'), { recursive: true })
       const stray = await ws.renderJson()
@@ -149,7 +182,9 @@ describe('kpt-variants render', () => {
       await git(ws.blueprints, 'tag', '-f', 'nginx/v1', await ws.commitOf('nginx/v2'))
       const moved = await ws.renderJson()
       expect(moved.report.summary.updated).toBe(3)
-      expect(ws.yaml('edge-01/nginx/deployment.yaml')['spec']['template']['spec']['containers'][0]['image']).toBe(v2Image)
+      expect(ws.yaml('edge-01/nginx/deployment.yaml')['spec']['template']['spec']['containers'][0]['image']).toBe(
+        v2Image,
+      )
       await settle()
     },
     timeout,

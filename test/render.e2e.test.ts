@@ -28,15 +28,28 @@ describe('kpt-variants render', () => {
       expect(run.stdout).toBe('')
       expect(readdirSync(ws.out).sort()).toEqual(['edge-01', 'edge-02', 'edge-03'])
       for (const c of threeClusters) expect(readdirSync(join(ws.out, c.name))).toEqual(['nginx'])
-      expect(readdirSync(join(ws.out, 'edge-01', 'nginx')).sort()).toEqual(['Kptfile', 'README.md', 'deployment.yaml', 'package-context.yaml', 'region-endpoints.yaml'])
+      expect(readdirSync(join(ws.out, 'edge-01', 'nginx')).sort()).toEqual([
+        'Kptfile',
+        'README.md',
+        'deployment.yaml',
+        'package-context.yaml',
+        'region-endpoints.yaml',
+      ])
 
       // Kptfile: upstream names the tag, upstreamLock the tag and its commit, owner recorded.
       const commit = await ws.commitOf('nginx/v1')
       for (const c of threeClusters) {
         const kptfile = ws.yaml(`${c.name}/nginx/Kptfile`)
         expect(kptfile['metadata']['name']).toBe('nginx')
-        expect(kptfile['upstream']).toMatchObject({ type: 'git', git: { directory: '/nginx', ref: 'nginx/v1' }, updateStrategy: 'resource-merge' })
-        expect(kptfile['upstreamLock']).toMatchObject({ type: 'git', git: { directory: '/nginx', ref: 'nginx/v1', commit } })
+        expect(kptfile['upstream']).toMatchObject({
+          type: 'git',
+          git: { directory: '/nginx', ref: 'nginx/v1' },
+          updateStrategy: 'resource-merge',
+        })
+        expect(kptfile['upstreamLock']).toMatchObject({
+          type: 'git',
+          git: { directory: '/nginx', ref: 'nginx/v1', commit },
+        })
         expect(kptfile['upstream']['git']['repo']).toMatch(/repos\/blueprints$/)
         expect(kptfile['upstreamLock']['git']['repo']).toBe(kptfile['upstream']['git']['repo'])
         expect(kptfile['metadata']['annotations']).toMatchObject({
@@ -67,7 +80,10 @@ describe('kpt-variants render', () => {
       }
 
       // The summary on stderr.
-      for (const c of threeClusters) expect(run.stderr).toMatch(summaryRow('created', `${c.name}/nginx`, `default/nginx-${c.name}-nginx`, 'blueprints/nginx v1'))
+      for (const c of threeClusters)
+        expect(run.stderr).toMatch(
+          summaryRow('created', `${c.name}/nginx`, `default/nginx-${c.name}-nginx`, 'blueprints/nginx v1'),
+        )
       expect(run.stderr).toContain('3 variant(s): 3 created, 0 updated, 0 unchanged, 0 failed')
       expect(run.stderr).not.toContain('Failed:')
       // No staging directory is left behind.
@@ -122,27 +138,37 @@ describe('kpt-variants render', () => {
       // The good targets are written.
       expect(readdirSync(ws.out).sort()).toEqual(['edge-01', 'edge-02'])
       expect(readdirSync(join(ws.out, 'edge-01'))).toEqual(['nginx'])
-      expect(ws.yaml('edge-02/nginx/package-context.yaml')['data']).toMatchObject({ cluster: 'edge-02', region: 'us-west1' })
+      expect(ws.yaml('edge-02/nginx/package-context.yaml')['data']).toMatchObject({
+        cluster: 'edge-02',
+        region: 'us-west1',
+      })
       expect(entry(report, 'edge-01/nginx').status).toBe('created')
       expect(entry(report, 'edge-02/nginx').status).toBe('created')
 
       // The target whose name is not a DNS label.
       const badTarget = report.variants.filter((v) => v.subject.includes('Edge_03'))
       expect(badTarget).toHaveLength(1)
-      expect(badTarget[0]).toMatchObject({ status: 'failed', subject: 'PackageVariantSet default/nginx target WorkloadCluster "Edge_03"' })
+      expect(badTarget[0]).toMatchObject({
+        status: 'failed',
+        subject: 'PackageVariantSet default/nginx target WorkloadCluster "Edge_03"',
+      })
       expect(badTarget[0]!.reasons.join('\n')).toContain('nginx-Edge_03-nginx')
       expect(badTarget[0]!.reasons.join('\n')).toMatch(/RFC 1123/)
 
       // The PackageVariant naming a revision that does not exist: Porch's message.
       const missing = entry(report, 'edge-01/web')
       expect(missing).toMatchObject({ status: 'failed', subject: 'PackageVariant default/web-missing' })
-      expect(missing.reasons).toEqual(['could not find upstream package revision &v1alpha1.Upstream{Repo:"blueprints", Package:"nginx", Revision:9, WorkspaceName:""}'])
+      expect(missing.reasons).toEqual([
+        'could not find upstream package revision &v1alpha1.Upstream{Repo:"blueprints", Package:"nginx", Revision:9, WorkspaceName:""}',
+      ])
 
       expect(report.summary).toEqual({ created: 2, updated: 0, unchanged: 0, deleted: 0, orphaned: 0, failed: 2 })
       expect(report.variants).toHaveLength(4)
       expect(run.stderr).toContain('\nFailed:\n')
       expect(run.stderr).toContain('  edge-01/web: could not find upstream package revision')
-      expect(run.stderr).toMatch(/^ {2}(Edge_03\/nginx|PackageVariantSet default\/nginx target WorkloadCluster "Edge_03"): invalid PackageVariant name "nginx-Edge_03-nginx"/m)
+      expect(run.stderr).toMatch(
+        /^ {2}(Edge_03\/nginx|PackageVariantSet default\/nginx target WorkloadCluster "Edge_03"): invalid PackageVariant name "nginx-Edge_03-nginx"/m,
+      )
       expect(run.stderr).toContain('4 variant(s): 2 created, 0 updated, 0 unchanged, 2 failed')
     },
     timeout,
@@ -156,7 +182,9 @@ describe('kpt-variants render', () => {
     async (deletionPolicy, status) => {
       const ws = await workspace({ clusters: threeClusters, deletionPolicy })
       await ws.renderOk()
-      expect(ws.yaml('edge-02/nginx/Kptfile')['metadata']['annotations']['kpt-variants.dev/deletion-policy']).toBe(deletionPolicy)
+      expect(ws.yaml('edge-02/nginx/Kptfile')['metadata']['annotations']['kpt-variants.dev/deletion-policy']).toBe(
+        deletionPolicy,
+      )
       const before = snapshot(join(ws.out, 'edge-02'))
 
       // edge-02 is relabelled: the set's selector no longer matches it.
@@ -192,7 +220,12 @@ describe('kpt-variants render', () => {
         expect(kptfile['metadata']['annotations']).toEqual({ 'config.kubernetes.io/local-config': 'true' })
         expect(kptfile['upstreamLock']['git']['ref']).toBe('nginx/v1')
         const after = snapshot(join(ws.out, 'edge-02'))
-        for (const file of ['nginx/deployment.yaml', 'nginx/package-context.yaml', 'nginx/region-endpoints.yaml', 'nginx/README.md']) {
+        for (const file of [
+          'nginx/deployment.yaml',
+          'nginx/package-context.yaml',
+          'nginx/region-endpoints.yaml',
+          'nginx/README.md',
+        ]) {
           expect(after[file]?.content).toBe(before[file]?.content)
         }
       }
@@ -230,12 +263,16 @@ describe('kpt-variants render', () => {
       expect(entry(report, 'edge-01/nginx')).toMatchObject({
         status: 'failed',
         subject: 'PackageVariant default/nginx-edge-01-nginx',
-        reasons: ['downstream package edge-01/nginx exists and is not owned by any PackageVariant; adoptionPolicy adoptNone leaves it alone (adoptExisting takes it over)'],
+        reasons: [
+          'downstream package edge-01/nginx exists and is not owned by any PackageVariant; adoptionPolicy adoptNone leaves it alone (adoptExisting takes it over)',
+        ],
       })
       expect(entry(report, 'edge-02/nginx').status).toBe('created')
       expect(existsSync(join(ws.out, 'edge-02', 'nginx', 'Kptfile'))).toBe(true)
       expect(report.summary).toMatchObject({ created: 1, failed: 1 })
-      expect(run.stderr).toContain('  edge-01/nginx: downstream package edge-01/nginx exists and is not owned by any PackageVariant')
+      expect(run.stderr).toContain(
+        '  edge-01/nginx: downstream package edge-01/nginx exists and is not owned by any PackageVariant',
+      )
 
       // Nor is it deleted when no variant wants that path any more.
       ws.writeFleet({ clusters: threeClusters.slice(1, 2) })
@@ -263,7 +300,10 @@ describe('kpt-variants render', () => {
 
       ws.writeFleet({ clusters, revision: 2 })
       const { run, report } = await ws.renderJson()
-      expect({ exitCode: run.exitCode, failures: report.variants.flatMap((v) => v.reasons) }).toEqual({ exitCode: 0, failures: [] })
+      expect({ exitCode: run.exitCode, failures: report.variants.flatMap((v) => v.reasons) }).toEqual({
+        exitCode: 0,
+        failures: [],
+      })
       expect(report.summary).toMatchObject({ updated: 2, failed: 0 })
       for (const c of clusters) {
         const v = entry(report, `${c.name}/nginx`)
@@ -273,7 +313,9 @@ describe('kpt-variants render', () => {
       }
       const from = `nginx/v1 (${(await ws.commitOf('nginx/v1')).slice(0, 12)})`
       for (const c of clusters) expect(entry(report, `${c.name}/nginx`).previousUpstream).toBe(from)
-      expect(run.stderr).toMatch(summaryRow('updated', 'edge-01/nginx', 'default/nginx-edge-01-nginx', `blueprints/nginx v2 (from ${from})`))
+      expect(run.stderr).toMatch(
+        summaryRow('updated', 'edge-01/nginx', 'default/nginx-edge-01-nginx', `blueprints/nginx v2 (from ${from})`),
+      )
 
       const v2Commit = await ws.commitOf('nginx/v2')
       for (const c of clusters) {
@@ -287,11 +329,18 @@ describe('kpt-variants render', () => {
         const kptfile = ws.yaml(`${c.name}/nginx/Kptfile`)
         expect(kptfile['upstream']['git']['ref']).toBe('nginx/v2')
         expect(kptfile['upstreamLock']['git']).toMatchObject({ ref: 'nginx/v2', commit: v2Commit, directory: '/nginx' })
-        expect(kptfile['metadata']['annotations']['kpt-variants.dev/package-variant']).toBe(`default/nginx-${c.name}-nginx`)
+        expect(kptfile['metadata']['annotations']['kpt-variants.dev/package-variant']).toBe(
+          `default/nginx-${c.name}-nginx`,
+        )
 
         // What the PackageVariant added stays.
-        expect(ws.yaml(`${c.name}/nginx/package-context.yaml`)['data']).toMatchObject({ cluster: c.name, team: 'web-platform' })
-        expect(ws.yaml(`${c.name}/nginx/region-endpoints.yaml`)['data']).toEqual({ API_ENDPOINT: `https://api.${c.region}.example.com` })
+        expect(ws.yaml(`${c.name}/nginx/package-context.yaml`)['data']).toMatchObject({
+          cluster: c.name,
+          team: 'web-platform',
+        })
+        expect(ws.yaml(`${c.name}/nginx/region-endpoints.yaml`)['data']).toEqual({
+          API_ENDPOINT: `https://api.${c.region}.example.com`,
+        })
       }
       expect(readFileSync(deploymentPath, 'utf8')).toContain('replicas: 5 # raise per cluster as traffic grows')
 

@@ -34,7 +34,11 @@ beforeAll(async () => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 function kptVariants(...args: string[]) {
-  return execa(process.execPath, [bin, ...args, '--cache', join(dir, 'cache')], { cwd: dir, reject: false, env: { ...process.env, NO_COLOR: '1' } })
+  return execa(process.execPath, [bin, ...args, '--cache', join(dir, 'cache')], {
+    cwd: dir,
+    reject: false,
+    env: { ...process.env, NO_COLOR: '1' },
+  })
 }
 
 /** `sed -i s/from/to/ file` */
@@ -52,7 +56,8 @@ function readmeUpgradeStep(): void {
   edit('fleet/nginx-set.yaml', 'revision: 1', 'revision: 2')
 }
 
-const gfmToHtml = (md: string) => micromark(md, { allowDangerousHtml: true, extensions: [gfm()], htmlExtensions: [gfmHtml()] })
+const gfmToHtml = (md: string) =>
+  micromark(md, { allowDangerousHtml: true, extensions: [gfm()], htmlExtensions: [gfmHtml()] })
 
 test(
   "the summary of the README's upgrade step is one comment that GitHub renders as a table and a collapsed diff per variant",
@@ -63,24 +68,34 @@ test(
     const md = run.stdout
     expect(md.length).toBeLessThanOrEqual(commentLimit)
     const html = gfmToHtml(md)
-    expect(html).toContain('Dry run (nothing written): 12 variant(s): <strong>0</strong> created, <strong>12</strong> updated')
+    expect(html).toContain(
+      'Dry run (nothing written): 12 variant(s): <strong>0</strong> created, <strong>12</strong> updated',
+    )
     const table = /<table>[\s\S]*?<\/table>/.exec(html)![0]
     // The header, the 12 variants, and edge-05's cert-manager, which nginx v2 needs upgraded (it was installed outside git).
     expect(table.match(/<tr>/g)).toHaveLength(14)
-    expect(html).toContain('edge-05: upgrade cert-manager v1.12.3 -&gt; v1.14.4 (installed outside git until now), required by nginx &gt;=1.13.0')
+    expect(html).toContain(
+      'edge-05: upgrade cert-manager v1.12.3 -&gt; v1.14.4 (installed outside git until now), required by nginx &gt;=1.13.0',
+    )
     expect(table).toContain('<td>updated</td>\n<td><code>edge-07/nginx</code></td>')
     // Every diff, whole (nothing cut: it fits), each in its own collapsed block.
     const blocks = [
-      ...html.matchAll(/<details>\n<summary><code>(edge-\d+)\/nginx<\/code> updated: 5 file\(s\), [^<]*<\/summary>\n<pre><code class="language-diff">([\s\S]*?)<\/code><\/pre>\n<\/details>/g),
+      ...html.matchAll(
+        /<details>\n<summary><code>(edge-\d+)\/nginx<\/code> updated: 5 file\(s\), [^<]*<\/summary>\n<pre><code class="language-diff">([\s\S]*?)<\/code><\/pre>\n<\/details>/g,
+      ),
     ]
-    expect(blocks.map((b) => b[1]).sort()).toEqual(Array.from({ length: 12 }, (_, i) => `edge-${String(i + 1).padStart(2, '0')}`))
+    expect(blocks.map((b) => b[1]).sort()).toEqual(
+      Array.from({ length: 12 }, (_, i) => `edge-${String(i + 1).padStart(2, '0')}`),
+    )
     expect(html).not.toContain('To stay within')
     const edge01 = blocks.find((b) => b[1] === 'edge-01')![2]!
     expect(edge01).toContain('+        image: nginx:1.27.3')
     expect(edge01).toContain('+++ b/edge-01/nginx/pdb.yaml')
     // The same diffs --diff prints as text.
     const text = await kptVariants('render', 'fleet', '--out', 'rendered', '--dry-run', '--diff')
-    expect(text.stdout.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')).toContain(edge01)
+    expect(
+      text.stdout.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;'),
+    ).toContain(edge01)
     console.log(`markdown summary of the README's upgrade step: ${md.length} characters (limit ${commentLimit})`)
   },
   timeout,
@@ -89,10 +104,33 @@ test(
 test(
   'a report nobody could read is a usage error: both on stdout, a page in no directory',
   async () => {
-    const both = await kptVariants('render', 'fleet', '--out', 'rendered', '--dry-run', '--json', '--format', 'markdown')
-    expect([both.exitCode, both.stderr]).toEqual([2, 'kpt-variants: --format markdown and --json both print on stdout: give one'])
-    const nowhere = await kptVariants('render', 'fleet', '--out', 'rendered', '--dry-run', '--report', 'no/such/dir/fleet.html')
-    expect([nowhere.exitCode, nowhere.stderr]).toEqual([2, `kpt-variants: --report ${join(dir, 'no/such/dir/fleet.html')}: directory ${join(dir, 'no/such/dir')} does not exist`])
+    const both = await kptVariants(
+      'render',
+      'fleet',
+      '--out',
+      'rendered',
+      '--dry-run',
+      '--json',
+      '--format',
+      'markdown',
+    )
+    expect([both.exitCode, both.stderr]).toEqual([
+      2,
+      'kpt-variants: --format markdown and --json both print on stdout: give one',
+    ])
+    const nowhere = await kptVariants(
+      'render',
+      'fleet',
+      '--out',
+      'rendered',
+      '--dry-run',
+      '--report',
+      'no/such/dir/fleet.html',
+    )
+    expect([nowhere.exitCode, nowhere.stderr]).toEqual([
+      2,
+      `kpt-variants: --report ${join(dir, 'no/such/dir/fleet.html')}: directory ${join(dir, 'no/such/dir')} does not exist`,
+    ])
     const status = await kptVariants('status', 'fleet', '--html', 'fleet')
     expect([status.exitCode, status.stderr]).toEqual([2, `kpt-variants: --html ${join(dir, 'fleet')} is a directory`])
   },
@@ -101,7 +139,11 @@ test(
 
 /** The counts the page shows, per state. */
 async function pageCounts(page: Page): Promise<Record<string, number>> {
-  return page.$$eval('#counts [data-state]', (chips) => Object.fromEntries(chips.map((c) => [(c as HTMLElement).dataset['state'], Number(c.querySelector('b')!.textContent)])))
+  return page.$$eval('#counts [data-state]', (chips) =>
+    Object.fromEntries(
+      chips.map((c) => [(c as HTMLElement).dataset['state'], Number(c.querySelector('b')!.textContent)]),
+    ),
+  )
 }
 
 async function cellsByState(page: Page): Promise<Record<string, number>> {
@@ -125,12 +167,24 @@ browserTest(
     // The upgrade plus a conflict, a cluster relabelled out of the set, and a PackageVariant whose revision does not exist.
     edit('rendered/edge-02/nginx/deployment.yaml', 'image: nginx:1.25.5', 'image: nginx:1.25.5-alpine')
     const clusters = readFileSync(join(dir, 'fleet', 'clusters.yaml'), 'utf8')
-    writeFileSync(join(dir, 'fleet', 'clusters.yaml'), clusters.replace(/(name: edge-12\n[\s\S]*?nephio.org\/site-type:) edge/, '$1 core'))
+    writeFileSync(
+      join(dir, 'fleet', 'clusters.yaml'),
+      clusters.replace(/(name: edge-12\n[\s\S]*?nephio.org\/site-type:) edge/, '$1 core'),
+    )
     writeFileSync(
       join(dir, 'fleet', 'broken.yaml'),
       'apiVersion: config.porch.kpt.dev/v1alpha1\nkind: PackageVariant\nmetadata:\n  name: broken\n  namespace: default\nspec:\n  upstream: {repo: blueprints, package: nginx, revision: 9}\n  downstream: {repo: edge-03, package: broken}\n',
     )
-    const run = await kptVariants('render', 'fleet', '--out', 'rendered', '--dry-run', '--json', '--report', 'fleet.html')
+    const run = await kptVariants(
+      'render',
+      'fleet',
+      '--out',
+      'rendered',
+      '--dry-run',
+      '--json',
+      '--report',
+      'fleet.html',
+    )
     expect(run.exitCode).toBe(1)
     expect(run.stderr).toContain(`fleet page: ${join(dir, 'fleet.html')}`)
     const report = JSON.parse(run.stdout) as RunReport & { summary: Record<string, number> }
@@ -184,9 +238,13 @@ browserTest(
       const detail = page.locator('#detail')
       await page.waitForSelector('#diff[data-drawn="line-by-line"]')
       expect(await detail.textContent()).toContain('conflicts')
-      expect(await detail.locator('table.conflicts td').allTextContents()).toEqual(expect.arrayContaining(['nginx:1.25.5-alpine', 'nginx:1.27.3', 'nginx:1.25.5', 'upstream']))
+      expect(await detail.locator('table.conflicts td').allTextContents()).toEqual(
+        expect.arrayContaining(['nginx:1.25.5-alpine', 'nginx:1.27.3', 'nginx:1.25.5', 'upstream']),
+      )
       expect(await detail.locator('.d2h-file-name').allTextContents()).toContain('edge-02/nginx/pdb.yaml')
-      expect(await detail.locator('.d2h-ins .d2h-code-line-ctn').allTextContents()).toContain('# Keep one replica up during node drains (new in v2).')
+      expect(await detail.locator('.d2h-ins .d2h-code-line-ctn').allTextContents()).toContain(
+        '# Keep one replica up during node drains (new in v2).',
+      )
       expect(await detail.locator('.d2h-ins .hljs-attr').count()).toBeGreaterThan(0)
       // edge-02's graph: nginx, and the cert-manager it needs (installed there outside git).
       expect(await detail.locator('svg.graph .node').count()).toBe(2)
@@ -220,7 +278,10 @@ browserTest(
     // 11 variants (edge-12 is out of the set), and the cert-manager drafts of edge-06 to edge-11 (nginx needs it).
     expect(expected).toEqual({ draft: 16, published: 1 })
     expect(rows.variants.filter((r) => r.variant.startsWith('Dependency ')).map((r) => [r.package, r.draft])).toEqual(
-      ['06', '07', '08', '09', '10', '11'].map((n) => [`edge-${n}/cert-manager`, 'drafts/cert-manager/packagevariant-1']),
+      ['06', '07', '08', '09', '10', '11'].map((n) => [
+        `edge-${n}/cert-manager`,
+        'drafts/cert-manager/packagevariant-1',
+      ]),
     )
     const browser = await launchChromium()
     try {
@@ -229,7 +290,8 @@ browserTest(
       await page.waitForSelector('html[data-ready]')
       expect(nonZero(await pageCounts(page))).toEqual(expected)
       expect(await cellsByState(page)).toEqual(expected)
-      for (const state of pageStates) expect(await page.isVisible(`#counts [data-state="${state}"]`)).toBe(state in expected)
+      for (const state of pageStates)
+        expect(await page.isVisible(`#counts [data-state="${state}"]`)).toBe(state in expected)
       await page.click('#matrix-body .cell.s-published')
       expect(await page.textContent('#detail')).toContain('nginx/v1')
     } finally {

@@ -26,7 +26,11 @@ const rollout: Json = {
   apiVersion: 'kpt-variants.dev/v1alpha1',
   kind: 'Rollout',
   metadata: { name: 'edge-monitor', namespace: 'default' },
-  spec: { packageVariantSet: 'nginx', steps: [{ name: 'canary', targets: { matchLabels: { region: 'us-east1' } } }, { name: 'rest' }], gates: { health: { condition: 'Ready' }, approval: 'manual' } },
+  spec: {
+    packageVariantSet: 'nginx',
+    steps: [{ name: 'canary', targets: { matchLabels: { region: 'us-east1' } } }, { name: 'rest' }],
+    gates: { health: { condition: 'Ready' }, approval: 'manual' },
+  },
 }
 
 beforeEach(async () => {
@@ -34,10 +38,20 @@ beforeEach(async () => {
   await createBlueprints(join(dir, 'repos', 'blueprints'))
   for (const c of threeClusters) await git(dir, 'init', '-q', '--bare', '-b', 'main', `repos/${c.name}.git`)
   const files = fleetFiles({ clusters: threeClusters })
-  const objects = Object.values(files).flatMap((text) => parseAllDocuments(text.replaceAll('repo: ../repos/', `repo: ${dir}/repos/`)).map((d) => d.toJS() as Json))
+  const objects = Object.values(files).flatMap((text) =>
+    parseAllDocuments(text.replaceAll('repo: ../repos/', `repo: ${dir}/repos/`)).map((d) => d.toJS() as Json),
+  )
   // The canary's cluster reports Ready: its status comes with the listed object.
-  objects.find((o) => o['kind'] === 'WorkloadCluster' && o['metadata']['name'] === 'edge-01')!['status'] = { conditions: [{ type: 'Ready', status: 'True' }] }
-  const rollouts = { group: 'kpt-variants.dev', version: 'v1alpha1', kind: 'Rollout', resource: 'rollouts', namespaced: true }
+  objects.find((o) => o['kind'] === 'WorkloadCluster' && o['metadata']['name'] === 'edge-01')!['status'] = {
+    conditions: [{ type: 'Ready', status: 'True' }],
+  }
+  const rollouts = {
+    group: 'kpt-variants.dev',
+    version: 'v1alpha1',
+    kind: 'Rollout',
+    resource: 'rollouts',
+    namespaced: true,
+  }
   server = await new FakeApiServer([...objects, structuredClone(rollout)], [...defaultKinds, rollouts]).start()
   server.pageSize = 100
   server.writeKubeconfig(join(dir, 'kubeconfig'))
@@ -59,7 +73,11 @@ async function run(...args: string[]): Promise<{ exitCode: number; stdout: strin
 }
 
 const outcome = (stdout: string) =>
-  Object.fromEntries((JSON.parse(stdout) as { variants: Json[] }).variants.filter((v) => v['published'] || v['held']).map((v) => [v['path'], v['published'] ?? v['held']]))
+  Object.fromEntries(
+    (JSON.parse(stdout) as { variants: Json[] }).variants
+      .filter((v) => v['published'] || v['held'])
+      .map((v) => [v['path'], v['published'] ?? v['held']]),
+  )
 
 test(
   "render --cluster --git --publish follows the cluster's Rollout; pause and approve patch it",
@@ -82,18 +100,32 @@ test(
       return undefined
     }
     const raced = await run('rollout', 'approve', 'edge-monitor', 'rest', '--cluster', '--now', '2025-06-02T09:00:00Z')
-    expect(raced).toMatchObject({ exitCode: 1, stderr: `kpt-variants: Rollout default/edge-monitor changed on ${server.url} since it was read: nothing was written; run the command again` })
+    expect(raced).toMatchObject({
+      exitCode: 1,
+      stderr: `kpt-variants: Rollout default/edge-monitor changed on ${server.url} since it was read: nothing was written; run the command again`,
+    })
     expect(server.object('Rollout', 'default', 'edge-monitor')!['status']).toBeUndefined()
 
     server.refuse = () => undefined
-    expect((await run('rollout', 'approve', 'edge-monitor', 'rest', '--cluster', '--now', '2025-06-02T09:01:00Z')).exitCode).toBe(0)
+    expect(
+      (await run('rollout', 'approve', 'edge-monitor', 'rest', '--cluster', '--now', '2025-06-02T09:01:00Z')).exitCode,
+    ).toBe(0)
     expect(server.requests.filter((r) => r.method === 'PATCH').at(-1)).toMatchObject({
       path: '/apis/kpt-variants.dev/v1alpha1/namespaces/default/rollouts/edge-monitor/status',
       contentType: 'application/merge-patch+json',
-      body: { metadata: { resourceVersion: expect.any(String) }, status: { approvals: [{ step: 'rest', revision: expect.stringMatching(/^nginx\/v1@[0-9a-f]{12}$/), time: '2025-06-02T09:01:00Z' }] } },
+      body: {
+        metadata: { resourceVersion: expect.any(String) },
+        status: {
+          approvals: [
+            { step: 'rest', revision: expect.stringMatching(/^nginx\/v1@[0-9a-f]{12}$/), time: '2025-06-02T09:01:00Z' },
+          ],
+        },
+      },
     })
     const held = await run('render', '--cluster', '--git', '--publish', '--json', '--now', '2025-06-02T09:05:00Z')
-    expect(outcome(held.stdout)['edge-02/nginx']).toBe('paused: rollout edge-monitor is paused: `kpt-variants rollout resume edge-monitor` resumes it')
+    expect(outcome(held.stdout)['edge-02/nginx']).toBe(
+      'paused: rollout edge-monitor is paused: `kpt-variants rollout resume edge-monitor` resumes it',
+    )
     expect((await run('rollout', 'resume', 'edge-monitor', '--cluster')).exitCode).toBe(0)
 
     const second = await run('render', '--cluster', '--git', '--publish', '--json', '--now', '2025-06-02T09:10:00Z')

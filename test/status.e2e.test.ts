@@ -29,11 +29,17 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 function kptVariants(...args: string[]) {
   const cache = args.includes('--cache') ? [] : ['--cache', join(dir, 'cache')]
-  return execa(process.execPath, [bin, ...args, ...cache], { cwd: dir, reject: false, env: { ...process.env, NO_COLOR: '1' } })
+  return execa(process.execPath, [bin, ...args, ...cache], {
+    cwd: dir,
+    reject: false,
+    env: { ...process.env, NO_COLOR: '1' },
+  })
 }
 
 /** `status fleet --out rendered --json`, its exit code and rows by package. */
-async function status(...extra: string[]): Promise<{ exitCode: number | undefined; status: FleetStatus; rows: Map<string, VariantStatusRow> }> {
+async function status(
+  ...extra: string[]
+): Promise<{ exitCode: number | undefined; status: FleetStatus; rows: Map<string, VariantStatusRow> }> {
   const run = await kptVariants('status', 'fleet', '--out', 'rendered', '--json', ...extra)
   expect(run.stderr).toBe('')
   const parsed = JSON.parse(run.stdout) as FleetStatus
@@ -68,7 +74,9 @@ test(
         localEdits: 'none',
       })
     }
-    expect(fleet.variants.filter((r) => r.variant.startsWith('Dependency ')).map((r) => r.package)).toEqual(installedThere.map((c) => `${c}/cert-manager`))
+    expect(fleet.variants.filter((r) => r.variant.startsWith('Dependency ')).map((r) => r.package)).toEqual(
+      installedThere.map((c) => `${c}/cert-manager`),
+    )
     expect(rows.get('edge-06/cert-manager')).toEqual({
       variant: 'Dependency edge-06/cert-manager',
       package: 'edge-06/cert-manager',
@@ -83,7 +91,12 @@ test(
     expect(fleet.repositories).toEqual(report.dependencies!.map(({ name, packages }) => ({ name, packages })))
     expect(fleet.repositories.find((r) => r.name === 'edge-06')!.packages).toEqual([
       { name: 'cert-manager', version: 'v1.14.4', installedAsDependency: true, requires: [] },
-      { name: 'nginx', version: 'v1.0.0', installedAsDependency: false, requires: [{ name: 'cert-manager', range: '>= v1.12.0' }] },
+      {
+        name: 'nginx',
+        version: 'v1.0.0',
+        installedAsDependency: false,
+        requires: [{ name: 'cert-manager', range: '>= v1.12.0' }],
+      },
     ])
 
     const text = await kptVariants('status', 'fleet', '--out', 'rendered')
@@ -91,7 +104,9 @@ test(
       'PACKAGE               VARIANT                          EDITS  UPSTREAM',
       'edge-01/nginx         default/nginx-edge-01-nginx      none   current: blueprints/nginx v1 (nginx/v1)',
     ])
-    expect(text.stdout).toContain('\nedge-06/cert-manager  Dependency edge-06/cert-manager  none   installed: cert-manager v1.14.4 (cert-manager/v2)\n')
+    expect(text.stdout).toContain(
+      '\nedge-06/cert-manager  Dependency edge-06/cert-manager  none   installed: cert-manager v1.14.4 (cert-manager/v2)\n',
+    )
     // Without --out, status reads git as before: nothing there yet.
     const git = JSON.parse((await kptVariants('status', 'fleet', '--json')).stdout) as FleetStatus
     expect([git.output, new Set(git.variants.map((r) => r.state))]).toEqual(['git', new Set(['unpublished'])])
@@ -104,15 +119,25 @@ test(
   async () => {
     edit('rendered/edge-01/nginx/deployment.yaml', 'replicas: 2', 'replicas: 5')
     const edited = await status()
-    expect(clusters.map((c) => edited.rows.get(nginx(c))!.localEdits)).toEqual(['edited', ...clusters.slice(1).map(() => 'none')])
+    expect(clusters.map((c) => edited.rows.get(nginx(c))!.localEdits)).toEqual([
+      'edited',
+      ...clusters.slice(1).map(() => 'none'),
+    ])
 
     edit('fleet/nginx-set.yaml', 'revision: 1', 'revision: 2')
     const behind = await status()
     expect(behind.exitCode).toBe(0)
-    for (const c of clusters) expect(behind.rows.get(nginx(c))).toMatchObject({ state: 'behind', renderedUpstream: 'nginx/v1', upstream: 'blueprints/nginx v2 (nginx/v2)' })
+    for (const c of clusters)
+      expect(behind.rows.get(nginx(c))).toMatchObject({
+        state: 'behind',
+        renderedUpstream: 'nginx/v1',
+        upstream: 'blueprints/nginx v2 (nginx/v2)',
+      })
     expect(behind.rows.get(nginx('edge-01'))!.localEdits).toBe('edited')
     const text = await kptVariants('status', 'fleet', '--out', 'rendered')
-    expect(text.stdout).toContain('\nedge-01/nginx         default/nginx-edge-01-nginx      edited  behind: nginx/v1 -> blueprints/nginx v2 (nginx/v2)\n')
+    expect(text.stdout).toContain(
+      '\nedge-01/nginx         default/nginx-edge-01-nginx      edited  behind: nginx/v1 -> blueprints/nginx v2 (nginx/v2)\n',
+    )
   },
   timeout,
 )
@@ -130,21 +155,30 @@ test(
       state: 'behind',
       localEdits: 'unknown',
       localEditsReason: 'the cache holds no record of its last render',
-      lastFailure: expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z: 3-way merge failed; conflict in deployment\.yaml Deployment web\/nginx .*image/),
+      lastFailure: expect.stringMatching(
+        /^\d{4}-\d\d-\d\dT[\d:.]+Z: 3-way merge failed; conflict in deployment\.yaml Deployment web\/nginx .*image/,
+      ),
     })
-    for (const c of clusters.filter((c) => c !== 'edge-02')) expect(rows.get(nginx(c))).toMatchObject({ state: 'current', renderedUpstream: 'nginx/v2', localEdits: 'none' })
+    for (const c of clusters.filter((c) => c !== 'edge-02'))
+      expect(rows.get(nginx(c))).toMatchObject({ state: 'current', renderedUpstream: 'nginx/v2', localEdits: 'none' })
     for (const [, row] of rows) if (row.package !== nginx('edge-02')) expect(row.lastFailure).toBeUndefined()
     const text = await kptVariants('status', 'fleet', '--out', 'rendered')
     expect(text.exitCode).toBe(1)
-    expect(text.stdout).toMatch(/\nLast failures:\n {2}edge-02\/nginx: \S+: 3-way merge failed; conflict in deployment\.yaml/)
-    expect(text.stdout).toMatch(/\nLocal edits unknown:\n {2}1 package\(s\): the cache holds no record of its last render$/)
+    expect(text.stdout).toMatch(
+      /\nLast failures:\n {2}edge-02\/nginx: \S+: 3-way merge failed; conflict in deployment\.yaml/,
+    )
+    expect(text.stdout).toMatch(
+      /\nLocal edits unknown:\n {2}1 package\(s\): the cache holds no record of its last render$/,
+    )
 
     // The directory's failures are its own: not the fleet's in git, nor another cache's.
     const git = JSON.parse((await kptVariants('status', 'fleet', '--json')).stdout) as FleetStatus
     expect(git.variants.filter((r) => r.lastFailure)).toEqual([])
     const elsewhere = await status('--cache', join(dir, 'other-cache'))
     expect(elsewhere.exitCode).toBe(0)
-    expect(new Set([...elsewhere.rows.values()].map((r) => [r.localEdits, r.localEditsReason].join(': ')))).toEqual(new Set(['unknown: the cache holds no record of its last render']))
+    expect(new Set([...elsewhere.rows.values()].map((r) => [r.localEdits, r.localEditsReason].join(': ')))).toEqual(
+      new Set(['unknown: the cache holds no record of its last render']),
+    )
   },
   timeout,
 )
@@ -155,7 +189,9 @@ test(
     edit('rendered/edge-03/nginx/deployment.yaml', 'replicas: 2', 'replicas: 4')
     expect((await status()).rows.get(nginx('edge-03'))!.localEdits).toBe('edited')
     // The edit is kept (a 3-way merge from the same upstream), and the package recorded as it is now.
-    expect((await kptVariants('render', 'fleet', '--out', 'rendered', '--force', '--on-conflict', 'fail')).exitCode).toBe(1)
+    expect(
+      (await kptVariants('render', 'fleet', '--out', 'rendered', '--force', '--on-conflict', 'fail')).exitCode,
+    ).toBe(1)
     expect(readFileSync(join(dir, 'rendered/edge-03/nginx/deployment.yaml'), 'utf8')).toContain('replicas: 4')
     expect((await status()).rows.get(nginx('edge-03'))!.localEdits).toBe('none')
   },

@@ -30,10 +30,14 @@ describe.each([
       dir = mkdtempSync(join(tmpdir(), 'kpt-variants-threads-'))
       await createFleet(dir, { variants, resources: 8 })
       const render = async (threads: number) => {
-        const run = await execa('node', [bin, 'render', 'fleet', '--out', `out-${threads}`, '--threads', String(threads), '--json', '--no-progress'], {
-          cwd: dir,
-          env: { ...process.env, ...gitIdentity, XDG_CACHE_HOME: join(dir, 'cache') },
-        })
+        const run = await execa(
+          'node',
+          [bin, 'render', 'fleet', '--out', `out-${threads}`, '--threads', String(threads), '--json', '--no-progress'],
+          {
+            cwd: dir,
+            env: { ...process.env, ...gitIdentity, XDG_CACHE_HOME: join(dir, 'cache') },
+          },
+        )
         return JSON.parse(run.stdout) as { summary: Record<string, number> }
       }
       const [one, two] = [await render(1), await render(2)]

@@ -22,12 +22,16 @@ let dir: string
 const clusters = threeClusters.slice(0, 2)
 
 async function render(): Promise<{ exitCode: number; report: Report }> {
-  const run = await execa('node', [join(repoRoot, 'bin', 'kpt-variants'), 'render', 'fleet', '--out', 'out', '--json'], {
-    cwd: dir,
-    env: { ...process.env, ...gitIdentity, XDG_CACHE_HOME: join(dir, 'cache') },
-    reject: false,
-    stdin: 'ignore',
-  })
+  const run = await execa(
+    'node',
+    [join(repoRoot, 'bin', 'kpt-variants'), 'render', 'fleet', '--out', 'out', '--json'],
+    {
+      cwd: dir,
+      env: { ...process.env, ...gitIdentity, XDG_CACHE_HOME: join(dir, 'cache') },
+      reject: false,
+      stdin: 'ignore',
+    },
+  )
   return { exitCode: run.exitCode ?? -1, report: JSON.parse(String(run.stdout)) as Report }
 }
 
@@ -47,7 +51,9 @@ function editDownstream(cluster: string, strategy: string): void {
 }
 
 const deployment = (cluster: string) =>
-  parse(readFileSync(join(dir, 'out', cluster, 'nginx', 'deployment.yaml'), 'utf8')) as { spec: { replicas: number; template: { spec: { containers: { image: string }[] } } } }
+  parse(readFileSync(join(dir, 'out', cluster, 'nginx', 'deployment.yaml'), 'utf8')) as {
+    spec: { replicas: number; template: { spec: { containers: { image: string }[] } } }
+  }
 
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'kpt-variants-strategies-e2e-'))
@@ -66,7 +72,9 @@ test('a fast-forward over local changes fails that variant in kpt words; the oth
   const failed = report.variants.find((v) => v.path === 'edge-01/nginx')!
   expect(failed.status).toBe('failed')
   // The PackageVariant's own changes (its package context and injected endpoints) are local changes too, as in kpt and Porch.
-  expect(failed.reasons.join('\n')).toMatch(/local package files have been modified: \[[^\]]*deployment\.yaml[^\]]*\]\.\n {2}use a different update --strategy\./)
+  expect(failed.reasons.join('\n')).toMatch(
+    /local package files have been modified: \[[^\]]*deployment\.yaml[^\]]*\]\.\n {2}use a different update --strategy\./,
+  )
   expect(readFileSync(join(dir, 'out', 'edge-01', 'nginx', 'deployment.yaml'), 'utf8')).toBe(before)
   expect(report.variants.find((v) => v.path === 'edge-02/nginx')!.status).toBe('updated')
 }, 30_000)
@@ -79,6 +87,10 @@ test('force-delete-replace drops the local edit, and the PackageVariant applies 
   expect(report.summary).toMatchObject({ updated: 2, failed: 0 })
   expect(deployment('edge-01').spec.replicas).toBe(2)
   expect(deployment('edge-01').spec.template.spec.containers[0]!.image).toBe(v2Image)
-  expect(parse(readFileSync(join(dir, 'out', 'edge-01', 'nginx', 'package-context.yaml'), 'utf8')).data).toMatchObject({ cluster: 'edge-01' })
-  expect(readFileSync(join(dir, 'out', 'edge-01', 'nginx', 'Kptfile'), 'utf8')).toContain('updateStrategy: force-delete-replace')
+  expect(parse(readFileSync(join(dir, 'out', 'edge-01', 'nginx', 'package-context.yaml'), 'utf8')).data).toMatchObject({
+    cluster: 'edge-01',
+  })
+  expect(readFileSync(join(dir, 'out', 'edge-01', 'nginx', 'Kptfile'), 'utf8')).toContain(
+    'updateStrategy: force-delete-replace',
+  )
 }, 30_000)

@@ -28,6 +28,11 @@ export function planDependencies(input: PlanInput): Plan {
   rounds.dropUnrequiredInstalls()
   return report(graph, targetIds, {
     // Resolution did not settle (a version changed maxChanges times, or the rounds ran out): report, never guess.
-    unsettled: (decision, node) => unsettledConflict(decision, node, `could not settle a version for ${decision.report.name} within ${maxChanges} attempts: ${decision.report.message}`),
+    unsettled: (decision, node) =>
+      unsettledConflict(
+        decision,
+        node,
+        `could not settle a version for ${decision.report.name} within ${maxChanges} attempts: ${decision.report.message}`,
+      ),
   })
 }

@@ -6,13 +6,33 @@ import { readCatalogValue } from './catalog-value.js'
 import { installationTypes, readPackageCatalog, readPackageCatalogFields } from './dependencies.js'
 
 const odd = fc.constantFrom(null, 7, true, '', [], {}, 'x')
-const maybe = <T>(arb: fc.Arbitrary<T>) => fc.oneof({ weight: 8, arbitrary: arb }, { weight: 1, arbitrary: odd }, { weight: 1, arbitrary: fc.constant(undefined) })
+const maybe = <T>(arb: fc.Arbitrary<T>) =>
+  fc.oneof(
+    { weight: 8, arbitrary: arb },
+    { weight: 1, arbitrary: odd },
+    { weight: 1, arbitrary: fc.constant(undefined) },
+  )
 const name = fc.constantFrom('a', 'b', 'c', 'cert-manager')
-const gvk = fc.record({ apiVersion: maybe(fc.constantFrom('v1', 'x.io/v1')), kind: maybe(fc.constantFrom('ConfigMap', 'K')) })
-const packageDep = fc.record({ name: maybe(name), version: maybe(fc.constantFrom('^1', '', '>= 1, < 2')), optional: maybe(fc.boolean()) }, { requiredKeys: ['name'] })
+const gvk = fc.record({
+  apiVersion: maybe(fc.constantFrom('v1', 'x.io/v1')),
+  kind: maybe(fc.constantFrom('ConfigMap', 'K')),
+})
+const packageDep = fc.record(
+  { name: maybe(name), version: maybe(fc.constantFrom('^1', '', '>= 1, < 2')), optional: maybe(fc.boolean()) },
+  { requiredKeys: ['name'] },
+)
 const gvkDep = fc.record({ gvk: maybe(gvk), optional: maybe(fc.boolean()) }, { requiredKeys: ['gvk'] })
-const anyOfDep = fc.record({ anyOf: maybe(fc.array(fc.oneof(packageDep, gvkDep), { maxLength: 2 })), optional: maybe(fc.boolean()) }, { requiredKeys: ['anyOf'] })
-const dependency = fc.oneof({ weight: 6, arbitrary: packageDep }, gvkDep, anyOfDep, fc.constant({ name: 'a', gvk: { apiVersion: 'v1', kind: 'K' } }), odd)
+const anyOfDep = fc.record(
+  { anyOf: maybe(fc.array(fc.oneof(packageDep, gvkDep), { maxLength: 2 })), optional: maybe(fc.boolean()) },
+  { requiredKeys: ['anyOf'] },
+)
+const dependency = fc.oneof(
+  { weight: 6, arbitrary: packageDep },
+  gvkDep,
+  anyOfDep,
+  fc.constant({ name: 'a', gvk: { apiVersion: 'v1', kind: 'K' } }),
+  odd,
+)
 const version = fc.record(
   {
     version: maybe(fc.constantFrom('1.0.0', '2.0.0', 'v1.2.3+1')),
@@ -50,7 +70,14 @@ const catalog = fc.record({ spec: maybe(fc.record({ packages: maybe(fc.array(may
 function item(value: Record<string, unknown>): KubeObject {
   const doc = new Document()
   const seq = new YAMLSeq()
-  seq.items.push(doc.createNode({ apiVersion: 'kpt-variants.dev/v1alpha1', kind: 'PackageCatalog', metadata: { name: 'main' }, ...value }))
+  seq.items.push(
+    doc.createNode({
+      apiVersion: 'kpt-variants.dev/v1alpha1',
+      kind: 'PackageCatalog',
+      metadata: { name: 'main' },
+      ...value,
+    }),
+  )
   doc.contents = seq
   return KubeObject.fromItemSource(doc.toString(), 0)
 }

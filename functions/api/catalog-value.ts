@@ -8,10 +8,25 @@
  */
 import { dns1123LabelErrors } from '../krm/index.js'
 import type { KubeObject } from '../krm/index.js'
-import type { CatalogPackage, CatalogVersion, DeclaredAt, Dependency, GVK, GVKDependency, InstallationType, PackageCatalog, PackageDependency, PackageSource } from './dependency-types.js'
+import type {
+  CatalogPackage,
+  CatalogVersion,
+  DeclaredAt,
+  Dependency,
+  GVK,
+  GVKDependency,
+  InstallationType,
+  PackageCatalog,
+  PackageDependency,
+  PackageSource,
+} from './dependency-types.js'
 
 /** The catalog, or undefined where the typed reader would report a field (`types`: the installation types it accepts). */
-export function readCatalogValue(object: KubeObject, value: Record<string, unknown>, types: readonly string[]): PackageCatalog | undefined {
+export function readCatalogValue(
+  object: KubeObject,
+  value: Record<string, unknown>,
+  types: readonly string[],
+): PackageCatalog | undefined {
   const spec = value['spec']
   if (spec !== undefined && spec !== null && !isPlainObject(spec)) return undefined
   const list = isPlainObject(spec) ? spec['packages'] : undefined
@@ -37,7 +52,11 @@ export function readCatalogValue(object: KubeObject, value: Record<string, unkno
           if (typeof version !== 'string' || version === '' || seen.has(version)) return undefined
           seen.add(version)
           const provides = gvksOf(v['provides'])
-          const dependencies = dependenciesOf(object, v['dependencies'], `spec.packages[${i}].versions[${j}].dependencies`)
+          const dependencies = dependenciesOf(
+            object,
+            v['dependencies'],
+            `spec.packages[${i}].versions[${j}].dependencies`,
+          )
           const type = installationTypeOf(v['installationType'], types)
           const source = sourceOf(v['source'])
           if (!provides || !dependencies || type === null || source === null) return undefined
@@ -50,7 +69,8 @@ export function readCatalogValue(object: KubeObject, value: Record<string, unkno
       const pkg: CatalogPackage = { name, versions: read }
       const path = entry['path']
       if (path !== undefined && path !== null) {
-        if (typeof path !== 'string' || path.split('/').some((segment) => dns1123LabelErrors(segment).length > 0)) return undefined
+        if (typeof path !== 'string' || path.split('/').some((segment) => dns1123LabelErrors(segment).length > 0))
+          return undefined
         pkg.path = path
       }
       const deletionPolicy = entry['deletionPolicy']
@@ -124,7 +144,9 @@ function gvksOf(list: unknown): GVK[] | undefined {
 function gvkOf(value: unknown): GVK | undefined {
   if (!isPlainObject(value)) return undefined
   const { apiVersion, kind } = value
-  return typeof apiVersion === 'string' && apiVersion !== '' && typeof kind === 'string' && kind !== '' ? { apiVersion, kind } : undefined
+  return typeof apiVersion === 'string' && apiVersion !== '' && typeof kind === 'string' && kind !== ''
+    ? { apiVersion, kind }
+    : undefined
 }
 
 /** Where a version installs from; undefined when absent, null for anything but the plain form (the typed reader decides those). */
@@ -133,9 +155,18 @@ function sourceOf(value: unknown): PackageSource | undefined | null {
   if (!isPlainObject(value)) return null
   const { repo, package: pkg, revision, workspaceName } = value
   if (typeof repo !== 'string' || repo === '' || typeof pkg !== 'string' || pkg === '') return null
-  if (revision !== undefined && (typeof revision !== 'number' || !Number.isSafeInteger(revision) || revision < 1 || workspaceName !== undefined)) return null
+  if (
+    revision !== undefined &&
+    (typeof revision !== 'number' || !Number.isSafeInteger(revision) || revision < 1 || workspaceName !== undefined)
+  )
+    return null
   if (workspaceName !== undefined && (typeof workspaceName !== 'string' || workspaceName === '')) return null
-  return { repo, package: pkg, ...(revision !== undefined ? { revision } : {}), ...(workspaceName !== undefined ? { workspaceName } : {}) }
+  return {
+    repo,
+    package: pkg,
+    ...(revision !== undefined ? { revision } : {}),
+    ...(workspaceName !== undefined ? { workspaceName } : {}),
+  }
 }
 
 /** An installation type, undefined when absent, null when the typed reader would report it. */

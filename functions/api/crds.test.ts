@@ -28,9 +28,12 @@ describe('CustomResourceDefinitions', () => {
     expect(ours).toEqual(porch)
   })
 
-  test.each(customResourceDefinitions.map(({ file, crd }) => [file, crd] as const))('deploy/crds/%s is what npm run crds writes', (file, crd) => {
-    expect(readFileSync(join(repo, 'deploy', 'crds', file), 'utf8')).toBe(crdFileText(crd))
-  })
+  test.each(customResourceDefinitions.map(({ file, crd }) => [file, crd] as const))(
+    'deploy/crds/%s is what npm run crds writes',
+    (file, crd) => {
+      expect(readFileSync(join(repo, 'deploy', 'crds', file), 'utf8')).toBe(crdFileText(crd))
+    },
+  )
 })
 
 describe('the Rollout CRD', () => {
@@ -42,7 +45,13 @@ describe('the Rollout CRD', () => {
     if (!s) return [path]
     if (Array.isArray(value)) return value.flatMap((v, i) => undeclared(v, s.items, `${path}[${i}]`))
     if (typeof value !== 'object' || value === null) return []
-    return Object.entries(value).flatMap(([k, v]) => undeclared(v, s.properties?.[k] ?? s.additionalProperties ?? (s.type === 'object' && !s.properties ? {} : undefined), `${path}.${k}`))
+    return Object.entries(value).flatMap(([k, v]) =>
+      undeclared(
+        v,
+        s.properties?.[k] ?? s.additionalProperties ?? (s.type === 'object' && !s.properties ? {} : undefined),
+        `${path}.${k}`,
+      ),
+    )
   }
 
   test('declares every field of docs/rollouts.md example, status included', () => {

@@ -12,9 +12,25 @@
  */
 import { stringify } from 'yaml'
 import type { Downstream, InjectionSelector, PackageContext, PackageVariantSpec, Upstream } from './package-variant.js'
-import type { DownstreamTemplate, InjectorTemplate, MapExpr, PackageContextTemplate, PackageVariantSetSpec, PackageVariantTemplate, RepositoryTarget, Target } from './package-variant-set.js'
+import type {
+  DownstreamTemplate,
+  InjectorTemplate,
+  MapExpr,
+  PackageContextTemplate,
+  PackageVariantSetSpec,
+  PackageVariantTemplate,
+  RepositoryTarget,
+  Target,
+} from './package-variant-set.js'
 import { rolloutGroup, rolloutKind, rolloutVersion } from './rollout.js'
-import type { HealthGate, RolloutApprovalSpec, RolloutGatesSpec, RolloutSpec, RolloutStatus, RolloutStepSpec } from './rollout.js'
+import type {
+  HealthGate,
+  RolloutApprovalSpec,
+  RolloutGatesSpec,
+  RolloutSpec,
+  RolloutStatus,
+  RolloutStepSpec,
+} from './rollout.js'
 import type { RolloutWindowSpec } from './rollout-windows.js'
 import { clusterAPIsKind, dependenciesGroup, installedPackageKind, packageCatalogKind } from './dependencies.js'
 import type { PackageSource } from './dependencies.js'
@@ -46,7 +62,11 @@ const integer = (extra: Schema = {}): Schema => ({ type: 'integer', ...extra })
 const boolean = (): Schema => ({ type: 'boolean' })
 const array = (items: Schema, extra: Schema = {}): Schema => ({ type: 'array', items, ...extra })
 const stringMap = (): Schema => ({ type: 'object', additionalProperties: string() })
-const object = (properties: Record<string, Schema>, extra: Schema = {}): Schema => ({ type: 'object', properties, ...extra })
+const object = (properties: Record<string, Schema>, extra: Schema = {}): Schema => ({
+  type: 'object',
+  properties,
+  ...extra,
+})
 
 /** An object schema whose properties are exactly the fields of T (checked by the compiler). */
 function fields<T>(properties: { [K in keyof Required<T>]: Schema }, extra: Schema = {}): Schema {
@@ -63,7 +83,8 @@ const condition = object(
     status: string({ enum: ['True', 'False', 'Unknown'] }),
     type: string({
       maxLength: 316,
-      pattern: '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$',
+      pattern:
+        '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$',
     }),
   },
   { required: ['lastTransitionTime', 'message', 'reason', 'status', 'type'] },
@@ -72,15 +93,28 @@ const conditions = array(condition)
 
 /** `metav1.LabelSelector`'s fields, inlined where Porch inlines them. */
 const labelSelectorFields = {
-  matchExpressions: array(object({ key: string(), operator: string(), values: array(string(), { 'x-kubernetes-list-type': 'atomic' }) }, { required: ['key', 'operator'] }), {
-    'x-kubernetes-list-type': 'atomic',
-  }),
+  matchExpressions: array(
+    object(
+      { key: string(), operator: string(), values: array(string(), { 'x-kubernetes-list-type': 'atomic' }) },
+      { required: ['key', 'operator'] },
+    ),
+    {
+      'x-kubernetes-list-type': 'atomic',
+    },
+  ),
   matchLabels: stringMap(),
 }
 const labelSelector = object(labelSelectorFields, { 'x-kubernetes-map-type': 'atomic' })
 
 /** kpt's `Selector` (pipeline function selectors and exclusions). */
-const kptSelector = object({ annotations: stringMap(), apiVersion: string(), kind: string(), labels: stringMap(), name: string(), namespace: string() })
+const kptSelector = object({
+  annotations: stringMap(),
+  apiVersion: string(),
+  kind: string(),
+  labels: stringMap(),
+  name: string(),
+  namespace: string(),
+})
 
 /** kpt's `Function`, as the Kptfile pipeline has it. */
 const kptFunction = object({
@@ -133,7 +167,12 @@ const packageVariantSpec = fields<PackageVariantSpec>({
   annotations: stringMap(),
   deletionPolicy: string(),
   downstream: fields<Downstream>({ package: string(), repo: string() }),
-  injectors: array(fields<InjectionSelector>({ group: string(), kind: string(), name: string(), version: string() }, { required: ['name'] })),
+  injectors: array(
+    fields<InjectionSelector>(
+      { group: string(), kind: string(), name: string(), version: string() },
+      { required: ['name'] },
+    ),
+  ),
   labels: stringMap(),
   packageContext: fields<PackageContext>({ data: stringMap(), removeKeys: array(string()) }),
   pipeline: object({ mutators: array(kptFunction), validators: array(kptFunction) }),
@@ -150,19 +189,42 @@ const packageVariantTemplate = fields<PackageVariantTemplate>({
   annotationExprs: mapExprs,
   annotations: stringMap(),
   deletionPolicy: string(),
-  downstream: fields<DownstreamTemplate>({ package: string(), packageExpr: string(), repo: string(), repoExpr: string() }),
-  injectors: array(fields<InjectorTemplate>({ group: string(), kind: string(), name: string(), nameExpr: string(), version: string() })),
+  downstream: fields<DownstreamTemplate>({
+    package: string(),
+    packageExpr: string(),
+    repo: string(),
+    repoExpr: string(),
+  }),
+  injectors: array(
+    fields<InjectorTemplate>({
+      group: string(),
+      kind: string(),
+      name: string(),
+      nameExpr: string(),
+      version: string(),
+    }),
+  ),
   labelExprs: mapExprs,
   labels: stringMap(),
-  packageContext: fields<PackageContextTemplate>({ data: stringMap(), dataExprs: mapExprs, removeKeyExprs: array(string()), removeKeys: array(string()) }),
+  packageContext: fields<PackageContextTemplate>({
+    data: stringMap(),
+    dataExprs: mapExprs,
+    removeKeyExprs: array(string()),
+    removeKeys: array(string()),
+  }),
   pipeline: object({ mutators: array(functionTemplate), validators: array(functionTemplate) }),
 })
 
 const packageVariantSetSpec = fields<PackageVariantSetSpec>({
   targets: array(
     fields<Target>({
-      objectSelector: object({ apiVersion: string(), kind: string(), ...labelSelectorFields, name: string() }, { 'x-kubernetes-map-type': 'atomic' }),
-      repositories: array(fields<RepositoryTarget>({ name: string(), packageNames: array(string()) }, { required: ['name'] })),
+      objectSelector: object(
+        { apiVersion: string(), kind: string(), ...labelSelectorFields, name: string() },
+        { 'x-kubernetes-map-type': 'atomic' },
+      ),
+      repositories: array(
+        fields<RepositoryTarget>({ name: string(), packageNames: array(string()) }, { required: ['name'] }),
+      ),
       repositorySelector: labelSelector,
       template: packageVariantTemplate,
     }),
@@ -174,13 +236,28 @@ const secretRef = object({ name: string() }, { required: ['name'] })
 
 /** Porch's Repository rules, checked by the API server (CEL). */
 const repositoryRules = [
-  { message: 'metadata.name must conform to the RFC1123 DNS label standard', rule: "self.metadata.name.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$')" },
+  {
+    message: 'metadata.name must conform to the RFC1123 DNS label standard',
+    rule: "self.metadata.name.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$')",
+  },
   { message: 'metadata.name must be no more than 63 characters', rule: 'size(self.metadata.name) <= 63' },
   { message: 'spec.type is immutable', rule: '!has(oldSelf.spec.type) || self.spec.type == oldSelf.spec.type' },
-  { message: 'spec.git.repo is immutable', rule: '!has(oldSelf.spec.git) || !has(oldSelf.spec.git.repo) || self.spec.git.repo == oldSelf.spec.git.repo' },
-  { message: 'spec.git.branch is immutable', rule: '!has(oldSelf.spec.git) || !has(oldSelf.spec.git.branch) || self.spec.git.branch == oldSelf.spec.git.branch' },
-  { message: 'spec.git.directory is immutable', rule: '!has(oldSelf.spec.git) || !has(oldSelf.spec.git.directory) || self.spec.git.directory == oldSelf.spec.git.directory' },
-  { message: 'spec.oci.registry is immutable', rule: '!has(oldSelf.spec.oci) || !has(oldSelf.spec.oci.registry) || self.spec.oci.registry == oldSelf.spec.oci.registry' },
+  {
+    message: 'spec.git.repo is immutable',
+    rule: '!has(oldSelf.spec.git) || !has(oldSelf.spec.git.repo) || self.spec.git.repo == oldSelf.spec.git.repo',
+  },
+  {
+    message: 'spec.git.branch is immutable',
+    rule: '!has(oldSelf.spec.git) || !has(oldSelf.spec.git.branch) || self.spec.git.branch == oldSelf.spec.git.branch',
+  },
+  {
+    message: 'spec.git.directory is immutable',
+    rule: '!has(oldSelf.spec.git) || !has(oldSelf.spec.git.directory) || self.spec.git.directory == oldSelf.spec.git.directory',
+  },
+  {
+    message: 'spec.oci.registry is immutable',
+    rule: '!has(oldSelf.spec.oci) || !has(oldSelf.spec.oci.registry) || self.spec.oci.registry == oldSelf.spec.oci.registry',
+  },
 ]
 
 const repositorySchema = object(
@@ -191,7 +268,12 @@ const repositorySchema = object(
     spec: object({
       content: string({
         default: 'Package',
-        'x-kubernetes-validations': [{ message: "The 'content' field is deprecated, its only valid value is 'Package'", rule: "self == '' || self == 'Package'" }],
+        'x-kubernetes-validations': [
+          {
+            message: "The 'content' field is deprecated, its only valid value is 'Package'",
+            rule: "self == '' || self == 'Package'",
+          },
+        ],
       }),
       deployment: boolean(),
       description: string(),
@@ -232,18 +314,32 @@ const packageVariantSchema = object(
     spec: packageVariantSpec,
     status: object({
       conditions,
-      downstreamTargets: array(object({ name: string(), renderStatus: object({ error: string(), result: resultList }, { required: ['error'] }) })),
+      downstreamTargets: array(
+        object({
+          name: string(),
+          renderStatus: object({ error: string(), result: resultList }, { required: ['error'] }),
+        }),
+      ),
     }),
   },
   { description: 'PackageVariant represents an upstream and downstream porch package pair.' },
 )
 
 const packageVariantSetSchema = object(
-  { apiVersion: string(), kind: string(), metadata: { type: 'object' }, spec: packageVariantSetSpec, status: object({ conditions }) },
+  {
+    apiVersion: string(),
+    kind: string(),
+    metadata: { type: 'object' },
+    spec: packageVariantSetSpec,
+    status: object({ conditions }),
+  },
   { description: 'PackageVariantSet expands one upstream package into a PackageVariant per target.' },
 )
 
-const rolloutSelector = object(labelSelectorFields, { 'x-kubernetes-map-type': 'atomic', description: "A label selector over the set's target objects; none: every variant no earlier step took." })
+const rolloutSelector = object(labelSelectorFields, {
+  'x-kubernetes-map-type': 'atomic',
+  description: "A label selector over the set's target objects; none: every variant no earlier step took.",
+})
 
 /**
  * Rollout's schema. Formats the API server cannot check (cron schedules,
@@ -254,33 +350,53 @@ const rolloutSpec = fields<RolloutSpec>(
   {
     gates: fields<RolloutGatesSpec>(
       {
-        approval: string({ enum: ['manual', 'auto'], description: 'manual: each step after the first starts only once approved (`kpt-variants rollout approve`). Default: auto.' }),
+        approval: string({
+          enum: ['manual', 'auto'],
+          description:
+            'manual: each step after the first starts only once approved (`kpt-variants rollout approve`). Default: auto.',
+        }),
         health: fields<HealthGate>(
           {
-            condition: string({ minLength: 1, description: 'The condition type each target must report True in status.conditions, e.g. Ready.' }),
-            revisionAnnotation: string({ description: 'If set, this annotation of the target must equal the published revision (its tag or commit).' }),
+            condition: string({
+              minLength: 1,
+              description: 'The condition type each target must report True in status.conditions, e.g. Ready.',
+            }),
+            revisionAnnotation: string({
+              description:
+                'If set, this annotation of the target must equal the published revision (its tag or commit).',
+            }),
           },
           { required: ['condition'] },
         ),
-        soak: string({ description: "Time since a step's last publish before the next step starts, e.g. 30m. Default: none." }),
+        soak: string({
+          description: "Time since a step's last publish before the next step starts, e.g. 30m. Default: none.",
+        }),
       },
       { description: "What must hold for a step's variants before the next step starts." },
     ),
-    packageVariantSet: string({ minLength: 1, description: 'The PackageVariantSet whose variants this rollout paces, in the same namespace.' }),
+    packageVariantSet: string({
+      minLength: 1,
+      description: 'The PackageVariantSet whose variants this rollout paces, in the same namespace.',
+    }),
     paused: boolean(),
     steps: array(
       fields<RolloutStepSpec>(
         {
           maxConcurrent: {
             'x-kubernetes-int-or-string': true,
-            description: "At most this many (a count, or a percentage of the step's variants) published and not yet healthy at once. Default: all.",
+            description:
+              "At most this many (a count, or a percentage of the step's variants) published and not yet healthy at once. Default: all.",
           },
           name: string({ minLength: 1, maxLength: 63, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$' }),
           targets: rolloutSelector,
         },
         { required: ['name'] },
       ),
-      { description: 'In order; a variant belongs to the first step whose selector matches its target.', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'] },
+      {
+        description: 'In order; a variant belongs to the first step whose selector matches its target.',
+        'x-kubernetes-list-type': 'map',
+        'x-kubernetes-list-map-keys': ['name'],
+      },
     ),
     windows: array(
       fields<RolloutWindowSpec>(
@@ -312,7 +428,10 @@ const rolloutStatus = fields<RolloutStatus>({
 
 const rolloutSchema = object(
   { apiVersion: string(), kind: string(), metadata: { type: 'object' }, spec: rolloutSpec, status: rolloutStatus },
-  { description: "Rollout paces the publishing of one PackageVariantSet's variants: in steps, gated by health, time and approval." },
+  {
+    description:
+      "Rollout paces the publishing of one PackageVariantSet's variants: in steps, gated by health, time and approval.",
+  },
 )
 
 const rolloutColumns: PrinterColumn[] = [
@@ -339,7 +458,14 @@ const repositoryColumns: PrinterColumn[] = [
   { jsonPath: '.metadata.creationTimestamp', name: 'Age', type: 'date' },
 ]
 
-function crd(kind: string, plural: string, version: string, schema: Schema, columns?: PrinterColumn[], group = 'config.porch.kpt.dev'): Record<string, unknown> {
+function crd(
+  kind: string,
+  plural: string,
+  version: string,
+  schema: Schema,
+  columns?: PrinterColumn[],
+  group = 'config.porch.kpt.dev',
+): Record<string, unknown> {
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
@@ -348,14 +474,26 @@ function crd(kind: string, plural: string, version: string, schema: Schema, colu
       group,
       names: { kind, listKind: `${kind}List`, plural, singular: kind.toLowerCase() },
       scope: 'Namespaced',
-      versions: [{ ...(columns ? { additionalPrinterColumns: columns } : {}), name: version, schema: { openAPIV3Schema: schema }, served: true, storage: true, subresources: { status: {} } }],
+      versions: [
+        {
+          ...(columns ? { additionalPrinterColumns: columns } : {}),
+          name: version,
+          schema: { openAPIV3Schema: schema },
+          served: true,
+          storage: true,
+          subresources: { status: {} },
+        },
+      ],
     },
   }
 }
 
 /** The CRDs, each with the file name `npm run crds` gives it; `porch` marks those whose schema is Porch's. */
 /** An API (group/version/kind) a package serves or needs. */
-const gvk = object({ apiVersion: string({ minLength: 1 }), kind: string({ minLength: 1 }) }, { required: ['apiVersion', 'kind'] })
+const gvk = object(
+  { apiVersion: string({ minLength: 1 }), kind: string({ minLength: 1 }) },
+  { required: ['apiVersion', 'kind'] },
+)
 
 /**
  * A dependency: a package by `name` (with a `version` constraint), an API
@@ -367,7 +505,12 @@ const dependency = object({ ...dependencyFields, anyOf: array(object(dependencyF
 
 /** Where render installs a catalog version from: a package revision of a Repository of the fleet. */
 const packageSource = fields<PackageSource>(
-  { repo: string({ minLength: 1 }), package: string({ minLength: 1 }), revision: integer({ minimum: 1 }), workspaceName: string() },
+  {
+    repo: string({ minLength: 1 }),
+    package: string({ minLength: 1 }),
+    revision: integer({ minimum: 1 }),
+    workspaceName: string(),
+  },
   { required: ['repo', 'package'] },
 )
 
@@ -387,14 +530,28 @@ const packageCatalogSchema = object(
             installationType,
             path: string(),
             deletionPolicy: string({ enum: ['delete', 'orphan'] }),
-            versions: array(object({ version: string({ minLength: 1 }), provides: array(gvk), dependencies: array(dependency), installationType, source: packageSource }, { required: ['version'] })),
+            versions: array(
+              object(
+                {
+                  version: string({ minLength: 1 }),
+                  provides: array(gvk),
+                  dependencies: array(dependency),
+                  installationType,
+                  source: packageSource,
+                },
+                { required: ['version'] },
+              ),
+            ),
           },
           { required: ['name'] },
         ),
       ),
     }),
   },
-  { description: 'PackageCatalog lists installable package versions, what each provides and needs, and where kpt-variants render installs it from (docs/package-dependencies.md).' },
+  {
+    description:
+      'PackageCatalog lists installable package versions, what each provides and needs, and where kpt-variants render installs it from (docs/package-dependencies.md).',
+  },
 )
 
 const installedPackageSchema = object(
@@ -415,7 +572,10 @@ const installedPackageSchema = object(
       { required: ['version'] },
     ),
   },
-  { description: 'InstalledPackage is one installation made outside git; the label kpt-variants.dev/repository names the downstream repository it belongs to.' },
+  {
+    description:
+      'InstalledPackage is one installation made outside git; the label kpt-variants.dev/repository names the downstream repository it belongs to.',
+  },
 )
 
 const clusterAPIsSchema = object(
@@ -424,13 +584,48 @@ const clusterAPIsSchema = object(
 )
 
 export const customResourceDefinitions: readonly { file: string; crd: Record<string, unknown>; porch: boolean }[] = [
-  { file: 'config.porch.kpt.dev_repositories.yaml', crd: crd('Repository', 'repositories', 'v1alpha1', repositorySchema, repositoryColumns), porch: true },
-  { file: 'config.porch.kpt.dev_packagevariants.yaml', crd: crd('PackageVariant', 'packagevariants', 'v1alpha1', packageVariantSchema), porch: true },
-  { file: 'config.porch.kpt.dev_packagevariantsets.yaml', crd: crd('PackageVariantSet', 'packagevariantsets', 'v1alpha2', packageVariantSetSchema), porch: true },
-  { file: `${rolloutGroup}_rollouts.yaml`, crd: crd(rolloutKind, 'rollouts', rolloutVersion, rolloutSchema, rolloutColumns, rolloutGroup), porch: false },
-  { file: `${dependenciesGroup}_packagecatalogs.yaml`, crd: crd(packageCatalogKind, 'packagecatalogs', 'v1alpha1', packageCatalogSchema, undefined, dependenciesGroup), porch: false },
-  { file: `${dependenciesGroup}_installedpackages.yaml`, crd: crd(installedPackageKind, 'installedpackages', 'v1alpha1', installedPackageSchema, undefined, dependenciesGroup), porch: false },
-  { file: `${dependenciesGroup}_clusterapis.yaml`, crd: crd(clusterAPIsKind, 'clusterapis', 'v1alpha1', clusterAPIsSchema, undefined, dependenciesGroup), porch: false },
+  {
+    file: 'config.porch.kpt.dev_repositories.yaml',
+    crd: crd('Repository', 'repositories', 'v1alpha1', repositorySchema, repositoryColumns),
+    porch: true,
+  },
+  {
+    file: 'config.porch.kpt.dev_packagevariants.yaml',
+    crd: crd('PackageVariant', 'packagevariants', 'v1alpha1', packageVariantSchema),
+    porch: true,
+  },
+  {
+    file: 'config.porch.kpt.dev_packagevariantsets.yaml',
+    crd: crd('PackageVariantSet', 'packagevariantsets', 'v1alpha2', packageVariantSetSchema),
+    porch: true,
+  },
+  {
+    file: `${rolloutGroup}_rollouts.yaml`,
+    crd: crd(rolloutKind, 'rollouts', rolloutVersion, rolloutSchema, rolloutColumns, rolloutGroup),
+    porch: false,
+  },
+  {
+    file: `${dependenciesGroup}_packagecatalogs.yaml`,
+    crd: crd(packageCatalogKind, 'packagecatalogs', 'v1alpha1', packageCatalogSchema, undefined, dependenciesGroup),
+    porch: false,
+  },
+  {
+    file: `${dependenciesGroup}_installedpackages.yaml`,
+    crd: crd(
+      installedPackageKind,
+      'installedpackages',
+      'v1alpha1',
+      installedPackageSchema,
+      undefined,
+      dependenciesGroup,
+    ),
+    porch: false,
+  },
+  {
+    file: `${dependenciesGroup}_clusterapis.yaml`,
+    crd: crd(clusterAPIsKind, 'clusterapis', 'v1alpha1', clusterAPIsSchema, undefined, dependenciesGroup),
+    porch: false,
+  },
 ]
 
 /** A CRD as its file in deploy/crds has it. */

@@ -10,7 +10,8 @@ import { Decoder } from './decode.js'
 
 type Plain = Record<string, unknown>
 
-const isObject = (value: unknown): value is Plain => typeof value === 'object' && value !== null && !Array.isArray(value)
+const isObject = (value: unknown): value is Plain =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 export class PlainDecoder extends Decoder {
   private readonly value: Plain
@@ -43,13 +44,22 @@ export class PlainDecoder extends Decoder {
       const fits = typeof part === 'number' ? Array.isArray(value) : isObject(value)
       if (!fits) {
         if (i === 0 || value === null) return undefined
-        throw new FieldTypeError(this.object, formatFieldPath(path.slice(0, i)), typeof part === 'number' ? 'a list' : 'a map')
+        throw new FieldTypeError(
+          this.object,
+          formatFieldPath(path.slice(0, i)),
+          typeof part === 'number' ? 'a list' : 'a map',
+        )
       }
       if (i === path.length - 1 && path.length > 1) {
         this.lastPath = path
         this.lastBaseValue = value
       }
-      value = typeof part === 'number' ? (value as unknown[])[part] : Object.prototype.hasOwnProperty.call(value, part) ? (value as Plain)[part] : undefined
+      value =
+        typeof part === 'number'
+          ? (value as unknown[])[part]
+          : Object.prototype.hasOwnProperty.call(value, part)
+            ? (value as Plain)[part]
+            : undefined
       if (value === undefined) return undefined
     }
     return value

@@ -1,5 +1,13 @@
 import { KubeObject, parseObjects } from '../krm/index.js'
-import { crdProvides, defaultDependencyPolicy, readClusterAPIs, readDependencyCheck, readInstalledPackage, readPackageCatalog, readPackageManifest } from './dependencies.js'
+import {
+  crdProvides,
+  defaultDependencyPolicy,
+  readClusterAPIs,
+  readDependencyCheck,
+  readInstalledPackage,
+  readPackageCatalog,
+  readPackageManifest,
+} from './dependencies.js'
 
 const one = (text: string): KubeObject => parseObjects(text, 'test.yaml')[0]!
 
@@ -41,10 +49,30 @@ spec:
   })
 
   test.each([
-    ['missing name', `spec: {packages: [{versions: []}]}`, 'spec.packages[0].name', '`spec.packages[0].name` is required'],
-    ['duplicate package', `spec: {packages: [{name: a}, {name: a}]}`, 'spec.packages[1].name', 'duplicates `spec.packages[0].name` "a"'],
-    ['duplicate version', `spec: {packages: [{name: a, versions: [{version: 1.0.0}, {version: 1.0.0}]}]}`, 'spec.packages[0].versions[1].version', 'duplicates'],
-    ['numeric version', `spec: {packages: [{name: a, versions: [{version: 1}]}]}`, 'spec.packages[0].versions[0].version', 'must be a string'],
+    [
+      'missing name',
+      `spec: {packages: [{versions: []}]}`,
+      'spec.packages[0].name',
+      '`spec.packages[0].name` is required',
+    ],
+    [
+      'duplicate package',
+      `spec: {packages: [{name: a}, {name: a}]}`,
+      'spec.packages[1].name',
+      'duplicates `spec.packages[0].name` "a"',
+    ],
+    [
+      'duplicate version',
+      `spec: {packages: [{name: a, versions: [{version: 1.0.0}, {version: 1.0.0}]}]}`,
+      'spec.packages[0].versions[1].version',
+      'duplicates',
+    ],
+    [
+      'numeric version',
+      `spec: {packages: [{name: a, versions: [{version: 1}]}]}`,
+      'spec.packages[0].versions[0].version',
+      'must be a string',
+    ],
     [
       'two dependency forms',
       `spec: {packages: [{name: a, versions: [{version: 1.0.0, dependencies: [{name: b, gvk: {apiVersion: v1, kind: X}}]}]}]}`,
@@ -69,7 +97,12 @@ spec:
       'spec.packages[0].versions[0].dependencies[0].gvk.kind',
       'is required',
     ],
-    ['bad installationType', `spec: {packages: [{name: a, installationType: OnePerGalaxy}]}`, 'spec.packages[0].installationType', 'must be one of OnePerCluster'],
+    [
+      'bad installationType',
+      `spec: {packages: [{name: a, installationType: OnePerGalaxy}]}`,
+      'spec.packages[0].installationType',
+      'must be one of OnePerCluster',
+    ],
     [
       'optional not a boolean',
       `spec: {packages: [{name: a, versions: [{version: 1.0.0, dependencies: [{name: b, optional: "yes"}]}]}]}`,
@@ -78,7 +111,9 @@ spec:
     ],
     ['packages not a list', `spec: {packages: {a: 1}}`, 'spec.packages', 'must be a list'],
   ])('%s: error on the field', (_name, spec, field, message) => {
-    const read = readPackageCatalog(one(`apiVersion: kpt-variants.dev/v1alpha1\nkind: PackageCatalog\nmetadata: {name: c}\n${spec}\n`))
+    const read = readPackageCatalog(
+      one(`apiVersion: kpt-variants.dev/v1alpha1\nkind: PackageCatalog\nmetadata: {name: c}\n${spec}\n`),
+    )
     expect(read.ok).toBe(false)
     if (read.ok) return
     expect(read.errors).toContainEqual({ field, message: expect.stringContaining(message) })
@@ -87,21 +122,40 @@ spec:
 
 describe('other kinds', () => {
   test('PackageManifest: name from metadata, optional version', () => {
-    const read = readPackageManifest(one(`apiVersion: kpt-variants.dev/v1alpha1\nkind: PackageManifest\nmetadata: {name: shop}\nspec: {dependencies: [{name: db}]}\n`))
+    const read = readPackageManifest(
+      one(
+        `apiVersion: kpt-variants.dev/v1alpha1\nkind: PackageManifest\nmetadata: {name: shop}\nspec: {dependencies: [{name: db}]}\n`,
+      ),
+    )
     expect(read).toMatchObject({ ok: true, value: { name: 'shop', namespace: '', dependencies: [{ name: 'db' }] } })
     expect(read.ok && 'version' in read.value).toBe(false)
   })
 
   test('InstalledPackage: package defaults to the name; dependencies only when listed', () => {
-    const read = readInstalledPackage(one(`apiVersion: kpt-variants.dev/v1alpha1\nkind: InstalledPackage\nmetadata: {name: cm}\nspec: {version: v1.16.3+1, installedAsDependency: true}\n`))
-    expect(read).toMatchObject({ ok: true, value: { name: 'cm', package: 'cm', version: 'v1.16.3+1', installedAsDependency: true, deleting: false } })
+    const read = readInstalledPackage(
+      one(
+        `apiVersion: kpt-variants.dev/v1alpha1\nkind: InstalledPackage\nmetadata: {name: cm}\nspec: {version: v1.16.3+1, installedAsDependency: true}\n`,
+      ),
+    )
+    expect(read).toMatchObject({
+      ok: true,
+      value: { name: 'cm', package: 'cm', version: 'v1.16.3+1', installedAsDependency: true, deleting: false },
+    })
     expect(read.ok && 'dependencies' in read.value).toBe(false)
-    const bad = readInstalledPackage(one(`apiVersion: kpt-variants.dev/v1alpha1\nkind: InstalledPackage\nmetadata: {name: cm}\nspec: {}\n`))
+    const bad = readInstalledPackage(
+      one(`apiVersion: kpt-variants.dev/v1alpha1\nkind: InstalledPackage\nmetadata: {name: cm}\nspec: {}\n`),
+    )
     expect(bad).toEqual({ ok: false, errors: [{ field: 'spec.version', message: '`spec.version` is required' }] })
   })
 
   test('ClusterAPIs and CRDs', () => {
-    expect(readClusterAPIs(one(`apiVersion: kpt-variants.dev/v1alpha1\nkind: ClusterAPIs\nmetadata: {name: c}\nspec: {gvks: [{apiVersion: v1, kind: ConfigMap}]}\n`))).toMatchObject({
+    expect(
+      readClusterAPIs(
+        one(
+          `apiVersion: kpt-variants.dev/v1alpha1\nkind: ClusterAPIs\nmetadata: {name: c}\nspec: {gvks: [{apiVersion: v1, kind: ConfigMap}]}\n`,
+        ),
+      ),
+    ).toMatchObject({
       ok: true,
       value: { gvks: [{ apiVersion: 'v1', kind: 'ConfigMap' }] },
     })
@@ -127,7 +181,11 @@ spec:
     )
     expect(read).toMatchObject({
       ok: true,
-      value: { name: 'c', targets: [{ package: 'keptn', constraint: '^1', namespace: '' }], policy: { ...defaultDependencyPolicy, upgrades: 'Deny', prereleases: { identifiers: ['rc'] } } },
+      value: {
+        name: 'c',
+        targets: [{ package: 'keptn', constraint: '^1', namespace: '' }],
+        policy: { ...defaultDependencyPolicy, upgrades: 'Deny', prereleases: { identifiers: ['rc'] } },
+      },
     })
     const bad = readDependencyCheck(
       one(
@@ -136,6 +194,10 @@ spec:
     )
     expect(bad.ok).toBe(false)
     if (bad.ok) return
-    expect(bad.errors.map((e) => e.field)).toEqual(['spec.targets[0].constraint', 'spec.policy.downgrades', 'spec.policy.prereleases'])
+    expect(bad.errors.map((e) => e.field)).toEqual([
+      'spec.targets[0].constraint',
+      'spec.policy.downgrades',
+      'spec.policy.prereleases',
+    ])
   })
 })

@@ -70,7 +70,8 @@ export function readPackageCatalogFields(object: KubeObject): Read<PackageCatalo
     const name = d.requiredString([...base, 'name'])
     if (name !== undefined) {
       const first = names.get(name)
-      if (first !== undefined) d.fail([...base, 'name'], `duplicates \`spec.packages[${first}].name\` ${JSON.stringify(name)}`)
+      if (first !== undefined)
+        d.fail([...base, 'name'], `duplicates \`spec.packages[${first}].name\` ${JSON.stringify(name)}`)
       else names.set(name, i)
     }
     const versions: CatalogVersion[] = []
@@ -79,7 +80,11 @@ export function readPackageCatalogFields(object: KubeObject): Read<PackageCatalo
       const version = d.requiredString([...vbase, 'version'])
       if (version !== undefined) {
         const dup = seen.get(version)
-        if (dup !== undefined) d.fail([...vbase, 'version'], `duplicates \`${formatFieldPath([...base, 'versions', dup, 'version'])}\` ${JSON.stringify(version)}`)
+        if (dup !== undefined)
+          d.fail(
+            [...vbase, 'version'],
+            `duplicates \`${formatFieldPath([...base, 'versions', dup, 'version'])}\` ${JSON.stringify(version)}`,
+          )
         else seen.set(version, j)
       }
       const entry: CatalogVersion = {
@@ -96,12 +101,14 @@ export function readPackageCatalogFields(object: KubeObject): Read<PackageCatalo
     const pkg: CatalogPackage = { name: name ?? '', versions }
     const path = d.string([...base, 'path'])
     if (path !== undefined) {
-      if (path.split('/').some((segment) => dns1123LabelErrors(segment).length > 0)) d.fail([...base, 'path'], `must be a package path of DNS-1123 labels, got ${JSON.stringify(path)}`)
+      if (path.split('/').some((segment) => dns1123LabelErrors(segment).length > 0))
+        d.fail([...base, 'path'], `must be a package path of DNS-1123 labels, got ${JSON.stringify(path)}`)
       else pkg.path = path
     }
     const deletionPolicy = d.string([...base, 'deletionPolicy'])
     if (deletionPolicy === 'delete' || deletionPolicy === 'orphan') pkg.deletionPolicy = deletionPolicy
-    else if (deletionPolicy !== undefined) d.fail([...base, 'deletionPolicy'], `must be delete or orphan, got ${JSON.stringify(deletionPolicy)}`)
+    else if (deletionPolicy !== undefined)
+      d.fail([...base, 'deletionPolicy'], `must be delete or orphan, got ${JSON.stringify(deletionPolicy)}`)
     const latest = d.string([...base, 'latestVersion'])
     if (latest) pkg.latestVersion = latest
     const type = readInstallationType(d, [...base, 'installationType'])
@@ -230,7 +237,12 @@ function readDependency(d: Decoder, base: FieldPath, allowAnyOf: boolean): Depen
   const optional = d.boolean([...base, 'optional']) ?? false
   const forms = ['name', 'gvk', 'anyOf'].filter((key) => d.has([...base, key]))
   if (forms.length !== 1) {
-    d.fail(base, forms.length === 0 ? 'must set one of `name`, `gvk` or `anyOf`' : `must set only one of ${forms.map((f) => `\`${f}\``).join(', ')}`)
+    d.fail(
+      base,
+      forms.length === 0
+        ? 'must set one of `name`, `gvk` or `anyOf`'
+        : `must set only one of ${forms.map((f) => `\`${f}\``).join(', ')}`,
+    )
     return undefined
   }
   if (forms[0] === 'name') {
@@ -267,9 +279,15 @@ function readPackageSource(d: Decoder, path: FieldPath): PackageSource | undefin
   const revision = d.integer([...path, 'revision'])
   const workspaceName = d.string([...path, 'workspaceName'])
   if (revision !== undefined && revision < 1) d.fail([...path, 'revision'], 'must be 1 or more')
-  if (revision !== undefined && workspaceName !== undefined) d.fail([...path, 'workspaceName'], 'must not be set together with `revision`')
+  if (revision !== undefined && workspaceName !== undefined)
+    d.fail([...path, 'workspaceName'], 'must not be set together with `revision`')
   if (repo === undefined || pkg === undefined) return undefined
-  return { repo, package: pkg, ...(revision !== undefined ? { revision } : {}), ...(workspaceName !== undefined ? { workspaceName } : {}) }
+  return {
+    repo,
+    package: pkg,
+    ...(revision !== undefined ? { revision } : {}),
+    ...(workspaceName !== undefined ? { workspaceName } : {}),
+  }
 }
 
 function readGVKs(d: Decoder, path: FieldPath): GVK[] {

@@ -4,7 +4,16 @@
  * `8h`, `1h30m`, `1.5h`, `90s`. Days are not a unit (as in Go): write `24h`.
  */
 
-const unitMs: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, μs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 }
+const unitMs: Record<string, number> = {
+  ns: 1e-6,
+  us: 1e-3,
+  µs: 1e-3,
+  μs: 1e-3,
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+}
 const part = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/y
 
 /** Milliseconds of a Go duration, or why it is not one (e.g. `"30 minutes" is not a duration (e.g. 30m, 8h, 1h30m)`). */

@@ -12,12 +12,20 @@ import type { PackageVariant, PackageVariantRule } from './package-variant.js'
 const expected = 'expected PackageVariant.config.porch.kpt.dev/v1alpha1'
 
 /** Reads a PackageVariant functionConfig and runs `rules` on it; every problem is an error result naming its field. */
-export function readPackageVariantConfig(fc: KubeObject | undefined, rules: readonly PackageVariantRule[]): { ok: true; pv: PackageVariant } | { ok: false; results: Result[] } {
+export function readPackageVariantConfig(
+  fc: KubeObject | undefined,
+  rules: readonly PackageVariantRule[],
+): { ok: true; pv: PackageVariant } | { ok: false; results: Result[] } {
   if (!fc) return { ok: false, results: [newResult('error', `functionConfig is missing: ${expected}`)] }
   if (!isPackageVariant(fc)) {
     return {
       ok: false,
-      results: [newResult('error', `unsupported functionConfig ${describeKind(fc)}: ${expected}`, { object: fc, field: 'kind' })],
+      results: [
+        newResult('error', `unsupported functionConfig ${describeKind(fc)}: ${expected}`, {
+          object: fc,
+          field: 'kind',
+        }),
+      ],
     }
   }
   const read = readPackageVariant(fc)
@@ -33,7 +41,10 @@ export function readPackageVariantConfig(fc: KubeObject | undefined, rules: read
  * The common start of a Kptfile mutation: the parsed functionConfig and the
  * root Kptfile, or undefined after recording why either is unusable on `rl`.
  */
-export function configAndKptfile<C>(rl: ResourceList, parse: (fc: KubeObject | undefined) => { ok: true; config: C } | { ok: false; results: Result[] }): { config: C; kptfile: Kptfile } | undefined {
+export function configAndKptfile<C>(
+  rl: ResourceList,
+  parse: (fc: KubeObject | undefined) => { ok: true; config: C } | { ok: false; results: Result[] },
+): { config: C; kptfile: Kptfile } | undefined {
   const parsed = parse(rl.functionConfig)
   if (!parsed.ok) {
     rl.results.push(...parsed.results)

@@ -33,7 +33,11 @@ describe('validatePackageVariantSet', () => {
       `${head}spec:\n  upstream: {}\n  targets: []\n`,
       'spec.upstream.package is a required field; spec.upstream.repo is a required field; either spec.upstream.revision or spec.upstream.workspaceName must be specified; must specify at least one item in spec.targets',
     ],
-    ['workspaceName alone is enough', `${head}spec:\n  upstream: {repo: r, package: p, workspaceName: ws}\n  targets: [{repositorySelector: {}}]\n`, ''],
+    [
+      'workspaceName alone is enough',
+      `${head}spec:\n  upstream: {repo: r, package: p, workspaceName: ws}\n  targets: [{repositorySelector: {}}]\n`,
+      '',
+    ],
     [
       'empty repositories list, empty names',
       spec('targets:\n- repositories: []\n- repositories:\n  - name: ""\n    packageNames: [a, ""]\n'),
@@ -117,7 +121,10 @@ describe('validatePackageVariantSet', () => {
   })
 
   test('reads presence: a present empty string is not the same as absent', () => {
-    const [object] = parseObjects(spec('targets:\n- repositorySelector: {}\n  template:\n    downstream: {repo: ""}\n'), 'pvs.yaml')
+    const [object] = parseObjects(
+      spec('targets:\n- repositorySelector: {}\n  template:\n    downstream: {repo: ""}\n'),
+      'pvs.yaml',
+    )
     const read = readPackageVariantSet(object!)
     expect(read.ok && read.value.spec.targets![0]!.template!.downstream).toEqual({ repo: '' })
   })
@@ -132,16 +139,26 @@ describe('validatePackageVariantSet', () => {
     expect(read('revision: 3')).toEqual({ upstream: { repo: 'r', package: 'p', revision: 3 }, warnings: [] })
     expect(read('revision: v1')).toEqual({
       upstream: { repo: 'r', package: 'p', revision: 1 },
-      warnings: ['`spec.upstream.revision: "v1"` is older Porch\'s string form: read as revision 1; write `revision: 1`'],
+      warnings: [
+        '`spec.upstream.revision: "v1"` is older Porch\'s string form: read as revision 1; write `revision: 1`',
+      ],
     })
     expect(read('revision: "2"').upstream).toEqual({ repo: 'r', package: 'p', revision: 2 })
     expect(read('revision: r2')).toEqual({
       upstream: { repo: 'r', package: 'p', workspaceName: 'r2' },
-      warnings: ['`spec.upstream.revision: "r2"` is older Porch\'s string form: read as the revision named "r2" (the tag <package>/r2, else the head of branch r2); write `workspaceName: r2`'],
+      warnings: [
+        '`spec.upstream.revision: "r2"` is older Porch\'s string form: read as the revision named "r2" (the tag <package>/r2, else the head of branch r2); write `workspaceName: r2`',
+      ],
     })
     expect(read('revision: v4.0.0').upstream).toEqual({ repo: 'r', package: 'p', workspaceName: 'v4.0.0' })
     expect(read('tag: main').upstream).toEqual({ repo: 'r', package: 'p', workspaceName: 'main' })
-    expect(read('revision: main, workspaceName: main').upstream).toEqual({ repo: 'r', package: 'p', workspaceName: 'main' })
-    expect(read('revision: main, workspaceName: v2')).toEqual({ errors: ['`spec.upstream.revision` "main" names another revision than `workspaceName: v2`'] })
+    expect(read('revision: main, workspaceName: main').upstream).toEqual({
+      repo: 'r',
+      package: 'p',
+      workspaceName: 'main',
+    })
+    expect(read('revision: main, workspaceName: v2')).toEqual({
+      errors: ['`spec.upstream.revision` "main" names another revision than `workspaceName: v2`'],
+    })
   })
 })

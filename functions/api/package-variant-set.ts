@@ -115,12 +115,20 @@ export function isPackageVariantSet(object: KubeObject): boolean {
 }
 
 /** Reads a PackageVariantSet; type errors (a map where a list belongs...) are field errors. */
-export function readPackageVariantSet(object: KubeObject): { ok: true; value: PackageVariantSet } | { ok: false; errors: FieldError[] } {
+export function readPackageVariantSet(
+  object: KubeObject,
+): { ok: true; value: PackageVariantSet } | { ok: false; errors: FieldError[] } {
   const d = new Decoder(object)
   const warnings: FieldError[] = []
   d.isMapOrAbsent(['spec'])
   const spec: PackageVariantSetSpec = compact({
-    upstream: d.map(['spec', 'upstream'], (p) => compact({ repo: d.string([...p, 'repo']), package: d.string([...p, 'package']), ...readUpstreamRevision(d, p, warnings) })),
+    upstream: d.map(['spec', 'upstream'], (p) =>
+      compact({
+        repo: d.string([...p, 'repo']),
+        package: d.string([...p, 'package']),
+        ...readUpstreamRevision(d, p, warnings),
+      }),
+    ),
     targets: d.list(['spec', 'targets'], (p) => readTarget(d, p)),
   })
   const uid = d.string(['metadata', 'uid']) ?? ''
@@ -142,10 +150,17 @@ export function readPackageVariantSet(object: KubeObject): { ok: true; value: Pa
 
 function readTarget(d: Decoder, base: FieldPath): Target {
   return compact({
-    repositories: d.list([...base, 'repositories'], (p) => compact({ name: d.string([...p, 'name']) ?? '', packageNames: d.stringList([...p, 'packageNames']) })),
+    repositories: d.list([...base, 'repositories'], (p) =>
+      compact({ name: d.string([...p, 'name']) ?? '', packageNames: d.stringList([...p, 'packageNames']) }),
+    ),
     repositorySelector: d.map([...base, 'repositorySelector'], (p) => readLabelSelector(d, p)),
     objectSelector: d.map([...base, 'objectSelector'], (p) =>
-      compact({ apiVersion: d.string([...p, 'apiVersion']) ?? '', kind: d.string([...p, 'kind']) ?? '', name: d.string([...p, 'name']), ...readLabelSelector(d, p) }),
+      compact({
+        apiVersion: d.string([...p, 'apiVersion']) ?? '',
+        kind: d.string([...p, 'kind']) ?? '',
+        name: d.string([...p, 'name']),
+        ...readLabelSelector(d, p),
+      }),
     ),
     template: d.map([...base, 'template'], (p) => readTemplate(d, p)),
   })
@@ -155,7 +170,11 @@ function readLabelSelector(d: Decoder, base: FieldPath): LabelSelector {
   return compact({
     matchLabels: d.stringMap([...base, 'matchLabels']),
     matchExpressions: d.list([...base, 'matchExpressions'], (p): LabelSelectorRequirement =>
-      compact({ key: d.string([...p, 'key']) ?? '', operator: d.string([...p, 'operator']) ?? '', values: d.stringList([...p, 'values']) }),
+      compact({
+        key: d.string([...p, 'key']) ?? '',
+        operator: d.string([...p, 'operator']) ?? '',
+        values: d.stringList([...p, 'values']),
+      }),
     ),
   })
 }
@@ -163,7 +182,12 @@ function readLabelSelector(d: Decoder, base: FieldPath): LabelSelector {
 function readTemplate(d: Decoder, base: FieldPath): PackageVariantTemplate {
   return compact({
     downstream: d.map([...base, 'downstream'], (p) =>
-      compact({ repo: d.string([...p, 'repo']), package: d.string([...p, 'package']), repoExpr: d.string([...p, 'repoExpr']), packageExpr: d.string([...p, 'packageExpr']) }),
+      compact({
+        repo: d.string([...p, 'repo']),
+        package: d.string([...p, 'package']),
+        repoExpr: d.string([...p, 'repoExpr']),
+        packageExpr: d.string([...p, 'packageExpr']),
+      }),
     ),
     adoptionPolicy: d.string([...base, 'adoptionPolicy']),
     deletionPolicy: d.string([...base, 'deletionPolicy']),
@@ -179,7 +203,9 @@ function readTemplate(d: Decoder, base: FieldPath): PackageVariantTemplate {
         removeKeyExprs: d.stringList([...p, 'removeKeyExprs']),
       }),
     ),
-    pipeline: d.map([...base, 'pipeline'], (p) => compact({ validators: readFunctions(d, [...p, 'validators']), mutators: readFunctions(d, [...p, 'mutators']) })),
+    pipeline: d.map([...base, 'pipeline'], (p) =>
+      compact({ validators: readFunctions(d, [...p, 'validators']), mutators: readFunctions(d, [...p, 'mutators']) }),
+    ),
     injectors: d.list([...base, 'injectors'], (p) =>
       compact({
         group: d.string([...p, 'group']),
@@ -193,7 +219,14 @@ function readTemplate(d: Decoder, base: FieldPath): PackageVariantTemplate {
 }
 
 function readMapExprs(d: Decoder, path: FieldPath): MapExpr[] | undefined {
-  return d.list(path, (p) => compact({ key: d.string([...p, 'key']), value: d.string([...p, 'value']), keyExpr: d.string([...p, 'keyExpr']), valueExpr: d.string([...p, 'valueExpr']) }))
+  return d.list(path, (p) =>
+    compact({
+      key: d.string([...p, 'key']),
+      value: d.string([...p, 'value']),
+      keyExpr: d.string([...p, 'keyExpr']),
+      valueExpr: d.string([...p, 'valueExpr']),
+    }),
+  )
 }
 
 function readFunctions(d: Decoder, path: FieldPath): FunctionTemplate[] | undefined {
@@ -228,7 +261,8 @@ export const upstreamRule: PackageVariantSetRule = ({ pvs, errors }) => {
     errors.push({ field: 'spec.upstream', message: 'spec.upstream is a required field' })
     return
   }
-  if (!upstream.package) errors.push({ field: 'spec.upstream.package', message: 'spec.upstream.package is a required field' })
+  if (!upstream.package)
+    errors.push({ field: 'spec.upstream.package', message: 'spec.upstream.package is a required field' })
   if (!upstream.repo) errors.push({ field: 'spec.upstream.repo', message: 'spec.upstream.repo is a required field' })
   if (!upstream.revision && !upstream.workspaceName) {
     errors.push({
@@ -253,13 +287,17 @@ export const targetsRule: PackageVariantSetRule = ({ pvs, errors }) => {
     if (target.repositories !== undefined) {
       count++
       if (target.repositories.length === 0) {
-        errors.push({ field: `${prefix}.repositories`, message: `${prefix}.repositories must not be an empty list if specified` })
+        errors.push({
+          field: `${prefix}.repositories`,
+          message: `${prefix}.repositories must not be an empty list if specified`,
+        })
       }
       target.repositories.forEach((rt, j) => {
         const p = `${prefix}.repositories[${j}]`
         if (rt.name === '') errors.push({ field: `${p}.name`, message: `${p}.name cannot be empty` })
         rt.packageNames?.forEach((pn, k) => {
-          if (pn === '') errors.push({ field: `${p}.packageNames[${k}]`, message: `${p}.packageNames[${k}] cannot be empty` })
+          if (pn === '')
+            errors.push({ field: `${p}.packageNames[${k}]`, message: `${p}.packageNames[${k}] cannot be empty` })
         })
       })
     }
@@ -267,10 +305,16 @@ export const targetsRule: PackageVariantSetRule = ({ pvs, errors }) => {
     if (target.objectSelector !== undefined) {
       count++
       if (target.objectSelector.apiVersion === '') {
-        errors.push({ field: `${prefix}.objectSelector.apiVersion`, message: `${prefix}.objectselector.apiVersion cannot be empty` })
+        errors.push({
+          field: `${prefix}.objectSelector.apiVersion`,
+          message: `${prefix}.objectselector.apiVersion cannot be empty`,
+        })
       }
       if (target.objectSelector.kind === '') {
-        errors.push({ field: `${prefix}.objectSelector.kind`, message: `${prefix}.objectselector.kind cannot be empty` })
+        errors.push({
+          field: `${prefix}.objectSelector.kind`,
+          message: `${prefix}.objectselector.kind cannot be empty`,
+        })
       }
     }
     if (count !== 1) {
@@ -285,14 +329,20 @@ export const targetsRule: PackageVariantSetRule = ({ pvs, errors }) => {
 
 function validateTemplate(t: PackageVariantTemplate, f: string, errors: FieldError[]): void {
   if (t.adoptionPolicy !== undefined && t.adoptionPolicy !== 'adoptNone' && t.adoptionPolicy !== 'adoptExisting') {
-    errors.push({ field: `${f}.adoptionPolicy`, message: `${f}.adoptionPolicy can only be "adoptNone" or "adoptExisting"` })
+    errors.push({
+      field: `${f}.adoptionPolicy`,
+      message: `${f}.adoptionPolicy can only be "adoptNone" or "adoptExisting"`,
+    })
   }
   if (t.deletionPolicy !== undefined && t.deletionPolicy !== 'orphan' && t.deletionPolicy !== 'delete') {
     errors.push({ field: `${f}.deletionPolicy`, message: `${f}.deletionPolicy can only be "orphan" or "delete"` })
   }
   if (t.downstream) {
     if (t.downstream.repo !== undefined && t.downstream.repoExpr !== undefined) {
-      errors.push({ field: `${f}.downstream`, message: `${f} may specify only one of \`downstream.repo\` and \`downstream.repoExpr\`` })
+      errors.push({
+        field: `${f}.downstream`,
+        message: `${f} may specify only one of \`downstream.repo\` and \`downstream.repoExpr\``,
+      })
     }
     if (t.downstream.package !== undefined && t.downstream.packageExpr !== undefined) {
       errors.push({
@@ -338,7 +388,10 @@ function validateMapExprs(exprs: readonly MapExpr[] | undefined, f: string, erro
 export const packageVariantSetRules: readonly PackageVariantSetRule[] = [upstreamRule, targetsPresentRule, targetsRule]
 
 /** Runs the rules and returns every error, in Porch's order (combine with `combineErrors`). */
-export function validatePackageVariantSet(pvs: PackageVariantSet, rules: readonly PackageVariantSetRule[] = packageVariantSetRules): FieldError[] {
+export function validatePackageVariantSet(
+  pvs: PackageVariantSet,
+  rules: readonly PackageVariantSetRule[] = packageVariantSetRules,
+): FieldError[] {
   const ctx: PackageVariantSetRuleContext = { pvs, errors: [] }
   for (const rule of rules) rule(ctx)
   return ctx.errors

@@ -22,7 +22,9 @@ describe('readPackageVariant', () => {
         packageContext: null
     `)
     expect(pv.spec).toEqual({})
-    expect(combineErrors(validatePackageVariant(pv))).toBe('missing required field spec.upstream; missing required field spec.downstream')
+    expect(combineErrors(validatePackageVariant(pv))).toBe(
+      'missing required field spec.upstream; missing required field spec.downstream',
+    )
   })
 
   test('every field of the spec, null list entries reading as empty maps', () => {

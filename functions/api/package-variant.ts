@@ -71,21 +71,43 @@ export function isPackageVariant(object: KubeObject): boolean {
  * Reads a PackageVariant. Type errors (a list where a map belongs...) are
  * returned as field errors; Porch's semantic checks are `validatePackageVariant`.
  */
-export function readPackageVariant(object: KubeObject): { ok: true; value: PackageVariant } | { ok: false; errors: FieldError[] } {
+export function readPackageVariant(
+  object: KubeObject,
+): { ok: true; value: PackageVariant } | { ok: false; errors: FieldError[] } {
   const d = new Decoder(object)
   const warnings: FieldError[] = []
   d.isMapOrAbsent(['spec'])
   const spec: PackageVariantSpec = compact({
-    upstream: d.map(['spec', 'upstream'], (p) => compact({ repo: d.string([...p, 'repo']), package: d.string([...p, 'package']), ...readUpstreamRevision(d, p, warnings) })),
-    downstream: d.map(['spec', 'downstream'], (p) => compact({ repo: d.string([...p, 'repo']), package: d.string([...p, 'package']) })),
+    upstream: d.map(['spec', 'upstream'], (p) =>
+      compact({
+        repo: d.string([...p, 'repo']),
+        package: d.string([...p, 'package']),
+        ...readUpstreamRevision(d, p, warnings),
+      }),
+    ),
+    downstream: d.map(['spec', 'downstream'], (p) =>
+      compact({ repo: d.string([...p, 'repo']), package: d.string([...p, 'package']) }),
+    ),
     adoptionPolicy: d.string(['spec', 'adoptionPolicy']),
     deletionPolicy: d.string(['spec', 'deletionPolicy']),
     labels: d.stringMap(['spec', 'labels']),
     annotations: d.stringMap(['spec', 'annotations']),
-    packageContext: d.map(['spec', 'packageContext'], (p) => compact({ data: d.stringMap([...p, 'data']), removeKeys: d.stringList([...p, 'removeKeys']) })),
-    pipeline: d.map(['spec', 'pipeline'], (p) => compact({ mutators: d.list([...p, 'mutators'], (f) => d.plainMap(f)), validators: d.list([...p, 'validators'], (f) => d.plainMap(f)) })),
+    packageContext: d.map(['spec', 'packageContext'], (p) =>
+      compact({ data: d.stringMap([...p, 'data']), removeKeys: d.stringList([...p, 'removeKeys']) }),
+    ),
+    pipeline: d.map(['spec', 'pipeline'], (p) =>
+      compact({
+        mutators: d.list([...p, 'mutators'], (f) => d.plainMap(f)),
+        validators: d.list([...p, 'validators'], (f) => d.plainMap(f)),
+      }),
+    ),
     injectors: d.list(['spec', 'injectors'], (p) =>
-      compact({ group: d.string([...p, 'group']), version: d.string([...p, 'version']), kind: d.string([...p, 'kind']), name: d.string([...p, 'name']) ?? '' }),
+      compact({
+        group: d.string([...p, 'group']),
+        version: d.string([...p, 'version']),
+        kind: d.string([...p, 'kind']),
+        name: d.string([...p, 'name']) ?? '',
+      }),
     ),
   })
   if (d.errors.length > 0) return { ok: false, errors: d.errors }
@@ -103,7 +125,8 @@ export const upstreamRule: PackageVariantRule = ({ spec }, errors) => {
     errors.push({ field: 'spec.upstream', message: 'missing required field spec.upstream' })
     return
   }
-  if (!spec.upstream.repo) errors.push({ field: 'spec.upstream.repo', message: 'missing required field spec.upstream.repo' })
+  if (!spec.upstream.repo)
+    errors.push({ field: 'spec.upstream.repo', message: 'missing required field spec.upstream.repo' })
   if (!spec.upstream.package) {
     errors.push({ field: 'spec.upstream.package', message: 'missing required field spec.upstream.package' })
   }
@@ -128,7 +151,10 @@ export const policiesRule: PackageVariantRule = ({ spec }, errors) => {
   const adoption = spec.adoptionPolicy || 'adoptNone'
   const deletion = spec.deletionPolicy || 'delete'
   if (adoption !== 'adoptNone' && adoption !== 'adoptExisting') {
-    errors.push({ field: 'spec.adoptionPolicy', message: 'spec.adoptionPolicy field can only be "adoptNone" or "adoptExisting"' })
+    errors.push({
+      field: 'spec.adoptionPolicy',
+      message: 'spec.adoptionPolicy field can only be "adoptNone" or "adoptExisting"',
+    })
   }
   if (deletion !== 'orphan' && deletion !== 'delete') {
     errors.push({ field: 'spec.deletionPolicy', message: 'spec.deletionPolicy can only be "orphan" or "delete"' })
@@ -162,12 +188,22 @@ export const packageContextRule: PackageVariantRule = ({ spec }, errors) => {
 /** Every injector needs a name. */
 export const injectorsRule: PackageVariantRule = ({ spec }, errors) => {
   spec.injectors?.forEach((injector, i) => {
-    if (!injector.name) errors.push({ field: `spec.injectors[${i}].name`, message: `spec.injectors[${i}].name must not be empty` })
+    if (!injector.name)
+      errors.push({ field: `spec.injectors[${i}].name`, message: `spec.injectors[${i}].name must not be empty` })
   })
 }
 
 /** The fields of kpt's `Function` (kpt v1.0.0-beta.62.1, which Porch builds with). */
-export const kptFunctionFields = ['image', 'exec', 'configPath', 'configMap', 'name', 'tag', 'selectors', 'exclude'] as const
+export const kptFunctionFields = [
+  'image',
+  'exec',
+  'configPath',
+  'configMap',
+  'name',
+  'tag',
+  'selectors',
+  'exclude',
+] as const
 
 /**
  * Pipeline function names must not contain `.` (an improvement over Porch,
@@ -188,10 +224,20 @@ export const pipelineRule: PackageVariantRule = ({ spec }, errors) => {
 }
 
 /** Porch's rules in its emission order, plus the pipeline-name rule. */
-export const packageVariantRules: readonly PackageVariantRule[] = [upstreamRule, downstreamRule, policiesRule, packageContextRule, injectorsRule, pipelineRule]
+export const packageVariantRules: readonly PackageVariantRule[] = [
+  upstreamRule,
+  downstreamRule,
+  policiesRule,
+  packageContextRule,
+  injectorsRule,
+  pipelineRule,
+]
 
 /** Runs rules (all of Porch's by default) and returns every error, in order. */
-export function validatePackageVariant(pv: PackageVariant, rules: readonly PackageVariantRule[] = packageVariantRules): FieldError[] {
+export function validatePackageVariant(
+  pv: PackageVariant,
+  rules: readonly PackageVariantRule[] = packageVariantRules,
+): FieldError[] {
   const errors: FieldError[] = []
   for (const rule of rules) rule(pv, errors)
   return errors

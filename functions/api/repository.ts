@@ -33,7 +33,9 @@ export function isRepository(object: KubeObject): boolean {
 }
 
 /** Reads a Repository; one that is not a git repository, or has no `spec.git.repo`, is an error. */
-export function readRepository(object: KubeObject): { ok: true; value: Repository } | { ok: false; errors: FieldError[] } {
+export function readRepository(
+  object: KubeObject,
+): { ok: true; value: Repository } | { ok: false; errors: FieldError[] } {
   const d = new Decoder(object)
   const type = d.string(['spec', 'type'])
   const url = d.string(['spec', 'git', 'repo'])
@@ -42,7 +44,15 @@ export function readRepository(object: KubeObject): { ok: true; value: Repositor
   const deployment = d.boolean(['spec', 'deployment'])
   if (d.errors.length > 0) return { ok: false, errors: d.errors }
   if (type !== undefined && type !== 'git') {
-    return { ok: false, errors: [{ field: 'spec.type', message: `\`spec.type\` ${JSON.stringify(type)} is not supported: only git repositories are` }] }
+    return {
+      ok: false,
+      errors: [
+        {
+          field: 'spec.type',
+          message: `\`spec.type\` ${JSON.stringify(type)} is not supported: only git repositories are`,
+        },
+      ],
+    }
   }
   if (!url) return { ok: false, errors: [{ field: 'spec.git.repo', message: '`spec.git.repo` must not be empty' }] }
   return {

@@ -16,21 +16,35 @@ export function parseRfc3339(text: string): { ok: true; date: Date } | { ok: fal
   const m = form.exec(text)
   if (!m) {
     const noOffset = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(text)
-    return { ok: false, error: noOffset ? `needs a time zone offset: Z for UTC, or one such as +02:00 (e.g. ${rfc3339Examples})` : `is not an RFC 3339 time (e.g. ${rfc3339Examples})` }
+    return {
+      ok: false,
+      error: noOffset
+        ? `needs a time zone offset: Z for UTC, or one such as +02:00 (e.g. ${rfc3339Examples})`
+        : `is not an RFC 3339 time (e.g. ${rfc3339Examples})`,
+    }
   }
-  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number]
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ]
   if (month < 1 || month > 12) return { ok: false, error: `has month ${m[2]}: months are 01 to 12` }
   const days = daysInMonth(year, month)
   if (day < 1 || day > days) return { ok: false, error: `has day ${m[3]}: ${year}-${m[2]} has days 01 to ${days}` }
   if (hour > 23) return { ok: false, error: `has hour ${m[4]}: hours are 00 to 23` }
   if (minute > 59) return { ok: false, error: `has minute ${m[5]}: minutes are 00 to 59` }
   // RFC 3339 allows a leap second (60); JavaScript time has none, and neither has Kubernetes' Go time.
-  if (second > 59) return { ok: false, error: `has second ${m[6]}: seconds are 00 to 59 (leap seconds are not supported)` }
+  if (second > 59)
+    return { ok: false, error: `has second ${m[6]}: seconds are 00 to 59 (leap seconds are not supported)` }
   let offsetMinutes = 0
   if (m[9]) {
     const oh = Number(m[10])
     const om = Number(m[11])
-    if (oh > 23 || om > 59) return { ok: false, error: `has offset ${m[9]}${m[10]}:${m[11]}: offsets are -23:59 to +23:59` }
+    if (oh > 23 || om > 59)
+      return { ok: false, error: `has offset ${m[9]}${m[10]}:${m[11]}: offsets are -23:59 to +23:59` }
     offsetMinutes = (m[9] === '-' ? -1 : 1) * (oh * 60 + om)
   }
   // Milliseconds are all a Date holds: further digits are cut, never rounded up into the next second.

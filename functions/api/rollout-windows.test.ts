@@ -52,13 +52,19 @@ describe('openingAt', () => {
   })
 
   test('a window across midnight, and one longer than a day', () => {
-    expect(span(window('0 22 * * *', '4h'), '2025-06-03T01:59:00Z')).toBe('2025-06-02T22:00:00.000Z - 2025-06-03T02:00:00.000Z')
-    expect(span(window('0 0 * * 1', '72h'), '2025-06-04T12:00:00Z')).toBe('2025-06-02T00:00:00.000Z - 2025-06-05T00:00:00.000Z')
+    expect(span(window('0 22 * * *', '4h'), '2025-06-03T01:59:00Z')).toBe(
+      '2025-06-02T22:00:00.000Z - 2025-06-03T02:00:00.000Z',
+    )
+    expect(span(window('0 0 * * 1', '72h'), '2025-06-04T12:00:00Z')).toBe(
+      '2025-06-02T00:00:00.000Z - 2025-06-05T00:00:00.000Z',
+    )
   })
 
   test('a window in UTC by default, never in the zone of the machine', () => {
     expect(window('0 9 * * *', '1h').timeZone).toBe('UTC')
-    expect(span(window('0 9 * * *', '1h'), '2025-06-02T09:30:00Z')).toBe('2025-06-02T09:00:00.000Z - 2025-06-02T10:00:00.000Z')
+    expect(span(window('0 9 * * *', '1h'), '2025-06-02T09:30:00Z')).toBe(
+      '2025-06-02T09:00:00.000Z - 2025-06-02T10:00:00.000Z',
+    )
   })
 })
 
@@ -68,7 +74,9 @@ describe('windowsAt', () => {
 
   test('open: the opening that lasts longest', () => {
     const long = window('0 8 * * *', '12h')
-    expect(windowsAt([office, long], at('2025-06-02T10:00:00Z')).open!.end.toISOString()).toBe('2025-06-02T20:00:00.000Z')
+    expect(windowsAt([office, long], at('2025-06-02T10:00:00Z')).open!.end.toISOString()).toBe(
+      '2025-06-02T20:00:00.000Z',
+    )
   })
 
   test('closed: the next opening of any window', () => {
@@ -94,14 +102,26 @@ describe('compileWindow', () => {
 })
 
 describe('windows, for any zone, time of day and instant', () => {
-  const zones = ['UTC', 'Europe/Berlin', 'America/New_York', 'Australia/Lord_Howe', 'Asia/Kolkata', 'America/Sao_Paulo', 'Pacific/Chatham']
+  const zones = [
+    'UTC',
+    'Europe/Berlin',
+    'America/New_York',
+    'Australia/Lord_Howe',
+    'Asia/Kolkata',
+    'America/Sao_Paulo',
+    'Pacific/Chatham',
+  ]
   const arbitraryWindow = fc.record({
     zone: fc.constantFrom(...zones),
     minute: fc.integer({ min: 0, max: 59 }),
     hour: fc.integer({ min: 0, max: 23 }),
     hours: fc.integer({ min: 1, max: 30 }),
   })
-  const instant = fc.date({ min: new Date('2020-01-01T00:00:00Z'), max: new Date('2030-12-31T00:00:00Z'), noInvalidDate: true })
+  const instant = fc.date({
+    min: new Date('2020-01-01T00:00:00Z'),
+    max: new Date('2030-12-31T00:00:00Z'),
+    noInvalidDate: true,
+  })
 
   test('open exactly when the first opening after (now - duration) has begun by now', () => {
     fc.assert(
@@ -125,7 +145,9 @@ describe('windows, for any zone, time of day and instant', () => {
         const wanted = `${String(hour).padStart(2, '0')}:${String(minute).padStart(2, '0')} ${zone}`
         if (!local.endsWith(wanted)) {
           // Only where that local time did not exist that day: the zone's offset changed in the hours before.
-          const offset = (d: Date) => new Date(`${zonedTime(d, zone).slice(0, 16).replace(' ', 'T')}:00Z`).getTime() - Math.floor(d.getTime() / 60_000) * 60_000
+          const offset = (d: Date) =>
+            new Date(`${zonedTime(d, zone).slice(0, 16).replace(' ', 'T')}:00Z`).getTime() -
+            Math.floor(d.getTime() / 60_000) * 60_000
           expect(offset(new Date(start.getTime() - 3 * 3_600_000))).not.toBe(offset(start))
         }
       }),

@@ -40,23 +40,33 @@ export const defaultWindowTimeZone = 'UTC'
 const someTime = new Date(Date.UTC(2000, 0, 1))
 
 /** Reads a window; each problem names its field (`schedule`, `duration` or `timeZone`). */
-export function compileWindow(spec: RolloutWindowSpec): { ok: true; window: RolloutWindow } | { ok: false; errors: { field: keyof RolloutWindowSpec; problem: string }[] } {
+export function compileWindow(
+  spec: RolloutWindowSpec,
+): { ok: true; window: RolloutWindow } | { ok: false; errors: { field: keyof RolloutWindowSpec; problem: string }[] } {
   const errors: { field: keyof RolloutWindowSpec; problem: string }[] = []
   const timeZone = spec.timeZone || defaultWindowTimeZone
   const zoneError = timeZoneError(timeZone)
   if (zoneError) errors.push({ field: 'timeZone', problem: zoneError })
   const duration = parseDuration(spec.duration)
   if (!duration.ok) errors.push({ field: 'duration', problem: duration.error })
-  else if (duration.ms <= 0) errors.push({ field: 'duration', problem: `${JSON.stringify(spec.duration)} must be longer than 0` })
+  else if (duration.ms <= 0)
+    errors.push({ field: 'duration', problem: `${JSON.stringify(spec.duration)} must be longer than 0` })
   let cron: Cron | undefined
   const scheduleError = cronError(spec.schedule)
   if (scheduleError) errors.push({ field: 'schedule', problem: scheduleError })
   else if (!zoneError) {
     cron = new Cron(spec.schedule, { timezone: timeZone, mode: '5-part' })
-    if (cron.nextRun(someTime) === null) errors.push({ field: 'schedule', problem: `${JSON.stringify(spec.schedule)} names no time that exists (e.g. 31 February)` })
+    if (cron.nextRun(someTime) === null)
+      errors.push({
+        field: 'schedule',
+        problem: `${JSON.stringify(spec.schedule)} names no time that exists (e.g. 31 February)`,
+      })
   }
   if (errors.length > 0 || !cron || !duration.ok) return { ok: false, errors }
-  return { ok: true, window: { schedule: spec.schedule, duration: spec.duration, timeZone, durationMs: duration.ms, cron } }
+  return {
+    ok: true,
+    window: { schedule: spec.schedule, duration: spec.duration, timeZone, durationMs: duration.ms, cron },
+  }
 }
 
 /** The opening of a window that `now` is in, if any. */
@@ -78,7 +88,10 @@ export function nextOpening(window: RolloutWindow, now: Date): WindowOpening | u
  * Where `now` stands among windows: `open` is the opening that ends last of
  * those `now` is in; `next` is the earliest opening after `now`, when none is open.
  */
-export function windowsAt(windows: readonly RolloutWindow[], now: Date): { open?: WindowOpening; next?: WindowOpening } {
+export function windowsAt(
+  windows: readonly RolloutWindow[],
+  now: Date,
+): { open?: WindowOpening; next?: WindowOpening } {
   let open: WindowOpening | undefined
   for (const window of windows) {
     const opening = openingAt(window, now)
@@ -96,7 +109,15 @@ export function windowsAt(windows: readonly RolloutWindow[], now: Date): { open?
 /** A time as the window's zone reads it, for messages: `2025-06-02 09:00 Europe/Berlin`. */
 export function zonedTime(date: Date, timeZone: string): string {
   const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-US', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' })
+    new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    })
       .formatToParts(date)
       .map((p) => [p.type, p.value]),
   )
@@ -116,7 +137,8 @@ function cronError(schedule: string): string | undefined {
   const fields = schedule.trim().split(/\s+/)
   const example = '(e.g. "0 9 * * 1-5": minute, hour, day of month, month, day of week)'
   // croner takes an ISO time as a one-off date, and six or seven fields with seconds and years: a window is none of those.
-  if (!schedule.trim().startsWith('@') && fields.length !== 5) return `${JSON.stringify(schedule)} is not a cron schedule of five fields ${example}`
+  if (!schedule.trim().startsWith('@') && fields.length !== 5)
+    return `${JSON.stringify(schedule)} is not a cron schedule of five fields ${example}`
   try {
     new Cron(schedule, { timezone: defaultWindowTimeZone, mode: '5-part' })
     return undefined

@@ -61,7 +61,9 @@ describe('readRollout', () => {
     expect(r.health).toEqual({ condition: 'Ready', revisionAnnotation: 'kpt-variants.dev/running-revision' })
     expect(r.approval).toBe('manual')
     expect(r.paused).toBe(false)
-    expect(r.windows.map((w) => [w.schedule, w.durationMs, w.timeZone])).toEqual([['0 9 * * 1-5', 8 * 3_600_000, 'Europe/Berlin']])
+    expect(r.windows.map((w) => [w.schedule, w.durationMs, w.timeZone])).toEqual([
+      ['0 9 * * 1-5', 8 * 3_600_000, 'Europe/Berlin'],
+    ])
     expect(r.approvals).toEqual([])
     expect(r.warnings).toEqual([])
   })
@@ -75,19 +77,47 @@ describe('readRollout', () => {
   })
 
   test('reads approvals from status', () => {
-    const result = read(`${head}  steps: [{name: a}, {name: b}]\nstatus:\n  approvals:\n  - {step: b, revision: nginx/v2@abc, time: "2025-06-02T09:00:00Z"}\n`)
+    const result = read(
+      `${head}  steps: [{name: a}, {name: b}]\nstatus:\n  approvals:\n  - {step: b, revision: nginx/v2@abc, time: "2025-06-02T09:00:00Z"}\n`,
+    )
     if (!result.ok) throw new Error(result.errors.map((e) => e.message).join('; '))
-    expect(result.value.approvals).toEqual([{ step: 'b', revision: 'nginx/v2@abc', time: new Date('2025-06-02T09:00:00Z') }])
+    expect(result.value.approvals).toEqual([
+      { step: 'b', revision: 'nginx/v2@abc', time: new Date('2025-06-02T09:00:00Z') },
+    ])
   })
 
   test.each([
-    ['no spec', 'apiVersion: kpt-variants.dev/v1alpha1\nkind: Rollout\nmetadata: {name: r}\n', ['`spec.packageVariantSet` is required']],
-    ['another version', `${head.replace('v1alpha1', 'v1beta1')}  steps: [{name: a}]\n`, ['`apiVersion` "kpt-variants.dev/v1beta1" is not served: use kpt-variants.dev/v1alpha1']],
+    [
+      'no spec',
+      'apiVersion: kpt-variants.dev/v1alpha1\nkind: Rollout\nmetadata: {name: r}\n',
+      ['`spec.packageVariantSet` is required'],
+    ],
+    [
+      'another version',
+      `${head.replace('v1alpha1', 'v1beta1')}  steps: [{name: a}]\n`,
+      ['`apiVersion` "kpt-variants.dev/v1beta1" is not served: use kpt-variants.dev/v1alpha1'],
+    ],
     ['no steps', head, ['`spec.steps` must have at least one step']],
     ['steps not a list', `${head}  steps: {name: a}\n`, ['`spec.steps` must be a list']],
-    ['a step without a name', `${head}  steps: [{targets: {matchLabels: {a: b}}}]\n`, ['`spec.steps[0].name` is required']],
-    ['duplicate step names', `${head}  steps: [{name: a}, {name: a}]\n`, ['`spec.steps[1].name` "a" is also the name of spec.steps[0]: step names must be unique']],
-    ['a step name that is not a DNS label', `${head}  steps: [{name: Canary}]\n`, [expect.stringMatching(/^`spec\.steps\[0\]\.name` "Canary" is not a valid step name: a lowercase RFC 1123 label/)]],
+    [
+      'a step without a name',
+      `${head}  steps: [{targets: {matchLabels: {a: b}}}]\n`,
+      ['`spec.steps[0].name` is required'],
+    ],
+    [
+      'duplicate step names',
+      `${head}  steps: [{name: a}, {name: a}]\n`,
+      ['`spec.steps[1].name` "a" is also the name of spec.steps[0]: step names must be unique'],
+    ],
+    [
+      'a step name that is not a DNS label',
+      `${head}  steps: [{name: Canary}]\n`,
+      [
+        expect.stringMatching(
+          /^`spec\.steps\[0\]\.name` "Canary" is not a valid step name: a lowercase RFC 1123 label/,
+        ),
+      ],
+    ],
     [
       'an invalid selector',
       `${head}  steps: [{name: a, targets: {matchExpressions: [{key: tier, operator: Has}]}}]\n`,
@@ -96,42 +126,90 @@ describe('readRollout', () => {
     [
       'maxConcurrent 0',
       `${head}  steps: [{name: a, maxConcurrent: 0}]\n`,
-      [expect.stringMatching(/^`spec\.steps\[0\]\.maxConcurrent` 0 must be a count of at least 1 or a percentage from 1% to 100%/)],
+      [
+        expect.stringMatching(
+          /^`spec\.steps\[0\]\.maxConcurrent` 0 must be a count of at least 1 or a percentage from 1% to 100%/,
+        ),
+      ],
     ],
-    ['maxConcurrent 150%', `${head}  steps: [{name: a, maxConcurrent: 150%}]\n`, [expect.stringMatching(/^`spec\.steps\[0\]\.maxConcurrent` "150%" must be/)]],
-    ['maxConcurrent a quoted count', `${head}  steps: [{name: a, maxConcurrent: "3"}]\n`, [expect.stringMatching(/^`spec\.steps\[0\]\.maxConcurrent` "3" must be/)]],
-    ['maxConcurrent a map', `${head}  steps: [{name: a, maxConcurrent: {n: 1}}]\n`, ['`spec.steps[0].maxConcurrent` must be a count or a percentage (e.g. 2 or 50%)']],
-    ['a soak that is not a duration', `${head}  steps: [{name: a}]\n  gates: {soak: 30 minutes}\n`, ['`spec.gates.soak` "30 minutes" is not a duration (e.g. 30m, 8h, 1h30m)']],
-    ['a negative soak', `${head}  steps: [{name: a}]\n  gates: {soak: -5m}\n`, ['`spec.gates.soak` "-5m" must not be negative']],
-    ['a health gate without condition', `${head}  steps: [{name: a}]\n  gates: {health: {}}\n`, [expect.stringMatching(/^`spec\.gates\.health\.condition` is required/)]],
+    [
+      'maxConcurrent 150%',
+      `${head}  steps: [{name: a, maxConcurrent: 150%}]\n`,
+      [expect.stringMatching(/^`spec\.steps\[0\]\.maxConcurrent` "150%" must be/)],
+    ],
+    [
+      'maxConcurrent a quoted count',
+      `${head}  steps: [{name: a, maxConcurrent: "3"}]\n`,
+      [expect.stringMatching(/^`spec\.steps\[0\]\.maxConcurrent` "3" must be/)],
+    ],
+    [
+      'maxConcurrent a map',
+      `${head}  steps: [{name: a, maxConcurrent: {n: 1}}]\n`,
+      ['`spec.steps[0].maxConcurrent` must be a count or a percentage (e.g. 2 or 50%)'],
+    ],
+    [
+      'a soak that is not a duration',
+      `${head}  steps: [{name: a}]\n  gates: {soak: 30 minutes}\n`,
+      ['`spec.gates.soak` "30 minutes" is not a duration (e.g. 30m, 8h, 1h30m)'],
+    ],
+    [
+      'a negative soak',
+      `${head}  steps: [{name: a}]\n  gates: {soak: -5m}\n`,
+      ['`spec.gates.soak` "-5m" must not be negative'],
+    ],
+    [
+      'a health gate without condition',
+      `${head}  steps: [{name: a}]\n  gates: {health: {}}\n`,
+      [expect.stringMatching(/^`spec\.gates\.health\.condition` is required/)],
+    ],
     [
       'a bad revision annotation key',
       `${head}  steps: [{name: a}]\n  gates: {health: {condition: Ready, revisionAnnotation: "a b"}}\n`,
       [expect.stringMatching(/^`spec\.gates\.health\.revisionAnnotation` "a b" is not an annotation key/)],
     ],
-    ['an unknown approval', `${head}  steps: [{name: a}]\n  gates: {approval: always}\n`, ['`spec.gates.approval` "always" must be "manual" or "auto"']],
+    [
+      'an unknown approval',
+      `${head}  steps: [{name: a}]\n  gates: {approval: always}\n`,
+      ['`spec.gates.approval` "always" must be "manual" or "auto"'],
+    ],
     ['paused not a boolean', `${head}  steps: [{name: a}]\n  paused: "yes"\n`, ['`spec.paused` must be a boolean']],
     [
       'a window with six fields',
       `${head}  steps: [{name: a}]\n  windows: [{schedule: "0 0 9 * * 1-5", duration: 8h}]\n`,
-      ['`spec.windows[0].schedule` "0 0 9 * * 1-5" is not a cron schedule of five fields (e.g. "0 9 * * 1-5": minute, hour, day of month, month, day of week)'],
+      [
+        '`spec.windows[0].schedule` "0 0 9 * * 1-5" is not a cron schedule of five fields (e.g. "0 9 * * 1-5": minute, hour, day of month, month, day of week)',
+      ],
     ],
     [
       'a window hour out of range',
       `${head}  steps: [{name: a}]\n  windows: [{schedule: "0 25 * * *", duration: 8h}]\n`,
-      [expect.stringMatching(/^`spec\.windows\[0\]\.schedule` "0 25 \* \* \*" is not a cron schedule: Invalid value for hour: 25/)],
+      [
+        expect.stringMatching(
+          /^`spec\.windows\[0\]\.schedule` "0 25 \* \* \*" is not a cron schedule: Invalid value for hour: 25/,
+        ),
+      ],
     ],
     [
       'a window that never opens',
       `${head}  steps: [{name: a}]\n  windows: [{schedule: "0 9 31 2 *", duration: 8h}]\n`,
       ['`spec.windows[0].schedule` "0 9 31 2 *" names no time that exists (e.g. 31 February)'],
     ],
-    ['a window without duration', `${head}  steps: [{name: a}]\n  windows: [{schedule: "0 9 * * *"}]\n`, ['`spec.windows[0].duration` "" is not a duration (e.g. 30m, 8h, 1h30m)']],
-    ['a zero-length window', `${head}  steps: [{name: a}]\n  windows: [{schedule: "0 9 * * *", duration: 0s}]\n`, ['`spec.windows[0].duration` "0s" must be longer than 0']],
+    [
+      'a window without duration',
+      `${head}  steps: [{name: a}]\n  windows: [{schedule: "0 9 * * *"}]\n`,
+      ['`spec.windows[0].duration` "" is not a duration (e.g. 30m, 8h, 1h30m)'],
+    ],
+    [
+      'a zero-length window',
+      `${head}  steps: [{name: a}]\n  windows: [{schedule: "0 9 * * *", duration: 0s}]\n`,
+      ['`spec.windows[0].duration` "0s" must be longer than 0'],
+    ],
     [
       'an unknown time zone',
       `${head}  steps: [{name: a}]\n  windows: [{schedule: "0 9 * * *", duration: 1h, timeZone: Europe/Berln}]\n`,
-      ['`spec.windows[0].timeZone` "Europe/Berln" is not a time zone this machine knows (an IANA name, e.g. Europe/Berlin, America/New_York, UTC)'],
+      [
+        '`spec.windows[0].timeZone` "Europe/Berln" is not a time zone this machine knows (an IANA name, e.g. Europe/Berlin, America/New_York, UTC)',
+      ],
     ],
     [
       'an approval without a valid time',
@@ -144,12 +222,23 @@ describe('readRollout', () => {
 
   test('reports every bad field at once', () => {
     const yaml = `${head}  steps: [{name: a, maxConcurrent: 0}, {name: a}]\n  gates: {soak: soon, approval: never}\n`
-    expect(errors(yaml).map((m) => m.split(' ')[0])).toEqual(['`spec.steps[0].maxConcurrent`', '`spec.steps[1].name`', '`spec.gates.soak`', '`spec.gates.approval`'])
+    expect(errors(yaml).map((m) => m.split(' ')[0])).toEqual([
+      '`spec.steps[0].maxConcurrent`',
+      '`spec.steps[1].name`',
+      '`spec.gates.soak`',
+      '`spec.gates.approval`',
+    ])
   })
 
   test('warns of a step after a step without targets', () => {
     const result = read(`${head}  steps: [{name: rest}, {name: eu, targets: {matchLabels: {region: eu}}}]\n`)
     if (!result.ok) throw new Error('should be valid')
-    expect(result.value.warnings).toEqual([{ field: 'spec.steps[1]', message: '`spec.steps[1]` step "eu" can get no variant: step "rest" before it has no `targets` and takes every variant left' }])
+    expect(result.value.warnings).toEqual([
+      {
+        field: 'spec.steps[1]',
+        message:
+          '`spec.steps[1]` step "eu" can get no variant: step "rest" before it has no `targets` and takes every variant left',
+      },
+    ])
   })
 })

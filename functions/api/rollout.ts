@@ -111,7 +111,11 @@ export function isRollout(object: KubeObject): boolean {
 /** Reads and validates a Rollout; every problem is a field error naming its path. */
 export function readRollout(object: KubeObject): { ok: true; value: Rollout } | { ok: false; errors: FieldError[] } {
   const d = new Decoder(object)
-  if (object.apiVersion !== rolloutApiVersion) d.errors.push({ field: 'apiVersion', message: `\`apiVersion\` ${JSON.stringify(object.apiVersion)} is not served: use ${rolloutApiVersion}` })
+  if (object.apiVersion !== rolloutApiVersion)
+    d.errors.push({
+      field: 'apiVersion',
+      message: `\`apiVersion\` ${JSON.stringify(object.apiVersion)} is not served: use ${rolloutApiVersion}`,
+    })
   d.isMapOrAbsent(['spec'])
   const spec: RolloutSpec = compact({
     packageVariantSet: d.requiredString(['spec', 'packageVariantSet']) ?? '',
@@ -119,16 +123,31 @@ export function readRollout(object: KubeObject): { ok: true; value: Rollout } | 
     gates: d.map(['spec', 'gates'], (p) =>
       compact({
         soak: d.string([...p, 'soak']),
-        health: d.map([...p, 'health'], (h) => compact({ condition: d.string([...h, 'condition']) ?? '', revisionAnnotation: d.string([...h, 'revisionAnnotation']) })),
+        health: d.map([...p, 'health'], (h) =>
+          compact({
+            condition: d.string([...h, 'condition']) ?? '',
+            revisionAnnotation: d.string([...h, 'revisionAnnotation']),
+          }),
+        ),
         approval: d.string([...p, 'approval']),
       }),
     ),
     paused: d.boolean(['spec', 'paused']),
-    windows: d.list(['spec', 'windows'], (p) => compact({ schedule: d.string([...p, 'schedule']) ?? '', duration: d.string([...p, 'duration']) ?? '', timeZone: d.string([...p, 'timeZone']) })),
+    windows: d.list(['spec', 'windows'], (p) =>
+      compact({
+        schedule: d.string([...p, 'schedule']) ?? '',
+        duration: d.string([...p, 'duration']) ?? '',
+        timeZone: d.string([...p, 'timeZone']),
+      }),
+    ),
   })
   d.isMapOrAbsent(['status'])
   const status: RolloutStatus = compact({
-    approvals: d.list(['status', 'approvals'], (p) => ({ step: d.string([...p, 'step']) ?? '', revision: d.string([...p, 'revision']) ?? '', time: d.string([...p, 'time']) ?? '' })),
+    approvals: d.list(['status', 'approvals'], (p) => ({
+      step: d.string([...p, 'step']) ?? '',
+      revision: d.string([...p, 'revision']) ?? '',
+      time: d.string([...p, 'time']) ?? '',
+    })),
   })
   if (d.errors.length > 0) return { ok: false, errors: d.errors }
   const errors: FieldError[] = []
@@ -170,7 +189,12 @@ export function readRollout(object: KubeObject): { ok: true; value: Rollout } | 
 
 function readStep(d: Decoder, base: FieldPath): RolloutStepSpec {
   const maxConcurrent = d.object.get([...base, 'maxConcurrent'])
-  if (maxConcurrent !== undefined && maxConcurrent !== null && typeof maxConcurrent !== 'number' && typeof maxConcurrent !== 'string') {
+  if (
+    maxConcurrent !== undefined &&
+    maxConcurrent !== null &&
+    typeof maxConcurrent !== 'number' &&
+    typeof maxConcurrent !== 'string'
+  ) {
     d.fail([...base, 'maxConcurrent'], 'must be a count or a percentage (e.g. 2 or 50%)')
   }
   return compact({
@@ -184,7 +208,11 @@ function readLabelSelector(d: Decoder, base: FieldPath): LabelSelector {
   return compact({
     matchLabels: d.stringMap([...base, 'matchLabels']),
     matchExpressions: d.list([...base, 'matchExpressions'], (p): LabelSelectorRequirement =>
-      compact({ key: d.string([...p, 'key']) ?? '', operator: d.string([...p, 'operator']) ?? '', values: d.stringList([...p, 'values']) }),
+      compact({
+        key: d.string([...p, 'key']) ?? '',
+        operator: d.string([...p, 'operator']) ?? '',
+        values: d.stringList([...p, 'values']),
+      }),
     ),
   })
 }
@@ -198,13 +226,27 @@ function compileSteps(specs: readonly RolloutStepSpec[], errors: FieldError[], w
     if (spec.name === '') errors.push(fieldError(`${at}.name`, 'is required'))
     else {
       const nameErrors = dns1123LabelErrors(spec.name)
-      if (nameErrors.length > 0) errors.push(fieldError(`${at}.name`, `${JSON.stringify(spec.name)} is not a valid step name: ${nameErrors.join('; ')}`))
+      if (nameErrors.length > 0)
+        errors.push(
+          fieldError(`${at}.name`, `${JSON.stringify(spec.name)} is not a valid step name: ${nameErrors.join('; ')}`),
+        )
       const first = seen.get(spec.name)
-      if (first !== undefined) errors.push(fieldError(`${at}.name`, `${JSON.stringify(spec.name)} is also the name of spec.steps[${first}]: step names must be unique`))
+      if (first !== undefined)
+        errors.push(
+          fieldError(
+            `${at}.name`,
+            `${JSON.stringify(spec.name)} is also the name of spec.steps[${first}]: step names must be unique`,
+          ),
+        )
       else seen.set(spec.name, i)
     }
     if (catchAll !== undefined) {
-      warnings.push(fieldError(at, `step ${JSON.stringify(spec.name)} can get no variant: step ${JSON.stringify(catchAll)} before it has no \`targets\` and takes every variant left`))
+      warnings.push(
+        fieldError(
+          at,
+          `step ${JSON.stringify(spec.name)} can get no variant: step ${JSON.stringify(catchAll)} before it has no \`targets\` and takes every variant left`,
+        ),
+      )
     }
     const step: RolloutStep = { name: spec.name }
     const selector = spec.targets ?? {}
@@ -229,8 +271,12 @@ function isEmptySelector(selector: LabelSelector): boolean {
 
 /** A count of at least 1, or a percentage from 1% to 100%: a step that may publish nothing would hold its variants forever. */
 function readMaxConcurrent(value: number | string): { ok: true; value: MaxConcurrent } | { ok: false; error: string } {
-  const hint = 'must be a count of at least 1 or a percentage from 1% to 100% (e.g. 2 or 50%); to hold a step, use `spec.gates.approval: manual`'
-  if (typeof value === 'number') return Number.isInteger(value) && value >= 1 ? { ok: true, value: { count: value } } : { ok: false, error: `${value} ${hint}` }
+  const hint =
+    'must be a count of at least 1 or a percentage from 1% to 100% (e.g. 2 or 50%); to hold a step, use `spec.gates.approval: manual`'
+  if (typeof value === 'number')
+    return Number.isInteger(value) && value >= 1
+      ? { ok: true, value: { count: value } }
+      : { ok: false, error: `${value} ${hint}` }
   const m = /^(\d+)%$/.exec(value)
   const percent = m ? Number(m[1]) : NaN
   if (percent >= 1 && percent <= 100) return { ok: true, value: { percent } }
@@ -246,14 +292,32 @@ function readSoak(soak: string | undefined, errors: FieldError[]): number {
 }
 
 function checkHealthGate(health: HealthGate, errors: FieldError[]): void {
-  if (health.condition === '') errors.push(fieldError('spec.gates.health.condition', 'is required: the condition type each target must report True (e.g. Ready)'))
+  if (health.condition === '')
+    errors.push(
+      fieldError(
+        'spec.gates.health.condition',
+        'is required: the condition type each target must report True (e.g. Ready)',
+      ),
+    )
   else {
     const conditionErrors = qualifiedNameErrors(health.condition)
-    if (conditionErrors.length > 0) errors.push(fieldError('spec.gates.health.condition', `${JSON.stringify(health.condition)} is not a condition type: ${conditionErrors.join('; ')}`))
+    if (conditionErrors.length > 0)
+      errors.push(
+        fieldError(
+          'spec.gates.health.condition',
+          `${JSON.stringify(health.condition)} is not a condition type: ${conditionErrors.join('; ')}`,
+        ),
+      )
   }
   if (health.revisionAnnotation !== undefined) {
     const keyErrors = qualifiedNameErrors(health.revisionAnnotation)
-    if (keyErrors.length > 0) errors.push(fieldError('spec.gates.health.revisionAnnotation', `${JSON.stringify(health.revisionAnnotation)} is not an annotation key: ${keyErrors.join('; ')}`))
+    if (keyErrors.length > 0)
+      errors.push(
+        fieldError(
+          'spec.gates.health.revisionAnnotation',
+          `${JSON.stringify(health.revisionAnnotation)} is not an annotation key: ${keyErrors.join('; ')}`,
+        ),
+      )
   }
 }
 

@@ -14,7 +14,8 @@ export function schemaFields(schema: Schema, path = ''): string[] {
     .map(([key, value]) => ` ${key}=${JSON.stringify(value)}`)
   const required = schema.required ? ` required=${[...schema.required].sort().join(',')}` : ''
   const lines = [`${path || '.'}: ${schema.type ?? '?'}${required}${constraints.join('')}`]
-  for (const name of Object.keys(schema.properties ?? {}).sort()) lines.push(...schemaFields(schema.properties![name]!, `${path}.${name}`))
+  for (const name of Object.keys(schema.properties ?? {}).sort())
+    lines.push(...schemaFields(schema.properties![name]!, `${path}.${name}`))
   if (schema.items) lines.push(...schemaFields(schema.items, `${path}[]`))
   if (schema.additionalProperties) lines.push(...schemaFields(schema.additionalProperties, `${path}{}`))
   return lines

@@ -3,7 +3,11 @@ import { formatDuration, parseDuration } from './duration.js'
 import { formatRfc3339, parseRfc3339 } from './rfc3339.js'
 
 /** Instants whose local time at any offset has a four-digit year. */
-const instant = fc.date({ min: new Date('0001-01-02T00:00:00Z'), max: new Date('9999-12-30T23:59:59.999Z'), noInvalidDate: true })
+const instant = fc.date({
+  min: new Date('0001-01-02T00:00:00Z'),
+  max: new Date('9999-12-30T23:59:59.999Z'),
+  noInvalidDate: true,
+})
 const offsetMinutes = fc.integer({ min: -(23 * 60 + 59), max: 23 * 60 + 59 })
 
 /** An instant written as RFC 3339 at an offset, the way another tool may write it. */
@@ -33,13 +37,22 @@ describe('parseRfc3339', () => {
   })
 
   test('digits beyond milliseconds are cut, never rounded into the next second', () => {
-    expect(parseRfc3339('2025-06-02T09:00:59.9999999Z')).toEqual({ ok: true, date: new Date('2025-06-02T09:00:59.999Z') })
+    expect(parseRfc3339('2025-06-02T09:00:59.9999999Z')).toEqual({
+      ok: true,
+      date: new Date('2025-06-02T09:00:59.999Z'),
+    })
   })
 
   test.each([
     ['2025-06-02 09:00:00Z', 'is not an RFC 3339 time (e.g. 2025-06-02T09:00:00Z or 2025-06-02T11:00:00+02:00)'],
-    ['2025-06-02T09:00:00', 'needs a time zone offset: Z for UTC, or one such as +02:00 (e.g. 2025-06-02T09:00:00Z or 2025-06-02T11:00:00+02:00)'],
-    ['2025-06-02T09:00', 'needs a time zone offset: Z for UTC, or one such as +02:00 (e.g. 2025-06-02T09:00:00Z or 2025-06-02T11:00:00+02:00)'],
+    [
+      '2025-06-02T09:00:00',
+      'needs a time zone offset: Z for UTC, or one such as +02:00 (e.g. 2025-06-02T09:00:00Z or 2025-06-02T11:00:00+02:00)',
+    ],
+    [
+      '2025-06-02T09:00',
+      'needs a time zone offset: Z for UTC, or one such as +02:00 (e.g. 2025-06-02T09:00:00Z or 2025-06-02T11:00:00+02:00)',
+    ],
     ['2025-06-02', 'is not an RFC 3339 time (e.g. 2025-06-02T09:00:00Z or 2025-06-02T11:00:00+02:00)'],
     ['tomorrow', 'is not an RFC 3339 time (e.g. 2025-06-02T09:00:00Z or 2025-06-02T11:00:00+02:00)'],
     ['2025-13-01T00:00:00Z', 'has month 13: months are 01 to 12'],
@@ -73,7 +86,10 @@ describe('parseDuration', () => {
   })
 
   test.each(['', '5', '30 minutes', '1d', 'm', '1h 30m', '.h', '5m-'])('%j is not a duration', (text) => {
-    expect(parseDuration(text)).toEqual({ ok: false, error: `${JSON.stringify(text)} is not a duration (e.g. 30m, 8h, 1h30m)` })
+    expect(parseDuration(text)).toEqual({
+      ok: false,
+      error: `${JSON.stringify(text)} is not a duration (e.g. 30m, 8h, 1h30m)`,
+    })
   })
 
   test('formatDuration is read back as the same whole seconds', () => {

@@ -40,13 +40,19 @@ export function readUpstreamRevision(d: Decoder, base: FieldPath, warnings: Fiel
     const numbered = /^v?(\d+)$/.exec(value)
     if (numbered && Number(numbered[1]) > 0) {
       if (out.revision === undefined) out.revision = Number(numbered[1])
-      warnings.push({ field: path, message: `\`${path}: ${JSON.stringify(value)}\` is older Porch's string form: read as revision ${Number(numbered[1])}; write \`revision: ${Number(numbered[1])}\`` })
+      warnings.push({
+        field: path,
+        message: `\`${path}: ${JSON.stringify(value)}\` is older Porch's string form: read as revision ${Number(numbered[1])}; write \`revision: ${Number(numbered[1])}\``,
+      })
       return
     }
     if (value === '') return
     if (out.workspaceName === undefined) out.workspaceName = value
     else if (out.workspaceName !== value) {
-      d.fail([...base, field], `${JSON.stringify(value)} names another revision than \`workspaceName: ${out.workspaceName}\``)
+      d.fail(
+        [...base, field],
+        `${JSON.stringify(value)} names another revision than \`workspaceName: ${out.workspaceName}\``,
+      )
       return
     }
     warnings.push({

@@ -20,7 +20,9 @@ function pv(injectors: string, namespace = 'prod'): string {
 function run(items: string, config: string, cluster = '') {
   const docs = items.split(/^---\n/m).map((d) => `- ${indent(d, '  ')}`)
   const input = `apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n${docs.join('\n')}\nfunctionConfig:\n  ${indent(config, '  ')}\n`
-  const out = runFunction(configInjectionFunction, input, { sources: cluster ? parseObjects(cluster, 'cluster.yaml') : [] })
+  const out = runFunction(configInjectionFunction, input, {
+    sources: cluster ? parseObjects(cluster, 'cluster.yaml') : [],
+  })
   const rl = ResourceList.parse(out.output)
   const found = findKptfile(rl.items)
   return {
@@ -120,20 +122,48 @@ describe('config-injection', () => {
 
   test.each([
     ['no injectors defined', team('optional'), pv('[]'), 'no injectors defined'],
-    ['no candidates of that type in the namespace', endpoints, pv('- name: eu-endpoints', 'dev'), 'no in-cluster resources of type v1.ConfigMap'],
-    ['no injector matches', endpoints, pv('- name: missing'), 'no resource matched any injection selector for this injection point'],
-    ['a kind mismatch skips the injector', team('optional'), pv('- {kind: ConfigMap, name: platform}'), 'no resource matched any injection selector for this injection point'],
-    ['the selected object has no spec', team('optional'), pv('- name: nospec\n- name: platform'), 'field "spec" not found in resource "nospec"'],
+    [
+      'no candidates of that type in the namespace',
+      endpoints,
+      pv('- name: eu-endpoints', 'dev'),
+      'no in-cluster resources of type v1.ConfigMap',
+    ],
+    [
+      'no injector matches',
+      endpoints,
+      pv('- name: missing'),
+      'no resource matched any injection selector for this injection point',
+    ],
+    [
+      'a kind mismatch skips the injector',
+      team('optional'),
+      pv('- {kind: ConfigMap, name: platform}'),
+      'no resource matched any injection selector for this injection point',
+    ],
+    [
+      'the selected object has no spec',
+      team('optional'),
+      pv('- name: nospec\n- name: platform'),
+      'field "spec" not found in resource "nospec"',
+    ],
   ])('not injected: %s', (_, point, config, message) => {
     const out = run(`${kptfile}---\n${point}`, config, cluster)
     expect(out.exitCode).toBe(0)
     expect(out.items[0]).toBe(point)
-    expect(out.kptfile).toMatchObject({ status: { conditions: [{ status: 'False', reason: 'NoResourceSelected', message }] } })
+    expect(out.kptfile).toMatchObject({
+      status: { conditions: [{ status: 'False', reason: 'NoResourceSelected', message }] },
+    })
     expect(Boolean(out.kptfile?.info)).toBe(point.includes('required'))
   })
 
   test('the first applicable injector wins; group "" means the core group only', () => {
-    const out = run(`${kptfile}---\n${team('optional')}`, pv('- {group: "", name: platform}\n- {group: example.com, version: v1, kind: Team, name: platform}\n- name: nospec'), cluster)
+    const out = run(
+      `${kptfile}---\n${team('optional')}`,
+      pv(
+        '- {group: "", name: platform}\n- {group: example.com, version: v1, kind: Team, name: platform}\n- name: nospec',
+      ),
+      cluster,
+    )
     expect(out.items[0]).toContain('owner: alice')
     expect(out.items[0]).toContain('kpt.dev/injected-resource: platform')
     expect(out.kptfile).toMatchObject({ status: { conditions: [{ reason: 'ConfigInjected' }] } })
@@ -144,7 +174,13 @@ describe('config-injection', () => {
     const withStatus = `${kptfile}info:\n  readinessGates:\n  - conditionType: z.gate\n  - conditionType: a.gate\nstatus:\n  conditions:\n  - type: z.other\n    status: "True"\n`
     const first = run(`${withStatus}---\n${endpoints}`, pv('- name: eu-endpoints'), cluster)
     expect(first.kptfile).toMatchObject({
-      info: { readinessGates: [{ conditionType: 'a.gate' }, { conditionType: 'config.injection.ConfigMap.endpoints' }, { conditionType: 'z.gate' }] },
+      info: {
+        readinessGates: [
+          { conditionType: 'a.gate' },
+          { conditionType: 'config.injection.ConfigMap.endpoints' },
+          { conditionType: 'z.gate' },
+        ],
+      },
       status: { conditions: [{ type: 'config.injection.ConfigMap.endpoints' }, { type: 'z.other' }] },
     })
   })
@@ -156,7 +192,8 @@ describe('config-injection', () => {
       pv('- name: platform'),
       [
         {
-          message: 'errors in injection points: team.yaml: Team/team has invalid "kpt.dev/config-injection" annotation value of "Required"',
+          message:
+            'errors in injection points: team.yaml: Team/team has invalid "kpt.dev/config-injection" annotation value of "Required"',
           field: { path: 'metadata.annotations.kpt.dev/config-injection' },
           resourceRef: { kind: 'Team', name: 'team' },
         },
@@ -167,8 +204,14 @@ describe('config-injection', () => {
       `${kptfile}---\n${team('optional')}---\n${team('required').replace('team.yaml', 'b.yaml')}---\n${team('required').replace('team.yaml', 'c.yaml')}`,
       pv('- name: platform'),
       [
-        { message: 'errors in injection points: duplicate injection conditionType "config.injection.Team.team" (team.yaml and b.yaml)' },
-        { message: 'errors in injection points: duplicate injection conditionType "config.injection.Team.team" (b.yaml and c.yaml)' },
+        {
+          message:
+            'errors in injection points: duplicate injection conditionType "config.injection.Team.team" (team.yaml and b.yaml)',
+        },
+        {
+          message:
+            'errors in injection points: duplicate injection conditionType "config.injection.Team.team" (b.yaml and c.yaml)',
+        },
       ],
     ],
     [
@@ -176,7 +219,11 @@ describe('config-injection', () => {
       `${kptfile}---\n${team('optional')}`,
       pv('- kind: Team\n- name: ""'),
       [
-        { message: 'spec.injectors[0].name must not be empty', field: { path: 'spec.injectors[0].name' }, resourceRef: { kind: 'PackageVariant' } },
+        {
+          message: 'spec.injectors[0].name must not be empty',
+          field: { path: 'spec.injectors[0].name' },
+          resourceRef: { kind: 'PackageVariant' },
+        },
         { message: 'spec.injectors[1].name must not be empty' },
       ],
     ],

@@ -5,7 +5,12 @@
  */
 import type { InjectionSelector } from '../api/package-variant.js'
 import { configAndKptfile } from '../api/package-variant-config.js'
-import { configInjectionAnnotation, injectedResourceAnnotation, injectedResourceNameAnnotation, rootPackagePath } from '../krm/index.js'
+import {
+  configInjectionAnnotation,
+  injectedResourceAnnotation,
+  injectedResourceNameAnnotation,
+  rootPackagePath,
+} from '../krm/index.js'
 import type { Kptfile, KptCondition, KubeObject, ResourceList, TransformOptions } from '../krm/index.js'
 import { parseConfig } from './config.js'
 import type { ConfigInjectionConfig } from './config.js'
@@ -45,21 +50,30 @@ export function configInjection(rl: ResourceList, options: TransformOptions): vo
 }
 
 /** The transform after its config and the root Kptfile are found; returns what happened to each injection point (none after an error). */
-export function injectConfig(rl: ResourceList, config: ConfigInjectionConfig, kptfile: Kptfile, options: TransformOptions): InjectionOutcome[] {
+export function injectConfig(
+  rl: ResourceList,
+  config: ConfigInjectionConfig,
+  kptfile: Kptfile,
+  options: TransformOptions,
+): InjectionOutcome[] {
   const { points, errors } = findInjectionPoints(rl.items)
   if (errors.length > 0) {
-    for (const e of errors) rl.results.error(`errors in injection points: ${e.message}`, { object: e.object, field: annotationField })
+    for (const e of errors)
+      rl.results.error(`errors in injection points: ${e.message}`, { object: e.object, field: annotationField })
     return []
   }
   const { namespace, injectors } = config
-  const outcomes = points.map((point) => injectPoint(point, injectors, listInCluster(options.sources, namespace, point.object)))
+  const outcomes = points.map((point) =>
+    injectPoint(point, injectors, listInCluster(options.sources, namespace, point.object)),
+  )
   kptfile.setConditions(outcomes.map(condition))
   kptfile.addReadinessGates(points.filter((p) => p.required).map((p) => p.conditionType))
   for (const outcome of outcomes) {
     const { point } = outcome
     const message = condition(outcome).message!
     if (outcome.injected) rl.results.info(message, { object: point.object, field: injectedField(point.object) })
-    else if (point.required) rl.results.warning(`required injection point not injected: ${message}`, { object: point.object })
+    else if (point.required)
+      rl.results.warning(`required injection point not injected: ${message}`, { object: point.object })
     else rl.results.info(`optional injection point not injected: ${message}`, { object: point.object })
   }
   rl.results.info(summary(outcomes), { object: kptfile.object, field: 'status.conditions' })
@@ -71,7 +85,10 @@ export function injectConfig(rl: ResourceList, config: ConfigInjectionConfig, kp
  * Porch does), with the errors that make the run fail: a value other than
  * `required` / `optional`, and condition types used twice.
  */
-export function findInjectionPoints(items: readonly KubeObject[]): { points: InjectionPoint[]; errors: InjectionPointError[] } {
+export function findInjectionPoints(items: readonly KubeObject[]): {
+  points: InjectionPoint[]
+  errors: InjectionPointError[]
+} {
   const root = rootPackagePath(items)
   const points: InjectionPoint[] = []
   const errors: InjectionPointError[] = []
@@ -95,7 +112,10 @@ export function findInjectionPoints(items: readonly KubeObject[]): { points: Inj
     }
     const previous = seen.get(point.conditionType)
     if (previous) {
-      errors.push({ object, message: `duplicate injection conditionType "${point.conditionType}" (${previous.file} and ${file})` })
+      errors.push({
+        object,
+        message: `duplicate injection conditionType "${point.conditionType}" (${previous.file} and ${file})`,
+      })
     }
     seen.set(point.conditionType, point)
     points.push(point)
@@ -111,7 +131,11 @@ const inClusterIndexes = new WeakMap<readonly KubeObject[], Map<string, KubeObje
  * of the point's exact apiVersion and kind in the PackageVariant's namespace
  * (an object without a namespace counts as in `default`).
  */
-export function listInCluster(sources: readonly KubeObject[], namespace: string, target: KubeObject): readonly KubeObject[] {
+export function listInCluster(
+  sources: readonly KubeObject[],
+  namespace: string,
+  target: KubeObject,
+): readonly KubeObject[] {
   let index = inClusterIndexes.get(sources)
   if (!index) {
     index = new Map()
@@ -132,10 +156,15 @@ export function listInCluster(sources: readonly KubeObject[], namespace: string,
  * listed in-cluster objects (same apiVersion and kind) has, wins; its `data`
  * (core ConfigMap) or `spec` replaces the in-package one.
  */
-export function injectPoint(point: InjectionPoint, injectors: readonly InjectionSelector[], listed: readonly KubeObject[]): InjectionOutcome {
+export function injectPoint(
+  point: InjectionPoint,
+  injectors: readonly InjectionSelector[],
+  listed: readonly KubeObject[],
+): InjectionOutcome {
   const target = point.object
   if (injectors.length === 0) return { point, errors: ['no injectors defined'] }
-  if (listed.length === 0) return { point, errors: [`no in-cluster resources of type ${target.apiVersion}.${target.kind}`] }
+  if (listed.length === 0)
+    return { point, errors: [`no in-cluster resources of type ${target.apiVersion}.${target.kind}`] }
   for (const injector of injectors) {
     if (!appliesTo(injector, target)) continue
     const selected = listed.find((c) => c.name === injector.name)
@@ -159,7 +188,12 @@ export function injectedField(object: KubeObject): 'data' | 'spec' {
 export function condition(outcome: InjectionOutcome): KptCondition {
   const type = outcome.point.conditionType
   if (outcome.injected) {
-    return { type, status: 'True', reason: 'ConfigInjected', message: `injected resource "${outcome.injected}" from cluster` }
+    return {
+      type,
+      status: 'True',
+      reason: 'ConfigInjected',
+      message: `injected resource "${outcome.injected}" from cluster`,
+    }
   }
   const message = outcome.errors.join(', ') || 'no resource matched any injection selector for this injection point'
   return { type, status: 'False', reason: 'NoResourceSelected', message }

@@ -13,7 +13,9 @@ export interface ConfigInjectionConfig {
 }
 
 /** Reads the functionConfig into a config, or error results naming the field. */
-export function parseConfig(fc: KubeObject | undefined): { ok: true; config: ConfigInjectionConfig } | { ok: false; results: Result[] } {
+export function parseConfig(
+  fc: KubeObject | undefined,
+): { ok: true; config: ConfigInjectionConfig } | { ok: false; results: Result[] } {
   const read = readPackageVariantConfig(fc, [injectorsRule])
   if (!read.ok) return read
   return { ok: true, config: injectionConfigOf(read.pv) }

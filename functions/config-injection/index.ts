@@ -4,7 +4,15 @@ import { configInjection } from './config-injection.js'
 
 export { injectionConfigOf, parseConfig } from './config.js'
 export type { ConfigInjectionConfig } from './config.js'
-export { condition, configInjection, findInjectionPoints, injectConfig, injectedField, injectPoint, listInCluster } from './config-injection.js'
+export {
+  condition,
+  configInjection,
+  findInjectionPoints,
+  injectConfig,
+  injectedField,
+  injectPoint,
+  listInCluster,
+} from './config-injection.js'
 export type { InjectionOutcome, InjectionPoint, InjectionPointError } from './config-injection.js'
 
 /** The function as `bin/config-injection` runs it. */

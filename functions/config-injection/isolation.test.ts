@@ -38,10 +38,13 @@ const input = (pvNamespace: string) => source`
       - name: endpoints
 `
 
-const secretOf = (namespace: string, api: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: endpoints, namespace: ${namespace}}\ndata: {api: ${api}}\n`
+const secretOf = (namespace: string, api: string) =>
+  `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: endpoints, namespace: ${namespace}}\ndata: {api: ${api}}\n`
 
 function injectedApi(pvNamespace: string, cluster: string): unknown {
-  const out = runFunction(configInjectionFunction, input(pvNamespace), { sources: parseObjects(cluster, 'cluster.yaml') })
+  const out = runFunction(configInjectionFunction, input(pvNamespace), {
+    sources: parseObjects(cluster, 'cluster.yaml'),
+  })
   expect(out.exitCode).toBe(0)
   const items = (parse(out.output) as { items: { kind: string; data?: { api?: unknown } }[] }).items
   return items.find((i) => i.kind === 'ConfigMap')!.data!.api
@@ -53,7 +56,11 @@ describe('config-injection isolation', () => {
   })
 
   test("with same-named objects in several namespaces, only the PackageVariant's own is read", () => {
-    const cluster = [secretOf('team-b', 'team-b-secret'), secretOf('team-a', 'team-a-value'), secretOf('default', 'default-value')].join('---\n')
+    const cluster = [
+      secretOf('team-b', 'team-b-secret'),
+      secretOf('team-a', 'team-a-value'),
+      secretOf('default', 'default-value'),
+    ].join('---\n')
     expect(injectedApi('team-a', cluster)).toBe('team-a-value')
     expect(injectedApi('team-b', cluster)).toBe('team-b-secret')
   })

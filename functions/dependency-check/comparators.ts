@@ -26,7 +26,9 @@
 import semver from 'semver'
 
 const part = '(0|[1-9]\\d*|[xX*])'
-const comparatorPattern = new RegExp(`^(<=|>=|<|>|=|~|\\^)?${part}(?:\\.${part}(?:\\.${part})?)?(-[0-9A-Za-z.-]+)?(\\+[0-9A-Za-z.-]+)?$`)
+const comparatorPattern = new RegExp(
+  `^(<=|>=|<|>|=|~|\\^)?${part}(?:\\.${part}(?:\\.${part})?)?(-[0-9A-Za-z.-]+)?(\\+[0-9A-Za-z.-]+)?$`,
+)
 
 /** The plain bounds of one AND group of npm-spelled comparators (the text after normalisation). */
 export function spellOutBranch(text: string): string {
@@ -82,7 +84,14 @@ function spellOut(comparator: string): string {
   }
 }
 
-function tilde(con: string, major: number, minor: number, patch: number, minorDirty: boolean, patchDirty: boolean): string {
+function tilde(
+  con: string,
+  major: number,
+  minor: number,
+  patch: number,
+  minorDirty: boolean,
+  patchDirty: boolean,
+): string {
   if (major === 0 && minor === 0 && patch === 0 && !minorDirty && !patchDirty) return `>=${con}`
   return minorDirty ? `>=${con} <${major + 1}.0.0-0` : `>=${con} <${major}.${minor + 1}.0-0`
 }

@@ -142,7 +142,9 @@ describe('the model of Masterminds', () => {
 
 describe('translated ranges', () => {
   test('agree with Masterminds on its table, but for the differences this project makes on purpose', () => {
-    const disagreements = table.filter((row) => ours(row.constraint, row.version) !== masterminds(row.constraint, row.version, true))
+    const disagreements = table.filter(
+      (row) => ours(row.constraint, row.version) !== masterminds(row.constraint, row.version, true),
+    )
     expect(disagreements).toEqual([])
   })
 
@@ -180,10 +182,13 @@ describe('translated ranges', () => {
     ['<2', '2.0.0-rc.1'],
     ['<1.2', '1.2.0-rc.1'],
     ['!=1.2', '1.2.5-rc.1'],
-  ])('differs on purpose: %j rejects %s, which Masterminds accepts once prereleases are allowed', (constraint, version) => {
-    expect(masterminds(constraint, version)).toBe(true)
-    expect(ours(constraint, version)).toBe(false)
-  })
+  ])(
+    'differs on purpose: %j rejects %s, which Masterminds accepts once prereleases are allowed',
+    (constraint, version) => {
+      expect(masterminds(constraint, version)).toBe(true)
+      expect(ours(constraint, version)).toBe(false)
+    },
+  )
 
   test('agree with the model over generated constraints and versions', () => {
     const digit = fc.constantFrom('0', '0', '1', '2', '3')
@@ -197,9 +202,16 @@ describe('translated ranges', () => {
       fc.tuple(digit, digit, x).map(([a, b, w]) => `${a}.${b}.${w}`),
     )
     const op = fc.constantFrom('', '=', '!=', '>', '<', '>=', '<=', '~', '~>', '^', '=>', '=<')
-    const comparator = fc.tuple(op, fc.constantFrom('', ' '), fc.constantFrom('', 'v'), partial).map(([o, space, v, p]) => `${o}${o ? space : ''}${v}${p}`)
+    const comparator = fc
+      .tuple(op, fc.constantFrom('', ' '), fc.constantFrom('', 'v'), partial)
+      .map(([o, space, v, p]) => `${o}${o ? space : ''}${v}${p}`)
     const group = fc.oneof(
-      { weight: 9, arbitrary: fc.tuple(fc.array(comparator, { minLength: 1, maxLength: 3 }), fc.constantFrom(', ', ' ', ',')).map(([cs, sep]) => cs.join(sep)) },
+      {
+        weight: 9,
+        arbitrary: fc
+          .tuple(fc.array(comparator, { minLength: 1, maxLength: 3 }), fc.constantFrom(', ', ' ', ','))
+          .map(([cs, sep]) => cs.join(sep)),
+      },
       { weight: 1, arbitrary: fc.tuple(partial, partial).map(([a, b]) => `${a} - ${b}`) },
     )
     const constraint = fc.array(group, { minLength: 1, maxLength: 2 }).map((groups) => groups.join(' || '))

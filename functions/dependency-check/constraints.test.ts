@@ -15,7 +15,12 @@ describe('translateConstraint', () => {
   test.each([
     ['commas and v prefixes', '>= v1.13.0, < 2', ['>=1.13.0 <2'], '>=1.13.0 <2'],
     ['caret kept', '^1.2.3', ['^1.2.3'], '^1.2.3'],
-    ['!= distributes', '>=1.0.0, !=1.5.0, <2.0.0', ['>=1.0.0 <2.0.0 <1.5.0', '>=1.0.0 <2.0.0 >1.5.0'], '>=1.0.0 !=1.5.0 <2.0.0'],
+    [
+      '!= distributes',
+      '>=1.0.0, !=1.5.0, <2.0.0',
+      ['>=1.0.0 <2.0.0 <1.5.0', '>=1.0.0 <2.0.0 >1.5.0'],
+      '>=1.0.0 !=1.5.0 <2.0.0',
+    ],
     ['blang ! alone', '!4.2.1', ['<4.2.1', '>4.2.1'], '!4.2.1'],
     ['=> alias', '=> 1.0', ['>=1.0'], '>=1.0'],
     ['=< alias', '=<2', ['<=2'], '<=2'],
@@ -31,9 +36,12 @@ describe('translateConstraint', () => {
     expect(translateConstraint(raw)).toEqual({ ok: true, branches, display })
   })
 
-  test.each([['garbage'], ['1.2-1.4.5'], ['1.0 || '], ['>=1.0.0 garbage'], ['sha256:abc'], ['>= 1 ||| 2']])('improper: %j', (raw) => {
-    expect(translateConstraint(raw)).toEqual({ ok: false, error: `improper constraint: ${raw}` })
-  })
+  test.each([['garbage'], ['1.2-1.4.5'], ['1.0 || '], ['>=1.0.0 garbage'], ['sha256:abc'], ['>= 1 ||| 2']])(
+    'improper: %j',
+    (raw) => {
+      expect(translateConstraint(raw)).toEqual({ ok: false, error: `improper constraint: ${raw}` })
+    },
+  )
 
   test('digests are kept as exact pins', () => {
     const digest = `sha256:${'a'.repeat(64)}`
@@ -86,18 +94,25 @@ describe('direction', () => {
 })
 
 describe('properties', () => {
-  const version = fc.tuple(fc.nat(5), fc.nat(5), fc.nat(5), fc.option(fc.constantFrom('alpha', 'rc.1', 'beta.2'), { nil: undefined })).map(([a, b, p, pre]) => `${a}.${b}.${p}${pre ? `-${pre}` : ''}`)
+  const version = fc
+    .tuple(fc.nat(5), fc.nat(5), fc.nat(5), fc.option(fc.constantFrom('alpha', 'rc.1', 'beta.2'), { nil: undefined }))
+    .map(([a, b, p, pre]) => `${a}.${b}.${p}${pre ? `-${pre}` : ''}`)
   const op = fc.constantFrom('>=', '<=', '>', '<', '=', '^', '~', '')
   const comparator = fc.tuple(op, version).map(([o, ver]) => `${o}${ver}`)
 
   // What the ranges mean is held to Masterminds in constraints.masterminds.test.ts; here, that the spelling does not matter.
   test('a Masterminds comma list with v prefixes agrees with the space list', () => {
     fc.assert(
-      fc.property(fc.array(comparator, { minLength: 1, maxLength: 3 }), fc.boolean(), version, (parts, vPrefix, candidate) => {
-        const masterminds = parts.map((p) => (vPrefix ? p.replace(/(\d)/, 'v$1') : p)).join(', ')
-        const spaced = parts.join(' ')
-        expect(satisfies(v(candidate), c(masterminds))).toBe(satisfies(v(candidate), c(spaced)))
-      }),
+      fc.property(
+        fc.array(comparator, { minLength: 1, maxLength: 3 }),
+        fc.boolean(),
+        version,
+        (parts, vPrefix, candidate) => {
+          const masterminds = parts.map((p) => (vPrefix ? p.replace(/(\d)/, 'v$1') : p)).join(', ')
+          const spaced = parts.join(' ')
+          expect(satisfies(v(candidate), c(masterminds))).toBe(satisfies(v(candidate), c(spaced)))
+        },
+      ),
     )
   })
 

@@ -27,7 +27,9 @@ import type { Version } from './versions.js'
 
 /** A parsed constraint. */
 export type Constraint =
-  { kind: 'any'; raw: string; display: string } | { kind: 'digest'; raw: string; display: string; digest: string } | { kind: 'range'; raw: string; display: string; branches: Branch[] }
+  | { kind: 'any'; raw: string; display: string }
+  | { kind: 'digest'; raw: string; display: string; digest: string }
+  | { kind: 'range'; raw: string; display: string; branches: Branch[] }
 
 /** One AND group of a range, compiled. */
 export interface Branch {
@@ -65,7 +67,9 @@ export function parseConstraint(raw: string): ParsedConstraint {
 }
 
 /** The npm range branches a constraint translates to (for tests and docs). */
-export function translateConstraint(raw: string): { ok: true; branches: string[]; display: string } | { ok: false; error: string } {
+export function translateConstraint(
+  raw: string,
+): { ok: true; branches: string[]; display: string } | { ok: false; error: string } {
   const parsed = parseConstraint(raw)
   if (!parsed.ok) return parsed
   const c = parsed.constraint
@@ -166,7 +170,11 @@ export function admitsPrereleaseExplicitly(version: Version, c: Constraint): boo
  * listed in `{identifiers}` (Carvel); or a constraint on the package naming a
  * prerelease that the candidate satisfies. Releases are always admitted.
  */
-export function candidateAdmitted(version: Version, policy: PrereleasePolicy, constraints: readonly Constraint[]): boolean {
+export function candidateAdmitted(
+  version: Version,
+  policy: PrereleasePolicy,
+  constraints: readonly Constraint[],
+): boolean {
   if (!isPrerelease(version)) return true
   if (policy === 'Include') return true
   if (typeof policy === 'object') {

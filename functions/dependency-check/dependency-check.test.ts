@@ -39,7 +39,11 @@ spec: {version: ${installedVersion}}
   )
 
 type Out = {
-  items: { kind: string; metadata: { name: string; annotations?: Record<string, string> }; status?: Record<string, unknown> }[]
+  items: {
+    kind: string
+    metadata: { name: string; annotations?: Record<string, string> }
+    status?: Record<string, unknown>
+  }[]
   results?: { message: string; severity: string; field?: { path: string }; file?: { path: string } }[]
 }
 const run = (input: string, src = sources('v1.16.3')) => {
@@ -54,7 +58,10 @@ describe('dependency-check transform', () => {
     const result = parsed.items.find((i) => i.kind === 'DependencyCheckResult')!
     expect(result.metadata).toMatchObject({
       name: 'dependency-check',
-      annotations: { 'config.kubernetes.io/local-config': 'true', 'internal.config.kubernetes.io/path': 'dependency-check-result.yaml' },
+      annotations: {
+        'config.kubernetes.io/local-config': 'true',
+        'internal.config.kubernetes.io/path': 'dependency-check-result.yaml',
+      },
     })
     expect(result.status).toMatchObject({ result: 'OK', conditions: [{ type: 'Resolved', status: 'True' }] })
     expect(parsed.results![0]).toMatchObject({
@@ -72,7 +79,9 @@ describe('dependency-check transform', () => {
     expect(parsed.results).toContainEqual(
       expect.objectContaining({
         severity: 'error',
-        message: expect.stringMatching(/^unmet dependency keptn@v1.2.0 -> cert-manager: cert-manager \(required: >=1.13.0 <2, actual: v2.1.0\)/),
+        message: expect.stringMatching(
+          /^unmet dependency keptn@v1.2.0 -> cert-manager: cert-manager \(required: >=1.13.0 <2, actual: v2.1.0\)/,
+        ),
         field: { path: 'spec.dependencies[0]' },
       }),
     )
@@ -87,7 +96,10 @@ describe('dependency-check transform', () => {
   })
 
   test('an invalid catalog is an error on its field and file', () => {
-    const { exitCode, parsed } = run(list(manifest), sources('v1.16.3', '  - name: broken\n    installationType: Sometimes\n'))
+    const { exitCode, parsed } = run(
+      list(manifest),
+      sources('v1.16.3', '  - name: broken\n    installationType: Sometimes\n'),
+    )
     expect(exitCode).toBe(1)
     expect(parsed.results![0]).toMatchObject({
       severity: 'error',
@@ -98,21 +110,31 @@ describe('dependency-check transform', () => {
   })
 
   test('functionConfig of another kind is an error naming the expected kind', () => {
-    const { exitCode, parsed } = run(list(manifest, 'functionConfig:\n  apiVersion: v1\n  kind: Secret\n  metadata: {name: x}\n'))
+    const { exitCode, parsed } = run(
+      list(manifest, 'functionConfig:\n  apiVersion: v1\n  kind: Secret\n  metadata: {name: x}\n'),
+    )
     expect(exitCode).toBe(1)
-    expect(parsed.results![0]!.message).toBe('unsupported functionConfig Secret.v1: expected DependencyCheck.kpt-variants.dev/v1alpha1 (or no functionConfig)')
+    expect(parsed.results![0]!.message).toBe(
+      'unsupported functionConfig Secret.v1: expected DependencyCheck.kpt-variants.dev/v1alpha1 (or no functionConfig)',
+    )
   })
 
   test('an improper target constraint is an error on that field', () => {
-    const fc = 'functionConfig:\n  apiVersion: kpt-variants.dev/v1alpha1\n  kind: DependencyCheck\n  metadata: {name: c}\n  spec: {targets: [{package: keptn, constraint: "1.2-1.4.5"}]}\n'
+    const fc =
+      'functionConfig:\n  apiVersion: kpt-variants.dev/v1alpha1\n  kind: DependencyCheck\n  metadata: {name: c}\n  spec: {targets: [{package: keptn, constraint: "1.2-1.4.5"}]}\n'
     const { parsed } = run(list(manifest, fc))
-    expect(parsed.results![0]).toMatchObject({ message: '`spec.targets[0].constraint` improper constraint: 1.2-1.4.5', field: { path: 'spec.targets[0].constraint' } })
+    expect(parsed.results![0]).toMatchObject({
+      message: '`spec.targets[0].constraint` improper constraint: 1.2-1.4.5',
+      field: { path: 'spec.targets[0].constraint' },
+    })
   })
 
   test('no manifest and no targets: nothing to check', () => {
     const { exitCode, parsed } = run(list('  - {apiVersion: v1, kind: ConfigMap, metadata: {name: a}}\n'))
     expect(exitCode).toBe(0)
-    expect(parsed.results).toEqual([{ severity: 'info', message: 'no PackageManifest among the items and no `spec.targets`: nothing to check' }])
+    expect(parsed.results).toEqual([
+      { severity: 'info', message: 'no PackageManifest among the items and no `spec.targets`: nothing to check' },
+    ])
   })
 
   test('CRDs in the package provide GVKs to its own manifest', () => {
@@ -123,6 +145,8 @@ describe('dependency-check transform', () => {
 `
     const { exitCode, parsed } = run(list(items))
     expect(exitCode).toBe(0)
-    expect(parsed.results![0]!.message).toBe('dependency keptn@v1.2.0 -> example.com/v1/Widget: example.com/v1/Widget is provided by keptn@v1.2.0')
+    expect(parsed.results![0]!.message).toBe(
+      'dependency keptn@v1.2.0 -> example.com/v1/Widget: example.com/v1/Widget is provided by keptn@v1.2.0',
+    )
   })
 })

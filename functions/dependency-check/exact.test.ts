@@ -11,16 +11,31 @@ const dep = (name: string, version = '', optional = false): Dependency => ({ typ
 const gvk = (kind: string): Dependency => ({ type: 'GVK', gvk: { apiVersion: 'x.dev/v1', kind }, optional: false })
 const anyOf = (...alts: Dependency[]): Dependency => ({ type: 'AnyOf', anyOf: alts as never, optional: false })
 
-function pkg(name: string, versions: Record<string, Dependency[]>, provides: Record<string, string[]> = {}): CatalogPackage {
+function pkg(
+  name: string,
+  versions: Record<string, Dependency[]>,
+  provides: Record<string, string[]> = {},
+): CatalogPackage {
   return {
     name,
-    versions: Object.entries(versions).map(([version, dependencies]) => ({ version, dependencies, provides: (provides[version] ?? []).map((kind) => ({ apiVersion: 'x.dev/v1', kind })) })),
+    versions: Object.entries(versions).map(([version, dependencies]) => ({
+      version,
+      dependencies,
+      provides: (provides[version] ?? []).map((kind) => ({ apiVersion: 'x.dev/v1', kind })),
+    })),
   }
 }
 
-function plan(packages: CatalogPackage[], targetDeps: Dependency[], policy: Partial<DependencyPolicy> = {}, installed: PlanInput['installed'] = []): Plan {
+function plan(
+  packages: CatalogPackage[],
+  targetDeps: Dependency[],
+  policy: Partial<DependencyPolicy> = {},
+  installed: PlanInput['installed'] = [],
+): Plan {
   return planDependencies({
-    targets: [{ package: 'app', namespace: '', version: '1.0.0', manifest: { dependencies: targetDeps, provides: [] } }],
+    targets: [
+      { package: 'app', namespace: '', version: '1.0.0', manifest: { dependencies: targetDeps, provides: [] } },
+    ],
     catalogs: [{ name: 'main', packages }],
     installed,
     clusterAPIs: [],
@@ -31,7 +46,14 @@ function plan(packages: CatalogPackage[], targetDeps: Dependency[], policy: Part
 describe('exact resolution', () => {
   test('a lower version of a dependant is chosen when the highest ones cannot share a dependency', () => {
     // The highest a needs c ^2, b needs c ^1: only a@1.0.0 fits (rounds of "highest first" reported CONFLICT).
-    const p = plan([pkg('a', { '1.0.0': [dep('c', '^1')], '2.0.0': [dep('c', '^2')] }), pkg('b', { '1.0.0': [dep('c', '^1')] }), pkg('c', { '1.0.0': [], '2.0.0': [] })], [dep('a'), dep('b')])
+    const p = plan(
+      [
+        pkg('a', { '1.0.0': [dep('c', '^1')], '2.0.0': [dep('c', '^2')] }),
+        pkg('b', { '1.0.0': [dep('c', '^1')] }),
+        pkg('c', { '1.0.0': [], '2.0.0': [] }),
+      ],
+      [dep('a'), dep('b')],
+    )
     expect(p.result).toBe('RESOLVABLE')
     expect(p.conflicts).toEqual([])
     expect(p.install.map((i) => `${i.package}@${i.version}`)).toEqual(['a@1.0.0', 'b@1.0.0', 'c@1.0.0'])
@@ -39,7 +61,9 @@ describe('exact resolution', () => {
 
   test('a 12,000-deep chain resolves (no round limit, no deep recursion)', () => {
     const depth = 12_000
-    const packages = Array.from({ length: depth }, (_, i) => pkg(`p${i}`, { '1.0.0': i + 1 < depth ? [dep(`p${i + 1}`, '^1')] : [] }))
+    const packages = Array.from({ length: depth }, (_, i) =>
+      pkg(`p${i}`, { '1.0.0': i + 1 < depth ? [dep(`p${i + 1}`, '^1')] : [] }),
+    )
     const p = plan(packages, [dep('p0')])
     expect(p.result).toBe('RESOLVABLE')
     expect(p.install).toHaveLength(depth)
@@ -47,16 +71,23 @@ describe('exact resolution', () => {
   })
 
   test('an installed dependency is kept when a lower dependant version accepts it', () => {
-    const p = plan([pkg('a', { '1.0.0': [dep('c', '^1')], '2.0.0': [dep('c', '^2')] }), pkg('c', { '1.0.0': [], '2.0.0': [] })], [dep('a')], { downgrades: 'Deny', upgrades: 'Deny' }, [
-      { name: 'c', package: 'c', version: '1.0.0', namespace: '', installedAsDependency: false, deleting: false },
-    ])
+    const p = plan(
+      [pkg('a', { '1.0.0': [dep('c', '^1')], '2.0.0': [dep('c', '^2')] }), pkg('c', { '1.0.0': [], '2.0.0': [] })],
+      [dep('a')],
+      { downgrades: 'Deny', upgrades: 'Deny' },
+      [{ name: 'c', package: 'c', version: '1.0.0', namespace: '', installedAsDependency: false, deleting: false }],
+    )
     expect(p.result).toBe('RESOLVABLE')
     expect(p.install).toMatchObject([{ package: 'a', version: '1.0.0' }])
   })
 
   test('no solution: the explanation follows the chain of dependants to the conclusion', () => {
     const p = plan(
-      [pkg('a', { '1.0.0': [dep('c', '^1')], '2.0.0': [dep('c', '^2')] }), pkg('b', { '1.0.0': [dep('c', '^3')] }), pkg('c', { '1.0.0': [], '2.0.0': [], '3.0.0': [] })],
+      [
+        pkg('a', { '1.0.0': [dep('c', '^1')], '2.0.0': [dep('c', '^2')] }),
+        pkg('b', { '1.0.0': [dep('c', '^3')] }),
+        pkg('c', { '1.0.0': [], '2.0.0': [], '3.0.0': [] }),
+      ],
       [dep('a'), dep('b')],
     )
     expect(p.result).toBe('CONFLICT')
@@ -64,7 +95,9 @@ describe('exact resolution', () => {
     expect(text).toContain('app@1.0.0 needs a (any)')
     expect(text).toContain('b@1.0.0 needs c (^3)')
     expect(text).toMatch(/a@1\.0\.0 needs c \(\^1\)|every a/)
-    expect(p.explanation![p.explanation!.length - 1]).toMatch(/; therefore no set of versions satisfies every dependency$/)
+    expect(p.explanation![p.explanation!.length - 1]).toMatch(
+      /; therefore no set of versions satisfies every dependency$/,
+    )
     // Reasons and tags of the conflicts stay as the edge-by-edge check gives them.
     expect(p.conflicts.every((c) => c.reason)).toBe(true)
     const why = planResults(p).find((r) => r.tags?.['explanation'])
@@ -89,14 +122,29 @@ describe('exact resolution against brute force', () => {
     from + 1 >= n
       ? fc.constant(undefined)
       : fc.oneof(
-          { weight: 5, arbitrary: fc.tuple(fc.integer({ min: from + 1, max: n - 1 }), fc.constantFrom(...ranges), fc.boolean()).map(([j, r, optional]) => dep(`p${j}`, r, optional && j % 2 === 0)) },
+          {
+            weight: 5,
+            arbitrary: fc
+              .tuple(fc.integer({ min: from + 1, max: n - 1 }), fc.constantFrom(...ranges), fc.boolean())
+              .map(([j, r, optional]) => dep(`p${j}`, r, optional && j % 2 === 0)),
+          },
           // A dependency back on a lower-numbered package: cycles, which another version may avoid.
-          { weight: 1, arbitrary: fc.tuple(fc.integer({ min: 0, max: Math.max(0, from - 1) }), fc.constantFrom(...ranges)).map(([j, r]) => dep(`p${j}`, r)) },
+          {
+            weight: 1,
+            arbitrary: fc
+              .tuple(fc.integer({ min: 0, max: Math.max(0, from - 1) }), fc.constantFrom(...ranges))
+              .map(([j, r]) => dep(`p${j}`, r)),
+          },
           { weight: 1, arbitrary: fc.constantFrom(...kinds).map(gvk) },
           {
             weight: 1,
             arbitrary: fc
-              .tuple(fc.integer({ min: from + 1, max: n - 1 }), fc.constantFrom(...ranges), fc.integer({ min: from + 1, max: n - 1 }), fc.constantFrom(...ranges))
+              .tuple(
+                fc.integer({ min: from + 1, max: n - 1 }),
+                fc.constantFrom(...ranges),
+                fc.integer({ min: from + 1, max: n - 1 }),
+                fc.constantFrom(...ranges),
+              )
               .map(([i, r, j, s]) => anyOf(dep(`p${i}`, r), dep(`p${j}`, s))),
           },
         )
@@ -109,11 +157,15 @@ describe('exact resolution against brute force', () => {
             .subarray(versionNames, { minLength: 1 })
             .chain((names) =>
               fc
-                .tuple(...names.map(() => fc.tuple(fc.array(dependencyArb(i, n), { maxLength: 3 }), fc.subarray(kinds))))
+                .tuple(
+                  ...names.map(() => fc.tuple(fc.array(dependencyArb(i, n), { maxLength: 3 }), fc.subarray(kinds))),
+                )
                 .map((specs) =>
                   pkg(
                     `p${i}`,
-                    Object.fromEntries(names.map((v, k) => [v, specs[k]![0].filter((d): d is Dependency => d !== undefined)])),
+                    Object.fromEntries(
+                      names.map((v, k) => [v, specs[k]![0].filter((d): d is Dependency => d !== undefined)]),
+                    ),
                     Object.fromEntries(names.map((v, k) => [v, i === 0 ? [] : specs[k]![1]])),
                   ),
                 ),
@@ -130,8 +182,10 @@ describe('exact resolution against brute force', () => {
    * edge to its first met alternative.
    */
   function valid(packages: readonly CatalogPackage[], chosen: Map<string, string>): boolean {
-    const specOf = (name: string) => packages.find((p) => p.name === name)!.versions.find((v) => v.version === chosen.get(name))!
-    const providerOf = (kind: string) => [...chosen.keys()].sort().find((name) => specOf(name).provides.some((g) => g.kind === kind))
+    const specOf = (name: string) =>
+      packages.find((p) => p.name === name)!.versions.find((v) => v.version === chosen.get(name))!
+    const providerOf = (kind: string) =>
+      [...chosen.keys()].sort().find((name) => specOf(name).provides.some((g) => g.kind === kind))
     const met = (d: Dependency): boolean => {
       if (d.type === 'GVK') return providerOf(d.gvk.kind) !== undefined
       if (d.type === 'AnyOf') return d.anyOf.some(met)

@@ -84,7 +84,8 @@ export function indexCatalogs(catalogs: readonly PlanCatalog[]): CatalogIndex {
         if (entry.versions.length === 0) entry.versions = [indexed]
         else entry.versions.push(indexed)
         if (entry.byKey) entry.byKey.set(key, indexed)
-        else if (entry.versions.length > scanned) entry.byKey = new Map(entry.versions.map((v) => [versionKey(v.version), v]))
+        else if (entry.versions.length > scanned)
+          entry.byKey = new Map(entry.versions.map((v) => [versionKey(v.version), v]))
       }
     }
   }
@@ -137,7 +138,12 @@ export interface Cycle<T = string> {
  * walk's state is an array: the planner's report and the solver's cycle check
  * walk tens of thousands of them.
  */
-export function walkGraph<E>(count: number, roots: Iterable<number>, edges: (node: number) => readonly E[], target: (edge: E) => number): { cycles: Cycle<number>[]; order: number[] } {
+export function walkGraph<E>(
+  count: number,
+  roots: Iterable<number>,
+  edges: (node: number) => readonly E[],
+  target: (edge: E) => number,
+): { cycles: Cycle<number>[]; order: number[] } {
   const state = new Uint8Array(count) // 0 = new, 1 = on the stack, 2 = done
   const order: number[] = []
   const cycles: Cycle<number>[] = []

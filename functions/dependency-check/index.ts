@@ -14,7 +14,8 @@ export { compareVersions, parseVersion } from './versions.js'
 /** The function as `bin/dependency-check` runs it. */
 export const dependencyCheckFunction: KrmFunction = {
   name: 'dependency-check',
-  description: "checks the package's dependencies (PackageManifest) against a catalog and the installed packages, and plans installs, upgrades and prunes.",
+  description:
+    "checks the package's dependencies (PackageManifest) against a catalog and the installed packages, and plans installs, upgrades and prunes.",
   usage: `functionConfig (optional):
   kpt-variants.dev/v1alpha1 DependencyCheck   spec.targets (default: the PackageManifests
                                               among the items) and spec.policy

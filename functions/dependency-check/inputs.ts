@@ -30,12 +30,17 @@ export interface GatheredInput {
 }
 
 /** Builds the planner input; every unreadable object becomes error results naming its fields. */
-export function gatherInputs(items: readonly KubeObject[], sources: readonly KubeObject[], config: DependencyCheck): GatheredInput {
+export function gatherInputs(
+  items: readonly KubeObject[],
+  sources: readonly KubeObject[],
+  config: DependencyCheck,
+): GatheredInput {
   const results: Result[] = []
   const read = <T>(object: KubeObject, reader: (o: KubeObject) => Read<T>): T | undefined => {
     const r = reader(object)
     if (r.ok) return r.value
-    for (const e of r.errors) results.push(newResult('error', `${object.describe()}: ${e.message}`, { object, field: e.field }))
+    for (const e of r.errors)
+      results.push(newResult('error', `${object.describe()}: ${e.message}`, { object, field: e.field }))
     return undefined
   }
   const input: PlanInput = { targets: [], catalogs: [], installed: [], clusterAPIs: [], policy: config.policy }
@@ -57,7 +62,10 @@ export function gatherInputs(items: readonly KubeObject[], sources: readonly Kub
     const manifest = read(object, readPackageManifest)
     if (manifest) manifests.push(withPackageCRDs(manifest, items))
   }
-  input.targets = config.targets.length > 0 ? config.targets.map((t) => targetFromConfig(t, manifests)) : manifests.map(targetFromManifest)
+  input.targets =
+    config.targets.length > 0
+      ? config.targets.map((t) => targetFromConfig(t, manifests))
+      : manifests.map(targetFromManifest)
   return { input, results, manifests }
 }
 
@@ -69,7 +77,11 @@ function withPackageCRDs(manifest: PackageManifest, items: readonly KubeObject[]
 }
 
 function targetFromManifest(m: PackageManifest): PlanTarget {
-  const target: PlanTarget = { package: m.name, namespace: m.namespace, manifest: { provides: m.provides, dependencies: m.dependencies } }
+  const target: PlanTarget = {
+    package: m.name,
+    namespace: m.namespace,
+    manifest: { provides: m.provides, dependencies: m.dependencies },
+  }
   if (m.installationType) target.manifest!.installationType = m.installationType
   if (m.version) target.version = m.version
   return target

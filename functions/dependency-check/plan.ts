@@ -2,7 +2,14 @@
  * The planner's input and output types: plain data, no KubeObjects required
  * (dependencies may carry `declaredAt`, which the planner passes through).
  */
-import type { CatalogPackage, Dependency, DependencyPolicy, GVK, InstallationType, InstalledPackage } from '../api/dependencies.js'
+import type {
+  CatalogPackage,
+  Dependency,
+  DependencyPolicy,
+  GVK,
+  InstallationType,
+  InstalledPackage,
+} from '../api/dependencies.js'
 
 /** A package to validate as if installed or updated together with the other targets. */
 export interface PlanTarget {
@@ -31,7 +38,17 @@ export interface PlanInput {
 }
 
 /** What happens to one dependency. */
-export type DependencyState = 'Fulfilled' | 'Install' | 'Upgrade' | 'Downgrade' | 'Conflict' | 'Missing' | 'NoMatchingVersion' | 'Skipped' | 'Cycle' | 'Ambiguous'
+export type DependencyState =
+  | 'Fulfilled'
+  | 'Install'
+  | 'Upgrade'
+  | 'Downgrade'
+  | 'Conflict'
+  | 'Missing'
+  | 'NoMatchingVersion'
+  | 'Skipped'
+  | 'Cycle'
+  | 'Ambiguous'
 
 /** Why a conflict is one; the upstream reasons plus Missing, NoMatchingVersion, Cycle and ImproperConstraint. */
 export type ConflictReason =

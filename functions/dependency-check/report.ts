@@ -34,7 +34,10 @@ export function planResults(plan: Plan): Result[] {
     for (const dep of target.dependencies) {
       const severity = severityOf(dep)
       const key = `${dep.requiredBy}\0${dep.message}`
-      const text = severity === 'error' ? `unmet dependency ${dep.requiredBy} -> ${dep.name}: ${dep.message}` : `dependency ${dep.requiredBy} -> ${dep.name}: ${dep.message}`
+      const text =
+        severity === 'error'
+          ? `unmet dependency ${dep.requiredBy} -> ${dep.name}: ${dep.message}`
+          : `dependency ${dep.requiredBy} -> ${dep.name}: ${dep.message}`
       if (severity === 'error') reported.add(key)
       const reason = severity === 'error' ? reasons.get(key) : undefined
       const tags: Record<string, string> = { state: dep.state, dependency: dep.name, ...(reason ? { reason } : {}) }
@@ -43,11 +46,21 @@ export function planResults(plan: Plan): Result[] {
   }
   for (const c of plan.conflicts) {
     if (reported.has(`${c.requiredBy}\0${c.message}`)) continue
-    results.push(newResult('error', conflictText(c), { ...at(c.declaredAt), tags: { state: 'Conflict', dependency: c.package, reason: c.reason } }))
+    results.push(
+      newResult('error', conflictText(c), {
+        ...at(c.declaredAt),
+        tags: { state: 'Conflict', dependency: c.package, reason: c.reason },
+      }),
+    )
   }
   for (const issue of plan.issues) results.push(newResult(issue.severity, issue.message, at(issue.declaredAt)))
-  if (plan.explanation) results.push(newResult('error', explanationText(plan.explanation), { tags: { result: plan.result, explanation: 'true' } }))
-  results.push(newResult(plan.result === 'CONFLICT' ? 'error' : 'info', summary(plan), { tags: { result: plan.result } }))
+  if (plan.explanation)
+    results.push(
+      newResult('error', explanationText(plan.explanation), { tags: { result: plan.result, explanation: 'true' } }),
+    )
+  results.push(
+    newResult(plan.result === 'CONFLICT' ? 'error' : 'info', summary(plan), { tags: { result: plan.result } }),
+  )
   return results
 }
 
@@ -65,7 +78,13 @@ function conflictText(c: Conflict): string {
  * file are worked out once per object (a catalog declares thousands), and
  * shared by its results, which nothing changes.
  */
-function resultAt(severity: Severity, message: string, declaredAt: DependencyReport['declaredAt'], tags: Record<string, string>, refs: Map<KubeObject, Result>): Result {
+function resultAt(
+  severity: Severity,
+  message: string,
+  declaredAt: DependencyReport['declaredAt'],
+  tags: Record<string, string>,
+  refs: Map<KubeObject, Result>,
+): Result {
   if (!declaredAt) return newResult(severity, message, { tags })
   let ref = refs.get(declaredAt.object)
   if (!ref) refs.set(declaredAt.object, (ref = newResult(severity, '', { object: declaredAt.object })))
@@ -85,13 +104,19 @@ function at(declaredAt: DependencyReport['declaredAt']): { object?: KubeObject; 
 export function summary(plan: Plan): string {
   const parts = [`dependency check: ${plan.result}`]
   if (plan.conflicts.length > 0) parts.push(`${plan.conflicts.length} conflict(s)`)
-  const missing = plan.packages.flatMap((t) => t.dependencies.filter((d) => d.state === 'Missing' && d.type === 'Package').map((d) => ({ name: d.name, constraint: d.required ?? '' })))
+  const missing = plan.packages.flatMap((t) =>
+    t.dependencies
+      .filter((d) => d.state === 'Missing' && d.type === 'Package')
+      .map((d) => ({ name: d.name, constraint: d.required ?? '' })),
+  )
   const unique = [...new Map(missing.map((m) => [`${m.name}\0${m.constraint}`, m])).values()]
   if (unique.length > 0) parts.push(missingDependencies(unique))
   const steps: string[] = []
   if (plan.install.length > 0) steps.push(`install ${plan.install.map((s) => `${s.package}@${s.version}`).join(', ')}`)
-  if (plan.upgrade.length > 0) steps.push(`upgrade ${plan.upgrade.map((s) => `${s.package} ${s.from} -> ${s.to}`).join(', ')}`)
-  if (plan.downgrade.length > 0) steps.push(`downgrade ${plan.downgrade.map((s) => `${s.package} ${s.from} -> ${s.to}`).join(', ')}`)
+  if (plan.upgrade.length > 0)
+    steps.push(`upgrade ${plan.upgrade.map((s) => `${s.package} ${s.from} -> ${s.to}`).join(', ')}`)
+  if (plan.downgrade.length > 0)
+    steps.push(`downgrade ${plan.downgrade.map((s) => `${s.package} ${s.from} -> ${s.to}`).join(', ')}`)
   if (plan.prune.length > 0) steps.push(`prune ${plan.prune.map((s) => s.package).join(', ')}`)
   if (steps.length > 0) parts.push(`plan: ${steps.join('; ')}; order: ${plan.order.join(', ')}`)
   else if (plan.result === 'OK') parts.push('nothing to install, upgrade or prune')
@@ -118,7 +143,13 @@ export function resultStatus(plan: Plan): Record<string, unknown> {
       version: t.version,
       dependencies: t.dependencies.map(({ declaredAt: _d, preExisting: _p, ...d }) => d),
     })),
-    plan: { install: plan.install, upgrade: plan.upgrade, downgrade: plan.downgrade, prune: plan.prune, order: plan.order },
+    plan: {
+      install: plan.install,
+      upgrade: plan.upgrade,
+      downgrade: plan.downgrade,
+      prune: plan.prune,
+      order: plan.order,
+    },
     conflicts: plan.conflicts.map(({ declaredAt: _d, ...c }) => c),
   }) as Record<string, unknown>
 }

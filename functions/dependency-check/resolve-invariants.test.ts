@@ -5,15 +5,20 @@ import { dep, pkg, installed, plan } from './resolve.fixtures.js'
 describe('planner invariants', () => {
   /** A random DAG over p0..pn: each version depends on some higher-numbered packages. */
   const catalogArb = fc.integer({ min: 2, max: 12 }).chain((n) =>
-    fc.array(fc.array(fc.tuple(fc.nat(n - 1), fc.constantFrom('', '^1', '>=1.1.0', '<2', '1.x || 2.x')), { maxLength: 3 }), { minLength: n, maxLength: n }).map((depsPer) =>
-      depsPer.map((deps, i) =>
-        pkg(`p${i}`, {
-          '1.0.0': deps.filter(([j]) => j > i).map(([j, r]) => dep(`p${j}`, r)),
-          '1.2.0': deps.filter(([j]) => j > i).map(([j, r]) => dep(`p${j}`, r)),
-          '2.0.0': [],
-        }),
+    fc
+      .array(
+        fc.array(fc.tuple(fc.nat(n - 1), fc.constantFrom('', '^1', '>=1.1.0', '<2', '1.x || 2.x')), { maxLength: 3 }),
+        { minLength: n, maxLength: n },
+      )
+      .map((depsPer) =>
+        depsPer.map((deps, i) =>
+          pkg(`p${i}`, {
+            '1.0.0': deps.filter(([j]) => j > i).map(([j, r]) => dep(`p${j}`, r)),
+            '1.2.0': deps.filter(([j]) => j > i).map(([j, r]) => dep(`p${j}`, r)),
+            '2.0.0': [],
+          }),
+        ),
       ),
-    ),
   )
 
   test('plan order puts every dependency before its dependant', () => {
@@ -39,7 +44,9 @@ describe('planner invariants', () => {
             .map((item, i) => ({ item, key: (i * 7919 + seed * 104729) % 1009 }))
             .sort((a, b) => a.key - b.key)
             .map((e) => e.item)
-        const installedState = packages.slice(1, 1 + installedCount).map((p, i) => installed(p.name, i % 2 ? '1.0.0' : '2.0.0', { asDependency: i % 3 === 0 }))
+        const installedState = packages
+          .slice(1, 1 + installedCount)
+          .map((p, i) => installed(p.name, i % 2 ? '1.0.0' : '2.0.0', { asDependency: i % 3 === 0 }))
         const targets = [
           { package: 'p0', namespace: '', version: '1.0.0' },
           { package: 'p1', namespace: '', version: '1.2.0' },
@@ -65,7 +72,8 @@ describe('planner invariants', () => {
       fc.property(catalogArb, (packages) => {
         const p = plan({ packages, targets: [{ package: 'p0', namespace: '', version: '1.0.0' }] })
         if (p.result === 'CONFLICT') return
-        for (const t of p.packages) for (const d of t.dependencies) expect(['Fulfilled', 'Install', 'Upgrade', 'Skipped']).toContain(d.state)
+        for (const t of p.packages)
+          for (const d of t.dependencies) expect(['Fulfilled', 'Install', 'Upgrade', 'Skipped']).toContain(d.state)
       }),
     )
   })

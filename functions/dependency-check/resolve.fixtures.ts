@@ -5,12 +5,26 @@ import type { PlanInput, PlanTarget } from './plan.js'
 import { planDependencies } from './resolve.js'
 
 /** `dep('b', '^1')`; `gvk('x/v1', 'K')`. */
-export const dep = (name: string, version = '', optional = false): Dependency => ({ type: 'Package', name, version, optional })
-export const gvk = (apiVersion: string, kind: string, optional = false): Dependency => ({ type: 'GVK', gvk: { apiVersion, kind }, optional })
+export const dep = (name: string, version = '', optional = false): Dependency => ({
+  type: 'Package',
+  name,
+  version,
+  optional,
+})
+export const gvk = (apiVersion: string, kind: string, optional = false): Dependency => ({
+  type: 'GVK',
+  gvk: { apiVersion, kind },
+  optional,
+})
 export const anyOf = (...alts: Dependency[]): Dependency => ({ type: 'AnyOf', anyOf: alts as never, optional: false })
 
 /** `pkg('b', {'1.0.0': [dep(...)], '2.0.0': []})` */
-export function pkg(name: string, versions: Record<string, Dependency[]>, extra: Partial<CatalogPackage> = {}, provides: Record<string, string[]> = {}): CatalogPackage {
+export function pkg(
+  name: string,
+  versions: Record<string, Dependency[]>,
+  extra: Partial<CatalogPackage> = {},
+  provides: Record<string, string[]> = {},
+): CatalogPackage {
   return {
     name,
     ...extra,
@@ -21,7 +35,11 @@ export function pkg(name: string, versions: Record<string, Dependency[]>, extra:
     })),
   }
 }
-export const installed = (name: string, version: string, extra: { asDependency?: boolean; namespace?: string; deps?: Dependency[] } = {}) => ({
+export const installed = (
+  name: string,
+  version: string,
+  extra: { asDependency?: boolean; namespace?: string; deps?: Dependency[] } = {},
+) => ({
   name,
   package: name,
   version,
@@ -37,7 +55,9 @@ export const target = (name: string, version?: string, deps?: Dependency[]): Pla
   ...(deps ? { manifest: { dependencies: deps, provides: [] } } : {}),
 })
 
-export function plan(input: Partial<Omit<PlanInput, 'policy'>> & { packages?: CatalogPackage[]; policy?: Partial<DependencyPolicy> }) {
+export function plan(
+  input: Partial<Omit<PlanInput, 'policy'>> & { packages?: CatalogPackage[]; policy?: Partial<DependencyPolicy> },
+) {
   return planDependencies({
     targets: input.targets ?? [],
     catalogs: input.catalogs ?? [{ name: 'main', packages: input.packages ?? [] }],

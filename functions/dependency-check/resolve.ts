@@ -38,7 +38,12 @@ const maxCycleAttempts = 50
 /** Plans installs, upgrades, downgrades and prunes for the targets; see the module doc. */
 export function planDependencies(input: PlanInput): Plan {
   const { graph, targetIds } = buildGraph(input)
-  const model = buildModel(modelNodes(graph, input.targets), { catalog: graph.catalog, policy: graph.policy, clusterAPIs: graph.clusterAPIs, servedBefore: graph.servedBefore() })
+  const model = buildModel(modelNodes(graph, input.targets), {
+    catalog: graph.catalog,
+    policy: graph.policy,
+    clusterAPIs: graph.clusterAPIs,
+    servedBefore: graph.servedBefore(),
+  })
   let solution = solve(model.problem)
   // A cycle is a conflict: forbid each one found and solve again, while another choice may avoid it.
   for (let attempt = 0; solution.ok && attempt < maxCycleAttempts; attempt++) {
@@ -68,7 +73,11 @@ export function planDependencies(input: PlanInput): Plan {
 
 /** A step that would fix one edge but break another: reported, never guessed. */
 function noPlan(decision: Decision, node: PlanNode): Decision {
-  return unsettledConflict(decision, node, `${decision.report.message}, but no plan satisfies every dependency together`)
+  return unsettledConflict(
+    decision,
+    node,
+    `${decision.report.message}, but no plan satisfies every dependency together`,
+  )
 }
 
 /** A solved graph: an optional dependency still to install was left out by the solver; anything else cannot be. */
@@ -77,7 +86,11 @@ const solved: ReportOptions = {
     if (!dep.optional) return noPlan(decision, node)
     // The solver left an optional dependency out: installing it does not fit the rest of the plan.
     const skipped = {
-      report: { ...decision.report, state: 'Skipped' as const, message: `optional dependency ${decision.report.name} cannot be installed together with the rest of the plan; skipped` },
+      report: {
+        ...decision.report,
+        state: 'Skipped' as const,
+        message: `optional dependency ${decision.report.name} cannot be installed together with the rest of the plan; skipped`,
+      },
     }
     delete skipped.report.satisfiedBy
     return skipped
@@ -95,10 +108,16 @@ function explained(plan: Plan, root: Incompatibility, model: Model): Plan {
 /** The starting nodes as the model reads them: installations, and targets with their possible versions. */
 function modelNodes(graph: PlanGraph, targets: readonly PlanTarget[]): ModelNode[] {
   const { catalog, policy } = graph
-  const constraintTargets = new Map(targets.filter((t) => !t.version && !t.manifest).map((t) => [nodeId(t.package, t.namespace), t]))
+  const constraintTargets = new Map(
+    targets.filter((t) => !t.version && !t.manifest).map((t) => [nodeId(t.package, t.namespace), t]),
+  )
   return graph.sortedNodes().map((node) => {
     const base = { id: node.id, package: node.package, namespace: node.namespace }
-    if (node.action !== 'target') return { ...base, installed: { version: node.installed!.version, deps: node.installed!.deps, provides: node.installed!.provides } }
+    if (node.action !== 'target')
+      return {
+        ...base,
+        installed: { version: node.installed!.version, deps: node.installed!.deps, provides: node.installed!.provides },
+      }
     const entry = catalog.packages.get(node.package)
     const byConstraint = constraintTargets.get(node.id)
     const parsed = byConstraint && entry && !node.version ? parseConstraint(byConstraint.constraint ?? '') : undefined
@@ -107,11 +126,33 @@ function modelNodes(graph: PlanGraph, targets: readonly PlanTarget[]): ModelNode
       const first = pick(entry!, admitted, [parsed.constraint], policy)
       if (first) {
         const ordered = [first, ...admitted.filter((c) => c !== first).reverse()]
-        return { ...base, target: { values: ordered.map((c) => ({ version: c.version, indexed: c, deps: c.spec.dependencies, provides: c.spec.provides })) } }
+        return {
+          ...base,
+          target: {
+            values: ordered.map((c) => ({
+              version: c.version,
+              indexed: c,
+              deps: c.spec.dependencies,
+              provides: c.spec.provides,
+            })),
+          },
+        }
       }
     }
     const indexed = node.version ? findVersion(entry, node.version) : undefined
-    return { ...base, target: { values: [{ ...(node.version ? { version: node.version } : {}), ...(indexed ? { indexed } : {}), deps: node.deps, provides: node.provides }] } }
+    return {
+      ...base,
+      target: {
+        values: [
+          {
+            ...(node.version ? { version: node.version } : {}),
+            ...(indexed ? { indexed } : {}),
+            deps: node.deps,
+            provides: node.provides,
+          },
+        ],
+      },
+    }
   })
 }
 
@@ -147,7 +188,8 @@ function applySolution(graph: PlanGraph, model: Model, values: readonly number[]
     if (value.version) node.version = value.version
     node.deps = value.deps
     node.provides = value.provides
-    if (value.kind === 'target' && value.indexed) node.installationType = value.indexed.spec.installationType ?? node.installationType
+    if (value.kind === 'target' && value.indexed)
+      node.installationType = value.indexed.spec.installationType ?? node.installationType
     graph.register(node)
   })
   graph.nodeChanged()

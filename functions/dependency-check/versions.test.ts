@@ -32,12 +32,23 @@ describe('compareVersions', () => {
     ['2.0.0-alpha.1', '1.1.7', 1],
     ['v1.0.0', '1.0.0', 1], // equal releases: the raw text decides, so the order is total
   ])('%s vs %s', (a, b, want) => {
-    expect(Math.sign(compareVersions(parseVersion(a, { coerce: true })!, parseVersion(b, { coerce: true })!))).toBe(want)
+    expect(Math.sign(compareVersions(parseVersion(a, { coerce: true })!, parseVersion(b, { coerce: true })!))).toBe(
+      want,
+    )
   })
 
   const versionText = fc
-    .tuple(fc.boolean(), fc.nat(3), fc.nat(3), fc.nat(3), fc.option(fc.constantFrom('alpha', 'rc.1', 'rc.2'), { nil: undefined }), fc.option(fc.constantFrom('1', '2', '10', 'a'), { nil: undefined }))
-    .map(([v, a, b, c, pre, build]) => `${v ? 'v' : ''}${a}.${b}.${c}${pre ? `-${pre}` : ''}${build ? `+${build}` : ''}`)
+    .tuple(
+      fc.boolean(),
+      fc.nat(3),
+      fc.nat(3),
+      fc.nat(3),
+      fc.option(fc.constantFrom('alpha', 'rc.1', 'rc.2'), { nil: undefined }),
+      fc.option(fc.constantFrom('1', '2', '10', 'a'), { nil: undefined }),
+    )
+    .map(
+      ([v, a, b, c, pre, build]) => `${v ? 'v' : ''}${a}.${b}.${c}${pre ? `-${pre}` : ''}${build ? `+${build}` : ''}`,
+    )
 
   test('agrees with semver.compareBuild and is a total order', () => {
     fc.assert(

@@ -32,7 +32,11 @@ describe('CelEngine.evalString', () => {
   })
 
   test.each([
-    ['undeclared variable', 'badvar', "ERROR: <input>:1:1: undeclared reference to 'badvar' (in container '')\n | badvar\n | ^"],
+    [
+      'undeclared variable',
+      'badvar',
+      "ERROR: <input>:1:1: undeclared reference to 'badvar' (in container '')\n | badvar\n | ^",
+    ],
     ['missing key', "target.labels['no-such-label']", 'no such key: no-such-label'],
     ['missing field', 'target.spec', 'no such key: spec'],
     ['int result', '1', "unsupported type conversion from 'int' to string"],

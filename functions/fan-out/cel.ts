@@ -12,7 +12,18 @@
  *   that counts iterations and stops the loop once the per-evaluation or
  *   per-run step budget is spent.
  */
-import { celEnv, celError, celFunc, CelScalar, isCelError, isCelList, isCelMap, isCelUint, parse, plan } from '@bufbuild/cel'
+import {
+  celEnv,
+  celError,
+  celFunc,
+  CelScalar,
+  isCelError,
+  isCelList,
+  isCelMap,
+  isCelUint,
+  parse,
+  plan,
+} from '@bufbuild/cel'
 import type { CelEnv, CelResult } from '@bufbuild/cel'
 import { RE2JS } from '@bufbuild/re2'
 
@@ -53,7 +64,9 @@ export const defaultCelBudget: CelBudget = {
 }
 
 /** A compiled expression, or the Porch-style message of why it cannot run. */
-export type CompiledExpr = { ok: true; source: string; run: (bindings: CelBindings) => CelResult; usesRepository: boolean } | { ok: false; error: string }
+export type CompiledExpr =
+  | { ok: true; source: string; run: (bindings: CelBindings) => CelResult; usesRepository: boolean }
+  | { ok: false; error: string }
 
 const budgetFunction = '@kpt_variants_budget'
 const declared = new Set<string>(celVariables)
@@ -120,10 +133,16 @@ export class CelEngine {
       result = celError(err)
     }
     if (this.exceeded === 'evaluation') {
-      return { ok: false, error: `evaluation cost exceeded the budget of ${this.budget.maxStepsPerEvaluation} comprehension steps` }
+      return {
+        ok: false,
+        error: `evaluation cost exceeded the budget of ${this.budget.maxStepsPerEvaluation} comprehension steps`,
+      }
     }
     if (this.exceeded === 'run') {
-      return { ok: false, error: `evaluation cost exceeded the budget of ${this.budget.maxStepsPerRun} comprehension steps for this run` }
+      return {
+        ok: false,
+        error: `evaluation cost exceeded the budget of ${this.budget.maxStepsPerRun} comprehension steps for this run`,
+      }
     }
     if (isCelError(result)) return { ok: false, error: runtimeMessage(result.message, compiled, bindings) }
     if (typeof result === 'string') return { ok: true, value: result }
@@ -160,7 +179,10 @@ export class CelEngine {
     }
     if (analysis.undeclared) {
       const offset = Number(parsed.sourceInfo?.positions[String(analysis.undeclared.id) as unknown as number] ?? 0)
-      return { ok: false, error: withSnippet(source, offset, `undeclared reference to '${analysis.undeclared.name}' (in container '')`) }
+      return {
+        ok: false,
+        error: withSnippet(source, offset, `undeclared reference to '${analysis.undeclared.name}' (in container '')`),
+      }
     }
     if (analysis.maxNesting > this.budget.maxNesting) {
       return {
@@ -188,7 +210,8 @@ const tooDeep = `expression nested too deeply (more than ${maxBracketDepth} leve
 /** cel-go's size and depth limits, checked on the text so the parser never recurses without bound. */
 function sizeError(source: string): string | undefined {
   const size = [...source].length
-  if (size > maxExpressionSize) return `expression code point size exceeds limit: size: ${size}, limit ${maxExpressionSize}`
+  if (size > maxExpressionSize)
+    return `expression code point size exceeds limit: size: ${size}, limit ${maxExpressionSize}`
   let depth = 0
   let quote: string | undefined
   for (let i = 0; i < source.length; i++) {
@@ -258,7 +281,11 @@ function analyse(root: ExprNode, budget: CelBudget): Analysis {
       case 'listExpr':
         return (kind.value as { elements: ExprNode[] }).elements.reduce((c, el) => c + walk(el, scope, depth), 0)
       case 'structExpr': {
-        const entries = (kind.value as { entries: { mapKey?: ExprNode; value?: ExprNode; keyKind?: { case: string; value: unknown } }[] }).entries
+        const entries = (
+          kind.value as {
+            entries: { mapKey?: ExprNode; value?: ExprNode; keyKind?: { case: string; value: unknown } }[]
+          }
+        ).entries
         let cost = 0
         for (const entry of entries) {
           if (entry.keyKind?.case === 'mapKey') cost += walk(entry.keyKind.value as ExprNode, scope, depth)
@@ -327,7 +354,9 @@ function instrumentComprehensions(root: ExprNode, maxId: bigint): void {
         ;(kind.value as { elements: ExprNode[] }).elements.forEach(visit)
         return
       case 'structExpr':
-        for (const entry of (kind.value as { entries: { value?: ExprNode; keyKind?: { case: string; value: unknown } }[] }).entries) {
+        for (const entry of (
+          kind.value as { entries: { value?: ExprNode; keyKind?: { case: string; value: unknown } }[] }
+        ).entries) {
           if (entry.keyKind?.case === 'mapKey') visit(entry.keyKind.value as ExprNode)
           visit(entry.value)
         }
@@ -341,7 +370,10 @@ function instrumentComprehensions(root: ExprNode, maxId: bigint): void {
           c.loopCondition = {
             $typeName: 'cel.expr.Expr',
             id: nextId,
-            exprKind: { case: 'callExpr', value: { $typeName: 'cel.expr.Expr.Call', function: budgetFunction, args: [condition] } },
+            exprKind: {
+              case: 'callExpr',
+              value: { $typeName: 'cel.expr.Expr.Call', function: budgetFunction, args: [condition] },
+            },
           }
         }
         return

@@ -73,7 +73,15 @@ const clusterTargets = source`
       injectors:
       - {kind: WorkloadCluster, nameExpr: target.name}
 `
-const fleet = [repo('blueprints'), repo('edge-c1'), repo('edge-c2'), upstream, cluster('c1', 'us-east1'), cluster('c2', 'eu-west1'), cluster('c3', 'ap-south1')]
+const fleet = [
+  repo('blueprints'),
+  repo('edge-c1'),
+  repo('edge-c2'),
+  upstream,
+  cluster('c1', 'us-east1'),
+  cluster('c2', 'eu-west1'),
+  cluster('c3', 'ap-south1'),
+]
 
 function run(input: string) {
   const out = runFunction(fanOutFunction, input)
@@ -87,7 +95,10 @@ describe('fan-out', () => {
     const { exitCode, items } = run(resourceList(pvsWith(clusterTargets), ...fleet))
     expect(exitCode).toBe(0)
     const pvs = variants(items)
-    expect(pvs.map((p) => p['metadata']['name'])).toEqual(['nginx-edge-c1-nginx-us-east1', 'nginx-edge-c2-nginx-eu-west1'])
+    expect(pvs.map((p) => p['metadata']['name'])).toEqual([
+      'nginx-edge-c1-nginx-us-east1',
+      'nginx-edge-c2-nginx-eu-west1',
+    ])
     expect(pvs[1]).toEqual({
       apiVersion: 'config.porch.kpt.dev/v1alpha1',
       kind: 'PackageVariant',
@@ -95,7 +106,9 @@ describe('fan-out', () => {
         name: 'nginx-edge-c2-nginx-eu-west1',
         namespace: 'default',
         labels: { 'config.porch.kpt.dev/packagevariantset': 'nginx' },
-        ownerReferences: [{ apiVersion: 'config.porch.kpt.dev/v1alpha2', kind: 'PackageVariantSet', name: 'nginx', controller: true }],
+        ownerReferences: [
+          { apiVersion: 'config.porch.kpt.dev/v1alpha2', kind: 'PackageVariantSet', name: 'nginx', controller: true },
+        ],
         finalizers: ['config.porch.kpt.dev/packagevariants'],
         annotations: {
           'internal.config.kubernetes.io/path': 'sets/nginx-edge-c2-nginx-eu-west1.yaml',
@@ -142,7 +155,13 @@ describe('fan-out', () => {
     `
     const targets = '- repositories: [{name: edge-c1}, {name: edge-c2}]\n  template: {labels: {a: b}}\n'
     const { items, exitCode, results } = run(
-      resourceList(pvsWith(targets), ...fleet, existing('old-hash-name', 'nginx', 'edge-c1'), existing('nginx-gone-nginx', 'nginx', 'gone'), existing('other-set-pv', 'other', 'edge-c2')),
+      resourceList(
+        pvsWith(targets),
+        ...fleet,
+        existing('old-hash-name', 'nginx', 'edge-c1'),
+        existing('nginx-gone-nginx', 'nginx', 'gone'),
+        existing('other-set-pv', 'other', 'edge-c2'),
+      ),
     )
     expect(exitCode).toBe(0)
     const pvs = variants(items)
@@ -154,7 +173,9 @@ describe('fan-out', () => {
       labels: { a: 'b' },
     })
     expect(pvs[1]!['spec']['upstream']['revision']).toBe(0)
-    expect(results.at(-1)!['message']).toBe('PackageVariantSet "nginx": 2 PackageVariant(s): 1 created, 1 updated, 0 unchanged, 1 deleted')
+    expect(results.at(-1)!['message']).toBe(
+      'PackageVariantSet "nginx": 2 PackageVariant(s): 1 created, 1 updated, 0 unchanged, 1 deleted',
+    )
   })
 
   test('with a uid, the label and owner reference carry it, and only uid-labelled PackageVariants belong to the set', () => {
@@ -164,7 +185,16 @@ describe('fan-out', () => {
       metadata: {name: by-name, namespace: default, labels: {config.porch.kpt.dev/packagevariantset: nginx}}
       spec: {downstream: {repo: x, package: y}}
     `
-    const { items } = run(resourceList(pvsWith('- repositories: [{name: edge-c1}]\n').replace('namespace: default', 'namespace: default\n  uid: 1234-abcd'), ...fleet, stale))
+    const { items } = run(
+      resourceList(
+        pvsWith('- repositories: [{name: edge-c1}]\n').replace(
+          'namespace: default',
+          'namespace: default\n  uid: 1234-abcd',
+        ),
+        ...fleet,
+        stale,
+      ),
+    )
     const pvs = variants(items)
     expect(pvs.map((p) => p['metadata']['name'])).toEqual(['by-name', 'nginx-edge-c1-nginx'])
     expect(pvs[1]!['metadata']['labels']).toEqual({ 'config.porch.kpt.dev/packagevariantset': '1234-abcd' })
@@ -178,19 +208,33 @@ describe('fan-out', () => {
       'template.downstream.packageExpr: no such key: zone',
       'spec.targets[0].template.downstream.packageExpr',
     ],
-    ['a missing Repository', '- repositories: [{name: edge-zz}]\n  template: {}\n', 'repository "edge-zz" could not be loaded', 'spec.targets[0].template.downstream'],
+    [
+      'a missing Repository',
+      '- repositories: [{name: edge-zz}]\n  template: {}\n',
+      'repository "edge-zz" could not be loaded',
+      'spec.targets[0].template.downstream',
+    ],
     [
       'an invalid generated name is an error, not a later API failure',
       '- repositories: [{name: edge-c1, packageNames: [Nginx]}]\n',
       'invalid PackageVariant name "nginx-edge-c1-Nginx": metadata.name: Invalid value: "nginx-edge-c1-Nginx": a lowercase RFC 1123 subdomain',
       'spec.targets[0]',
     ],
-    ['a bad label selector', '- repositorySelector: {matchExpressions: [{key: a, operator: in, values: [b]}]}\n', '"in" is not a valid label selector operator', 'spec.targets'],
+    [
+      'a bad label selector',
+      '- repositorySelector: {matchExpressions: [{key: a, operator: in, values: [b]}]}\n',
+      '"in" is not a valid label selector operator',
+      'spec.targets',
+    ],
   ])('%s: error result, nothing changed', (_, targets, message, field) => {
     const input = resourceList(pvsWith(targets), ...fleet)
     const out = run(input)
     expect(out.exitCode).toBe(1)
-    expect(out.results[0]).toMatchObject({ severity: 'error', field: { path: field }, tags: { reason: 'UnexpectedError' } })
+    expect(out.results[0]).toMatchObject({
+      severity: 'error',
+      field: { path: field },
+      tags: { reason: 'UnexpectedError' },
+    })
     expect(out.results[0]!['message']).toContain(message)
     expect(out.items).toEqual((parse(input) as { items: unknown[] }).items)
   })
@@ -203,17 +247,28 @@ describe('fan-out', () => {
     const input = resourceList(pvsWith(targets), ...fleet)
     const out = run(input)
     expect(out.exitCode).toBe(1)
-    const ref = { apiVersion: 'config.porch.kpt.dev/v1alpha2', kind: 'PackageVariantSet', name: 'nginx', namespace: 'default' }
+    const ref = {
+      apiVersion: 'config.porch.kpt.dev/v1alpha2',
+      kind: 'PackageVariantSet',
+      name: 'nginx',
+      namespace: 'default',
+    }
     expect(out.results).toEqual(
       ['network/upf', 'network/smf'].map((pkg) => ({
         severity: 'error',
         message: expect.stringMatching(
-          new RegExp(`^invalid PackageVariant name "nginx-edge-c2-${pkg}": metadata.name: Invalid value: "nginx-edge-c2-${pkg}": a lowercase RFC 1123 subdomain must consist of`),
+          new RegExp(
+            `^invalid PackageVariant name "nginx-edge-c2-${pkg}": metadata.name: Invalid value: "nginx-edge-c2-${pkg}": a lowercase RFC 1123 subdomain must consist of`,
+          ),
         ),
         resourceRef: ref,
         field: { path: 'spec.targets[1]' },
         file: { path: 'sets/pvs.yaml' },
-        tags: { reason: 'UnexpectedError', target: `repository "edge-c2" package "${pkg}"`, downstream: `edge-c2/${pkg}` },
+        tags: {
+          reason: 'UnexpectedError',
+          target: `repository "edge-c2" package "${pkg}"`,
+          downstream: `edge-c2/${pkg}`,
+        },
       })),
     )
     expect(out.items).toEqual((parse(input) as { items: unknown[] }).items)
@@ -221,7 +276,13 @@ describe('fan-out', () => {
 
   test("a nested package path past the cut of a long name gives a valid hashed name and a file in the set's directory", () => {
     const longRepo = 'edge-' + 'r'.repeat(50)
-    const { exitCode, items } = run(resourceList(pvsWith(`- repositories: [{name: ${longRepo}, packageNames: [network/upf]}]\n`), ...fleet, repo(longRepo)))
+    const { exitCode, items } = run(
+      resourceList(
+        pvsWith(`- repositories: [{name: ${longRepo}, packageNames: [network/upf]}]\n`),
+        ...fleet,
+        repo(longRepo),
+      ),
+    )
     expect(exitCode).toBe(0)
     const [pv] = variants(items)
     const name = pv!['metadata']['name'] as string
@@ -268,7 +329,14 @@ describe('fan-out', () => {
         {
           apiVersion: 'config.kubernetes.io/v1',
           kind: 'ResourceList',
-          items: [...subpackageItems, rootSet, ...[repo('blueprints'), repo('edge-c1'), repo('edge-c2'), upstream].map((r, i) => at('/fleet', `fleet-${i}.yaml`, bare(r))), ...rootItems],
+          items: [
+            ...subpackageItems,
+            rootSet,
+            ...[repo('blueprints'), repo('edge-c1'), repo('edge-c2'), upstream].map((r, i) =>
+              at('/fleet', `fleet-${i}.yaml`, bare(r)),
+            ),
+            ...rootItems,
+          ],
           functionConfig: rootSet,
         },
         { aliasDuplicateObjects: false },
@@ -298,16 +366,26 @@ describe('fan-out', () => {
         ['nginx-edge-c2-nginx', undefined, 'sets/nginx-edge-c2-nginx.yaml', '0'],
       ])
       expect(pvs[0]!['spec']['upstream']['revision']).toBe(1)
-      expect(results.at(-1)!['message']).toBe('PackageVariantSet "nginx": 2 PackageVariant(s): 1 created, 1 updated, 0 unchanged, 1 deleted')
+      expect(results.at(-1)!['message']).toBe(
+        'PackageVariantSet "nginx": 2 PackageVariant(s): 1 created, 1 updated, 0 unchanged, 1 deleted',
+      )
       const sets = items.filter((i) => i['kind'] === 'PackageVariantSet')
-      expect(sets.map((s) => [annotations(s)['internal.config.kubernetes.io/package-path'], s['status']?.['conditions']?.[1]?.['reason']])).toEqual([
+      expect(
+        sets.map((s) => [
+          annotations(s)['internal.config.kubernetes.io/package-path'],
+          s['status']?.['conditions']?.[1]?.['reason'],
+        ]),
+      ).toEqual([
         ['/fleet/edge', undefined],
         ['/fleet', 'Reconciled'],
       ])
     })
 
     test('a second render changes nothing', () => {
-      const first = runFunction(fanOutFunction, renderInput([at('/fleet/edge', 'nginx-edge-c1-nginx.yaml', member('nginx-edge-c1-nginx', 'edge-c1', 0))]))
+      const first = runFunction(
+        fanOutFunction,
+        renderInput([at('/fleet/edge', 'nginx-edge-c1-nginx.yaml', member('nginx-edge-c1-nginx', 'edge-c1', 0))]),
+      )
       const again = runFunction(fanOutFunction, first.output)
       const strip = (text: string) => text.replace(/\nresults:[\s\S]*$/, '')
       expect(strip(again.output)).toBe(strip(first.output))
@@ -316,11 +394,19 @@ describe('fan-out', () => {
 
     test('a new PackageVariant appends to a root file of its name, not to a subpackage file of the same path', () => {
       const input = renderInput(
-        [at('/fleet/edge', 'sets/nginx-edge-c1-nginx.yaml', configMap), at('/fleet/edge', 'sets/nginx-edge-c1-nginx.yaml', configMap.replace('other', 'other2'), 1)],
+        [
+          at('/fleet/edge', 'sets/nginx-edge-c1-nginx.yaml', configMap),
+          at('/fleet/edge', 'sets/nginx-edge-c1-nginx.yaml', configMap.replace('other', 'other2'), 1),
+        ],
         [at('/fleet', 'sets/nginx-edge-c2-nginx.yaml', configMap)],
       )
       const pvs = variants(run(input).items)
-      expect(pvs.map((p) => [annotations(p)['internal.config.kubernetes.io/path'], annotations(p)['internal.config.kubernetes.io/index']])).toEqual([
+      expect(
+        pvs.map((p) => [
+          annotations(p)['internal.config.kubernetes.io/path'],
+          annotations(p)['internal.config.kubernetes.io/index'],
+        ]),
+      ).toEqual([
         ['sets/nginx-edge-c1-nginx.yaml', '0'],
         ['sets/nginx-edge-c2-nginx.yaml', '1'],
       ])
@@ -332,19 +418,26 @@ describe('fan-out', () => {
     const copy = pvsWith(targets).replace('path: sets/pvs.yaml', 'path: copy/pvs.yaml')
     const fc = pvsWith(targets)
     const all = [copy, fc, ...fleet].map((i) => `-${indent(i, 2).slice(1)}`).join('\n')
-    const { items } = run(`apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n${all}\nfunctionConfig:\n${indent(fc, 2)}`)
-    expect(variants(items)[0]!['metadata']['annotations']['internal.config.kubernetes.io/path']).toBe('sets/nginx-edge-c1-nginx.yaml')
+    const { items } = run(
+      `apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n${all}\nfunctionConfig:\n${indent(fc, 2)}`,
+    )
+    expect(variants(items)[0]!['metadata']['annotations']['internal.config.kubernetes.io/path']).toBe(
+      'sets/nginx-edge-c1-nginx.yaml',
+    )
     const sets = items.filter((i) => i['kind'] === 'PackageVariantSet')
     expect(sets.map((s) => s['status'] === undefined)).toEqual([true, false])
   })
 
   test('validation errors are combined as Porch does and set Stalled on the set', () => {
-    const rl = ResourceList.parse(resourceList(pvsWith('- template: {}\n').replace('revision: 1', 'revision: 0'), ...fleet))
+    const rl = ResourceList.parse(
+      resourceList(pvsWith('- template: {}\n').replace('revision: 1', 'revision: 0'), ...fleet),
+    )
     runFanOut(rl, { sources: [] })
     expect(rl.results.items).toEqual([
       expect.objectContaining({
         severity: 'error',
-        message: 'either spec.upstream.revision or spec.upstream.workspaceName must be specified; spec.targets[0] must specify one of `repositories`, `repositorySelector`, or `objectSelector`',
+        message:
+          'either spec.upstream.revision or spec.upstream.workspaceName must be specified; spec.targets[0] must specify one of `repositories`, `repositorySelector`, or `objectSelector`',
         tags: { reason: 'ValidationError' },
       }),
     ])
@@ -355,7 +448,10 @@ describe('fan-out', () => {
   })
 
   test('the upstream PackageRevision is required, and may come from --sources', () => {
-    const withoutUpstream = resourceList(pvsWith('- repositories: [{name: edge-c1}]\n'), ...fleet.filter((f) => f !== upstream))
+    const withoutUpstream = resourceList(
+      pvsWith('- repositories: [{name: edge-c1}]\n'),
+      ...fleet.filter((f) => f !== upstream),
+    )
     const missing = run(withoutUpstream)
     expect(missing.results[0]).toMatchObject({
       message: "could not find upstream package revision 'nginx/1' in repo 'blueprints'",
@@ -386,7 +482,14 @@ describe('fan-out', () => {
 
   test('objects of another namespace are not targets; objects without a namespace are', () => {
     const targets = '- repositorySelector: {matchLabels: {edge: "yes"}}\n'
-    const { items } = run(resourceList(pvsWith(targets), ...fleet, repo('edge-x', '{edge: "yes"}', 'other'), repo('edge-y', '{edge: "yes"}', '""')))
+    const { items } = run(
+      resourceList(
+        pvsWith(targets),
+        ...fleet,
+        repo('edge-x', '{edge: "yes"}', 'other'),
+        repo('edge-y', '{edge: "yes"}', '""'),
+      ),
+    )
     expect(variants(items).map((p) => p['spec']['downstream']['repo'])).toEqual(['edge-y'])
   })
 
@@ -397,8 +500,19 @@ describe('fan-out', () => {
           downstream: {repoExpr: "'edge-' + target.name"}
           packageContext: {data: {tier: base}, dataExprs: [{key: zone, valueExpr: target.labels.zone}]}
     `
-    const zoned = (name: string) => cluster(name, 'us-east1').replace('labels: {region: us-east1}', 'labels: {region: us-east1, zone: a}')
-    const input = resourceList(pvsWith(targets), repo('blueprints'), repo('edge-c1'), repo('edge-c2'), repo('edge-C4'), upstream, zoned('c1'), cluster('c2', 'eu-west1'), zoned('C4'))
+    const zoned = (name: string) =>
+      cluster(name, 'us-east1').replace('labels: {region: us-east1}', 'labels: {region: us-east1, zone: a}')
+    const input = resourceList(
+      pvsWith(targets),
+      repo('blueprints'),
+      repo('edge-c1'),
+      repo('edge-c2'),
+      repo('edge-C4'),
+      upstream,
+      zoned('c1'),
+      cluster('c2', 'eu-west1'),
+      zoned('C4'),
+    )
     const strict = ResourceList.parse(input)
     runFanOut(strict, { sources: [] })
     expect(strict.items.filter((i) => i.kind === 'PackageVariant')).toHaveLength(0)
@@ -407,15 +521,28 @@ describe('fan-out', () => {
     runFanOut(rl, { sources: [] }, { isolateTargets: true })
     expect(rl.items.filter((i) => i.kind === 'PackageVariant').map((i) => i.name)).toEqual(['nginx-edge-c1-nginx'])
     expect(rl.results.items.filter((r) => r.severity === 'error')).toEqual([
-      expect.objectContaining({ field: { path: 'spec.targets[0].template.packageContext.dataExprs[0].valueExpr' }, tags: expect.objectContaining({ target: 'WorkloadCluster "c2"' }) }),
-      expect.objectContaining({ field: { path: 'spec.targets[0]' }, tags: expect.objectContaining({ target: 'WorkloadCluster "C4"' }) }),
+      expect.objectContaining({
+        field: { path: 'spec.targets[0].template.packageContext.dataExprs[0].valueExpr' },
+        tags: expect.objectContaining({ target: 'WorkloadCluster "c2"' }),
+      }),
+      expect.objectContaining({
+        field: { path: 'spec.targets[0]' },
+        tags: expect.objectContaining({ target: 'WorkloadCluster "C4"' }),
+      }),
     ])
-    expect(rl.results.items.find((r) => r.tags?.['target'] === 'WorkloadCluster "C4"')!.message).toContain('invalid PackageVariant name "nginx-edge-C4-nginx"')
+    expect(rl.results.items.find((r) => r.tags?.['target'] === 'WorkloadCluster "C4"')!.message).toContain(
+      'invalid PackageVariant name "nginx-edge-C4-nginx"',
+    )
   })
 
   test('wrong functionConfig kind', () => {
-    const out = runFunction(fanOutFunction, 'apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\nfunctionConfig: {apiVersion: v1, kind: ConfigMap, metadata: {name: x}}\n')
+    const out = runFunction(
+      fanOutFunction,
+      'apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\nfunctionConfig: {apiVersion: v1, kind: ConfigMap, metadata: {name: x}}\n',
+    )
     expect(out.exitCode).toBe(1)
-    expect(out.output).toContain('unsupported functionConfig ConfigMap.v1: expected PackageVariantSet.config.porch.kpt.dev/v1alpha2')
+    expect(out.output).toContain(
+      'unsupported functionConfig ConfigMap.v1: expected PackageVariantSet.config.porch.kpt.dev/v1alpha2',
+    )
   })
 })

@@ -62,7 +62,11 @@ export function fanOut(rl: ResourceList, options: TransformOptions): void {
 }
 
 /** fan-out with explicit options (tests, the orchestrator); its failures are error results and, as data, the outcome's. */
-export function runFanOut(rl: ResourceList, options: TransformOptions, fanOutOptions: FanOutOptions = {}): FanOutOutcome {
+export function runFanOut(
+  rl: ResourceList,
+  options: TransformOptions,
+  fanOutOptions: FanOutOptions = {},
+): FanOutOutcome {
   const failures: FanOutFailure[] = []
   const parsed = parseConfig(rl.functionConfig)
   if (!parsed.ok) {
@@ -132,13 +136,20 @@ export function runFanOut(rl: ResourceList, options: TransformOptions, fanOutOpt
   return { summary, failures }
 }
 
-type Rendered = { ok: true; desired: Map<string, DesiredVariant>; collisions: string[]; skipped: NameProblem[] } | { ok: false; message: string; field: string | undefined; target: string }
+type Rendered =
+  | { ok: true; desired: Map<string, DesiredVariant>; collisions: string[]; skipped: NameProblem[] }
+  | { ok: false; message: string; field: string | undefined; target: string }
 
 /**
  * Renders every target before anything changes (Porch's atomicity): the
  * first error stops, unless `isolate`, where each failing target is skipped.
  */
-function renderAll(pvs: PackageVariantSet, contexts: readonly PvContext[], inputs: RenderInputs, isolate: boolean): Rendered {
+function renderAll(
+  pvs: PackageVariantSet,
+  contexts: readonly PvContext[],
+  inputs: RenderInputs,
+  isolate: boolean,
+): Rendered {
   const desired = new Map<string, DesiredVariant>()
   const origin = new Map<string, PvContext>()
   const collisions: string[] = []
@@ -170,7 +181,14 @@ function renderAll(pvs: PackageVariantSet, contexts: readonly PvContext[], input
     origin.set(id, ctx)
     // A JS Map keeps the first position and takes the last value (Porch's map overwrite).
     const targetObject = ctx.object ?? inputs.repositories.get(downstream.repo ?? '')
-    desired.set(id, { id, name: packageVariantName(id), spec: result.spec, targetIndex: ctx.targetIndex, target: describeTarget(ctx), ...(targetObject ? { targetObject } : {}) })
+    desired.set(id, {
+      id,
+      name: packageVariantName(id),
+      spec: result.spec,
+      targetIndex: ctx.targetIndex,
+      target: describeTarget(ctx),
+      ...(targetObject ? { targetObject } : {}),
+    })
   }
   return { ok: true, desired, collisions, skipped }
 }
@@ -192,18 +210,29 @@ interface NameProblem {
  * taken by a PackageVariant outside the set. Names are not sanitised (Porch
  * does not), so a nested package path (`network/upf`) gives a name with `/`.
  */
-function checkNewNames(pvs: PackageVariantSet, desired: ReadonlyMap<string, DesiredVariant>, existing: ReadonlyMap<string, KubeObject>, items: readonly KubeObject[]): NameProblem[] {
+function checkNewNames(
+  pvs: PackageVariantSet,
+  desired: ReadonlyMap<string, DesiredVariant>,
+  existing: ReadonlyMap<string, KubeObject>,
+  items: readonly KubeObject[],
+): NameProblem[] {
   const problems: NameProblem[] = []
   const owned = new Set(existing.values())
   const foreign = new Set<string>()
   for (const o of items) {
-    if (isPackageVariant(o) && (o.namespace === pvs.namespace || o.namespace === '') && !owned.has(o)) foreign.add(o.name)
+    if (isPackageVariant(o) && (o.namespace === pvs.namespace || o.namespace === '') && !owned.has(o))
+      foreign.add(o.name)
   }
   for (const [id, want] of desired) {
     if (existing.has(id)) continue
     const errors = nameErrors(want.name)
     const downstream = want.spec['downstream'] as { repo?: string; package?: string }
-    const at = { field: `spec.targets[${want.targetIndex}]`, target: want.target, id, downstream: `${downstream.repo ?? ''}/${downstream.package ?? ''}` }
+    const at = {
+      field: `spec.targets[${want.targetIndex}]`,
+      target: want.target,
+      id,
+      downstream: `${downstream.repo ?? ''}/${downstream.package ?? ''}`,
+    }
     if (errors.length > 0) {
       problems.push({
         message: `invalid PackageVariant name ${JSON.stringify(want.name)}: metadata.name: Invalid value: ${JSON.stringify(want.name)}: ${errors.join('; ')}`,
@@ -232,7 +261,9 @@ function cachedProjection(): (object: KubeObject) => Map<string, unknown> {
 }
 
 function describeTarget(ctx: PvContext): string {
-  return ctx.object ? `${ctx.object.kind} ${JSON.stringify(ctx.object.name)}` : `repository ${JSON.stringify(ctx.repoDefault)} package ${JSON.stringify(ctx.packageDefault)}`
+  return ctx.object
+    ? `${ctx.object.kind} ${JSON.stringify(ctx.object.name)}`
+    : `repository ${JSON.stringify(ctx.repoDefault)} package ${JSON.stringify(ctx.packageDefault)}`
 }
 
 /**
@@ -247,7 +278,13 @@ function describeTarget(ctx: PvContext): string {
  */
 function findSetItem(items: readonly KubeObject[], fc: KubeObject, pvs: PackageVariantSet): KubeObject | undefined {
   const root = rootPackagePath(items)
-  const candidates = items.filter((o) => isPackageVariantSet(o) && o.name === pvs.name && o.namespace === pvs.namespace && (o.packagePath ?? root) === root)
+  const candidates = items.filter(
+    (o) =>
+      isPackageVariantSet(o) &&
+      o.name === pvs.name &&
+      o.namespace === pvs.namespace &&
+      (o.packagePath ?? root) === root,
+  )
   const fcPath = fc.path
   return (fcPath === undefined ? undefined : candidates.find((o) => o.path === fcPath)) ?? candidates[0]
 }

@@ -13,7 +13,8 @@ export type { ReconcileSummary } from './reconcile.js'
 /** The function as `bin/fan-out` runs it. */
 export const fanOutFunction: KrmFunction = {
   name: 'fan-out',
-  description: 'expands a PackageVariantSet into PackageVariants (created, updated or removed as a set), as Porch does.',
+  description:
+    'expands a PackageVariantSet into PackageVariants (created, updated or removed as a set), as Porch does.',
   usage: `functionConfig:
   config.porch.kpt.dev/v1alpha2 PackageVariantSet
 

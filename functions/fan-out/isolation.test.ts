@@ -60,7 +60,10 @@ function run(set: string, items: string[], sources = '') {
   const all = [set, ...items].map((i) => `-${indent(i, 2).slice(1)}`).join('\n')
   const input = `apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n${all}\nfunctionConfig:\n${indent(set, 2)}`
   const out = runFunction(fanOutFunction, input, { sources: sources ? parseObjects(sources, 'cluster.yaml') : [] })
-  const parsed = parse(out.output) as { items: Record<string, any>[]; results?: { severity: string; message: string }[] }
+  const parsed = parse(out.output) as {
+    items: Record<string, any>[]
+    results?: { severity: string; message: string }[]
+  }
   return { ...out, items: parsed.items, results: parsed.results ?? [] }
 }
 
@@ -70,10 +73,18 @@ describe('fan-out isolation', () => {
   test('set reconciliation never updates or deletes a PackageVariant of another namespace', () => {
     // `edge-1` is still desired (the foreign one would be updated), `gone` is not (it would be deleted).
     const foreign = [foreignVariant('edge-1'), foreignVariant('gone')]
-    const { items, exitCode, output } = run(pvs(selectEdges), [upstream('team-a'), repo('edge-1', 'team-a'), ...foreign])
+    const { items, exitCode, output } = run(pvs(selectEdges), [
+      upstream('team-a'),
+      repo('edge-1', 'team-a'),
+      ...foreign,
+    ])
     expect(exitCode).toBe(0)
     const variants = items.filter((i) => i['kind'] === 'PackageVariant')
-    expect(variants.map((v) => `${v['metadata']['namespace']}/${v['metadata']['name']}`)).toEqual(['team-b/nginx-edge-1-nginx', 'team-b/nginx-gone-nginx', 'team-a/nginx-edge-1-nginx'])
+    expect(variants.map((v) => `${v['metadata']['namespace']}/${v['metadata']['name']}`)).toEqual([
+      'team-b/nginx-edge-1-nginx',
+      'team-b/nginx-gone-nginx',
+      'team-a/nginx-edge-1-nginx',
+    ])
     // The other team's objects are printed back byte for byte.
     for (const text of foreign) expect(output).toContain(`-${indent(text, 2).slice(1)}`)
   })
@@ -82,17 +93,23 @@ describe('fan-out isolation', () => {
     const others = [repo('edge-b', 'team-b'), upstream('team-b')]
     const fromItems = run(pvs(selectEdges), [repo('edge-1', 'team-a'), ...others])
     expect(fromItems.exitCode).toBe(1)
-    expect(fromItems.results.map((r) => r.message)).toContainEqual(expect.stringContaining("could not find upstream package revision 'nginx/1'"))
+    expect(fromItems.results.map((r) => r.message)).toContainEqual(
+      expect.stringContaining("could not find upstream package revision 'nginx/1'"),
+    )
     const fromSources = run(pvs(selectEdges), [upstream('team-a'), repo('edge-1', 'team-a')], others.join('---\n'))
     expect(fromSources.exitCode).toBe(0)
-    const downstreams = fromSources.items.filter((i) => i['kind'] === 'PackageVariant').map((v) => v['spec']['downstream']['repo'])
+    const downstreams = fromSources.items
+      .filter((i) => i['kind'] === 'PackageVariant')
+      .map((v) => v['spec']['downstream']['repo'])
     expect(downstreams).toEqual(['edge-1'])
   })
 
-  const celTarget = (expr: string) => `- repositorySelector: {matchLabels: {edge: "yes"}}\n  template:\n    annotationExprs:\n    - {key: x, valueExpr: ${JSON.stringify(expr)}}\n`
+  const celTarget = (expr: string) =>
+    `- repositorySelector: {matchLabels: {edge: "yes"}}\n  template:\n    annotationExprs:\n    - {key: x, valueExpr: ${JSON.stringify(expr)}}\n`
 
   test('CEL reads the name, namespace, labels and annotations of an object', () => {
-    const expr = "repository.name + '|' + repository.namespace + '|' + repository.labels.edge + '|' + repository.annotations.owner + '|' + upstream.name"
+    const expr =
+      "repository.name + '|' + repository.namespace + '|' + repository.labels.edge + '|' + repository.annotations.owner + '|' + upstream.name"
     const { items, exitCode } = run(pvs(celTarget(expr)), [upstream('team-a'), repo('edge-1', 'team-a')])
     expect(exitCode).toBe(0)
     const variant = items.find((i) => i['kind'] === 'PackageVariant')!
@@ -111,7 +128,9 @@ describe('fan-out isolation', () => {
   ])('CEL cannot read `%s`', (expr) => {
     const { exitCode, results, output } = run(pvs(celTarget(expr)), [upstream('team-a'), repo('edge-1', 'team-a')])
     expect(exitCode).toBe(1)
-    expect(results.filter((r) => r.severity === 'error').map((r) => r.message)).toContainEqual(expect.stringMatching(/no such key/))
+    expect(results.filter((r) => r.severity === 'error').map((r) => r.message)).toContainEqual(
+      expect.stringMatching(/no such key/),
+    )
     expect(output).not.toContain('team-a-token\n')
   })
 })

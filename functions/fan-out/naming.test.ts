@@ -5,10 +5,26 @@ describe('packageVariantName', () => {
   test.each([
     ['short ids are kept', 'my-pvs-dnrepo2-dnpkg2', 'my-pvs-dnrepo2-dnpkg2'],
     ['63 bytes is the boundary', `pvs-r-${'p'.repeat(57)}`, `pvs-r-${'p'.repeat(57)}`],
-    ['64 bytes are cut and hashed', `pvs-r-${'p'.repeat(58)}`, 'pvs-r-pppppppppppppppppppppppppppppppppppppppppppppppp-359048fb'],
-    ["Porch's unit test", 'my-pvs-dnrepo4-supersupersuperloooooooooooooooooooooooooooooooooooooooooooooooooongpkgname', 'my-pvs-dnrepo4-supersupersuperlooooooooooooooooooooooo-bec36506'],
-    ["the docs' example, with the real hash", 'very-long-packagevariantset-name-very-long-repo-name-very-long-package-name', 'very-long-packagevariantset-name-very-long-repo-name-v-967492f1'],
-    ['a cut at a hyphen gives a double hyphen', 'abcdefghijklmnopqrstuvwxyz-abcdefghijklmnopqrstuvwxyz-ab-cdefghijklmnop', 'abcdefghijklmnopqrstuvwxyz-abcdefghijklmnopqrstuvwxyz--0bce6e68'],
+    [
+      '64 bytes are cut and hashed',
+      `pvs-r-${'p'.repeat(58)}`,
+      'pvs-r-pppppppppppppppppppppppppppppppppppppppppppppppp-359048fb',
+    ],
+    [
+      "Porch's unit test",
+      'my-pvs-dnrepo4-supersupersuperloooooooooooooooooooooooooooooooooooooooooooooooooongpkgname',
+      'my-pvs-dnrepo4-supersupersuperlooooooooooooooooooooooo-bec36506',
+    ],
+    [
+      "the docs' example, with the real hash",
+      'very-long-packagevariantset-name-very-long-repo-name-very-long-package-name',
+      'very-long-packagevariantset-name-very-long-repo-name-v-967492f1',
+    ],
+    [
+      'a cut at a hyphen gives a double hyphen',
+      'abcdefghijklmnopqrstuvwxyz-abcdefghijklmnopqrstuvwxyz-ab-cdefghijklmnop',
+      'abcdefghijklmnopqrstuvwxyz-abcdefghijklmnopqrstuvwxyz--0bce6e68',
+    ],
   ])('%s', (_, id, want) => {
     expect(packageVariantName(id)).toBe(want)
   })

@@ -24,7 +24,12 @@ const upstreamRevision = {
 }
 
 function list(pvs: string, items: object[]): string {
-  return JSON.stringify({ apiVersion: 'config.kubernetes.io/v1', kind: 'ResourceList', items, functionConfig: parse(pvs) })
+  return JSON.stringify({
+    apiVersion: 'config.kubernetes.io/v1',
+    kind: 'ResourceList',
+    items,
+    functionConfig: parse(pvs),
+  })
 }
 
 const porchPv = (name: string, repo: string, pkg: string, extra: object = {}) => ({
@@ -34,10 +39,22 @@ const porchPv = (name: string, repo: string, pkg: string, extra: object = {}) =>
     name,
     namespace: 'porch-demo',
     labels: { 'config.porch.kpt.dev/packagevariantset': 'a1b2-c3d4' },
-    ownerReferences: [{ apiVersion: 'config.porch.kpt.dev/v1alpha2', kind: 'PackageVariantSet', name: 'my-pvs', uid: 'a1b2-c3d4', controller: true }],
+    ownerReferences: [
+      {
+        apiVersion: 'config.porch.kpt.dev/v1alpha2',
+        kind: 'PackageVariantSet',
+        name: 'my-pvs',
+        uid: 'a1b2-c3d4',
+        controller: true,
+      },
+    ],
     finalizers: ['config.porch.kpt.dev/packagevariants'],
   },
-  spec: { upstream: { repo: 'blueprints', package: 'my-package', revision: 1 }, downstream: { repo, package: pkg }, ...extra },
+  spec: {
+    upstream: { repo: 'blueprints', package: 'my-package', revision: 1 },
+    downstream: { repo, package: pkg },
+    ...extra,
+  },
 })
 
 function variants(output: string): object[] {
@@ -63,7 +80,11 @@ test("the docs' repositories example unrolls to repo-1/pkg-a, repo-1/pkg-b, repo
   `
   const out = runFunction(fanOutFunction, list(pvs, [upstreamRevision]))
   expect(out.exitCode).toBe(0)
-  expect(variants(out.output)).toEqual([porchPv('my-pvs-repo-1-pkg-a', 'repo-1', 'pkg-a'), porchPv('my-pvs-repo-1-pkg-b', 'repo-1', 'pkg-b'), porchPv('my-pvs-repo-2-pkg-c', 'repo-2', 'pkg-c')])
+  expect(variants(out.output)).toEqual([
+    porchPv('my-pvs-repo-1-pkg-a', 'repo-1', 'pkg-a'),
+    porchPv('my-pvs-repo-1-pkg-b', 'repo-1', 'pkg-b'),
+    porchPv('my-pvs-repo-2-pkg-c', 'repo-2', 'pkg-c'),
+  ])
 })
 
 test("the docs' template examples, with Porch's long-name case", () => {
@@ -87,7 +108,11 @@ test("the docs' template examples, with Porch's long-name case", () => {
               configMap: {namespace: default}
               configMapExprs: [{keyExpr: "'namespace'", valueExpr: "repository.labels.ns"}]
   `
-  const items = [upstreamRevision, repository('dnrepo4', { env: 'prod', region: 'us-east1', ns: 'edge' }), repository('dev', { env: 'dev' })]
+  const items = [
+    upstreamRevision,
+    repository('dnrepo4', { env: 'prod', region: 'us-east1', ns: 'edge' }),
+    repository('dev', { env: 'dev' }),
+  ]
   const out = runFunction(fanOutFunction, list(pvs, items))
   expect(out.exitCode).toBe(0)
   expect(variants(out.output)).toEqual([
@@ -108,8 +133,12 @@ test('property: a repositorySelector picks exactly the Repositories whose labels
       const pvs = `{apiVersion: config.porch.kpt.dev/v1alpha2, kind: PackageVariantSet, metadata: {name: s, namespace: porch-demo}, spec: {upstream: {repo: blueprints, package: my-package, revision: 1}, targets: [{repositorySelector: {matchLabels: ${JSON.stringify(selector)}}}]}}`
       const rl = ResourceList.parse(list(pvs, [upstreamRevision, ...repos]))
       runFanOut(rl, { sources: [] })
-      const selected = rl.items.filter((i) => i.kind === 'PackageVariant').map((i) => i.get(['spec', 'downstream', 'repo']))
-      const expected = repos.filter((r) => Object.entries(selector).every(([k, v]) => r.metadata.labels[k] === v)).map((r) => r.metadata.name)
+      const selected = rl.items
+        .filter((i) => i.kind === 'PackageVariant')
+        .map((i) => i.get(['spec', 'downstream', 'repo']))
+      const expected = repos
+        .filter((r) => Object.entries(selector).every(([k, v]) => r.metadata.labels[k] === v))
+        .map((r) => r.metadata.name)
       expect(selected).toEqual(expected)
     }),
     { numRuns: 50 },

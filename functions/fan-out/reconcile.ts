@@ -4,7 +4,12 @@
  * the desired ones by identifier, then deleted, updated (spec only) or created.
  */
 import type { PackageVariantSet } from '../api/package-variant-set.js'
-import { isPackageVariant, packageVariantApiVersion, packageVariantFinalizer, packageVariantKind } from '../api/package-variant.js'
+import {
+  isPackageVariant,
+  packageVariantApiVersion,
+  packageVariantFinalizer,
+  packageVariantKind,
+} from '../api/package-variant.js'
 import { KubeObject, packageVariantSetLabel, renderFieldText, rootPackagePath } from '../krm/index.js'
 import { packageVariantIdentifier } from './naming.js'
 import type { RenderedSpec } from './template.js'
@@ -48,7 +53,11 @@ export function setLabelValue(pvs: PackageVariantSet): string {
  * `spec.downstream`, not their names). On a duplicate identifier the last
  * one wins, as with Porch's map; the other is left alone.
  */
-export function existingVariants(pvs: PackageVariantSet, items: readonly KubeObject[], desired?: ReadonlyMap<string, DesiredVariant>): Map<string, KubeObject> {
+export function existingVariants(
+  pvs: PackageVariantSet,
+  items: readonly KubeObject[],
+  desired?: ReadonlyMap<string, DesiredVariant>,
+): Map<string, KubeObject> {
   const label = setLabelValue(pvs)
   const out = new Map<string, KubeObject>()
   // Unchanged PackageVariants (the usual case on a re-run) are recognised by the
@@ -95,8 +104,21 @@ export function existingVariants(pvs: PackageVariantSet, items: readonly KubeObj
  * ones get no `package-path`, which kpt reads as the package whose pipeline
  * runs (the root package), so `dir` must be relative to that package.
  */
-export function reconcileVariants(pvs: PackageVariantSet, items: KubeObject[], existing: ReadonlyMap<string, KubeObject>, desired: ReadonlyMap<string, DesiredVariant>, dir: string): ReconcileSummary {
-  const summary: ReconcileSummary = { created: [], updated: [], unchanged: [], deleted: [], specs: new Map(), targets: new Map() }
+export function reconcileVariants(
+  pvs: PackageVariantSet,
+  items: KubeObject[],
+  existing: ReadonlyMap<string, KubeObject>,
+  desired: ReadonlyMap<string, DesiredVariant>,
+  dir: string,
+): ReconcileSummary {
+  const summary: ReconcileSummary = {
+    created: [],
+    updated: [],
+    unchanged: [],
+    deleted: [],
+    specs: new Map(),
+    targets: new Map(),
+  }
   const remove = new Set<KubeObject>()
   for (const [id, object] of existing) {
     if (desired.has(id)) continue
@@ -149,7 +171,11 @@ export function reconcileVariants(pvs: PackageVariantSet, items: KubeObject[], e
 }
 
 /** A new PackageVariant as Porch creates it (docs/upstream-behaviour.md, "The generated PackageVariants"), plus kpt's path annotations. */
-export function newPackageVariant(pvs: PackageVariantSet, want: DesiredVariant, placement?: { path: string; index: number }): KubeObject {
+export function newPackageVariant(
+  pvs: PackageVariantSet,
+  want: DesiredVariant,
+  placement?: { path: string; index: number },
+): KubeObject {
   const metadata: Record<string, unknown> = { name: want.name }
   if (pvs.namespace) metadata['namespace'] = pvs.namespace
   metadata['labels'] = { [packageVariantSetLabel]: setLabelValue(pvs) }
@@ -158,7 +184,10 @@ export function newPackageVariant(pvs: PackageVariantSet, want: DesiredVariant, 
   owner['controller'] = true
   metadata['ownerReferences'] = [owner]
   metadata['finalizers'] = [packageVariantFinalizer]
-  return KubeObject.fromObject({ apiVersion: packageVariantApiVersion, kind: packageVariantKind, metadata, spec: want.spec }, placement)
+  return KubeObject.fromObject(
+    { apiVersion: packageVariantApiVersion, kind: packageVariantKind, metadata, spec: want.spec },
+    placement,
+  )
 }
 
 /** Structural equality of plain values; map key order does not matter. */

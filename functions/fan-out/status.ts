@@ -41,7 +41,9 @@ export function conditionsFor(outcome: Outcome): Condition[] {
  */
 export function setConditions(object: KubeObject, outcome: Outcome): boolean {
   const before = object.get(['status', 'conditions'])
-  const current: Record<string, unknown>[] = Array.isArray(before) ? before.filter((c): c is Record<string, unknown> => typeof c === 'object' && c !== null && !Array.isArray(c)) : []
+  const current: Record<string, unknown>[] = Array.isArray(before)
+    ? before.filter((c): c is Record<string, unknown> => typeof c === 'object' && c !== null && !Array.isArray(c))
+    : []
   const next = current.map((c) => ({ ...c }))
   for (const wanted of conditionsFor(outcome)) {
     const index = next.findIndex((c) => c['type'] === wanted.type)
@@ -55,7 +57,8 @@ export function setConditions(object: KubeObject, outcome: Outcome): boolean {
     if (index >= 0) next[index] = condition
     else next.push(condition)
   }
-  if (JSON.stringify(next) === JSON.stringify(current) && Array.isArray(before) && before.length === current.length) return false
+  if (JSON.stringify(next) === JSON.stringify(current) && Array.isArray(before) && before.length === current.length)
+    return false
   object.set(['status', 'conditions'], next)
   return true
 }

@@ -36,7 +36,11 @@ export interface Inventory {
  * cluster-scoped objects and objects applied with `-n` look. An object present
  * both in items and in sources is taken from items.
  */
-export function buildInventory(namespace: string, items: readonly KubeObject[], sources: readonly KubeObject[]): Inventory {
+export function buildInventory(
+  namespace: string,
+  items: readonly KubeObject[],
+  sources: readonly KubeObject[],
+): Inventory {
   const seen = new Set<string>()
   const objects: KubeObject[] = []
   const repositories = new Map<string, KubeObject>()
@@ -47,7 +51,8 @@ export function buildInventory(namespace: string, items: readonly KubeObject[], 
     if (seen.has(key)) continue
     seen.add(key)
     objects.push(object)
-    if (object.isGVK(repositoryApiVersion, repositoryKind) && !repositories.has(object.name)) repositories.set(object.name, object)
+    if (object.isGVK(repositoryApiVersion, repositoryKind) && !repositories.has(object.name))
+      repositories.set(object.name, object)
   }
   return { objects, repositories }
 }
@@ -57,7 +62,10 @@ export function buildInventory(namespace: string, items: readonly KubeObject[], 
  * repository and package whose revision or workspace name matches (the loose
  * `||` match of the original, quirks included).
  */
-export function findUpstreamRevision(pvs: PackageVariantSet, inventory: Inventory): { ok: true; object: KubeObject } | { ok: false; message: string } {
+export function findUpstreamRevision(
+  pvs: PackageVariantSet,
+  inventory: Inventory,
+): { ok: true; object: KubeObject } | { ok: false; message: string } {
   const upstream = pvs.spec.upstream ?? {}
   const repo = upstream.repo ?? ''
   const pkg = upstream.package ?? ''
@@ -82,7 +90,10 @@ export function findUpstreamRevision(pvs: PackageVariantSet, inventory: Inventor
  * in API-server list order (namespace, then name). A selector error is the
  * apimachinery text; an unknown kind simply selects nothing.
  */
-export function unrollTargets(pvs: PackageVariantSet, inventory: Inventory): { ok: true; contexts: PvContext[] } | { ok: false; message: string } {
+export function unrollTargets(
+  pvs: PackageVariantSet,
+  inventory: Inventory,
+): { ok: true; contexts: PvContext[] } | { ok: false; message: string } {
   const contexts: PvContext[] = []
   const upstreamPackage = pvs.spec.upstream?.package ?? ''
   const targets = pvs.spec.targets ?? []
@@ -92,7 +103,13 @@ export function unrollTargets(pvs: PackageVariantSet, inventory: Inventory): { o
       for (const rt of target.repositories) {
         const names = rt.packageNames && rt.packageNames.length > 0 ? rt.packageNames : [upstreamPackage]
         for (const pn of names) {
-          contexts.push({ targetIndex: i, template: target.template, repoDefault: rt.name, packageDefault: pn, object: undefined })
+          contexts.push({
+            targetIndex: i,
+            template: target.template,
+            repoDefault: rt.name,
+            packageDefault: pn,
+            object: undefined,
+          })
         }
       }
       continue
@@ -106,15 +123,26 @@ export function unrollTargets(pvs: PackageVariantSet, inventory: Inventory): { o
       selector = target.repositorySelector
     } else if (target.objectSelector) {
       ;({ apiVersion, kind } = target.objectSelector)
-      selector = { matchLabels: target.objectSelector.matchLabels, matchExpressions: target.objectSelector.matchExpressions }
+      selector = {
+        matchLabels: target.objectSelector.matchLabels,
+        matchExpressions: target.objectSelector.matchExpressions,
+      }
     } else {
       continue
     }
     const compiled = compileLabelSelector(selector)
     if (!compiled.ok) return { ok: false, message: compiled.error }
-    const selected = inventory.objects.filter((o) => o.isGVK(apiVersion, kind) && compiled.matches(o.labels())).sort(byNamespaceAndName)
+    const selected = inventory.objects
+      .filter((o) => o.isGVK(apiVersion, kind) && compiled.matches(o.labels()))
+      .sort(byNamespaceAndName)
     for (const object of selected) {
-      contexts.push({ targetIndex: i, template: target.template, repoDefault: object.name, packageDefault: upstreamPackage, object })
+      contexts.push({
+        targetIndex: i,
+        template: target.template,
+        repoDefault: object.name,
+        packageDefault: upstreamPackage,
+        object,
+      })
     }
   }
   return { ok: true, contexts }

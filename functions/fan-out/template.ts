@@ -38,7 +38,10 @@ class RenderFailure extends Error {
 }
 
 /** Renders one target's spec, or the first error in Porch's evaluation order. */
-export function renderSpec(ctx: PvContext, inputs: RenderInputs): { ok: true; spec: RenderedSpec } | { ok: false; error: RenderError } {
+export function renderSpec(
+  ctx: PvContext,
+  inputs: RenderInputs,
+): { ok: true; spec: RenderedSpec } | { ok: false; error: RenderError } {
   try {
     return { ok: true, spec: render(ctx, inputs) }
   } catch (err) {
@@ -48,7 +51,10 @@ export function renderSpec(ctx: PvContext, inputs: RenderInputs): { ok: true; sp
 }
 
 function render(ctx: PvContext, inputs: RenderInputs): RenderedSpec {
-  const spec: RenderedSpec = { upstream: upstreamSpec(inputs.pvs), downstream: downstream(ctx.repoDefault, ctx.packageDefault) }
+  const spec: RenderedSpec = {
+    upstream: upstreamSpec(inputs.pvs),
+    downstream: downstream(ctx.repoDefault, ctx.packageDefault),
+  }
   const t = ctx.template
   if (!t) return spec
   const bindings: CelBindings = {
@@ -73,7 +79,12 @@ function render(ctx: PvContext, inputs: RenderInputs): RenderedSpec {
   if (t.downstream?.repoExpr) repo = ev('template.downstream.repoExpr', t.downstream.repoExpr)
 
   const repository = inputs.repositories.get(repo)
-  if (!repository) throw new RenderFailure({ message: `repository ${JSON.stringify(repo)} could not be loaded`, field: undefined, repo })
+  if (!repository)
+    throw new RenderFailure({
+      message: `repository ${JSON.stringify(repo)} could not be loaded`,
+      field: undefined,
+      repo,
+    })
   bindings.repository = inputs.project(repository)
 
   let pkg = ctx.packageDefault
@@ -131,7 +142,12 @@ type Evaluate = (field: string, expr: string) => string
  * An empty result is undefined (the field is omitted). Keys are sorted, as
  * Go's JSON encoding of a map is.
  */
-export function overlay(field: string, base: Readonly<Record<string, string>> | undefined, exprs: readonly MapExpr[] | undefined, ev: Evaluate): Record<string, string> | undefined {
+export function overlay(
+  field: string,
+  base: Readonly<Record<string, string>> | undefined,
+  exprs: readonly MapExpr[] | undefined,
+  ev: Evaluate,
+): Record<string, string> | undefined {
   const out = new Map<string, string>(Object.entries(base ?? {}))
   exprs?.forEach((me, i) => {
     let k = me.key ?? ''
@@ -146,7 +162,11 @@ export function overlay(field: string, base: Readonly<Record<string, string>> | 
   return sorted
 }
 
-function renderFunctions(field: string, fns: readonly FunctionTemplate[] | undefined, ev: Evaluate): Record<string, unknown>[] {
+function renderFunctions(
+  field: string,
+  fns: readonly FunctionTemplate[] | undefined,
+  ev: Evaluate,
+): Record<string, unknown>[] {
   return (fns ?? []).map((fn, i) => {
     const configMap = overlay(`${field}[${i}].configMapExprs`, fn.configMap, fn.configMapExprs, ev)
     const out: Record<string, unknown> = {}
@@ -183,7 +203,8 @@ function downstream(repo: string, pkg: string): Record<string, unknown> {
 }
 
 /** Annotations kpt adds to objects read from files; not part of the object as Porch would see it. */
-const orchestratorAnnotation = /^(internal\.config\.kubernetes\.io\/|internal\.config\.k8s\.io\/|config\.kubernetes\.io\/(path|index)$)/
+const orchestratorAnnotation =
+  /^(internal\.config\.kubernetes\.io\/|internal\.config\.k8s\.io\/|config\.kubernetes\.io\/(path|index)$)/
 
 /**
  * Porch's `objectToInput`: name, namespace, labels and annotations only (never

@@ -14,7 +14,22 @@ function libraryText(value: Record<string, unknown>): string {
   return stringifyWithLibrary(doc)
 }
 
-const key = fc.oneof(fc.stringMatching(/^[a-zA-Z][a-zA-Z0-9./-]{0,12}$/), fc.constantFrom('on', 'yes', 'y', '1', 'null', 'true', 'a b', 'config.porch.kpt.dev/packagevariantset', 'k: v', '#x', ''))
+const key = fc.oneof(
+  fc.stringMatching(/^[a-zA-Z][a-zA-Z0-9./-]{0,12}$/),
+  fc.constantFrom(
+    'on',
+    'yes',
+    'y',
+    '1',
+    'null',
+    'true',
+    'a b',
+    'config.porch.kpt.dev/packagevariantset',
+    'k: v',
+    '#x',
+    '',
+  ),
+)
 const text = fc.oneof(
   fc.stringMatching(/^[a-z0-9 ./:@+=()<>$~^,_-]{0,12}$/),
   fc.string({ maxLength: 8 }),
@@ -83,9 +98,14 @@ describe('renderItemText (property)', () => {
         name: 'nginx-edge-c1-nginx',
         namespace: 'default',
         labels: { 'config.porch.kpt.dev/packagevariantset': 'nginx' },
-        ownerReferences: [{ apiVersion: 'config.porch.kpt.dev/v1alpha2', kind: 'PackageVariantSet', name: 'nginx', controller: true }],
+        ownerReferences: [
+          { apiVersion: 'config.porch.kpt.dev/v1alpha2', kind: 'PackageVariantSet', name: 'nginx', controller: true },
+        ],
         finalizers: ['config.porch.kpt.dev/packagevariants'],
-        annotations: { 'internal.config.kubernetes.io/path': 'nginx-edge-c1-nginx.yaml', 'internal.config.kubernetes.io/index': '0' },
+        annotations: {
+          'internal.config.kubernetes.io/path': 'nginx-edge-c1-nginx.yaml',
+          'internal.config.kubernetes.io/index': '0',
+        },
       },
       spec: {
         upstream: { repo: 'blueprints', package: 'nginx', revision: 1 },
@@ -100,7 +120,14 @@ describe('renderItemText (property)', () => {
 })
 
 describe('renderedHeader (property)', () => {
-  const identityValue = fc.oneof({ weight: 20, arbitrary: text }, fc.integer(), fc.constant(null), fc.constant(undefined), fc.constant({}), fc.constant(['x']))
+  const identityValue = fc.oneof(
+    { weight: 20, arbitrary: text },
+    fc.integer(),
+    fc.constant(null),
+    fc.constant(undefined),
+    fc.constant({}),
+    fc.constant(['x']),
+  )
   const metadata = fc.record(
     {
       name: identityValue,
@@ -112,7 +139,12 @@ describe('renderedHeader (property)', () => {
     { requiredKeys: [] },
   )
   const object = fc.record(
-    { apiVersion: identityValue, kind: identityValue, metadata: fc.oneof(metadata, identityValue), spec: fc.option(value.map, { nil: undefined, freq: 2 }) },
+    {
+      apiVersion: identityValue,
+      kind: identityValue,
+      metadata: fc.oneof(metadata, identityValue),
+      spec: fc.option(value.map, { nil: undefined, freq: 2 }),
+    },
     { requiredKeys: [] },
   )
 
@@ -141,18 +173,29 @@ describe('renderedHeader (property)', () => {
 describe('KubeObject.fromObject with a placement', () => {
   test('prints as fromObject followed by setPath, and reads the same', () => {
     const metadata = fc.record(
-      { name: fc.stringMatching(/^[a-z][a-z0-9-]{0,8}$/), annotations: fc.dictionary(fc.constantFrom('a', 'example.com/b', 'kpt.dev/config-injection'), text, { maxKeys: 2 }) },
+      {
+        name: fc.stringMatching(/^[a-z][a-z0-9-]{0,8}$/),
+        annotations: fc.dictionary(fc.constantFrom('a', 'example.com/b', 'kpt.dev/config-injection'), text, {
+          maxKeys: 2,
+        }),
+      },
       { requiredKeys: [] },
     )
     fc.assert(
-      fc.property(metadata, fc.option(value.map, { nil: undefined }), fc.stringMatching(/^[a-z]{1,5}\.yaml$/), fc.nat(3), (meta, spec, path, index) => {
-        const object = { apiVersion: 'v1', kind: 'ConfigMap', metadata: meta, ...(spec ? { spec } : {}) }
-        const placed = KubeObject.fromObject(object, { path, index })
-        const slow = KubeObject.fromObject(object)
-        slow.setPath(path, index)
-        expect(placed.toItemText()).toBe(slow.toItemText())
-        expect([placed.path, placed.index, placed.name]).toEqual([path, index, slow.name])
-      }),
+      fc.property(
+        metadata,
+        fc.option(value.map, { nil: undefined }),
+        fc.stringMatching(/^[a-z]{1,5}\.yaml$/),
+        fc.nat(3),
+        (meta, spec, path, index) => {
+          const object = { apiVersion: 'v1', kind: 'ConfigMap', metadata: meta, ...(spec ? { spec } : {}) }
+          const placed = KubeObject.fromObject(object, { path, index })
+          const slow = KubeObject.fromObject(object)
+          slow.setPath(path, index)
+          expect(placed.toItemText()).toBe(slow.toItemText())
+          expect([placed.path, placed.index, placed.name]).toEqual([path, index, slow.name])
+        },
+      ),
       { numRuns: 500 },
     )
   })

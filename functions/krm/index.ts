@@ -8,8 +8,31 @@ export { newResult, Results } from './results.js'
 export type { FieldRef, FileRef, ResourceRef, Result, ResultTarget, Severity } from './results.js'
 export { applyTransform, runFunction } from './run.js'
 export type { KrmFunction, RunOutput, Transform, TransformOptions } from './run.js'
-export { compileLabelSelector, dns1123LabelErrors, dns1123SubdomainErrors, labelValueErrors, matchesLabelSelector, qualifiedNameErrors } from './selectors.js'
+export {
+  compileLabelSelector,
+  dns1123LabelErrors,
+  dns1123SubdomainErrors,
+  labelValueErrors,
+  matchesLabelSelector,
+  qualifiedNameErrors,
+} from './selectors.js'
 export type { CompiledSelector, LabelSelector, LabelSelectorRequirement } from './selectors.js'
-export { fixCommentPlacement, isAmbiguousString, parseYamlDocument, parseYamlDocuments, renderFieldText, renderItemText, stringifyYamlDocument, YamlSyntaxError } from './yaml/index.js'
+export {
+  fixCommentPlacement,
+  isAmbiguousString,
+  parseYamlDocument,
+  parseYamlDocuments,
+  renderFieldText,
+  renderItemText,
+  stringifyYamlDocument,
+  YamlSyntaxError,
+} from './yaml/index.js'
 export { findRootObjects, isKptfile, rootPackagePath } from './package.js'
-export { findKptfile, Kptfile, type KptCondition, type KptfileNotFound, type KptfileProblem, type PipelineList } from './kptfile.js'
+export {
+  findKptfile,
+  Kptfile,
+  type KptCondition,
+  type KptfileNotFound,
+  type KptfileProblem,
+  type PipelineList,
+} from './kptfile.js'

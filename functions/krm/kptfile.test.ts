@@ -77,7 +77,10 @@ describe('findKptfile', () => {
         kind: ConfigMap
         metadata: {name: x, annotations: {internal.config.kubernetes.io/path: Kptfile}}
     `,
-      { message: '"Kptfile" does not contain kind "Kptfile" of apiVersion kpt.dev/v1 (found ConfigMap)', field: 'kind' },
+      {
+        message: '"Kptfile" does not contain kind "Kptfile" of apiVersion kpt.dev/v1 (found ConfigMap)',
+        field: 'kind',
+      },
     ],
     [
       'a pipeline that is not a map',
@@ -107,7 +110,10 @@ describe('findKptfile', () => {
         metadata: {name: x, annotations: {internal.config.kubernetes.io/path: Kptfile}}
         pipeline: {validators: [{image: x, name: [a]}]}
     `,
-      { message: 'malformed Kptfile: `pipeline.validators[0].name` must be a string', field: 'pipeline.validators[0].name' },
+      {
+        message: 'malformed Kptfile: `pipeline.validators[0].name` must be a string',
+        field: 'pipeline.validators[0].name',
+      },
     ],
     [
       'conditions that are not a list',
@@ -181,7 +187,9 @@ describe('Kptfile pipeline lists', () => {
     const k = kptfile('apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: pkg\n')
     const [fn] = kptfile(base).functions('validators')
     k.setFunctions('validators', [fn!])
-    expect(k.object.toYaml()).toBe('apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: pkg\npipeline:\n  validators:\n  - image: v\n')
+    expect(k.object.toYaml()).toBe(
+      'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: pkg\npipeline:\n  validators:\n  - image: v\n',
+    )
   })
 })
 
@@ -232,7 +240,10 @@ describe('Kptfile conditions and readiness gates', () => {
     ['sorts existing gates even when none is added', ['b', 'a'], [], ['a', 'b']],
     ['writes nothing when there are no gates', [], [], []],
   ])('%s', (_, existing, added, want) => {
-    const gates = existing.length > 0 ? `info:\n  readinessGates:\n${existing.map((t) => `  - conditionType: ${t}\n`).join('')}` : ''
+    const gates =
+      existing.length > 0
+        ? `info:\n  readinessGates:\n${existing.map((t) => `  - conditionType: ${t}\n`).join('')}`
+        : ''
     const k = kptfile(`apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: pkg\n${gates}`)
     k.addReadinessGates(added)
     expect(k.readinessGates()).toEqual(want)

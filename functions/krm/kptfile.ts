@@ -48,7 +48,11 @@ export function findKptfile(items: readonly KubeObject[]): { ok: true; kptfile: 
   }
   if (candidates.length === 0) return { ok: false, message: '"Kptfile" not found in the package' }
   if (candidates.length > 1) {
-    return { ok: false, message: `"Kptfile" holds ${candidates.length} objects, expected exactly one`, object: candidates[1]! }
+    return {
+      ok: false,
+      message: `"Kptfile" holds ${candidates.length} objects, expected exactly one`,
+      object: candidates[1]!,
+    }
   }
   const object = candidates[0]!
   if (!isKptfile(object)) {
@@ -101,7 +105,11 @@ export class Kptfile {
       }
     }
     if (expect(['info'], 'a map', 'info')) {
-      expectEntries(expect(['info', 'readinessGates'], 'a list', 'info.readinessGates'), 'info.readinessGates', 'conditionType')
+      expectEntries(
+        expect(['info', 'readinessGates'], 'a list', 'info.readinessGates'),
+        'info.readinessGates',
+        'conditionType',
+      )
     }
     if (expect(['status'], 'a map', 'status')) {
       expectEntries(expect(['status', 'conditions'], 'a list', 'status.conditions'), 'status.conditions', 'type')
@@ -125,7 +133,11 @@ export class Kptfile {
     if (functions.length === 0) {
       this.object.remove(['pipeline', list])
       const pipeline = this.object.getNode(['pipeline'])
-      if (pipeline !== undefined && !this.object.has(['pipeline', 'mutators']) && !this.object.has(['pipeline', 'validators'])) {
+      if (
+        pipeline !== undefined &&
+        !this.object.has(['pipeline', 'mutators']) &&
+        !this.object.has(['pipeline', 'validators'])
+      ) {
         this.object.remove(['pipeline'])
       }
       return
@@ -188,7 +200,8 @@ export class Kptfile {
       const type = String(node.get('conditionType') ?? '')
       if (!byType.has(type)) byType.set(type, node)
     }
-    for (const type of conditionTypes) if (!byType.has(type)) byType.set(type, toNode({ conditionType: type }) as YAMLMap)
+    for (const type of conditionTypes)
+      if (!byType.has(type)) byType.set(type, toNode({ conditionType: type }) as YAMLMap)
     if (byType.size === 0) return
     this.setSortedList(['info', 'readinessGates'], [...byType.values()], (n) => String(n.get('conditionType') ?? ''))
   }

@@ -3,7 +3,9 @@ import { FieldTypeError, formatFieldPath, KubeObject } from './kube-object.js'
 import { ResourceList } from './resource-list.js'
 
 function objectOf(yaml: string) {
-  const rl = ResourceList.parse(`apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n${yaml.replace(/^/gm, '  ').replace(/^ {2}/, '- ')}`)
+  const rl = ResourceList.parse(
+    `apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n${yaml.replace(/^/gm, '  ').replace(/^ {2}/, '- ')}`,
+  )
   return { rl, object: rl.items[0]! }
 }
 
@@ -31,7 +33,14 @@ const deployment = source`
 describe('KubeObject', () => {
   test('identity accessors', () => {
     const { object } = objectOf(deployment)
-    expect([object.apiVersion, object.kind, object.name, object.namespace, object.group, object.version]).toEqual(['apps/v1', 'Deployment', 'web', 'ns1', 'apps', 'v1'])
+    expect([object.apiVersion, object.kind, object.name, object.namespace, object.group, object.version]).toEqual([
+      'apps/v1',
+      'Deployment',
+      'web',
+      'ns1',
+      'apps',
+      'v1',
+    ])
     expect(object.isGVK('apps/v1', 'Deployment')).toBe(true)
     expect(object.isGroupKind('apps', 'Deployment')).toBe(true)
     expect(object.isGroupKind('', 'Deployment')).toBe(false)
@@ -49,7 +58,9 @@ describe('KubeObject', () => {
     expect(object.getStringMap(['metadata', 'labels'])).toEqual({ app: 'web' })
     expect(object.getString(['metadata', 'missing'])).toBeUndefined()
     expect(() => object.getString(['spec', 'template'])).toThrow(FieldTypeError)
-    expect(() => object.getStringMap(['spec', 'template', 'spec', 'containers'])).toThrow('Deployment/ns1/web: `spec.template.spec.containers` must be a map of strings')
+    expect(() => object.getStringMap(['spec', 'template', 'spec', 'containers'])).toThrow(
+      'Deployment/ns1/web: `spec.template.spec.containers` must be a map of strings',
+    )
   })
 
   test('set edits in place and keeps every other byte', () => {
@@ -81,7 +92,12 @@ describe('KubeObject', () => {
 
   test('fromObject builds block YAML with safe quoting', () => {
     const { rl } = objectOf(deployment)
-    const cm = KubeObject.fromObject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { on: 'yes' } })
+    const cm = KubeObject.fromObject({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'c' },
+      data: { on: 'yes' },
+    })
     cm.setPath('c.yaml')
     rl.items.push(cm)
     expect(rl.toString()).toContain(source`

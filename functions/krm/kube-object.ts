@@ -6,7 +6,15 @@
  */
 import { Document, isMap, isScalar, isSeq, Pair, YAMLMap } from 'yaml'
 import type { Node } from 'yaml'
-import { indexAnnotation, legacyIndexAnnotation, legacyPathAnnotation, localConfigAnnotation, packagePathAnnotation, pathAnnotation, upstreamIdentifierAnnotation } from './annotations.js'
+import {
+  indexAnnotation,
+  legacyIndexAnnotation,
+  legacyPathAnnotation,
+  localConfigAnnotation,
+  packagePathAnnotation,
+  pathAnnotation,
+  upstreamIdentifierAnnotation,
+} from './annotations.js'
 import {
   maxAliasCount,
   newScalar,
@@ -83,7 +91,8 @@ export class KubeObject {
   static fromObject(value: Record<string, unknown>, placement?: { path: string; index?: number }): KubeObject {
     const placed = placement ? withPathAnnotations(value, placement.path, placement.index ?? 0) : value
     const text = renderItemText(placed)
-    if (text !== undefined) return new KubeObject(new SourceBacking(text, -1, { generated: true, header: renderedHeader(placed) }))
+    if (text !== undefined)
+      return new KubeObject(new SourceBacking(text, -1, { generated: true, header: renderedHeader(placed) }))
     const node = toNode(placed)
     if (!isMap(node)) throw new TypeError('a KubeObject must be a map')
     return new KubeObject(node)
@@ -149,8 +158,19 @@ export class KubeObject {
       for (const key of path) node = isMap(node) ? findPair(node, key as string)?.value : undefined
       return isScalar(node) && typeof node.value === 'string' ? node.value : ''
     }
-    if (header) return { apiVersion: header.apiVersion ?? '', kind: header.kind ?? '', name: header.name ?? '', namespace: header.namespace ?? '' }
-    return { apiVersion: read(['apiVersion']), kind: read(['kind']), name: read(['metadata', 'name']), namespace: read(['metadata', 'namespace']) }
+    if (header)
+      return {
+        apiVersion: header.apiVersion ?? '',
+        kind: header.kind ?? '',
+        name: header.name ?? '',
+        namespace: header.namespace ?? '',
+      }
+    return {
+      apiVersion: read(['apiVersion']),
+      kind: read(['kind']),
+      name: read(['metadata', 'name']),
+      namespace: read(['metadata', 'namespace']),
+    }
   }
 
   /** The API group: `""` for the core group. */
@@ -272,7 +292,9 @@ export class KubeObject {
   set(path: FieldPath, value: unknown): void {
     if (path.length === 0) throw new TypeError('set needs a path')
     if (path[0] === 'metadata' && path[1] === 'annotations' && path[2] === upstreamIdentifierAnnotation) {
-      throw new Error(`${this.describe()}: \`${upstreamIdentifierAnnotation}\` is managed by kpt and must not be changed`)
+      throw new Error(
+        `${this.describe()}: \`${upstreamIdentifierAnnotation}\` is managed by kpt and must not be changed`,
+      )
     }
     const parent = this.ensureMap(path.slice(0, -1))
     const last = path[path.length - 1]!
@@ -361,7 +383,8 @@ export class KubeObject {
 
   /** The file a result about this object should name (none when its annotations cannot be read). */
   fileRef(): FileRef | undefined {
-    if (this.origin) return this.origin.index ? { path: this.origin.file, index: this.origin.index } : { path: this.origin.file }
+    if (this.origin)
+      return this.origin.index ? { path: this.origin.file, index: this.origin.index } : { path: this.origin.file }
     let path: string | undefined
     let index: number
     try {
@@ -467,8 +490,12 @@ function pathAnnotations(path: string, index: number): Record<string, string> {
 
 /** `value` with the four path annotations set (existing keys keep their place), as `setPath` does. */
 function withPathAnnotations(value: Record<string, unknown>, path: string, index: number): Record<string, unknown> {
-  const metadata = (typeof value['metadata'] === 'object' && value['metadata'] !== null ? value['metadata'] : {}) as Record<string, unknown>
-  const annotations = (typeof metadata['annotations'] === 'object' && metadata['annotations'] !== null ? metadata['annotations'] : {}) as Record<string, unknown>
+  const metadata = (
+    typeof value['metadata'] === 'object' && value['metadata'] !== null ? value['metadata'] : {}
+  ) as Record<string, unknown>
+  const annotations = (
+    typeof metadata['annotations'] === 'object' && metadata['annotations'] !== null ? metadata['annotations'] : {}
+  ) as Record<string, unknown>
   return {
     ...value,
     metadata: {

@@ -11,11 +11,38 @@ const value = fc.oneof(
   word,
   word.map((w) => `'${w}'`),
   word.map((w) => `"${w}"`),
-  fc.constantFrom("'0'", '0', 'true', "'it''s'", '"a\\"b"', 'a:b', 'http://x.y/z', 'null', '~', '""', "''", '0755', '{}', '[a]', '|', 'a b'),
+  fc.constantFrom(
+    "'0'",
+    '0',
+    'true',
+    "'it''s'",
+    '"a\\"b"',
+    'a:b',
+    'http://x.y/z',
+    'null',
+    '~',
+    '""',
+    "''",
+    '0755',
+    '{}',
+    '[a]',
+    '|',
+    'a b',
+  ),
 )
-const annotationKey = fc.constantFrom('config.kubernetes.io/path', 'internal.config.kubernetes.io/path', 'internal.config.kubernetes.io/index', 'kpt.dev/config-injection', 'a', '"quoted/key"')
+const annotationKey = fc.constantFrom(
+  'config.kubernetes.io/path',
+  'internal.config.kubernetes.io/path',
+  'internal.config.kubernetes.io/index',
+  'kpt.dev/config-injection',
+  'a',
+  '"quoted/key"',
+)
 /** `key: value` lines; a block scalar's text is indented under its key, as kpt writes it. */
-const mapLines = (indent: number, entries: [string, string][]) => entries.map(([k, v]) => `${' '.repeat(indent)}${k}: ${v.startsWith('|') ? `|\n${' '.repeat(indent + 2)}text` : v}`).join('\n')
+const mapLines = (indent: number, entries: [string, string][]) =>
+  entries
+    .map(([k, v]) => `${' '.repeat(indent)}${k}: ${v.startsWith('|') ? `|\n${' '.repeat(indent + 2)}text` : v}`)
+    .join('\n')
 
 const item = fc
   .record({
@@ -42,7 +69,8 @@ const item = fc
       if (r.namespace !== undefined) lines.push(mapLines(4, [['namespace', r.namespace]]))
       if (r.finalizers) lines.push('    finalizers:', '    - a.b/c')
       if (r.labels) lines.push(r.labels.length ? `    labels:\n${mapLines(6, r.labels)}` : '    labels: {}')
-      if (r.annotations) lines.push(r.annotations.length ? `    annotations:\n${mapLines(6, r.annotations)}` : '    annotations: {}')
+      if (r.annotations)
+        lines.push(r.annotations.length ? `    annotations:\n${mapLines(6, r.annotations)}` : '    annotations: {}')
     }
     if (r.spec.length) lines.push(`  spec:\n${mapLines(4, r.spec)}`)
     return `${lines.join('\n')}\n`
@@ -51,7 +79,9 @@ const item = fc
 const resourceList = fc
   .record({ items: fc.array(item, { maxLength: 5 }), functionConfig: fc.boolean() })
   .map(({ items, functionConfig }) => {
-    const fc_ = functionConfig ? 'functionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: function-input\n  data: {a: b}\n' : ''
+    const fc_ = functionConfig
+      ? 'functionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: function-input\n  data: {a: b}\n'
+      : ''
     return `apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:${items.length ? `\n${items.join('')}` : ' []\n'}${fc_}`
   })
   .filter((text) => {
@@ -71,7 +101,12 @@ type Mutation =
   | { op: 'add' }
   | { op: 'read'; item: number }
 const mutation: fc.Arbitrary<Mutation> = fc.oneof(
-  fc.record({ op: fc.constant('annotate' as const), item: fc.nat(5), key: fc.constantFrom('a', 'kpt.dev/x'), value: fc.constantFrom('v', 'yes', '0') }),
+  fc.record({
+    op: fc.constant('annotate' as const),
+    item: fc.nat(5),
+    key: fc.constantFrom('a', 'kpt.dev/x'),
+    value: fc.constantFrom('v', 'yes', '0'),
+  }),
   fc.record({ op: fc.constant('set' as const), item: fc.nat(5), value: fc.constantFrom('x', 'on') }),
   fc.record({ op: fc.constant('removeLabels' as const), item: fc.nat(5) }),
   fc.record({ op: fc.constant('drop' as const), item: fc.nat(5) }),
@@ -158,7 +193,11 @@ describe('scanHeader', () => {
       { apiVersion: 'v1', kind: 'ConfigMap', name: 'a', annotations: { 'config.kubernetes.io/path': 'a.yaml' } },
     ],
     ['flow metadata', '- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a}\n', undefined],
-    ['a numeric annotation value', '- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    annotations:\n      a: 0\n', undefined],
+    [
+      'a numeric annotation value',
+      '- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    annotations:\n      a: 0\n',
+      undefined,
+    ],
     ['a block scalar annotation', '- kind: A\n  metadata:\n    annotations:\n      a: |\n        x\n', undefined],
     ['duplicate keys', '- kind: A\n  kind: B\n', undefined],
   ])('%s', (_name, chunk, want) => {

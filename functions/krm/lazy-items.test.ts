@@ -38,10 +38,12 @@ describe('splitItems', () => {
   })
 
   test('keeps the shell and one chunk per item', () => {
-    expect(splitItems('kind: ResourceList\nitems:\n- kind: A\n  x: 1\n- # c\n  kind: B\nfunctionConfig: {}\n')).toEqual({
-      shell: 'kind: ResourceList\nitems: []\nfunctionConfig: {}\n',
-      chunks: ['- kind: A\n  x: 1\n', '- # c\n  kind: B\n'],
-    })
+    expect(splitItems('kind: ResourceList\nitems:\n- kind: A\n  x: 1\n- # c\n  kind: B\nfunctionConfig: {}\n')).toEqual(
+      {
+        shell: 'kind: ResourceList\nitems: []\nfunctionConfig: {}\n',
+        chunks: ['- kind: A\n  x: 1\n', '- # c\n  kind: B\n'],
+      },
+    )
   })
 })
 
@@ -49,7 +51,9 @@ describe('KubeObject.fieldTextEquals', () => {
   const spec = { upstream: { repo: 'r', package: 'p' }, injectors: [{ kind: 'ConfigMap', name: 'x' }] }
 
   test('proves an unparsed generated field equal without parsing it', () => {
-    const rl = ResourceList.parse(`kind: ResourceList\nitems:\n${KubeObject.fromObject({ kind: 'PV', spec }).toItemText()}`)
+    const rl = ResourceList.parse(
+      `kind: ResourceList\nitems:\n${KubeObject.fromObject({ kind: 'PV', spec }).toItemText()}`,
+    )
     const item = rl.items[0]!
     expect(item.fieldTextEquals('spec', spec)).toBe(true)
     expect(item.unparsedText).toBeDefined()

@@ -103,7 +103,12 @@ export function loadSources(paths: readonly string[]): { objects: KubeObject[]; 
     try {
       files = statSync(path).isDirectory() ? listYamlFiles(path).map((f) => join(path, f)) : [path]
     } catch (err) {
-      results.push(newResult('error', `cannot read --sources ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`))
+      results.push(
+        newResult(
+          'error',
+          `cannot read --sources ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+        ),
+      )
       continue
     }
     for (const file of files) {

@@ -35,12 +35,19 @@ items:
 ${items}${functionConfig}`
 
 const configMap = (body: string) => `- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n${body}`
-const bomb = ['a: &a [x, x, x, x, x, x, x, x, x, x]', ...'bcdefg'.split('').map((c, i) => `${c}: &${c} [${Array(10).fill(`*${'abcdefg'[i]}`).join(', ')}]`)]
+const bomb = [
+  'a: &a [x, x, x, x, x, x, x, x, x, x]',
+  ...'bcdefg'.split('').map((c, i) => `${c}: &${c} [${Array(10).fill(`*${'abcdefg'[i]}`).join(', ')}]`),
+]
 
 function expectError(output: string, message: string | RegExp) {
   for (const doc of parseAllDocuments(output)) expect(doc.errors).toEqual([])
-  const errors = (parseAllDocuments(output)[0]!.toJS() as { results: { severity: string; message: string }[] }).results.filter((r) => r.severity === 'error')
-  expect(errors.map((r) => r.message)).toContainEqual(typeof message === 'string' ? expect.stringContaining(message) : expect.stringMatching(message))
+  const errors = (
+    parseAllDocuments(output)[0]!.toJS() as { results: { severity: string; message: string }[] }
+  ).results.filter((r) => r.severity === 'error')
+  expect(errors.map((r) => r.message)).toContainEqual(
+    typeof message === 'string' ? expect.stringContaining(message) : expect.stringMatching(message),
+  )
 }
 
 describe.each([true, false])('lazy reader %s', (lazy) => {
@@ -49,14 +56,42 @@ describe.each([true, false])('lazy reader %s', (lazy) => {
 
   test.each([
     ['an unclosed flow mapping', configMap('  data: {a: 1\n'), /items\[1\]( \(ConfigMap\/a\))?.*Flow map/],
-    ['a truncated quoted scalar', configMap('  data:\n    a: "abc\n'), /items\[1\]( \(ConfigMap\/a\))?.*Missing closing "quote/],
-    ['an implicit key over 1,024 characters', configMap(`  data:\n    ${'k'.repeat(1100)}: 1\n`), /items\[1\]( \(ConfigMap\/a\))?.*1024/],
-    ['an alias before its anchor', configMap('  data:\n    a: *x\n    b: &x 1\n'), /items\[1\]( \(ConfigMap\/a\))?.*Unresolved alias/],
-    ['an alias bomb', configMap(`  data:\n${bomb.map((l) => `    ${l}\n`).join('')}`), /items\[1\]( \(ConfigMap\/a\))?.*Excessive alias count/],
+    [
+      'a truncated quoted scalar',
+      configMap('  data:\n    a: "abc\n'),
+      /items\[1\]( \(ConfigMap\/a\))?.*Missing closing "quote/,
+    ],
+    [
+      'an implicit key over 1,024 characters',
+      configMap(`  data:\n    ${'k'.repeat(1100)}: 1\n`),
+      /items\[1\]( \(ConfigMap\/a\))?.*1024/,
+    ],
+    [
+      'an alias before its anchor',
+      configMap('  data:\n    a: *x\n    b: &x 1\n'),
+      /items\[1\]( \(ConfigMap\/a\))?.*Unresolved alias/,
+    ],
+    [
+      'an alias bomb',
+      configMap(`  data:\n${bomb.map((l) => `    ${l}\n`).join('')}`),
+      /items\[1\]( \(ConfigMap\/a\))?.*Excessive alias count/,
+    ],
     ['a duplicate key', configMap('  data:\n    a: 1\n    a: 2\n'), 'items[1] (ConfigMap/a): duplicate key `data.a`'],
-    ['a duplicate key in a list', configMap('  spec:\n    ports:\n    - port: 80\n    - port: 81\n      port: 82\n'), 'items[1] (ConfigMap/a): duplicate key `spec.ports[1].port`'],
-    ['a duplicate key in a flow list', configMap('  spec:\n    pairs: [a: {x: 1, x: 2}]\n'), 'items[1] (ConfigMap/a): duplicate key `spec.pairs[0].a.x`'],
-    ['nesting 100,000 deep', configMap(`  data:\n    x: ${'['.repeat(100_000)}${']'.repeat(100_000)}\n`), 'nested deeper than 500 levels'],
+    [
+      'a duplicate key in a list',
+      configMap('  spec:\n    ports:\n    - port: 80\n    - port: 81\n      port: 82\n'),
+      'items[1] (ConfigMap/a): duplicate key `spec.ports[1].port`',
+    ],
+    [
+      'a duplicate key in a flow list',
+      configMap('  spec:\n    pairs: [a: {x: 1, x: 2}]\n'),
+      'items[1] (ConfigMap/a): duplicate key `spec.pairs[0].a.x`',
+    ],
+    [
+      'nesting 100,000 deep',
+      configMap(`  data:\n    x: ${'['.repeat(100_000)}${']'.repeat(100_000)}\n`),
+      'nested deeper than 500 levels',
+    ],
   ])('%s: an error naming the item', (_name, items, message) => {
     const run = runFunction(reader, shape(list(items)))
     expect(run.exitCode).toBe(1)
@@ -64,13 +99,21 @@ describe.each([true, false])('lazy reader %s', (lazy) => {
   })
 
   test.each([
-    ['`metadata.annotations` as a list', '- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n    annotations:\n    - x\n', 'ConfigMap/a: `metadata.annotations` must be a map of strings'],
+    [
+      '`metadata.annotations` as a list',
+      '- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n    annotations:\n    - x\n',
+      'ConfigMap/a: `metadata.annotations` must be a map of strings',
+    ],
     [
       'an annotation value that is a map',
       '- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n    annotations:\n      a: {b: c}\n',
       'ConfigMap/a: `metadata.annotations.a` must be a string',
     ],
-    ['`metadata` as a list', '- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n  - name: a\n', '`metadata` must be a map'],
+    [
+      '`metadata` as a list',
+      '- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n  - name: a\n',
+      '`metadata` must be a map',
+    ],
     ['`spec` as a string', configMap('  spec: hello\n'), 'ConfigMap/a: `spec` must be a map'],
     ['`kind` as a map', '- apiVersion: v1\n  kind: {a: b}\n  metadata:\n    name: a\n', '`kind` must be a string'],
   ])('%s: an error naming the object and field', (_name, items, message) => {
@@ -80,7 +123,11 @@ describe.each([true, false])('lazy reader %s', (lazy) => {
   })
 
   test.each([
-    ['an alias bomb', `functionConfig:\n${bomb.map((l) => `  ${l}\n`).join('')}`, /functionConfig.*Excessive alias count/],
+    [
+      'an alias bomb',
+      `functionConfig:\n${bomb.map((l) => `  ${l}\n`).join('')}`,
+      /functionConfig.*Excessive alias count/,
+    ],
     ['an alias before its anchor', 'functionConfig:\n  a: *x\n  b: &x 1\n', /functionConfig.*Unresolved alias/],
     ['a duplicate key', 'functionConfig:\n  kind: A\n  kind: B\n', 'functionConfig: duplicate key `kind`'],
   ])('functionConfig with %s: an error naming it', (_name, functionConfig, message) => {
@@ -103,8 +150,16 @@ describe.each([true, false])('lazy reader %s', (lazy) => {
 
 describe('--sources files', () => {
   test.each([
-    ['a duplicate key', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: 1, k: 2}\n', 'cluster.yaml: document 0: duplicate key `data.k`'],
-    ['an alias bomb', `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata:\n${bomb.map((l) => `  ${l}\n`).join('')}`, 'Excessive alias count'],
+    [
+      'a duplicate key',
+      'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: 1, k: 2}\n',
+      'cluster.yaml: document 0: duplicate key `data.k`',
+    ],
+    [
+      'an alias bomb',
+      `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata:\n${bomb.map((l) => `  ${l}\n`).join('')}`,
+      'Excessive alias count',
+    ],
     ['nesting 100,000 deep', `a: ${'['.repeat(100_000)}\n`, 'nested deeper than 500 levels'],
   ])('%s: an error naming the file', (_name, text, message) => {
     expect(() => parseObjects(text, 'cluster.yaml')).toThrow(message)
@@ -115,7 +170,9 @@ describe('checkNestingDepth', () => {
   test('many shallow flow collections are fine; deep ones are refused before parsing', () => {
     expect(() => checkNestingDepth(`a: [${'[], '.repeat(2_000)}{}]\nb: "[[[[" # [[[[\n`)).not.toThrow()
     expect(() => checkNestingDepth(`a: ${'['.repeat(400)}${']'.repeat(400)}\n`)).not.toThrow()
-    expect(() => checkNestingDepth(`a: ${'['.repeat(501)}\n`, 'x.yaml')).toThrow('x.yaml: nested deeper than 500 levels')
+    expect(() => checkNestingDepth(`a: ${'['.repeat(501)}\n`, 'x.yaml')).toThrow(
+      'x.yaml: nested deeper than 500 levels',
+    )
     expect(() => checkNestingDepth(`a:\n${' '.repeat(1_002)}b: 1\n`)).toThrow('nested deeper than 500 levels')
   })
 })

@@ -14,7 +14,12 @@ export function parseObjects(text: string, file: string): KubeObject[] {
   parse(text, { source: file, stream: true }).forEach((doc, index) => {
     const root = doc.contents
     // An empty document (`---` then `---`, or comments only) holds nothing, as kubectl reads it.
-    if (root === null || root === undefined || (isScalar(root) && root.value === null && root.range?.[0] === root.range?.[1])) return
+    if (
+      root === null ||
+      root === undefined ||
+      (isScalar(root) && root.value === null && root.range?.[0] === root.range?.[1])
+    )
+      return
     if (!isMap(root)) throw new Error(`${file}: document ${index} is not a Kubernetes object`)
     // Duplicate keys and aliases are checked as in ResourceList items: these objects are read too.
     checkNode(root, doc, `${file}: document ${index}`)

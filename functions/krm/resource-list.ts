@@ -4,7 +4,19 @@ import type { YAMLMap } from 'yaml'
 import { KubeObject } from './kube-object.js'
 import { Results } from './results.js'
 import type { Result } from './results.js'
-import { checkNode, isPlainBlockItem, itemsPlaceholder, parse, print, renderItemText, scalarKey, scanHeader, splitItems, toNode, YamlSyntaxError } from './yaml/index.js'
+import {
+  checkNode,
+  isPlainBlockItem,
+  itemsPlaceholder,
+  parse,
+  print,
+  renderItemText,
+  scalarKey,
+  scanHeader,
+  splitItems,
+  toNode,
+  YamlSyntaxError,
+} from './yaml/index.js'
 import type { SharedTexts } from './yaml/index.js'
 
 /** The input could not be read as a ResourceList; the message says why. */
@@ -56,16 +68,21 @@ export class ResourceList {
     } catch (err) {
       if (!(err instanceof YamlSyntaxError)) throw err
       const item = split || err.line === undefined ? undefined : itemAtLine(text, err.line)
-      throw new ResourceListError(`malformed YAML in ${item === undefined ? err.message : err.message.replace(/^ResourceList/, `ResourceList items[${item}]`)}`)
+      throw new ResourceListError(
+        `malformed YAML in ${item === undefined ? err.message : err.message.replace(/^ResourceList/, `ResourceList items[${item}]`)}`,
+      )
     }
     const root = doc.contents
     if (!isMap(root)) throw new ResourceListError('input is not a ResourceList: expected a YAML map at the top level')
     // go-yaml (kpt) rejects a key given twice; the parser would read the first and print both.
     const duplicate = duplicateKey(root)
-    if (duplicate !== undefined) throw new ResourceListError(`malformed YAML in ResourceList: duplicate key \`${duplicate}\``)
+    if (duplicate !== undefined)
+      throw new ResourceListError(`malformed YAML in ResourceList: duplicate key \`${duplicate}\``)
     const kind: unknown = root.get('kind')
     if (kind !== 'ResourceList') {
-      throw new ResourceListError(`input is not a ResourceList: \`kind\` is ${JSON.stringify(kind ?? null)}, expected "ResourceList"`)
+      throw new ResourceListError(
+        `input is not a ResourceList: \`kind\` is ${JSON.stringify(kind ?? null)}, expected "ResourceList"`,
+      )
     }
     const itemsNode = root.get('items', true)
     if (itemsNode === undefined || (isScalar(itemsNode) && itemsNode.value === null)) {
@@ -77,7 +94,11 @@ export class ResourceList {
     if (split) {
       // An item printed back verbatim must be valid YAML: the line check proves it for kpt's
       // block style, anything else is parsed now (and the parse is kept for when it is read).
-      split.chunks.forEach((chunk, i) => items.push(KubeObject.fromItemSource(chunk, i, { parsed: isPlainBlockItem(chunk) ? undefined : parseItem(chunk, i) })))
+      split.chunks.forEach((chunk, i) =>
+        items.push(
+          KubeObject.fromItemSource(chunk, i, { parsed: isPlainBlockItem(chunk) ? undefined : parseItem(chunk, i) }),
+        ),
+      )
     } else if (isSeq(itemsNode)) {
       itemsNode.items.forEach((node, i) => {
         if (!isMap(node)) throw new ResourceListError(`ResourceList \`items[${i}]\` is not an object`)
@@ -126,7 +147,10 @@ export class ResourceList {
     if (!this.lazy) (itemsNode as YAMLSeq).items = this.items.map((o) => o.node)
     // New results print straight to text (emit.ts) where they can: a run can have tens of thousands.
     // (In a block-style list only, where the empty `results` prints on a line of its own.)
-    const resultsText = this.inputResults.length === 0 && this.results.length > 0 && !root.flow ? resultsItemText(this.results.items) : undefined
+    const resultsText =
+      this.inputResults.length === 0 && this.results.length > 0 && !root.flow
+        ? resultsItemText(this.results.items)
+        : undefined
     if (this.inputResults.length > 0 || this.results.length > 0) {
       const resultsNode = new YAMLSeq()
       if (resultsText === undefined) resultsNode.items = [...this.inputResults, ...this.results.items.map(resultNode)]
@@ -196,7 +220,9 @@ function itemSource(i: number, item?: KubeObject): string {
 /** Parses and checks a lazily kept item that the line check could not prove well-formed. */
 function parseItem(chunk: string, i: number): Document.Parsed {
   const header = scanHeader(chunk)
-  const name = header?.kind ? `${header.kind}/${header.namespace ? `${header.namespace}/` : ''}${header.name ?? ''}` : ''
+  const name = header?.kind
+    ? `${header.kind}/${header.namespace ? `${header.namespace}/` : ''}${header.name ?? ''}`
+    : ''
   const source = name ? `ResourceList items[${i}] (${name})` : `ResourceList items[${i}]`
   try {
     const doc = parse(chunk, { source })
@@ -229,7 +255,8 @@ function checkOrThrow(node: YAMLMap, doc: Document, source: () => string): void 
   try {
     checkNode(node, doc, '\0')
   } catch (err) {
-    if (err instanceof YamlSyntaxError) throw new ResourceListError(`malformed YAML in ${err.message.replace('\0', source())}`)
+    if (err instanceof YamlSyntaxError)
+      throw new ResourceListError(`malformed YAML in ${err.message.replace('\0', source())}`)
     throw err
   }
 }

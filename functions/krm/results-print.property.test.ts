@@ -6,7 +6,8 @@ import { ResourceList } from './resource-list.js'
 import type { Result } from './results.js'
 import { toNode } from './yaml/documents.js'
 
-const input = 'apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n'
+const input =
+  'apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n'
 
 /** The list as the library prints it: parsed, the results as nodes, the whole printed. */
 function libraryText(results: readonly Result[]): string {
@@ -24,7 +25,19 @@ function libraryText(results: readonly Result[]): string {
   return doc.toString(printOptions)
 }
 
-const text = fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('dependency a@1.0.0 -> b: install b@2.0.0', 'say "hi"', "it's", 'yes', '0o17', 'spec.x[0].y', 'a #b', 'é'))
+const text = fc.oneof(
+  fc.string({ maxLength: 12 }),
+  fc.constantFrom(
+    'dependency a@1.0.0 -> b: install b@2.0.0',
+    'say "hi"',
+    "it's",
+    'yes',
+    '0o17',
+    'spec.x[0].y',
+    'a #b',
+    'é',
+  ),
+)
 const result = fc.record(
   {
     message: text,

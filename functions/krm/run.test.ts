@@ -76,7 +76,11 @@ describe('runFunction', () => {
     ['no items', 'kind: ResourceList\n', 'ResourceList has no `items` field'],
     ['items not a list', 'kind: ResourceList\nitems: {}\n', 'ResourceList `items` must be a list of objects'],
     ['an item not an object', 'kind: ResourceList\nitems:\n- a\n', 'ResourceList `items[0]` is not an object'],
-    ['functionConfig not an object', 'kind: ResourceList\nitems: []\nfunctionConfig: x\n', 'ResourceList `functionConfig` must be an object'],
+    [
+      'functionConfig not an object',
+      'kind: ResourceList\nitems: []\nfunctionConfig: x\n',
+      'ResourceList `functionConfig` must be an object',
+    ],
   ])('%s: exit 1, an error result and still a ResourceList with items', (_name, text, message) => {
     const run = runFunction(labeler, text)
     expect(run.exitCode).toBe(1)

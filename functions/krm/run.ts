@@ -42,7 +42,11 @@ export interface RunOutput {
  * Runs a function over a ResourceList text. On any error result the output
  * carries the input items unchanged, so nothing half-done can be written.
  */
-export function runFunction(fn: KrmFunction, input: string, options: { sources?: readonly KubeObject[]; sourceResults?: readonly Result[] } = {}): RunOutput {
+export function runFunction(
+  fn: KrmFunction,
+  input: string,
+  options: { sources?: readonly KubeObject[]; sourceResults?: readonly Result[] } = {},
+): RunOutput {
   let rl: ResourceList
   try {
     rl = ResourceList.parse(input)
@@ -69,7 +73,11 @@ export function runFunction(fn: KrmFunction, input: string, options: { sources?:
  * also returned: a field of the wrong type names the object and field,
  * malformed YAML met while reading an item names the item.
  */
-export function applyTransform(fn: Pick<KrmFunction, 'name' | 'transform'>, rl: ResourceList, options: TransformOptions): Result | undefined {
+export function applyTransform(
+  fn: Pick<KrmFunction, 'name' | 'transform'>,
+  rl: ResourceList,
+  options: TransformOptions,
+): Result | undefined {
   try {
     fn.transform(rl, options)
     return undefined

@@ -27,7 +27,9 @@ type Requirement = { key: string; operator: 'In' | 'NotIn' | 'Exists' | 'DoesNot
  * checked in key order, then matchExpressions in list order; the first
  * invalid requirement is reported, as apimachinery does.
  */
-export function compileLabelSelector(selector: LabelSelector): { ok: true; matches: CompiledSelector } | { ok: false; error: string } {
+export function compileLabelSelector(
+  selector: LabelSelector,
+): { ok: true; matches: CompiledSelector } | { ok: false; error: string } {
   const requirements: Requirement[] = []
   const matchLabels = selector.matchLabels ?? {}
   for (const key of Object.keys(matchLabels).sort()) {
@@ -81,16 +83,20 @@ function matchesRequirement(r: Requirement, labels: Readonly<Record<string, stri
 
 const qualifiedNameFmt = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'
 const qualifiedName = new RegExp(`^${qualifiedNameFmt}$`)
-const qualifiedNameMsg = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"
+const qualifiedNameMsg =
+  "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"
 const labelValueFmt = '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?'
 const labelValue = new RegExp(`^${labelValueFmt}$`)
-const labelValueMsg = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"
+const labelValueMsg =
+  "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"
 const dns1123LabelFmt = '[a-z0-9]([-a-z0-9]*[a-z0-9])?'
 const dns1123Label = new RegExp(`^${dns1123LabelFmt}$`)
-const dns1123LabelMsg = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character"
+const dns1123LabelMsg =
+  "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character"
 const dns1123SubdomainFmt = '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'
 const dns1123Subdomain = new RegExp(`^${dns1123SubdomainFmt}$`)
-const dns1123SubdomainMsg = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character"
+const dns1123SubdomainMsg =
+  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character"
 
 function regexError(msg: string, fmt: string, ...examples: string[]): string {
   const shown = examples.map((e) => `'${e}', `).join(' or ')
@@ -109,7 +115,9 @@ export function qualifiedNameErrors(value: string): string[] {
     if (prefix.length === 0) errors.push('prefix part must be non-empty')
     else errors.push(...dns1123SubdomainErrors(prefix).map((m) => `prefix part ${m}`))
   } else {
-    return [`a qualified name ${regexError(qualifiedNameMsg, qualifiedNameFmt, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`]
+    return [
+      `a qualified name ${regexError(qualifiedNameMsg, qualifiedNameFmt, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
+    ]
   }
   if (name.length === 0) errors.push('name part must be non-empty')
   else if (name.length > 63) errors.push('name part must be no more than 63 characters')

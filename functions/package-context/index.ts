@@ -9,7 +9,8 @@ export { applyPackageContext, findPackageContext, packageContext, setPackageCont
 /** The function as `bin/package-context` runs it. */
 export const packageContextFunction: KrmFunction = {
   name: 'package-context',
-  description: "sets and removes keys of the package's kptfile.kpt.dev ConfigMap (package-context.yaml), as a Porch PackageVariant does.",
+  description:
+    "sets and removes keys of the package's kptfile.kpt.dev ConfigMap (package-context.yaml), as a Porch PackageVariant does.",
   usage: `functionConfig:
   config.porch.kpt.dev/v1alpha1 PackageVariant   uses spec.packageContext.data and .removeKeys
   v1 ConfigMap                                   its data are the keys to set

@@ -48,7 +48,9 @@ describe('package-context', () => {
   test('sets new keys after existing ones, in key order, and overwrites in place', () => {
     const out = run(kptfile + context(), pv('data:\n  zone: b\n  tier: gold\n  enabled: "yes"'))
     expect(out.exitCode).toBe(0)
-    expect(out.output).toContain('  data:\n    name: edge # pkg name\n    tier: gold\n    enabled: "yes"\n    zone: b\n')
+    expect(out.output).toContain(
+      '  data:\n    name: edge # pkg name\n    tier: gold\n    enabled: "yes"\n    zone: b\n',
+    )
     expect(out.output).toContain('package context: set `enabled`, `tier`, `zone`')
   })
 
@@ -63,7 +65,9 @@ describe('package-context', () => {
     const first = run(kptfile + context(), pv('data:\n  tier: gold'))
     const items = first.output.slice(first.output.indexOf('items:\n') + 7, first.output.indexOf('functionConfig:'))
     const second = run(items, pv('data:\n  tier: gold'))
-    expect(second.output.slice(0, second.output.indexOf('functionConfig:'))).toBe(first.output.slice(0, first.output.indexOf('functionConfig:')))
+    expect(second.output.slice(0, second.output.indexOf('functionConfig:'))).toBe(
+      first.output.slice(0, first.output.indexOf('functionConfig:')),
+    )
     expect(second.output).toContain('package context already up to date')
   })
 
@@ -100,15 +104,30 @@ describe('package-context', () => {
   })
 
   test.each([
-    ['reserved key in data', pv('data:\n  name: other'), 'spec.packageContext.data: Invalid value: {"name":"other"}: must not contain the key "name"', 'spec.packageContext.data'],
+    [
+      'reserved key in data',
+      pv('data:\n  name: other'),
+      'spec.packageContext.data: Invalid value: {"name":"other"}: must not contain the key "name"',
+      'spec.packageContext.data',
+    ],
     [
       'reserved key in removeKeys',
       pv('removeKeys: [a, package-path]'),
       'spec.packageContext.removeKeys: Invalid value: ["a","package-path"]: must not contain the key "package-path"',
       'spec.packageContext.removeKeys',
     ],
-    ['a non-string data value', pv('data:\n  replicas: [3]'), '`spec.packageContext.data.replicas` must be a string', 'spec.packageContext.data.replicas'],
-    ['reserved key in a ConfigMap', configMap('{package-path: x}'), 'data: Invalid value: {"package-path":"x"}: must not contain the key "package-path"', 'data'],
+    [
+      'a non-string data value',
+      pv('data:\n  replicas: [3]'),
+      '`spec.packageContext.data.replicas` must be a string',
+      'spec.packageContext.data.replicas',
+    ],
+    [
+      'reserved key in a ConfigMap',
+      configMap('{package-path: x}'),
+      'data: Invalid value: {"package-path":"x"}: must not contain the key "package-path"',
+      'data',
+    ],
     [
       'an unsupported kind',
       'apiVersion: fn.kpt.dev/v1alpha1\nkind: SetLabels\nmetadata:\n  name: x\n',
@@ -124,16 +143,33 @@ describe('package-context', () => {
   })
 
   test('no functionConfig at all', () => {
-    const out = runFunction(packageContextFunction, `apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n${kptfile}`)
+    const out = runFunction(
+      packageContextFunction,
+      `apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n${kptfile}`,
+    )
     expect(out.exitCode).toBe(1)
-    expect(out.output).toContain('functionConfig is missing: expected PackageVariant.config.porch.kpt.dev/v1alpha1 or ConfigMap.v1')
+    expect(out.output).toContain(
+      'functionConfig is missing: expected PackageVariant.config.porch.kpt.dev/v1alpha1 or ConfigMap.v1',
+    )
   })
 
   test.each([
     ['no package-context.yaml', kptfile, '"package-context.yaml" not found in package "edge"'],
-    ['two objects in it', kptfile + context() + context(), 'failed to parse "package-context.yaml" of package "edge": expected exactly one object, got 2'],
-    ['a wrong kind', kptfile + context().replace('kind: ConfigMap', 'kind: Secret'), '"package-context.yaml" does not contain kind "ConfigMap" in package "edge"'],
-    ['a wrong name', kptfile + context().replace('name: kptfile.kpt.dev', 'name: other'), '"package-context.yaml" does not contain resource named "kptfile.kpt.dev" in package "edge"'],
+    [
+      'two objects in it',
+      kptfile + context() + context(),
+      'failed to parse "package-context.yaml" of package "edge": expected exactly one object, got 2',
+    ],
+    [
+      'a wrong kind',
+      kptfile + context().replace('kind: ConfigMap', 'kind: Secret'),
+      '"package-context.yaml" does not contain kind "ConfigMap" in package "edge"',
+    ],
+    [
+      'a wrong name',
+      kptfile + context().replace('name: kptfile.kpt.dev', 'name: other'),
+      '"package-context.yaml" does not contain resource named "kptfile.kpt.dev" in package "edge"',
+    ],
     ['no data field', kptfile + context(''), 'package "edge" PackageContext no data field found'],
     ['data not a map', kptfile + context('    data: [a]\n'), 'package "edge" PackageContext invalid data field'],
   ])('bad package: %s', (_name, items, message) => {

@@ -34,7 +34,9 @@ export function setPackageContext(rl: ResourceList, config: PackageContextConfig
 }
 
 /** Finds the root package's context ConfigMap, or Porch's message for what is wrong. */
-export function findPackageContext(items: readonly KubeObject[]): { ok: true; object: KubeObject } | { ok: false; message: string; object?: KubeObject } {
+export function findPackageContext(
+  items: readonly KubeObject[],
+): { ok: true; object: KubeObject } | { ok: false; message: string; object?: KubeObject } {
   const pkg = JSON.stringify(packageName(items))
   const candidates = findRootObjects(items, packageContextFile)
   if (candidates.length === 0) {
@@ -75,7 +77,10 @@ export function findPackageContext(items: readonly KubeObject[]): { ok: true; ob
  * Upserts `data` (existing keys keep their place and comments, new keys are
  * appended in key order), then deletes `removeKeys`: removal wins, as in Porch.
  */
-export function applyPackageContext(object: KubeObject, config: PackageContextConfig): { set: string[]; removed: string[] } {
+export function applyPackageContext(
+  object: KubeObject,
+  config: PackageContextConfig,
+): { set: string[]; removed: string[] } {
   const current = object.getStringMap(['data']) ?? {}
   const set: string[] = []
   for (const key of Object.keys(config.data).sort()) {

@@ -8,7 +8,8 @@ export { applyPackageVariant, packageVariant } from './package-variant.js'
 /** The function as `bin/package-variant` runs it. */
 export const packageVariantFunction: KrmFunction = {
   name: 'package-variant',
-  description: 'applies a Porch PackageVariant to a package: package context, then pipeline prepend, then config injection, after validating the PackageVariant as Porch does.',
+  description:
+    'applies a Porch PackageVariant to a package: package context, then pipeline prepend, then config injection, after validating the PackageVariant as Porch does.',
   usage: `functionConfig:
   config.porch.kpt.dev/v1alpha1 PackageVariant   (the object you would give Porch)
 

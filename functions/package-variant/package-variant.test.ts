@@ -52,9 +52,13 @@ injectors:
 - name: us-endpoints
 `)
 
-const cluster = parseObjects('apiVersion: v1\nkind: ConfigMap\nmetadata: {name: us-endpoints, namespace: default}\ndata: {api: "https://us.example.com"}\n', 'cluster.yaml')
+const cluster = parseObjects(
+  'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: us-endpoints, namespace: default}\ndata: {api: "https://us.example.com"}\n',
+  'cluster.yaml',
+)
 
-const list = (fc: string, body = items) => `apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n${body}\nfunctionConfig:\n  ${fc}\n`
+const list = (fc: string, body = items) =>
+  `apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n${body}\nfunctionConfig:\n  ${fc}\n`
 
 /** The items of an output list, without results. */
 function itemsOf(output: string): string {
@@ -103,9 +107,18 @@ injectors:
         ['missing required field spec.downstream', 'spec.downstream'],
         ['spec.adoptionPolicy field can only be "adoptNone" or "adoptExisting"', 'spec.adoptionPolicy'],
         ['spec.deletionPolicy can only be "orphan" or "delete"', 'spec.deletionPolicy'],
-        ['spec.packageContext.data: Invalid value: {"name":"x","package-path":"y"}: must not contain the key "name"', 'spec.packageContext.data'],
-        ['spec.packageContext.removeKeys: Invalid value: ["name"]: must not contain the key "name"', 'spec.packageContext.removeKeys'],
-        ['spec.packageContext.data: Invalid value: {"name":"x","package-path":"y"}: must not contain the key "package-path"', 'spec.packageContext.data'],
+        [
+          'spec.packageContext.data: Invalid value: {"name":"x","package-path":"y"}: must not contain the key "name"',
+          'spec.packageContext.data',
+        ],
+        [
+          'spec.packageContext.removeKeys: Invalid value: ["name"]: must not contain the key "name"',
+          'spec.packageContext.removeKeys',
+        ],
+        [
+          'spec.packageContext.data: Invalid value: {"name":"x","package-path":"y"}: must not contain the key "package-path"',
+          'spec.packageContext.data',
+        ],
         ['spec.injectors[0].name must not be empty', 'spec.injectors[0].name'],
       ],
     ],
@@ -122,7 +135,9 @@ pipeline:
   ])('rejects an invalid PackageVariant: %s', (_, fc, want) => {
     const out = runFunction(packageVariantFunction, list(fc), { sources: cluster })
     expect(out.exitCode).toBe(1)
-    expect((parse(out.output) as { results: unknown[] }).results).toEqual(want.map(([message, path]) => expect.objectContaining({ message, severity: 'error', field: { path } })))
+    expect((parse(out.output) as { results: unknown[] }).results).toEqual(
+      want.map(([message, path]) => expect.objectContaining({ message, severity: 'error', field: { path } })),
+    )
     expect(itemsOf(out.output)).toBe(itemsOf(list(fc)))
   })
 

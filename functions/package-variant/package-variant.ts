@@ -28,7 +28,11 @@ export function packageVariant(rl: ResourceList, options: TransformOptions): voi
  * orchestrator has it from its plan); returns what config injection did to
  * each injection point (none when an earlier step failed).
  */
-export function applyPackageVariant(rl: ResourceList, pv: PackageVariant, options: TransformOptions): InjectionOutcome[] {
+export function applyPackageVariant(
+  rl: ResourceList,
+  pv: PackageVariant,
+  options: TransformOptions,
+): InjectionOutcome[] {
   setPackageContext(rl, packageContextConfigOf(pv))
   if (rl.results.hasErrors()) return []
   const pipeline = pipelineConfigOf(pv)

@@ -18,14 +18,18 @@ export interface PipelinePrependConfig {
 }
 
 /** Reads the functionConfig into a config, or error results naming the field. */
-export function parseConfig(fc: KubeObject | undefined): { ok: true; config: PipelinePrependConfig } | { ok: false; results: Result[] } {
+export function parseConfig(
+  fc: KubeObject | undefined,
+): { ok: true; config: PipelinePrependConfig } | { ok: false; results: Result[] } {
   const read = readPackageVariantConfig(fc, [pipelineRule])
   if (!read.ok) return read
   return pipelineConfigOf(read.pv)
 }
 
 /** The config of a PackageVariant that passed validation: its pipeline, with fields kpt lacks dropped. */
-export function pipelineConfigOf(pv: PackageVariant): { ok: true; config: PipelinePrependConfig } | { ok: false; results: Result[] } {
+export function pipelineConfigOf(
+  pv: PackageVariant,
+): { ok: true; config: PipelinePrependConfig } | { ok: false; results: Result[] } {
   const functions = { mutators: pv.spec.pipeline?.mutators ?? [], validators: pv.spec.pipeline?.validators ?? [] }
   const results: Result[] = []
   for (const list of ['mutators', 'validators'] as const) {

@@ -4,13 +4,20 @@ import { pipelinePrepend } from './pipeline-prepend.js'
 
 export { parseConfig, pipelineConfigOf } from './config.js'
 export type { PipelinePrependConfig } from './config.js'
-export { generateFunctionName, isPackageVariantFunction, pipelinePrepend, prependFunctions, prependPipeline } from './pipeline-prepend.js'
+export {
+  generateFunctionName,
+  isPackageVariantFunction,
+  pipelinePrepend,
+  prependFunctions,
+  prependPipeline,
+} from './pipeline-prepend.js'
 export type { PrependCounts } from './pipeline-prepend.js'
 
 /** The function as `bin/pipeline-prepend` runs it. */
 export const pipelinePrependFunction: KrmFunction = {
   name: 'pipeline-prepend',
-  description: "prepends a PackageVariant's spec.pipeline mutators and validators to the root Kptfile, named PackageVariant.<pv>.<fn>.<index>, as Porch does.",
+  description:
+    "prepends a PackageVariant's spec.pipeline mutators and validators to the root Kptfile, named PackageVariant.<pv>.<fn>.<index>, as Porch does.",
   usage: `functionConfig:
   config.porch.kpt.dev/v1alpha1 PackageVariant   uses metadata.name and spec.pipeline
 

@@ -52,7 +52,10 @@ describe('pipeline-prepend', () => {
     [
       'creates the pipeline at the end of the Kptfile',
       header + 'info:\n  description: d\n',
-      pv('my-pv', 'mutators:\n- image: set-ns:v1\n  name: set-ns\n  configMap: {namespace: prod}\nvalidators:\n- image: kubeval\n'),
+      pv(
+        'my-pv',
+        'mutators:\n- image: set-ns:v1\n  name: set-ns\n  configMap: {namespace: prod}\nvalidators:\n- image: kubeval\n',
+      ),
       source`
         apiVersion: kpt.dev/v1
         kind: Kptfile
@@ -124,7 +127,12 @@ describe('pipeline-prepend', () => {
           - image: user-fn
       `,
     ],
-    ['removes its entries, empty lists and the pipeline when spec.pipeline is gone', header + 'pipeline:\n  validators:\n  - name: PackageVariant.my-pv.v.0\n    image: v\n', pv('my-pv', ''), header],
+    [
+      'removes its entries, empty lists and the pipeline when spec.pipeline is gone',
+      header + 'pipeline:\n  validators:\n  - name: PackageVariant.my-pv.v.0\n    image: v\n',
+      pv('my-pv', ''),
+      header,
+    ],
     [
       'a dotted PackageVariant name is recognised (Porch would duplicate)',
       header + 'pipeline:\n  mutators:\n  - name: PackageVariant.edge.eu.fn.0\n    image: fn\n',
@@ -135,7 +143,8 @@ describe('pipeline-prepend', () => {
       '`my` does not claim the functions of `my.pv`',
       header + 'pipeline:\n  mutators:\n  - name: PackageVariant.my.pv.fn.0\n    image: fn\n',
       pv('my', 'mutators:\n- image: mine\n'),
-      header + 'pipeline:\n  mutators:\n  - name: PackageVariant.my..0\n    image: mine\n  - name: PackageVariant.my.pv.fn.0\n    image: fn\n',
+      header +
+        'pipeline:\n  mutators:\n  - name: PackageVariant.my..0\n    image: mine\n  - name: PackageVariant.my.pv.fn.0\n    image: fn\n',
     ],
     [
       'copies an entry as written: nested keys in spec order, nested empty values kept; only top-level empties dropped',
@@ -175,10 +184,34 @@ describe('pipeline-prepend', () => {
   })
 
   test.each([
-    ['a function name with a dot', header, pv('p', 'mutators:\n- image: x\n  name: a.b\n'), "spec.pipeline.mutators[0].name must not contain '.'", 'spec.pipeline.mutators[0].name'],
-    ['a function name that is not a string', header, pv('p', 'validators:\n- image: x\n  name: [a]\n'), '`spec.pipeline.validators[0].name` must be a string', 'spec.pipeline.validators[0].name'],
-    ['mutators that are not a list', header, pv('p', 'mutators: {image: x}\n'), '`spec.pipeline.mutators` must be a list', 'spec.pipeline.mutators'],
-    ['a Kptfile whose pipeline is not a map', header + 'pipeline: x\n', pv('p', ''), 'malformed Kptfile: `pipeline` must be a map', 'pipeline'],
+    [
+      'a function name with a dot',
+      header,
+      pv('p', 'mutators:\n- image: x\n  name: a.b\n'),
+      "spec.pipeline.mutators[0].name must not contain '.'",
+      'spec.pipeline.mutators[0].name',
+    ],
+    [
+      'a function name that is not a string',
+      header,
+      pv('p', 'validators:\n- image: x\n  name: [a]\n'),
+      '`spec.pipeline.validators[0].name` must be a string',
+      'spec.pipeline.validators[0].name',
+    ],
+    [
+      'mutators that are not a list',
+      header,
+      pv('p', 'mutators: {image: x}\n'),
+      '`spec.pipeline.mutators` must be a list',
+      'spec.pipeline.mutators',
+    ],
+    [
+      'a Kptfile whose pipeline is not a map',
+      header + 'pipeline: x\n',
+      pv('p', ''),
+      'malformed Kptfile: `pipeline` must be a map',
+      'pipeline',
+    ],
     [
       'a functionConfig of another kind',
       header,
@@ -194,19 +227,32 @@ describe('pipeline-prepend', () => {
   })
 
   test('drops fields kpt functions do not have, with a warning naming each (as Porch prunes them)', () => {
-    const out = runFunction(pipelinePrependFunction, resourceList(header, pv('p', 'validators:\n- image: x\n  fooBar: 1\n  configmap: {a: b}\n')))
+    const out = runFunction(
+      pipelinePrependFunction,
+      resourceList(header, pv('p', 'validators:\n- image: x\n  fooBar: 1\n  configmap: {a: b}\n')),
+    )
     expect(out.exitCode).toBe(0)
-    expect(ResourceList.parse(out.output).items[0]!.toYaml()).toBe(header + 'pipeline:\n  validators:\n  - name: PackageVariant.p..0\n    image: x\n')
+    expect(ResourceList.parse(out.output).items[0]!.toYaml()).toBe(
+      header + 'pipeline:\n  validators:\n  - name: PackageVariant.p..0\n    image: x\n',
+    )
     const results = parse(out.output).results as { severity: string; field?: { path: string }; message: string }[]
     expect(results.filter((r) => r.severity === 'warning')).toMatchObject([
-      { field: { path: 'spec.pipeline.validators[0].fooBar' }, message: expect.stringContaining('is not a field of a kpt function and is dropped') },
+      {
+        field: { path: 'spec.pipeline.validators[0].fooBar' },
+        message: expect.stringContaining('is not a field of a kpt function and is dropped'),
+      },
       { field: { path: 'spec.pipeline.validators[0].configmap' } },
     ])
   })
 
   test('reports a missing Kptfile', () => {
-    const out = runFunction(pipelinePrependFunction, `apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\nfunctionConfig:\n  ${indent(pv('p', ''), '  ')}\n`)
+    const out = runFunction(
+      pipelinePrependFunction,
+      `apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\nfunctionConfig:\n  ${indent(pv('p', ''), '  ')}\n`,
+    )
     expect(out.exitCode).toBe(1)
-    expect(parse(out.output).results).toMatchObject([{ severity: 'error', message: '"Kptfile" not found in the package' }])
+    expect(parse(out.output).results).toMatchObject([
+      { severity: 'error', message: '"Kptfile" not found in the package' },
+    ])
   })
 })

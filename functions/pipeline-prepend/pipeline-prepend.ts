@@ -21,7 +21,10 @@ export function pipelinePrepend(rl: ResourceList): void {
 /** The transform after its config and the root Kptfile are found. */
 export function prependPipeline(rl: ResourceList, config: PipelinePrependConfig, kptfile: Kptfile): void {
   for (const field of config.dropped) {
-    rl.results.warning(`\`${field}\` is not a field of a kpt function and is dropped, as Porch's API server does (a function has ${kptFunctionFields.join(', ')})`, { object: config.object, field })
+    rl.results.warning(
+      `\`${field}\` is not a field of a kpt function and is dropped, as Porch's API server does (a function has ${kptFunctionFields.join(', ')})`,
+      { object: config.object, field },
+    )
   }
   // Only the pipeline can change; comparing it alone spares printing the whole Kptfile twice.
   const pipeline = () => JSON.stringify(kptfile.object.get(['pipeline']) ?? null)
@@ -64,7 +67,11 @@ export interface PrependCounts {
  * whose generated name already exists keeps its node (and comments) and takes
  * the spec's fields.
  */
-export function prependFunctions(kptfile: Kptfile, pvName: string, functions: Record<PipelineList, readonly Record<string, unknown>[]>): PrependCounts {
+export function prependFunctions(
+  kptfile: Kptfile,
+  pvName: string,
+  functions: Record<PipelineList, readonly Record<string, unknown>[]>,
+): PrependCounts {
   const counts: PrependCounts = {
     added: { mutators: 0, validators: 0 },
     replaced: { mutators: 0, validators: 0 },
@@ -83,7 +90,10 @@ export function prependFunctions(kptfile: Kptfile, pvName: string, functions: Re
     }
     const replacedIndexes = new Set<number>()
     const generated = functions[list].map((fn, i) => {
-      const value = generatedEntry(fn, generateFunctionName(pvName, typeof fn['name'] === 'string' ? fn['name'] : '', i))
+      const value = generatedEntry(
+        fn,
+        generateFunctionName(pvName, typeof fn['name'] === 'string' ? fn['name'] : '', i),
+      )
       const previous = earlier.get(value['name'] as string)
       if (!previous) return KubeObject.fromObject(value)
       earlier.delete(value['name'] as string)
@@ -125,6 +135,9 @@ function summary(pvName: string, counts: PrependCounts, changed: boolean): strin
   if (!changed) return `pipeline of PackageVariant \`${pvName}\` already up to date`
   const parts = (['mutators', 'validators'] as const)
     .filter((list) => counts.added[list] > 0 || counts.removed[list] > 0)
-    .map((list) => `${list}: ${counts.added[list]} prepended (${counts.added[list] - counts.replaced[list]} new, ${counts.replaced[list]} replaced), ${counts.removed[list]} earlier removed`)
+    .map(
+      (list) =>
+        `${list}: ${counts.added[list]} prepended (${counts.added[list] - counts.replaced[list]} new, ${counts.replaced[list]} replaced), ${counts.removed[list]} earlier removed`,
+    )
   return `pipeline of PackageVariant \`${pvName}\`: ${parts.join('; ') || 'reordered'}`
 }

@@ -55,7 +55,10 @@ const contextFile = 'package-context.yaml'
  * Does the per-revision work of `kpt pkg get --for-deployment`; a failure is
  * kpt's message (a resource that is not KRM, malformed YAML, a bad Kptfile).
  */
-export function prepareRevision(upstream: UpstreamRef, source: ReadonlyMap<string, UpstreamFile>): { ok: true; revision: PreparedRevision } | { ok: false; message: string } {
+export function prepareRevision(
+  upstream: UpstreamRef,
+  source: ReadonlyMap<string, UpstreamFile>,
+): { ok: true; revision: PreparedRevision } | { ok: false; message: string } {
   const warnings: string[] = []
   const copied: [string, PackageFile][] = []
   for (const [path, file] of source) {
@@ -72,7 +75,10 @@ export function prepareRevision(upstream: UpstreamRef, source: ReadonlyMap<strin
       warnings.push(`Ignoring symlink ${JSON.stringify(path)}`)
       continue
     }
-    copied.push([path, file.mode === '100755' ? { content: file.content, executable: true } : { content: file.content }])
+    copied.push([
+      path,
+      file.mode === '100755' ? { content: file.content, executable: true } : { content: file.content },
+    ])
   }
   const files = sortedFiles(copied)
   let kptfile: KptfileStruct = {}
@@ -94,7 +100,8 @@ export function prepareRevision(upstream: UpstreamRef, source: ReadonlyMap<strin
       const rewritten = rewriteYamlFile(path, fileText(file), base !== 'Kptfile')
       if (!rewritten.ok) return rewritten
       if (rewritten.text === undefined) files.delete(path)
-      else if (rewritten.text !== fileText(file)) files.set(path, { ...file, content: Buffer.from(rewritten.text, 'utf8') })
+      else if (rewritten.text !== fileText(file))
+        files.set(path, { ...file, content: Buffer.from(rewritten.text, 'utf8') })
     } else if (base.endsWith('.json')) {
       const rewritten = rewriteJsonFile(path, fileText(file))
       if (!rewritten.ok) return rewritten
@@ -130,7 +137,11 @@ function newClone(revision: PreparedRevision, name: string): PackageFiles {
     apiVersion: 'kpt.dev/v1',
     kind: 'Kptfile',
     metadata: { name, labels: revision.kptfile.metadata?.labels, annotations: revision.kptfile.metadata?.annotations },
-    upstream: { type: 'git', git: { repo: upstream.repo, directory, ref: upstream.ref }, updateStrategy: 'resource-merge' },
+    upstream: {
+      type: 'git',
+      git: { repo: upstream.repo, directory, ref: upstream.ref },
+      updateStrategy: 'resource-merge',
+    },
     upstreamLock: { type: 'git', git: { repo: upstream.repo, directory, ref: upstream.ref, commit: upstream.commit } },
     info: revision.kptfile.info,
     pipeline: revision.kptfile.pipeline,
@@ -186,7 +197,9 @@ function rewriteYamlFile(path: string, text: string, markResources: boolean): Re
     if (problem) return { ok: false, message: `input resource list must contain only KRM resources: ${problem}` }
     if (isPackageContext(doc.contents)) continue
     const changed = markResources && addMergeComment(doc)
-    out.push(changed ? stringifyYamlDocument(doc, { wide: sequenceStyle(docText) === 'wide' }) : withFinalNewline(docText))
+    out.push(
+      changed ? stringifyYamlDocument(doc, { wide: sequenceStyle(docText) === 'wide' }) : withFinalNewline(docText),
+    )
   }
   if (out.length === 0) return { ok: true, text: undefined }
   return { ok: true, text: out.join('---\n') }
@@ -204,7 +217,8 @@ function rewriteJsonFile(path: string, text: string): Rewritten {
   if (problem) return { ok: false, message: `input resource list must contain only KRM resources: ${problem}` }
   const object = value as Record<string, unknown>
   const metadata = object['metadata'] as Record<string, unknown>
-  if (object['apiVersion'] === 'v1' && object['kind'] === 'ConfigMap' && metadata['name'] === 'kptfile.kpt.dev') return { ok: true, text: undefined }
+  if (object['apiVersion'] === 'v1' && object['kind'] === 'ConfigMap' && metadata['name'] === 'kptfile.kpt.dev')
+    return { ok: true, text: undefined }
   return { ok: true, text: `${encodeJsonAsGo(value)}\n` }
 }
 
@@ -217,13 +231,22 @@ function krmProblem(node: unknown, path: string): string | undefined {
   }
   const metadata = node.get('metadata', true)
   const name = isMap(metadata) ? metadata.get('name', true) : undefined
-  return krmFields(get('apiVersion'), get('kind'), isScalar(name) && name.value !== null ? String(name.value) : '', path)
+  return krmFields(
+    get('apiVersion'),
+    get('kind'),
+    isScalar(name) && name.value !== null ? String(name.value) : '',
+    path,
+  )
 }
 
 function krmProblemOfValue(value: unknown, path: string): string | undefined {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return `${path}: resource must have \`apiVersion\``
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return `${path}: resource must have \`apiVersion\``
   const object = value as Record<string, unknown>
-  const metadata = typeof object['metadata'] === 'object' && object['metadata'] !== null ? (object['metadata'] as Record<string, unknown>) : {}
+  const metadata =
+    typeof object['metadata'] === 'object' && object['metadata'] !== null
+      ? (object['metadata'] as Record<string, unknown>)
+      : {}
   const str = (v: unknown) => (typeof v === 'string' ? v : '')
   return krmFields(str(object['apiVersion']), str(object['kind']), str(metadata['name']), path)
 }
@@ -240,7 +263,12 @@ function krmFields(apiVersion: string, kind: string, name: string, path: string)
 function isPackageContext(node: unknown): boolean {
   if (!isMap(node)) return false
   const metadata = node.get('metadata', true)
-  return node.get('apiVersion') === 'v1' && node.get('kind') === 'ConfigMap' && isMap(metadata) && metadata.get('name') === 'kptfile.kpt.dev'
+  return (
+    node.get('apiVersion') === 'v1' &&
+    node.get('kind') === 'ConfigMap' &&
+    isMap(metadata) &&
+    metadata.get('name') === 'kptfile.kpt.dev'
+  )
 }
 
 function withFinalNewline(text: string): string {

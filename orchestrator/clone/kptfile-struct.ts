@@ -89,9 +89,12 @@ const schema: Shape = {
 type Shape = 'string' | 'required' | 'map' | Shape[] | { [key: string]: Shape }
 
 function fnShape(): Shape {
-  const selector: Shape = Object.fromEntries(selectorFields.map((f) => [f, f === 'labels' || f === 'annotations' ? 'map' : 'string']))
+  const selector: Shape = Object.fromEntries(
+    selectorFields.map((f) => [f, f === 'labels' || f === 'annotations' ? 'map' : 'string']),
+  )
   const fn: { [key: string]: Shape } = {}
-  for (const f of functionFields) fn[f] = f === 'configMap' ? 'map' : f === 'selectors' || f === 'exclude' ? [selector] : 'string'
+  for (const f of functionFields)
+    fn[f] = f === 'configMap' ? 'map' : f === 'selectors' || f === 'exclude' ? [selector] : 'string'
   return fn
 }
 

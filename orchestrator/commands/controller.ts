@@ -51,20 +51,31 @@ export interface ControllerOptions {
 export async function controllerCommand(options: ControllerOptions, io: CliIO): Promise<number> {
   if (Boolean(options.git) === Boolean(options.out)) throw new UsageError('give either --out DIR or --git')
   const outDir = resolve(io.cwd, options.out ?? '.')
-  if (options.out && existsSync(outDir) && !statSync(outDir).isDirectory()) throw new UsageError(`--out ${options.out} is not a directory`)
-  const timing = { leaseDurationMs: options.leaseDuration, renewDeadlineMs: options.renewDeadline, retryPeriodMs: options.retryPeriod }
+  if (options.out && existsSync(outDir) && !statSync(outDir).isDirectory())
+    throw new UsageError(`--out ${options.out} is not a directory`)
+  const timing = {
+    leaseDurationMs: options.leaseDuration,
+    renewDeadlineMs: options.renewDeadline,
+    retryPeriodMs: options.retryPeriod,
+  }
   const timingProblem = options.leaderElection ? checkTiming(timing) : undefined
   if (timingProblem) throw new UsageError(`--lease-duration, --renew-deadline, --retry-period: ${timingProblem}`)
   const lease = /^([^/]+)\/([^/]+)$/.exec(options.lease)
   if (!lease) throw new UsageError(`--lease ${options.lease}: expected NAMESPACE/NAME`)
   if (options.resync <= 0) throw new UsageError('--resync must be longer than 0')
-  const secret = options.webhookSecretFile === undefined ? undefined : readSecret(resolve(io.cwd, options.webhookSecretFile))
+  const secret =
+    options.webhookSecretFile === undefined ? undefined : readSecret(resolve(io.cwd, options.webhookSecretFile))
   const cacheDir = resolve(io.cwd, options.cache ?? defaultCacheDir(io.env))
   const log = (line: string) => io.stderr(`kpt-variants controller: ${line}\n`)
 
   let client: ClusterClient
   try {
-    client = await ClusterClient.connect({ ...(options.kubeconfig ? { kubeconfig: options.kubeconfig } : {}), ...(options.context ? { context: options.context } : {}), cwd: io.cwd, env: io.env })
+    client = await ClusterClient.connect({
+      ...(options.kubeconfig ? { kubeconfig: options.kubeconfig } : {}),
+      ...(options.context ? { context: options.context } : {}),
+      cwd: io.cwd,
+      env: io.env,
+    })
   } catch (err) {
     if (err instanceof ClusterError) throw new UsageError(err.message)
     throw err
@@ -104,7 +115,9 @@ export async function controllerCommand(options: ControllerOptions, io: CliIO): 
   }
 
   const identity = options.identity ?? `${hostname()}-${randomBytes(3).toString('hex')}`
-  const elector = options.leaderElection ? new LeaderElector(leaseApi(client, lease[1]!, lease[2]!), identity, timing, undefined, log) : undefined
+  const elector = options.leaderElection
+    ? new LeaderElector(leaseApi(client, lease[1]!, lease[2]!), identity, timing, undefined, log)
+    : undefined
   let controller: Controller | undefined
   let server: Server | undefined
   let stopping = false
@@ -123,14 +136,19 @@ export async function controllerCommand(options: ControllerOptions, io: CliIO): 
   try {
     if (options.listen) {
       try {
-        const listening = await listen(options.listen, secret, { leading: () => controller !== undefined && !stopping, pushed: () => controller?.upstreamChanged() })
+        const listening = await listen(options.listen, secret, {
+          leading: () => controller !== undefined && !stopping,
+          pushed: () => controller?.upstreamChanged(),
+        })
         server = listening.server
         log(`listening on ${options.listen.replace(/:\d+$/, '')}:${listening.port}`)
       } catch (err) {
         throw new UsageError(`--listen ${options.listen}: ${(err as Error).message}`)
       }
     }
-    log(`${identity}: watching ${options.namespace ? `namespace ${options.namespace} of ` : ''}${client.server}${elector ? `, leading through lease ${options.lease}` : ''}`)
+    log(
+      `${identity}: watching ${options.namespace ? `namespace ${options.namespace} of ` : ''}${client.server}${elector ? `, leading through lease ${options.lease}` : ''}`,
+    )
     if (elector && !(await elector.acquire())) return 0
     if (stopping) return 0
     controller = new Controller(client, settings)
@@ -170,6 +188,8 @@ function readSecret(file: string): string {
     return secret
   } catch (err) {
     if (err instanceof UsageError) throw err
-    throw new UsageError(`--webhook-secret-file: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`)
+    throw new UsageError(
+      `--webhook-secret-file: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    )
   }
 }

@@ -12,8 +12,14 @@ describe('parseNowOption', () => {
   })
 
   test.each([
-    ['2025-06-02T09:00:00', '--now "2025-06-02T09:00:00" needs a time zone offset: Z for UTC, or one such as +02:00 (e.g. 2025-06-02T09:00:00Z or 2025-06-02T11:00:00+02:00)'],
-    ['next monday', '--now "next monday" is not an RFC 3339 time (e.g. 2025-06-02T09:00:00Z or 2025-06-02T11:00:00+02:00)'],
+    [
+      '2025-06-02T09:00:00',
+      '--now "2025-06-02T09:00:00" needs a time zone offset: Z for UTC, or one such as +02:00 (e.g. 2025-06-02T09:00:00Z or 2025-06-02T11:00:00+02:00)',
+    ],
+    [
+      'next monday',
+      '--now "next monday" is not an RFC 3339 time (e.g. 2025-06-02T09:00:00Z or 2025-06-02T11:00:00+02:00)',
+    ],
     ['2025-02-30T09:00:00Z', '--now "2025-02-30T09:00:00Z" has day 30: 2025-02 has days 01 to 28'],
     ['', '--now "" is not an RFC 3339 time (e.g. 2025-06-02T09:00:00Z or 2025-06-02T11:00:00+02:00)'],
   ])('%j: %s', (value, error) => {

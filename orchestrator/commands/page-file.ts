@@ -10,7 +10,8 @@ import type { StatusInput } from '../page/model.js'
 
 /** A usage error unless `file` can be written: its directory exists, and it is not a directory. */
 export function checkReportFile(file: string, flag: string): void {
-  if (!existsSync(dirname(file)) || !statSync(dirname(file)).isDirectory()) throw new UsageError(`${flag} ${file}: directory ${dirname(file)} does not exist`)
+  if (!existsSync(dirname(file)) || !statSync(dirname(file)).isDirectory())
+    throw new UsageError(`${flag} ${file}: directory ${dirname(file)} does not exist`)
   if (existsSync(file) && statSync(file).isDirectory()) throw new UsageError(`${flag} ${file} is a directory`)
 }
 

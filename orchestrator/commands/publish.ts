@@ -38,33 +38,53 @@ export interface PublishOptions {
 }
 
 /** Publishes; resolves to 0 when nothing failed (drafts a rollout holds are not failures), else 1. */
-export async function publishCommand(repo: string | undefined, packages: readonly string[], options: PublishOptions, io: CliIO): Promise<number> {
+export async function publishCommand(
+  repo: string | undefined,
+  packages: readonly string[],
+  options: PublishOptions,
+  io: CliIO,
+): Promise<number> {
   const now = nowOf(options.now)
   const cacheDir = resolve(io.cwd, options.cache ?? defaultCacheDir(io.env))
-  if (options.fleet) return publishFleetCommand(resolve(io.cwd, options.fleet), repo, packages, cacheDir, now, options, io)
-  if (repo === undefined) throw new UsageError('give a REPO to publish, or --fleet DIR to publish the drafts of every repository of a fleet')
+  if (options.fleet)
+    return publishFleetCommand(resolve(io.cwd, options.fleet), repo, packages, cacheDir, now, options, io)
+  if (repo === undefined)
+    throw new UsageError('give a REPO to publish, or --fleet DIR to publish the drafts of every repository of a fleet')
   for (const [option, given] of [
     ['--selector', options.selector],
     ['--skip-rollout', options.skipRollout],
     ['--namespace', options.namespace],
     ['--force', options.force],
   ] as const)
-    if (given !== undefined) throw new UsageError(`${option} needs --fleet: a repository given by URL has no fleet, so no PackageVariants, targets or Rollouts`)
+    if (given !== undefined)
+      throw new UsageError(
+        `${option} needs --fleet: a repository given by URL has no fleet, so no PackageVariants, targets or Rollouts`,
+      )
   if (options.dryRun) throw new UsageError('--dry-run needs --fleet')
   checkNotAFleet(io.cwd, repo)
-  const repository = { name: repo, url: repo, branch: options.branch || defaultBranch, directory: (options.directory ?? '').replace(/^\/+|\/+$/g, '') }
+  const repository = {
+    name: repo,
+    url: repo,
+    branch: options.branch || defaultBranch,
+    directory: (options.directory ?? '').replace(/^\/+|\/+$/g, ''),
+  }
   let opened
   try {
     opened = await openRepository(repository, { base: io.cwd, cacheDir, lockTimeoutMs: options.lockTimeout * 1000 })
   } catch (err) {
-    const why = err instanceof GitError ? (err.stderr.split('\n').find((line) => line.trim()) ?? err.message) : (err as Error).message
+    const why =
+      err instanceof GitError
+        ? (err.stderr.split('\n').find((line) => line.trim()) ?? err.message)
+        : (err as Error).message
     throw new Error(`repository ${repository.url} cannot be opened: ${why.replace(/^fatal: /, '')}`)
   }
   const { snapshot, lock } = opened
   try {
     const { outcomes, rejected } = await publishDrafts(snapshot, packages, committerFrom(io.env, now))
     if (options.json)
-      io.stdout(`${JSON.stringify({ apiVersion: 'kpt-variants.dev/v1alpha1', kind: 'PublishReport', repository: snapshot.source, published: outcomes, ...(rejected ? { rejected } : {}) }, null, 2)}\n`)
+      io.stdout(
+        `${JSON.stringify({ apiVersion: 'kpt-variants.dev/v1alpha1', kind: 'PublishReport', repository: snapshot.source, published: outcomes, ...(rejected ? { rejected } : {}) }, null, 2)}\n`,
+      )
     for (const o of outcomes) {
       if (!o.ok) io.stderr(`${o.package}: not published: ${o.reason}\n`)
       else if (rejected) io.stderr(`${o.package}: not published: the push was refused: ${rejected}\n`)
@@ -80,15 +100,33 @@ export async function publishCommand(repo: string | undefined, packages: readonl
 /** A REPO that is a local directory holding no git repository but YAML is a fleet given where a repository goes. */
 function checkNotAFleet(cwd: string, repo: string): void {
   const dir = resolve(cwd, repo)
-  if (!existsSync(dir) || !statSync(dir).isDirectory() || existsSync(join(dir, '.git')) || existsSync(join(dir, 'HEAD'))) return
+  if (
+    !existsSync(dir) ||
+    !statSync(dir).isDirectory() ||
+    existsSync(join(dir, '.git')) ||
+    existsSync(join(dir, 'HEAD'))
+  )
+    return
   if (readdirSync(dir).some((name) => /\.ya?ml$/.test(name)))
-    throw new UsageError(`${repo} is a fleet directory, not a git repository: kpt-variants publish --fleet ${repo} publishes its repositories' drafts`)
+    throw new UsageError(
+      `${repo} is a fleet directory, not a git repository: kpt-variants publish --fleet ${repo} publishes its repositories' drafts`,
+    )
   throw new UsageError(`${repo} is a directory but not a git repository`)
 }
 
-async function publishFleetCommand(fleetDir: string, repo: string | undefined, packages: readonly string[], cacheDir: string, now: Date, options: PublishOptions, io: CliIO): Promise<number> {
-  if (!existsSync(fleetDir) || !statSync(fleetDir).isDirectory()) throw new UsageError(`fleet directory ${options.fleet} does not exist`)
-  if (options.branch !== undefined || options.directory !== undefined) throw new UsageError('--branch and --directory are for a REPO given by URL: with --fleet, its Repository says them')
+async function publishFleetCommand(
+  fleetDir: string,
+  repo: string | undefined,
+  packages: readonly string[],
+  cacheDir: string,
+  now: Date,
+  options: PublishOptions,
+  io: CliIO,
+): Promise<number> {
+  if (!existsSync(fleetDir) || !statSync(fleetDir).isDirectory())
+    throw new UsageError(`fleet directory ${options.fleet} does not exist`)
+  if (options.branch !== undefined || options.directory !== undefined)
+    throw new UsageError('--branch and --directory are for a REPO given by URL: with --fleet, its Repository says them')
   const selector = options.selector === undefined ? undefined : parseSelectorOption(options.selector)
   if (selector && !selector.ok) throw new UsageError(selector.error)
   const { FleetPublishError, publishFleet } = await import('../run/publish-fleet.js')
@@ -114,7 +152,10 @@ async function publishFleetCommand(fleetDir: string, repo: string | undefined, p
     if (err instanceof FleetPublishError) throw new UsageError(err.message)
     throw err
   }
-  if (options.json) io.stdout(`${JSON.stringify({ apiVersion: 'kpt-variants.dev/v1alpha1', kind: 'PublishReport', dryRun: options.dryRun === true, ...report }, null, 2)}\n`)
+  if (options.json)
+    io.stdout(
+      `${JSON.stringify({ apiVersion: 'kpt-variants.dev/v1alpha1', kind: 'PublishReport', dryRun: options.dryRun === true, ...report }, null, 2)}\n`,
+    )
   io.stderr(formatFleetPublish(report, options.dryRun === true))
   return report.problems.length > 0 || report.packages.some((p) => p.status === 'failed') ? 1 : 0
 }
@@ -136,7 +177,12 @@ export function formatFleetPublish(report: FleetPublishReport, dryRun: boolean):
   for (const w of report.warnings) lines.push(`warning: ${w}`)
   for (const p of report.problems) lines.push(`problem: ${p}`)
   const count = (status: string) => report.packages.filter((p) => p.status === status).length
-  const done = dryRun ? `${count('would-publish')} would be published` : `${count('published')} published, ${count('removed')} removed`
-  lines.push('', `${dryRun ? 'Dry run (nothing written): ' : ''}${done}, ${count('held')} held back, ${count('failed')} not published`)
+  const done = dryRun
+    ? `${count('would-publish')} would be published`
+    : `${count('published')} published, ${count('removed')} removed`
+  lines.push(
+    '',
+    `${dryRun ? 'Dry run (nothing written): ' : ''}${done}, ${count('held')} held back, ${count('failed')} not published`,
+  )
   return `${lines.join('\n').replace(/^\n/, '')}\n`
 }

@@ -53,23 +53,31 @@ export interface RenderOptions {
 
 /** Runs a render; resolves to the exit code (0 all rendered, 1 something failed). */
 export async function renderCommand(fleet: string | undefined, options: RenderOptions, io: CliIO): Promise<number> {
-  if (options.cluster && fleet !== undefined) throw new UsageError('give either a FLEET directory or --cluster, not both')
+  if (options.cluster && fleet !== undefined)
+    throw new UsageError('give either a FLEET directory or --cluster, not both')
   if (!options.cluster && fleet === undefined) throw new UsageError('give a FLEET directory, or --cluster')
-  if (!options.cluster && (options.kubeconfig !== undefined || options.context !== undefined)) throw new UsageError('--kubeconfig and --context need --cluster')
+  if (!options.cluster && (options.kubeconfig !== undefined || options.context !== undefined))
+    throw new UsageError('--kubeconfig and --context need --cluster')
   const fleetDir = fleet === undefined ? undefined : resolve(io.cwd, fleet)
-  if (fleetDir && (!existsSync(fleetDir) || !statSync(fleetDir).isDirectory())) throw new UsageError(`fleet directory ${fleet} does not exist`)
+  if (fleetDir && (!existsSync(fleetDir) || !statSync(fleetDir).isDirectory()))
+    throw new UsageError(`fleet directory ${fleet} does not exist`)
   if (options.diff && !options.dryRun) throw new UsageError('--diff needs --dry-run')
-  if (options.format === 'markdown' && options.json) throw new UsageError('--format markdown and --json both print on stdout: give one')
+  if (options.format === 'markdown' && options.json)
+    throw new UsageError('--format markdown and --json both print on stdout: give one')
   if (options.report !== undefined) checkReportFile(resolve(io.cwd, options.report), '--report')
   if (Boolean(options.git) === Boolean(options.out)) throw new UsageError('give either --out DIR or --git')
   if (options.publish && !options.git) throw new UsageError('--publish needs --git')
   if ((options.publishConflicts || options.publishDeletions) && !options.publish)
-    throw new UsageError(`${options.publishConflicts ? '--publish-conflicts' : '--publish-deletions'} needs --git --publish`)
+    throw new UsageError(
+      `${options.publishConflicts ? '--publish-conflicts' : '--publish-deletions'} needs --git --publish`,
+    )
   const now = nowOf(options.now)
   const outDir = resolve(io.cwd, options.out ?? '.')
   if (options.out) {
-    if (existsSync(outDir) && !statSync(outDir).isDirectory()) throw new UsageError(`--out ${options.out} is not a directory`)
-    if (fleetDir && (outDir === fleetDir || fleetDir.startsWith(`${outDir}/`))) throw new UsageError('--out must not contain the fleet directory')
+    if (existsSync(outDir) && !statSync(outDir).isDirectory())
+      throw new UsageError(`--out ${options.out} is not a directory`)
+    if (fleetDir && (outDir === fleetDir || fleetDir.startsWith(`${outDir}/`)))
+      throw new UsageError('--out must not contain the fleet directory')
   }
   const cacheDir = resolve(io.cwd, options.cache ?? defaultCacheDir(io.env))
   const git = options.git
@@ -83,7 +91,16 @@ export async function renderCommand(fleet: string | undefined, options: RenderOp
     : undefined
   const cluster = options.cluster ? await readCluster(options, cacheDir, io) : undefined
   try {
-    return await render(cluster ? { dir: cluster.dir, id: cluster.id } : { dir: fleetDir!, id: fleetDir! }, outDir, cacheDir, git, cluster, now, options, io)
+    return await render(
+      cluster ? { dir: cluster.dir, id: cluster.id } : { dir: fleetDir!, id: fleetDir! },
+      outDir,
+      cacheDir,
+      git,
+      cluster,
+      now,
+      options,
+      io,
+    )
   } finally {
     cluster?.close()
   }
@@ -122,7 +139,10 @@ async function render(
   // One record per output: the directory, or (with --git) the fleet's downstream repositories; --force only writes it.
   const memo = memoFileFor(cacheDir, git ? `git ${fleet.id}` : outDir)
 
-  const bar = options.progress && io.stderrIsTTY && io.stderrStream ? (await import('../report/progress.js')).progressBar(io.stderrStream) : undefined
+  const bar =
+    options.progress && io.stderrIsTTY && io.stderrStream
+      ? (await import('../report/progress.js')).progressBar(io.stderrStream)
+      : undefined
   let report
   let plan: FleetPlan | undefined
   try {
@@ -134,7 +154,9 @@ async function render(
         outDir,
         dryRun: Boolean(options.dryRun),
         // A dry run's diffs also go into the Markdown summary and the fleet page.
-        diff: Boolean(options.diff || (options.dryRun && (options.format === 'markdown' || options.report !== undefined))),
+        diff: Boolean(
+          options.diff || (options.dryRun && (options.format === 'markdown' || options.report !== undefined)),
+        ),
         onConflict: options.onConflict,
         ...(options.shard ? { shard: options.shard } : {}),
         allowExec: Boolean(options.allowExec),
@@ -160,24 +182,40 @@ async function render(
     bar?.stop()
   }
   // With --json the diffs are in the report; else they go to stdout, the summary to stderr.
-  if (options.diff && !options.json && options.format !== 'markdown') for (const v of report.variants) if (v.diff) io.stdout(v.diff)
+  if (options.diff && !options.json && options.format !== 'markdown')
+    for (const v of report.variants) if (v.diff) io.stdout(v.diff)
   if (options.json) io.stdout(formatJson(report))
   if (options.format === 'markdown') io.stdout((await import('../report/markdown.js')).formatMarkdown(report))
   io.stderr(formatSummary(report))
   if (options.report !== undefined) {
-    writeReportPage(resolve(io.cwd, options.report), report, `kpt-variants render ${fleet.id === fleet.dir ? relative(io.cwd, fleet.dir) || '.' : fleet.id}${options.dryRun ? ' --dry-run' : ''}`, io)
+    writeReportPage(
+      resolve(io.cwd, options.report),
+      report,
+      `kpt-variants render ${fleet.id === fleet.dir ? relative(io.cwd, fleet.dir) || '.' : fleet.id}${options.dryRun ? ' --dry-run' : ''}`,
+      io,
+    )
   }
-  const statusFailed = cluster && plan && !options.dryRun ? await writeStatus(cluster, plan, report, now, options, io) : false
+  const statusFailed =
+    cluster && plan && !options.dryRun ? await writeStatus(cluster, plan, report, now, options, io) : false
   return statusFailed ? 1 : exitCodeOf(report)
 }
 
 /** Writes the run's PackageVariant and PackageVariantSet status back; true when a write failed (each is reported). */
-async function writeStatus(cluster: ClusterFleet, plan: FleetPlan, report: RunReport, now: Date, options: RenderOptions, io: CliIO): Promise<boolean> {
+async function writeStatus(
+  cluster: ClusterFleet,
+  plan: FleetPlan,
+  report: RunReport,
+  now: Date,
+  options: RenderOptions,
+  io: CliIO,
+): Promise<boolean> {
   const { statusUpdates } = await import('../status/cluster-status.js')
   const outcome = { variants: plan.variants, failures: plan.failures, report, sharded: options.shard !== undefined }
   const updates = statusUpdates(cluster.variants, cluster.sets, outcome, now.toISOString().replace(/\.\d+Z$/, 'Z'))
   const { written, failures } = await cluster.writeStatus(updates)
   for (const failure of failures) io.stderr(`kpt-variants: ${failure}\n`)
-  io.stderr(`status: ${written} of ${updates.length} changed PackageVariant(s) and PackageVariantSet(s) written to ${cluster.server}\n`)
+  io.stderr(
+    `status: ${written} of ${updates.length} changed PackageVariant(s) and PackageVariantSet(s) written to ${cluster.server}\n`,
+  )
   return failures.length > 0
 }

@@ -18,8 +18,14 @@ describe('--selector', () => {
   })
 
   test('says what it cannot read', () => {
-    expect(parseSelectorOption('tier=edge,')).toEqual({ ok: false, error: '--selector "tier=edge,": an empty requirement (a stray comma?)' })
-    expect(parseSelectorOption('region in (eu')).toEqual({ ok: false, error: '--selector "region in (eu": unbalanced parentheses' })
+    expect(parseSelectorOption('tier=edge,')).toEqual({
+      ok: false,
+      error: '--selector "tier=edge,": an empty requirement (a stray comma?)',
+    })
+    expect(parseSelectorOption('region in (eu')).toEqual({
+      ok: false,
+      error: '--selector "region in (eu": unbalanced parentheses',
+    })
     expect(parseSelectorOption('a b')).toMatchObject({ ok: false, error: expect.stringContaining('cannot read "a b"') })
     expect(parseSelectorOption('tier=a b')).toMatchObject({ ok: false })
     expect(parseSelectorOption('Bad Key=x')).toMatchObject({ ok: false })

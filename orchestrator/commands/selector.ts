@@ -7,13 +7,16 @@ import { compileLabelSelector } from '../../functions/krm/index.js'
 import type { CompiledSelector, LabelSelector, LabelSelectorRequirement } from '../../functions/krm/index.js'
 
 /** The selector `text` as a matcher, or what is wrong with it. */
-export function parseSelectorOption(text: string): { ok: true; matches: CompiledSelector } | { ok: false; error: string } {
+export function parseSelectorOption(
+  text: string,
+): { ok: true; matches: CompiledSelector } | { ok: false; error: string } {
   const selector: LabelSelector = { matchLabels: {}, matchExpressions: [] }
   const requirements = splitRequirements(text)
   if (!requirements) return { ok: false, error: `--selector ${JSON.stringify(text)}: unbalanced parentheses` }
   for (const raw of requirements) {
     const requirement = raw.trim()
-    if (requirement === '') return { ok: false, error: `--selector ${JSON.stringify(text)}: an empty requirement (a stray comma?)` }
+    if (requirement === '')
+      return { ok: false, error: `--selector ${JSON.stringify(text)}: an empty requirement (a stray comma?)` }
     const set = /^([^\s!=(),]+)\s+(in|notin)\s*\(([^()]*)\)$/.exec(requirement)
     const equality = /^([^\s!=(),]+)\s*(==|=|!=)\s*([^\s!=(),]*)$/.exec(requirement)
     const exists = /^(!?)\s*([^\s!=(),]+)$/.exec(requirement)
@@ -28,7 +31,11 @@ export function parseSelectorOption(text: string): { ok: true; matches: Compiled
       }
       expression = { key: equality[1]!, operator: 'NotIn', values: [equality[3]!] }
     } else if (exists) expression = { key: exists[2]!, operator: exists[1] ? 'DoesNotExist' : 'Exists' }
-    else return { ok: false, error: `--selector ${JSON.stringify(text)}: cannot read ${JSON.stringify(requirement)}: write key=value, key!=value, key in (a,b), key notin (a,b), key or !key` }
+    else
+      return {
+        ok: false,
+        error: `--selector ${JSON.stringify(text)}: cannot read ${JSON.stringify(requirement)}: write key=value, key!=value, key in (a,b), key notin (a,b), key or !key`,
+      }
     selector.matchExpressions!.push(expression)
   }
   const compiled = compileLabelSelector(selector)

@@ -32,9 +32,11 @@ export interface StatusOptions {
 /** Prints the status; resolves to 0, or 1 when a variant failed last time or cannot be planned. */
 export async function statusCommand(fleet: string, options: StatusOptions, io: CliIO): Promise<number> {
   const fleetDir = resolve(io.cwd, fleet)
-  if (!existsSync(fleetDir) || !statSync(fleetDir).isDirectory()) throw new UsageError(`fleet directory ${fleet} does not exist`)
+  if (!existsSync(fleetDir) || !statSync(fleetDir).isDirectory())
+    throw new UsageError(`fleet directory ${fleet} does not exist`)
   const outDir = options.out === undefined ? undefined : resolve(io.cwd, options.out)
-  if (outDir !== undefined && (!existsSync(outDir) || !statSync(outDir).isDirectory())) throw new UsageError(`--out ${options.out} is not a directory`)
+  if (outDir !== undefined && (!existsSync(outDir) || !statSync(outDir).isDirectory()))
+    throw new UsageError(`--out ${options.out} is not a directory`)
   const cacheDir = resolve(io.cwd, options.cache ?? defaultCacheDir(io.env))
   if (options.html !== undefined) checkReportFile(resolve(io.cwd, options.html), '--html')
   const lockTimeoutMs = options.lockTimeout * 1000
@@ -46,7 +48,9 @@ export async function statusCommand(fleet: string, options: StatusOptions, io: C
     diff: false,
     onConflict: 'upstream',
     allowExec: false,
-    ...(outDir === undefined ? { git: { cacheDir, lockTimeoutMs, publish: false } } : { memo: memoFileFor(cacheDir, outDir) }),
+    ...(outDir === undefined
+      ? { git: { cacheDir, lockTimeoutMs, publish: false } }
+      : { memo: memoFileFor(cacheDir, outDir) }),
     upstreamCache: { dir: cacheDir, lockTimeoutMs },
     cacheDir,
     ...(options.namespace ? { namespace: options.namespace } : {}),
@@ -56,7 +60,10 @@ export async function statusCommand(fleet: string, options: StatusOptions, io: C
   const run = await setUpRun(settings)
   try {
     const read = await readOutput(run, settings.memo ? RenderMemo.read(settings.memo) : {})
-    const failures = readLastFailures(cacheDir, outDir === undefined ? fleetIdOf(settings) : directoryFailureKey(fleetIdOf(settings), outDir))
+    const failures = readLastFailures(
+      cacheDir,
+      outDir === undefined ? fleetIdOf(settings) : directoryFailureKey(fleetIdOf(settings), outDir),
+    )
     const status = fleetStatus(run.plan, read, failures)
     io.stdout(options.json ? `${JSON.stringify(status, null, 2)}\n` : formatStatus(status))
     if (options.html !== undefined) {

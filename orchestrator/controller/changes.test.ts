@@ -21,12 +21,20 @@ const revision = (n: number, commit = `c${n}`): PackageRevision => ({
 })
 
 /** The e2e tests' fleet (an nginx set over edge WorkloadClusters, region endpoints injected), planned; `edit` changes its files first. */
-function state(options: Partial<FleetOptions> & { clusters?: Cluster[] } = {}, edit: (files: Record<string, string>) => void = () => {}, revisions = [revision(1), revision(2)]) {
+function state(
+  options: Partial<FleetOptions> & { clusters?: Cluster[] } = {},
+  edit: (files: Record<string, string>) => void = () => {},
+  revisions = [revision(1), revision(2)],
+) {
   const files = fleetFiles({ clusters: threeClusters, ...options })
   edit(files)
   const objects = Object.entries(files).flatMap(([file, text]) => parseObjects(text, file))
   const fleet = buildFleet({ root: '/fleet', objects, problems: [], digest: '' })
-  const plan = planFleet(fleet, { revisions: new Map([['default|blueprints|nginx', revisions]]), objects: revisions.map(packageRevisionObject), problems: new Map() })
+  const plan = planFleet(fleet, {
+    revisions: new Map([['default|blueprints|nginx', revisions]]),
+    objects: revisions.map(packageRevisionObject),
+    problems: new Map(),
+  })
   return { plan, state: planState(plan, fleet) }
 }
 
@@ -51,26 +59,53 @@ describe('what a change of the fleet affects', () => {
   test('a removed target, or one relabelled out of the selector, is a gone variant, in the repository where its package is', () => {
     const removed = state({ clusters: threeClusters.slice(0, 2) }).state
     expect(scope(before, removed)).toEqual({ variants: ['default/nginx-edge-03-nginx'], repositories: ['edge-03'] })
-    const relabelled = state({ clusters: [threeClusters[0]!, threeClusters[1]!, { ...threeClusters[2]!, siteType: 'core' }] }).state
+    const relabelled = state({
+      clusters: [threeClusters[0]!, threeClusters[1]!, { ...threeClusters[2]!, siteType: 'core' }],
+    }).state
     expect(scope(before, relabelled)).toEqual(scope(before, removed))
   })
 
   test('a label a template reads changes that variant only; a label nothing reads changes none', () => {
-    const moved = state({}, (files) => (files['clusters.yaml'] = files['clusters.yaml']!.replace('region: us-west1', 'region: eu-west1'))).state
+    const moved = state(
+      {},
+      (files) => (files['clusters.yaml'] = files['clusters.yaml']!.replace('region: us-west1', 'region: eu-west1')),
+    ).state
     expect(scope(before, moved)).toEqual({ variants: ['default/nginx-edge-02-nginx'], repositories: ['edge-02'] })
-    const unread = state({}, (files) => (files['clusters.yaml'] = files['clusters.yaml']!.replace('region: us-west1', 'region: us-west1\n    owner: someone'))).state
+    const unread = state(
+      {},
+      (files) =>
+        (files['clusters.yaml'] = files['clusters.yaml']!.replace(
+          'region: us-west1',
+          'region: us-west1\n    owner: someone',
+        )),
+    ).state
     expect(scope(before, unread)).toEqual({ variants: [], repositories: [] })
   })
 
   test('an injected object changes the variants that inject it; another object changes none', () => {
-    const injected = state({}, (files) => (files['endpoints.yaml'] = files['endpoints.yaml']!.replace('https://api.eu-west1.example.com', 'https://eu.example.com'))).state
+    const injected = state(
+      {},
+      (files) =>
+        (files['endpoints.yaml'] = files['endpoints.yaml']!.replace(
+          'https://api.eu-west1.example.com',
+          'https://eu.example.com',
+        )),
+    ).state
     expect(scope(before, injected)).toEqual({ variants: ['default/nginx-edge-03-nginx'], repositories: ['edge-03'] })
-    const other = state({}, (files) => (files['other.yaml'] = 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: unrelated, namespace: default}\ndata: {A: b}\n')).state
+    const other = state(
+      {},
+      (files) =>
+        (files['other.yaml'] =
+          'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: unrelated, namespace: default}\ndata: {A: b}\n'),
+    ).state
     expect(scope(before, other)).toEqual({ variants: [], repositories: [] })
   })
 
   test("the set's template or upstream revision, or a new commit of that revision, changes every variant of the set", () => {
-    const all = { variants: ['default/nginx-edge-01-nginx', 'default/nginx-edge-02-nginx', 'default/nginx-edge-03-nginx'], repositories: ['edge-01', 'edge-02', 'edge-03'] }
+    const all = {
+      variants: ['default/nginx-edge-01-nginx', 'default/nginx-edge-02-nginx', 'default/nginx-edge-03-nginx'],
+      repositories: ['edge-01', 'edge-02', 'edge-03'],
+    }
     expect(scope(before, state({ team: 'another-team' }).state)).toEqual(all)
     expect(scope(before, state({ revision: 2 }).state)).toEqual(all)
     expect(scope(before, state({}, undefined, [revision(1, 'moved'), revision(2)]).state)).toEqual(all)
@@ -85,20 +120,35 @@ describe('what a change of the fleet affects', () => {
     expect(failing.paths.get('default/standalone')).toBe('edge-01/standalone')
     expect(scope(planned, failing)).toEqual({ variants: ['default/standalone'], repositories: ['edge-01'] })
     // A target whose repository is gone fails with no variant: its variant is gone, where its package is.
-    const noRepository = state({}, (files) => (files['repositories.yaml'] = files['repositories.yaml']!.replace('name: edge-02', 'name: edge-02-renamed'))).state
-    expect(scope(before, noRepository)).toEqual({ variants: ['default/nginx-edge-02-nginx'], repositories: ['edge-02'] })
+    const noRepository = state(
+      {},
+      (files) =>
+        (files['repositories.yaml'] = files['repositories.yaml']!.replace('name: edge-02', 'name: edge-02-renamed')),
+    ).state
+    expect(scope(before, noRepository)).toEqual({
+      variants: ['default/nginx-edge-02-nginx'],
+      repositories: ['edge-02'],
+    })
   })
 
   test('the packages the affected variants had, and whether one declared something to the dependency check', () => {
     const removed = state({ clusters: threeClusters.slice(0, 2) }).state
-    const entry = (dependencies?: string[]) => ({ scope: 'injectors' as const, inputs: '', files: '', warnings: [], ...(dependencies ? { dependencies } : {}) })
+    const entry = (dependencies?: string[]) => ({
+      scope: 'injectors' as const,
+      inputs: '',
+      files: '',
+      warnings: [],
+      ...(dependencies ? { dependencies } : {}),
+    })
     expect(affectedScope(before, removed, { records: { 'edge-03/nginx': entry() } })).toEqual({
       variants: ['default/nginx-edge-03-nginx'],
       repositories: ['edge-03'],
       packages: ['edge-03/nginx'],
       declared: false,
     })
-    expect(affectedScope(before, removed, { records: { 'edge-03/nginx': entry(['kind: PackageManifest']) } }).declared).toBe(true)
+    expect(
+      affectedScope(before, removed, { records: { 'edge-03/nginx': entry(['kind: PackageManifest']) } }).declared,
+    ).toBe(true)
     // Not recorded: it may have.
     expect(affectedScope(before, removed, { records: {} }).declared).toBe(true)
     // A new variant had no package: nothing to read, nothing declared.
@@ -107,17 +157,23 @@ describe('what a change of the fleet affects', () => {
   })
 
   test('variants that read the whole fleet are always affected, if planned before or after', () => {
-    expect(scope(before, before, ['default/nginx-edge-01-nginx', 'default/nowhere'])).toEqual({ variants: ['default/nginx-edge-01-nginx'], repositories: ['edge-01'] })
+    expect(scope(before, before, ['default/nginx-edge-01-nginx', 'default/nowhere'])).toEqual({
+      variants: ['default/nginx-edge-01-nginx'],
+      repositories: ['edge-01'],
+    })
   })
 
   test('the variants that read the whole fleet: recorded so, or rendered but not recorded (kpt ran their pipeline)', () => {
     const { plan } = state()
     const entry = (scope: 'fleet' | 'injectors') => ({ scope, inputs: '', files: '', warnings: [] })
     const records = { 'edge-01/nginx': entry('fleet'), 'edge-02/nginx': entry('injectors') }
-    expect(fleetWideKeys(plan, records, new Set(['default/nginx-edge-01-nginx', 'default/nginx-edge-02-nginx', 'default/nginx-edge-03-nginx']))).toEqual([
-      'default/nginx-edge-01-nginx',
-      'default/nginx-edge-03-nginx',
-    ])
+    expect(
+      fleetWideKeys(
+        plan,
+        records,
+        new Set(['default/nginx-edge-01-nginx', 'default/nginx-edge-02-nginx', 'default/nginx-edge-03-nginx']),
+      ),
+    ).toEqual(['default/nginx-edge-01-nginx', 'default/nginx-edge-03-nginx'])
     // Not rendered (failed, or never): not recorded for that reason.
     expect(fleetWideKeys(plan, records, new Set())).toEqual(['default/nginx-edge-01-nginx'])
   })

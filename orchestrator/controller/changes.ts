@@ -73,7 +73,11 @@ function plannedEntry(v: PlannedVariant, byName: ReadonlyMap<string, readonly Ku
  * the render memo's `records` say (a package not recorded may have). Empty
  * when nothing a render does depends on changed.
  */
-export function affectedScope(before: PlanState, after: PlanState, options: { always?: Iterable<string>; records?: Readonly<Record<string, MemoEntry>> } = {}): RenderScope {
+export function affectedScope(
+  before: PlanState,
+  after: PlanState,
+  options: { always?: Iterable<string>; records?: Readonly<Record<string, MemoEntry>> } = {},
+): RenderScope {
   const keys = new Set<string>()
   for (const [key, digest] of after.digests) if (before.digests.get(key) !== digest) keys.add(key)
   for (const key of before.digests.keys()) if (!after.digests.has(key)) keys.add(key)
@@ -83,11 +87,17 @@ export function affectedScope(before: PlanState, after: PlanState, options: { al
   for (const key of keys) {
     const was = before.paths.get(key)
     if (was !== undefined) packages.add(was)
-    for (const path of [was, after.paths.get(key)]) if (path !== undefined) repositories.add(path.slice(0, path.indexOf('/')))
+    for (const path of [was, after.paths.get(key)])
+      if (path !== undefined) repositories.add(path.slice(0, path.indexOf('/')))
   }
   const records = options.records ?? {}
   const declared = [...packages].some((path) => !records[path] || records[path].dependencies !== undefined)
-  return { variants: [...keys].sort(), repositories: [...repositories].sort(), packages: [...packages].sort(), declared }
+  return {
+    variants: [...keys].sort(),
+    repositories: [...repositories].sort(),
+    packages: [...packages].sort(),
+    declared,
+  }
 }
 
 /**
@@ -98,7 +108,11 @@ export function affectedScope(before: PlanState, after: PlanState, options: { al
  * may read anything). `records`: the render memo's entries by package path;
  * `rendered`: the keys whose last render succeeded.
  */
-export function fleetWideKeys(plan: FleetPlan, records: Readonly<Record<string, MemoEntry>>, rendered: ReadonlySet<string>): string[] {
+export function fleetWideKeys(
+  plan: FleetPlan,
+  records: Readonly<Record<string, MemoEntry>>,
+  rendered: ReadonlySet<string>,
+): string[] {
   const keys: string[] = []
   for (const v of plan.variants) {
     if (v.dependency) continue

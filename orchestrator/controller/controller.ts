@@ -176,7 +176,8 @@ export class Controller {
 
   /** Waits until something is to be done (or the controller stops). */
   async #next(): Promise<void> {
-    const due = () => this.#pending.triggers.size > 0 && this.#timers.gather === undefined && this.#timers.retry === undefined
+    const due = () =>
+      this.#pending.triggers.size > 0 && this.#timers.gather === undefined && this.#timers.retry === undefined
     while (!this.#stopped && !due()) await new Promise<void>((resolve) => (this.#wake = resolve))
     this.#wake = undefined
   }
@@ -206,7 +207,11 @@ export class Controller {
       const full = pending.full || !this.#state || upstreamDigest !== this.#upstreamDigest
       let scope: RenderScope | undefined
       if (!full) {
-        const rendered = new Set([...this.#reports.values()].filter((r) => r.status !== 'failed').map((r) => r.subject.slice('PackageVariant '.length)))
+        const rendered = new Set(
+          [...this.#reports.values()]
+            .filter((r) => r.status !== 'failed')
+            .map((r) => r.subject.slice('PackageVariant '.length)),
+        )
         const records = RenderMemo.read(this.settings.memo)
         scope = affectedScope(this.#state!, state, { always: fleetWideKeys(planned.plan, records, rendered), records })
       }
@@ -214,21 +219,43 @@ export class Controller {
         scope && scope.variants.length === 0
           ? { dryRun: false, variants: [], problems: [] }
           : // onPlan: this run writes status (no quiet run, see quiet-run.ts).
-            await renderFleet({ ...base, upstreamPins: pins, ...(scope ? { scope } : {}) }, undefined, () => {}, planned)
+            await renderFleet(
+              { ...base, upstreamPins: pins, ...(scope ? { scope } : {}) },
+              undefined,
+              () => {},
+              planned,
+            )
       this.#state = state
       this.#pins = pins
       this.#upstreamDigest = upstreamDigest
       this.#remember(report, scope, state)
       if (full) this.#scheduleResync()
       // Status from the whole plan and every variant's latest report, as a full render writes it.
-      const outcome = { variants: planned.plan.variants, failures: planned.plan.failures, report: { ...report, variants: [...this.#reports.values()] }, sharded: false }
-      const updates = statusUpdates(snapshot.variants, snapshot.sets, outcome, new Date(this.clock.now()).toISOString().replace(/\.\d+Z$/, 'Z'))
-      const written = updates.length > 0 ? await this.client.writeStatus(updates, snapshot.statusResources) : { written: 0, failures: [] }
+      const outcome = {
+        variants: planned.plan.variants,
+        failures: planned.plan.failures,
+        report: { ...report, variants: [...this.#reports.values()] },
+        sharded: false,
+      }
+      const updates = statusUpdates(
+        snapshot.variants,
+        snapshot.sets,
+        outcome,
+        new Date(this.clock.now()).toISOString().replace(/\.\d+Z$/, 'Z'),
+      )
+      const written =
+        updates.length > 0
+          ? await this.client.writeStatus(updates, snapshot.statusResources)
+          : { written: 0, failures: [] }
       this.#retryMs = firstRetryMs
       const cycle: Cycle = {
         cycle: ++this.#cycles,
         trigger: [...pending.triggers],
-        changed: [...new Set(pending.changes.map((c) => `${c.served.resource}${c.served.group ? `.${c.served.group}` : ''} ${c.name}`))].slice(0, 20),
+        changed: [
+          ...new Set(
+            pending.changes.map((c) => `${c.served.resource}${c.served.group ? `.${c.served.group}` : ''} ${c.name}`),
+          ),
+        ].slice(0, 20),
         scope: scope ?? 'all',
         report: { ...report, variants: sortReports(report.variants) },
         status: { written: written.written, changed: updates.length, failures: written.failures },
@@ -247,7 +274,8 @@ export class Controller {
         this.#pending.full ||= pending.full
         this.#pending.upstream ||= pending.upstream
         this.#pending.changes.unshift(...pending.changes)
-        if (pending.firstChangeAt !== undefined) this.#pending.firstChangeAt = Math.min(pending.firstChangeAt, this.#pending.firstChangeAt ?? Infinity)
+        if (pending.firstChangeAt !== undefined)
+          this.#pending.firstChangeAt = Math.min(pending.firstChangeAt, this.#pending.firstChangeAt ?? Infinity)
         for (const t of pending.triggers) this.#pending.triggers.add(t)
       }
       this.#timers.retry = this.clock.setTimeout(() => {
@@ -265,8 +293,11 @@ export class Controller {
   #remember(report: RunReport, scope: RenderScope | undefined, state: PlanState): void {
     if (!scope) this.#reports.clear()
     else for (const key of scope.variants) this.#reports.delete(`PackageVariant ${key}`)
-    for (const v of report.variants) if (v.subject.startsWith('PackageVariant ') && v.status !== 'deleted' && v.status !== 'orphaned') this.#reports.set(v.subject, v)
-    for (const subject of this.#reports.keys()) if (!state.digests.has(subject.slice('PackageVariant '.length))) this.#reports.delete(subject)
+    for (const v of report.variants)
+      if (v.subject.startsWith('PackageVariant ') && v.status !== 'deleted' && v.status !== 'orphaned')
+        this.#reports.set(v.subject, v)
+    for (const subject of this.#reports.keys())
+      if (!state.digests.has(subject.slice('PackageVariant '.length))) this.#reports.delete(subject)
   }
 
   #scheduleResync(): void {
@@ -293,13 +324,18 @@ function deferred(): { promise: Promise<void>; resolve: () => void } {
 export function describeCycle(cycle: Cycle, planned: number): string {
   const counts = new Map<string, number>()
   for (const v of cycle.report.variants) counts.set(v.status, (counts.get(v.status) ?? 0) + 1)
-  const what = cycle.scope === 'all' ? `all ${planned} variant(s)` : `${cycle.scope.variants.length} of ${planned} variant(s)`
+  const what =
+    cycle.scope === 'all' ? `all ${planned} variant(s)` : `${cycle.scope.variants.length} of ${planned} variant(s)`
   const outcome = counts.size === 0 ? 'nothing to do' : [...counts].map(([status, n]) => `${n} ${status}`).join(', ')
-  const status = cycle.status.changed === 0 ? 'no status changed' : `status: ${cycle.status.written} of ${cycle.status.changed} written`
+  const status =
+    cycle.status.changed === 0
+      ? 'no status changed'
+      : `status: ${cycle.status.written} of ${cycle.status.changed} written`
   const lines = [
     `cycle ${cycle.cycle} (${cycle.trigger.join(', ')}${cycle.changed.length > 0 ? `: ${cycle.changed.join(', ')}` : ''}): ${what}: ${outcome}; ${status}; ${cycle.doneAt - cycle.startedAt} ms`,
   ]
-  for (const v of cycle.report.variants) if (v.status === 'failed') lines.push(`  ${v.path ?? v.subject}: ${v.reasons.join('; ')}`)
+  for (const v of cycle.report.variants)
+    if (v.status === 'failed') lines.push(`  ${v.path ?? v.subject}: ${v.reasons.join('; ')}`)
   for (const failure of cycle.status.failures) lines.push(`  ${failure}`)
   return lines.join('\n')
 }

@@ -12,7 +12,16 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { dependenciesGroup } from '../../functions/api/dependencies.js'
 import type { ClusterClient, Served } from '../fleet/cluster-client.js'
-import { fleetResources, listedAs, objectResources, porchGroup, rolloutResources, resourceKey, snapshotFile, writesStatusOf } from '../fleet/cluster.js'
+import {
+  fleetResources,
+  listedAs,
+  objectResources,
+  porchGroup,
+  rolloutResources,
+  resourceKey,
+  snapshotFile,
+  writesStatusOf,
+} from '../fleet/cluster.js'
 import { kindsToRead, snapshotObject, snapshotText } from '../fleet/cluster-objects.js'
 import type { ApiObject, ListedObject } from '../fleet/cluster-objects.js'
 import { ResourceWatch } from '../fleet/cluster-watch.js'
@@ -86,7 +95,11 @@ export class FleetCache {
       if (!this.#kindsStale) return
       this.#kindsStale = false
       const { kinds } = kindsToRead(this.#objects(fleet.PackageVariantSet), this.#objects(fleet.PackageVariant))
-      const wanted = [...Object.values(fleet), ...(await objectResources(this.client, kinds)), ...(await rolloutResources(this.client))]
+      const wanted = [
+        ...Object.values(fleet),
+        ...(await objectResources(this.client, kinds)),
+        ...(await rolloutResources(this.client)),
+      ]
       const keys = new Set(wanted.map(resourceKey))
       for (const [key, watched] of this.#watched) {
         if (keys.has(key)) continue
@@ -108,7 +121,9 @@ export class FleetCache {
   write(): Snapshot {
     const fleet = this.#fleet!
     for (const watched of this.#watched.values()) {
-      const text = [...watched.documents].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, document]) => document)
+      const text = [...watched.documents]
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([, document]) => document)
       // As the API server lists them: by namespace and name (etcd's key order), one YAML stream per resource.
       const file = text.join('---\n')
       if (file === watched.written) continue
@@ -142,11 +157,15 @@ export class FleetCache {
     const apiVersion = served.group ? `${served.group}/${served.version}` : served.version
     const dependencies = served.group === dependenciesGroup
     // A set's or a variant's change may name other kinds to watch.
-    const namesKinds = served.group === porchGroup && (served.kind === 'PackageVariant' || served.kind === 'PackageVariantSet')
+    const namesKinds =
+      served.group === porchGroup && (served.kind === 'PackageVariant' || served.kind === 'PackageVariantSet')
     const watch = new ResourceWatch(this.client, served, this.namespace, {
       onEvent: (_, type, object) => {
         const name = `${String(object.metadata?.['namespace'] ?? '')}/${String(object.metadata?.['name'] ?? '')}`
-        const text = type === 'delete' ? undefined : snapshotText([snapshotObject(object, apiVersion, served.kind, writesStatusOf(served))])
+        const text =
+          type === 'delete'
+            ? undefined
+            : snapshotText([snapshotObject(object, apiVersion, served.kind, writesStatusOf(served))])
         if (documents.get(name) === text) return
         if (text === undefined) documents.delete(name)
         else documents.set(name, text)

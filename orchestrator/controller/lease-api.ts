@@ -23,10 +23,12 @@ export function leaseApi(client: ClusterClient, namespace: string, name: string)
   }
   return {
     async get() {
-      const lease = (await client.get(path, `get lease ${namespace}/${name}`)) as { spec?: LeaseSpec; metadata?: { resourceVersion?: string } } | undefined
+      const lease = (await client.get(path, `get lease ${namespace}/${name}`)) as
+        { spec?: LeaseSpec; metadata?: { resourceVersion?: string } } | undefined
       return lease ? { spec: lease.spec ?? {}, resourceVersion: lease.metadata?.resourceVersion ?? '' } : undefined
     },
     create: (spec) => write('POST', collection, object(spec), `create lease ${namespace}/${name}`),
-    update: (spec, resourceVersion) => write('PUT', path, object(spec, resourceVersion), `update lease ${namespace}/${name}`),
+    update: (spec, resourceVersion) =>
+      write('PUT', path, object(spec, resourceVersion), `update lease ${namespace}/${name}`),
   }
 }

@@ -48,13 +48,22 @@ class LeaseStore {
 
   /** One replica's view: `down` makes its requests never answered (a killed process), `failing` fail them (a partition). */
   api(): LeaseApi & { down: boolean; failing: boolean } {
-    const answer = <T>(value: () => T): Promise<T> => (view.down ? new Promise<T>(() => {}) : view.failing ? Promise.reject(new Error('connection refused')) : Promise.resolve().then(value))
+    const answer = <T>(value: () => T): Promise<T> =>
+      view.down
+        ? new Promise<T>(() => {})
+        : view.failing
+          ? Promise.reject(new Error('connection refused'))
+          : Promise.resolve().then(value)
     const view = {
       down: false,
       failing: false,
-      get: () => answer(() => (this.lease ? { spec: { ...this.lease.spec }, resourceVersion: this.lease.resourceVersion } : undefined)),
+      get: () =>
+        answer(() =>
+          this.lease ? { spec: { ...this.lease.spec }, resourceVersion: this.lease.resourceVersion } : undefined,
+        ),
       create: (spec: LeaseSpec) => answer(() => (this.lease ? false : this.#write(spec))),
-      update: (spec: LeaseSpec, resourceVersion: string) => answer(() => (this.lease?.resourceVersion !== resourceVersion ? false : this.#write(spec))),
+      update: (spec: LeaseSpec, resourceVersion: string) =>
+        answer(() => (this.lease?.resourceVersion !== resourceVersion ? false : this.#write(spec))),
     }
     return view
   }
@@ -105,16 +114,25 @@ describe('leader election through a Lease', () => {
     } = replicas(2)
     await clock.advance(0)
     expect([a!.elector.leading, b!.elector.leading]).toEqual([true, false])
-    expect(store.lease!.spec).toMatchObject({ holderIdentity: 'replica-0', leaseDurationSeconds: 15, leaseTransitions: 0 })
+    expect(store.lease!.spec).toMatchObject({
+      holderIdentity: 'replica-0',
+      leaseDurationSeconds: 15,
+      leaseTransitions: 0,
+    })
     expect(store.lease!.spec.renewTime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/)
     await clock.advance(60_000)
     expect(b!.elector.leading).toBe(false)
     expect(store.writes.filter((w) => w.holder === 'replica-0')).toHaveLength(31)
-    expect(log).toEqual(['1000000 replica-0: acquired the lease (created it)', '1000000 replica-1: standing by: the lease is held by replica-0'])
+    expect(log).toEqual([
+      '1000000 replica-0: acquired the lease (created it)',
+      '1000000 replica-1: standing by: the lease is held by replica-0',
+    ])
   })
 
   test('when the leader dies, the standby takes over within the lease duration after its last renewal', async () => {
-    for (const [diesAfter, offset] of [0, 1, 999, 1000, 1999, 7000].flatMap((d) => [0, 1, 700, 1999].map((o) => [d, o] as const))) {
+    for (const [diesAfter, offset] of [0, 1, 999, 1000, 1999, 7000].flatMap((d) =>
+      [0, 1, 700, 1999].map((o) => [d, o] as const),
+    )) {
       const {
         clock,
         store,
@@ -127,7 +145,12 @@ describe('leader election through a Lease', () => {
       expect(b!.elector.leading).toBe(true)
       const takeover = b!.leading.at! - lastRenewal
       // No later than a lease duration after the last renewal, and no earlier than a duration minus a retry period.
-      expect([diesAfter, offset, takeover <= timing.leaseDurationMs, takeover >= timing.leaseDurationMs - timing.retryPeriodMs]).toEqual([diesAfter, offset, true, true])
+      expect([
+        diesAfter,
+        offset,
+        takeover <= timing.leaseDurationMs,
+        takeover >= timing.leaseDurationMs - timing.retryPeriodMs,
+      ]).toEqual([diesAfter, offset, true, true])
       expect(store.lease!.spec).toMatchObject({ holderIdentity: 'replica-1', leaseTransitions: 1 })
     }
   })

@@ -63,7 +63,8 @@ export function checkTiming(timing: ElectionTiming): string | undefined {
   const { leaseDurationMs: lease, renewDeadlineMs: deadline, retryPeriodMs: retry } = timing
   if (lease < 1000 || lease % 1000 !== 0) return 'the lease duration must be a whole number of seconds, at least 1'
   if (retry <= 0 || deadline <= 0) return 'the renew deadline and the retry period must be longer than 0'
-  if (deadline + retry >= lease) return 'the renew deadline plus the retry period must be shorter than the lease duration (a standby may take over a retry period early)'
+  if (deadline + retry >= lease)
+    return 'the renew deadline plus the retry period must be shorter than the lease duration (a standby may take over a retry period early)'
   return undefined
 }
 
@@ -138,7 +139,10 @@ export class LeaderElector {
     const now = this.#time(this.clock.now())
     try {
       // As client-go releases: no holder, and a lease of one second.
-      await this.api.update({ ...this.#spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: now }, this.#resourceVersion)
+      await this.api.update(
+        { ...this.#spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: now },
+        this.#resourceVersion,
+      )
       this.log('released the lease')
     } catch (err) {
       this.log(`cannot release the lease: ${(err as Error).message}`)
@@ -173,7 +177,11 @@ export class LeaderElector {
     const updated = await this.api.update(this.#mine(readAt, transitions), current.resourceVersion)
     if (updated === false) return retry
     this.#resourceVersion = updated
-    this.log(holder === '' || holder === this.identity ? 'acquired the lease' : `acquired the lease (from ${holder}, whose lease ran out)`)
+    this.log(
+      holder === '' || holder === this.identity
+        ? 'acquired the lease'
+        : `acquired the lease (from ${holder}, whose lease ran out)`,
+    )
     return true
   }
 
@@ -199,7 +207,10 @@ export class LeaderElector {
   #armDeadline(lastSent: number): void {
     this.clock.clearTimeout(this.#deadline)
     const left = lastSent + this.timing.renewDeadlineMs - this.clock.now()
-    this.#deadline = this.clock.setTimeout(() => this.#lose(`could not renew the lease for ${this.timing.renewDeadlineMs / 1000} s`), Math.max(0, left))
+    this.#deadline = this.clock.setTimeout(
+      () => this.#lose(`could not renew the lease for ${this.timing.renewDeadlineMs / 1000} s`),
+      Math.max(0, left),
+    )
   }
 
   async #renewLoop(): Promise<void> {

@@ -28,7 +28,11 @@ export interface WebhookHandlers {
 const maxBody = 5 * 2 ** 20
 
 /** Listens on `address` (`HOST:PORT` or `:PORT`); resolves once listening, with the server and the port it got. */
-export async function listen(address: string, secret: string | undefined, handlers: WebhookHandlers): Promise<{ server: Server; port: number }> {
+export async function listen(
+  address: string,
+  secret: string | undefined,
+  handlers: WebhookHandlers,
+): Promise<{ server: Server; port: number }> {
   const match = /^(.*):(\d+)$/.exec(address)
   if (!match) throw new Error(`--listen ${address}: expected HOST:PORT or :PORT`)
   const server = createServer((req, res) => {
@@ -38,13 +42,15 @@ export async function listen(address: string, secret: string | undefined, handle
     }
     const path = (req.url ?? '').replace(/\?.*$/, '')
     if (req.method === 'GET' && path === '/healthz') return answer(200, 'ok')
-    if (req.method === 'GET' && path === '/readyz') return handlers.leading() ? answer(200, 'leading') : answer(503, 'standing by')
+    if (req.method === 'GET' && path === '/readyz')
+      return handlers.leading() ? answer(200, 'leading') : answer(503, 'standing by')
     if (path !== '/webhook') return answer(404, 'not found: POST /webhook, GET /healthz, GET /readyz')
     if (req.method !== 'POST') return answer(405, 'POST /webhook')
     readBody(req).then(
       (body) => {
         if (body === undefined) return answer(413, 'too large')
-        if (secret !== undefined && !authentic(req, body, secret)) return answer(401, 'no valid X-Hub-Signature-256 or X-Gitlab-Token')
+        if (secret !== undefined && !authentic(req, body, secret))
+          return answer(401, 'no valid X-Hub-Signature-256 or X-Gitlab-Token')
         if (!handlers.leading()) return answer(503, 'standing by: another replica leads')
         handlers.pushed()
         answer(202, 'listing the upstream repositories')
@@ -76,7 +82,8 @@ function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
 export function authentic(req: Pick<IncomingMessage, 'headers'>, body: Buffer, secret: string): boolean {
   const same = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b))
   const signature = req.headers['x-hub-signature-256']
-  if (typeof signature === 'string') return same(signature, `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`)
+  if (typeof signature === 'string')
+    return same(signature, `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`)
   const token = req.headers['x-gitlab-token']
   return typeof token === 'string' && same(token, secret)
 }

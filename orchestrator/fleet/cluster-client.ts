@@ -63,7 +63,9 @@ async function loadClient(): Promise<ClientLibrary> {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code
     if (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND') throw err
-    throw new ClusterError('--cluster needs the optional dependency @kubernetes/client-node, which is not installed (npm install @kubernetes/client-node)')
+    throw new ClusterError(
+      '--cluster needs the optional dependency @kubernetes/client-node, which is not installed (npm install @kubernetes/client-node)',
+    )
   }
 }
 
@@ -87,7 +89,15 @@ export class ClusterClient {
     readonly kc: KubeConfig,
     /** The API server's URL. */
     readonly server: string,
-    private readonly api: { request(method: Method, path: string, query: Record<string, string>, body?: unknown, contentType?: string): Promise<unknown> },
+    private readonly api: {
+      request(
+        method: Method,
+        path: string,
+        query: Record<string, string>,
+        body?: unknown,
+        contentType?: string,
+      ): Promise<unknown>
+    },
   ) {
     this.discovery = new Discovery((path, doing) => this.get(path, doing))
   }
@@ -99,7 +109,13 @@ export class ClusterClient {
 
     /** The client's object API, used for raw JSON: objects are kept as served, not as the library's typed models. */
     class RawApi extends k8s.KubernetesObjectApi {
-      async request(method: Method, path: string, query: Record<string, string>, body?: unknown, contentType = 'application/merge-patch+json'): Promise<unknown> {
+      async request(
+        method: Method,
+        path: string,
+        query: Record<string, string>,
+        body?: unknown,
+        contentType = 'application/merge-patch+json',
+      ): Promise<unknown> {
         const context = this.configuration.baseServer.makeRequestContext(path, k8s.HttpMethod[method])
         context.setHeaderParam('Accept', 'application/json')
         for (const [name, value] of Object.entries(query)) context.setQueryParam(name, value)
@@ -136,16 +152,36 @@ export class ClusterClient {
     if (err instanceof ClusterError) return err
     if (this.isApiException(err)) {
       const body = err.body as { message?: unknown } | string | undefined
-      const detail = typeof body === 'object' && body && typeof body.message === 'string' ? body.message : typeof body === 'string' && body ? body.trim() : ''
-      const what = err.code === 403 ? 'forbidden' : err.code === 401 ? 'unauthorized' : err.code === 409 ? 'conflict' : `HTTP ${err.code}`
+      const detail =
+        typeof body === 'object' && body && typeof body.message === 'string'
+          ? body.message
+          : typeof body === 'string' && body
+            ? body.trim()
+            : ''
+      const what =
+        err.code === 403
+          ? 'forbidden'
+          : err.code === 401
+            ? 'unauthorized'
+            : err.code === 409
+              ? 'conflict'
+              : `HTTP ${err.code}`
       return new ClusterError(`cannot ${doing} on ${this.server}: ${what}${detail ? `: ${detail}` : ''}`)
     }
     const e = err as NodeJS.ErrnoException
-    return new ClusterError(`cannot reach the Kubernetes API server ${this.server} (to ${doing}): ${e.code ?? e.message}`)
+    return new ClusterError(
+      `cannot reach the Kubernetes API server ${this.server} (to ${doing}): ${e.code ?? e.message}`,
+    )
   }
 
   /** One request as it is: a failure throws the library's ApiException (see isApiException) or a network error. */
-  request(method: Method, path: string, query: Record<string, string> = {}, body?: unknown, contentType?: string): Promise<unknown> {
+  request(
+    method: Method,
+    path: string,
+    query: Record<string, string> = {},
+    body?: unknown,
+    contentType?: string,
+  ): Promise<unknown> {
     return this.api.request(method, path, query, body, contentType)
   }
 
@@ -162,7 +198,9 @@ export class ClusterClient {
         if (this.isApiException(err) && err.code === 404) return undefined
         if (!this.isApiException(err) || err.code !== 429 || attempt === busyAttempts) throw this.failure(err, doing)
         const seconds = Number(err.headers?.['retry-after'] ?? 1)
-        await new Promise((resolve) => setTimeout(resolve, Math.min(Number.isFinite(seconds) ? seconds : 1, maxRetryAfter) * 1000))
+        await new Promise((resolve) =>
+          setTimeout(resolve, Math.min(Number.isFinite(seconds) ? seconds : 1, maxRetryAfter) * 1000),
+        )
       }
     }
   }
@@ -170,12 +208,19 @@ export class ClusterClient {
   /** The collection path of a resource: in `namespace` when it is namespaced and one is given, else across namespaces. */
   collection(served: Served, namespace?: string): string {
     const base = `${served.group ? `/apis/${served.group}` : '/api'}/${served.version}`
-    return served.namespaced && namespace !== undefined ? `${base}/namespaces/${encodeURIComponent(namespace)}/${served.resource}` : `${base}/${served.resource}`
+    return served.namespaced && namespace !== undefined
+      ? `${base}/namespaces/${encodeURIComponent(namespace)}/${served.resource}`
+      : `${base}/${served.resource}`
   }
 
   /** What listing a resource is, for messages: `list packagevariants.config.porch.kpt.dev in all namespaces`. */
   listing(served: Served, namespace?: string): string {
-    const where = served.namespaced && namespace !== undefined ? `in namespace ${namespace}` : served.namespaced ? 'in all namespaces' : '(cluster-scoped)'
+    const where =
+      served.namespaced && namespace !== undefined
+        ? `in namespace ${namespace}`
+        : served.namespaced
+          ? 'in all namespaces'
+          : '(cluster-scoped)'
     return `list ${served.resource}${served.group ? `.${served.group}` : ''} ${where}`
   }
 
@@ -203,7 +248,10 @@ export class ClusterClient {
    * `resources` naming the plural resource of each kind; failures are
    * returned, never thrown.
    */
-  async writeStatus(updates: readonly StatusUpdate[], resources: ReadonlyMap<string, string>): Promise<{ written: number; failures: string[] }> {
+  async writeStatus(
+    updates: readonly StatusUpdate[],
+    resources: ReadonlyMap<string, string>,
+  ): Promise<{ written: number; failures: string[] }> {
     const failures: string[] = []
     let written = 0
     const queue = [...updates]
@@ -235,14 +283,23 @@ export class ClusterClient {
     let { status, resourceVersion } = update
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.api.request('PATCH', path, {}, { ...(resourceVersion ? { metadata: { resourceVersion } } : {}), status })
+        await this.api.request(
+          'PATCH',
+          path,
+          {},
+          { ...(resourceVersion ? { metadata: { resourceVersion } } : {}), status },
+        )
         return
       } catch (err) {
         if (!this.isApiException(err) || err.code !== 409) throw this.failure(err, `patch ${path}`)
-        if (attempt === statusAttempts) throw new ClusterError(`${this.failure(err, `patch ${path}`).message} (${attempt} attempts, each after reading it again)`)
+        if (attempt === statusAttempts)
+          throw new ClusterError(
+            `${this.failure(err, `patch ${path}`).message} (${attempt} attempts, each after reading it again)`,
+          )
       }
       const doing = `read ${update.subject} again after a conflict`
-      const found = (await this.get(collection, doing, { fieldSelector: `metadata.name=${update.name}` })) as { items?: ApiObject[] } | undefined
+      const found = (await this.get(collection, doing, { fieldSelector: `metadata.name=${update.name}` })) as
+        { items?: ApiObject[] } | undefined
       const current = found?.items?.[0]
       if (!current) throw new ClusterError(`cannot ${doing} on ${this.server}: it no longer exists`)
       const next = nextStatus(current['status'], update.wanted)
@@ -277,7 +334,9 @@ export class Discovery {
     let found = this.#resources.get(gv)
     if (!found) {
       found = this.get(group ? `/apis/${gv}` : `/api/${gv}`, `discover the resources of ${gv}`).then((list) => {
-        const resources = ((list as { resources?: { name: string; kind: string; namespaced: boolean }[] } | undefined)?.resources ?? []).filter((r) => !r.name.includes('/'))
+        const resources = (
+          (list as { resources?: { name: string; kind: string; namespaced: boolean }[] } | undefined)?.resources ?? []
+        ).filter((r) => !r.name.includes('/'))
         return resources.map((r) => ({ group, version, kind: r.kind, resource: r.name, namespaced: r.namespaced }))
       })
       // A failed discovery is asked again next time.
@@ -295,10 +354,21 @@ export class Discovery {
   groups(): Promise<{ group: string; version: string }[]> {
     if (!this.#groups) {
       const groups = this.get('/apis', 'discover the API groups').then((list) => {
-        const groups = (list as { groups?: { name: string; preferredVersion?: { version: string }; versions?: { version: string }[] }[] } | undefined)?.groups ?? []
+        const groups =
+          (
+            list as
+              | {
+                  groups?: { name: string; preferredVersion?: { version: string }; versions?: { version: string }[] }[]
+                }
+              | undefined
+          )?.groups ?? []
         return [
           { group: '', version: 'v1' },
-          ...groups.flatMap((g) => ((g.preferredVersion?.version ?? g.versions?.[0]?.version) ? [{ group: g.name, version: g.preferredVersion?.version ?? g.versions![0]!.version }] : [])),
+          ...groups.flatMap((g) =>
+            (g.preferredVersion?.version ?? g.versions?.[0]?.version)
+              ? [{ group: g.name, version: g.preferredVersion?.version ?? g.versions![0]!.version }]
+              : [],
+          ),
         ]
       })
       groups.catch(() => {
@@ -340,7 +410,8 @@ function loadKubeConfig(k8s: ClientLibrary, options: ConnectOptions): KubeConfig
       : home && existsSync(join(home, '.kube', 'config'))
         ? [join(home, '.kube', 'config')]
         : []
-  if (options.kubeconfig && !existsSync(files[0]!)) throw new ClusterError(`kubeconfig ${options.kubeconfig} does not exist`)
+  if (options.kubeconfig && !existsSync(files[0]!))
+    throw new ClusterError(`kubeconfig ${options.kubeconfig} does not exist`)
   try {
     if (files.length > 0) {
       kc.loadFromFile(files[0]!)
@@ -349,19 +420,26 @@ function loadKubeConfig(k8s: ClientLibrary, options: ConnectOptions): KubeConfig
         more.loadFromFile(file)
         kc.mergeConfig(more, true)
       }
-    } else if (options.env['KUBERNETES_SERVICE_HOST'] && existsSync('/var/run/secrets/kubernetes.io/serviceaccount/token')) {
+    } else if (
+      options.env['KUBERNETES_SERVICE_HOST'] &&
+      existsSync('/var/run/secrets/kubernetes.io/serviceaccount/token')
+    ) {
       kc.loadFromCluster()
     } else {
-      throw new ClusterError('no kubeconfig: give --kubeconfig PATH, set KUBECONFIG, or create ~/.kube/config (in a pod, its service account is used)')
+      throw new ClusterError(
+        'no kubeconfig: give --kubeconfig PATH, set KUBECONFIG, or create ~/.kube/config (in a pod, its service account is used)',
+      )
     }
   } catch (err) {
     if (err instanceof ClusterError) throw err
     throw new ClusterError(`cannot read the kubeconfig ${files.join(delimiter)}: ${(err as Error).message}`)
   }
   if (options.context !== undefined) {
-    if (!kc.getContextObject(options.context)) throw new ClusterError(`no context ${JSON.stringify(options.context)} in the kubeconfig`)
+    if (!kc.getContextObject(options.context))
+      throw new ClusterError(`no context ${JSON.stringify(options.context)} in the kubeconfig`)
     kc.setCurrentContext(options.context)
   }
-  if (!kc.getCurrentCluster()?.server) throw new ClusterError('the kubeconfig has no current context with a cluster: give --context NAME')
+  if (!kc.getCurrentCluster()?.server)
+    throw new ClusterError('the kubeconfig has no current context with a cluster: give --context NAME')
   return kc
 }

@@ -40,7 +40,9 @@ export function kindsToRead(sets: readonly ApiObject[], variants: readonly ApiOb
       if (!isMap(injector)) return
       const kind = str(injector['kind'])
       if (!kind) {
-        warnings.push(`${owner}: ${field}[${i}] names no kind: with --cluster only the kinds injectors name are read, so it can inject only objects of those kinds`)
+        warnings.push(
+          `${owner}: ${field}[${i}] names no kind: with --cluster only the kinds injectors name are read, so it can inject only objects of those kinds`,
+        )
         return
       }
       add({ group: str(injector['group']), version: str(injector['version']) || undefined, kind })
@@ -59,10 +61,12 @@ export function kindsToRead(sets: readonly ApiObject[], variants: readonly ApiOb
         add({ group: slash < 0 ? '' : apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1), kind })
       }
       const template = target['template']
-      if (isMap(template)) injectors(`PackageVariantSet ${describe(set)}`, `spec.targets[${i}].template.injectors`, template['injectors'])
+      if (isMap(template))
+        injectors(`PackageVariantSet ${describe(set)}`, `spec.targets[${i}].template.injectors`, template['injectors'])
     })
   }
-  for (const variant of variants) injectors(`PackageVariant ${describe(variant)}`, 'spec.injectors', path(variant, ['spec', 'injectors']))
+  for (const variant of variants)
+    injectors(`PackageVariant ${describe(variant)}`, 'spec.injectors', path(variant, ['spec', 'injectors']))
   return { kinds: [...kinds.values()], warnings }
 }
 
@@ -167,7 +171,9 @@ export function nextStatus(current: unknown, wanted: WantedStatus): Record<strin
   const before = Array.isArray(status['conditions']) ? (status['conditions'] as Record<string, unknown>[]) : []
   const conditions = mergeConditions(before, wanted.conditions, wanted.now)
   // Compared with keys sorted: the API server returns custom objects with sorted keys (Go maps).
-  const changed = canonical(conditions) !== canonical(before) || Object.entries(wanted.extra).some(([k, v]) => canonical(v) !== canonical(status[k]))
+  const changed =
+    canonical(conditions) !== canonical(before) ||
+    Object.entries(wanted.extra).some(([k, v]) => canonical(v) !== canonical(status[k]))
   return changed ? { conditions, ...wanted.extra } : undefined
 }
 
@@ -181,17 +187,32 @@ function truncate(message: string): string {
 
 function canonical(value: unknown): string {
   return JSON.stringify(value, (_, v: unknown) =>
-    typeof v === 'object' && v !== null && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+    typeof v === 'object' && v !== null && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
   )
 }
 
-function mergeConditions(before: readonly Record<string, unknown>[], wanted: readonly Condition[], now: string): Record<string, unknown>[] {
+function mergeConditions(
+  before: readonly Record<string, unknown>[],
+  wanted: readonly Condition[],
+  now: string,
+): Record<string, unknown>[] {
   const next = before.map((c) => ({ ...c }))
   for (const w of wanted) {
     const index = next.findIndex((c) => c['type'] === w.type)
     const existing = index >= 0 ? next[index] : undefined
-    const time = existing && existing['status'] === w.status && typeof existing['lastTransitionTime'] === 'string' ? existing['lastTransitionTime'] : now
-    const condition = { type: w.type, status: w.status, lastTransitionTime: time, reason: w.reason, message: truncate(w.message) }
+    const time =
+      existing && existing['status'] === w.status && typeof existing['lastTransitionTime'] === 'string'
+        ? existing['lastTransitionTime']
+        : now
+    const condition = {
+      type: w.type,
+      status: w.status,
+      lastTransitionTime: time,
+      reason: w.reason,
+      message: truncate(w.message),
+    }
     if (index >= 0) next[index] = condition
     else next.push(condition)
   }

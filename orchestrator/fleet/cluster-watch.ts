@@ -46,15 +46,24 @@ export class ResourceWatch {
     const watch = new k8s.Watch(client.kc)
     // The informer asks for no bookmarks; every watch it opens asks for them here.
     const withBookmarks = {
-      watch: (path: string, query: Record<string, unknown>, callback: Parameters<Watch['watch']>[2], done: Parameters<Watch['watch']>[3]) =>
-        watch.watch(path, { ...query, allowWatchBookmarks: true }, callback, done),
+      watch: (
+        path: string,
+        query: Record<string, unknown>,
+        callback: Parameters<Watch['watch']>[2],
+        done: Parameters<Watch['watch']>[3],
+      ) => watch.watch(path, { ...query, allowWatchBookmarks: true }, callback, done),
     } as unknown as Watch
     const list = async (): Promise<KubernetesListObject<KubernetesObject>> => {
       const { items, resourceVersion } = await client.list(served, namespace)
       this.#listed = true
       return { apiVersion: 'v1', kind: 'List', items: items, metadata: { resourceVersion } }
     }
-    const informer = new k8s.ListWatch<KubernetesObject>(client.collection(served, namespace), withBookmarks, list, false)
+    const informer = new k8s.ListWatch<KubernetesObject>(
+      client.collection(served, namespace),
+      withBookmarks,
+      list,
+      false,
+    )
     informer.on('add', (o) => handlers.onEvent(served, 'add', o as ApiObject))
     informer.on('update', (o) => handlers.onEvent(served, 'update', o as ApiObject))
     informer.on('delete', (o) => handlers.onEvent(served, 'delete', o as ApiObject))
@@ -111,10 +120,18 @@ export class ResourceWatch {
 }
 
 /** A watch's failure as one line: a refused list as the list says it, a refused watch with its status, a lost connection. */
-function watchFailure(err: unknown, client: ClusterClient, served: Served, namespace: string | undefined): ClusterError {
+function watchFailure(
+  err: unknown,
+  client: ClusterClient,
+  served: Served,
+  namespace: string | undefined,
+): ClusterError {
   if (err instanceof ClusterError) return err
   const doing = client.listing(served, namespace).replace(/^list /, 'watch ')
   const status = (err as { statusCode?: number }).statusCode
-  if (typeof status === 'number') return new ClusterError(`cannot ${doing} on ${client.server}: ${status === 403 ? 'forbidden' : `HTTP ${status}`}: ${(err as Error).message}`)
+  if (typeof status === 'number')
+    return new ClusterError(
+      `cannot ${doing} on ${client.server}: ${status === 403 ? 'forbidden' : `HTTP ${status}`}: ${(err as Error).message}`,
+    )
   return client.failure(err, doing)
 }

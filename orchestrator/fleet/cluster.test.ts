@@ -26,7 +26,12 @@ const cluster = (name: string, namespace: string): Json => ({
   metadata: { name, namespace, labels: { 'nephio.org/site-type': 'edge' } },
   spec: { clusterName: name },
 })
-const configMap = (name: string, namespace: string): Json => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace }, data: { A: name } })
+const configMap = (name: string, namespace: string): Json => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace },
+  data: { A: name },
+})
 const set = (namespace: string): Json => ({
   apiVersion: 'config.porch.kpt.dev/v1alpha2',
   kind: 'PackageVariantSet',
@@ -35,18 +40,32 @@ const set = (namespace: string): Json => ({
     upstream: { repo: 'blueprints', package: 'nginx', revision: 1 },
     targets: [
       {
-        objectSelector: { apiVersion: 'infra.nephio.org/v1alpha1', kind: 'WorkloadCluster', matchLabels: { 'nephio.org/site-type': 'edge' } },
-        template: { downstream: { repoExpr: 'target.name' }, injectors: [{ kind: 'ConfigMap', nameExpr: "'x'" }, { name: 'anything' }] },
+        objectSelector: {
+          apiVersion: 'infra.nephio.org/v1alpha1',
+          kind: 'WorkloadCluster',
+          matchLabels: { 'nephio.org/site-type': 'edge' },
+        },
+        template: {
+          downstream: { repoExpr: 'target.name' },
+          injectors: [{ kind: 'ConfigMap', nameExpr: "'x'" }, { name: 'anything' }],
+        },
       },
     ],
   },
-  status: { conditions: [{ type: 'Ready', status: 'True', reason: 'Reconciled', message: 'm', lastTransitionTime: '2026-01-01T00:00:00Z' }] },
+  status: {
+    conditions: [
+      { type: 'Ready', status: 'True', reason: 'Reconciled', message: 'm', lastTransitionTime: '2026-01-01T00:00:00Z' },
+    ],
+  },
 })
 const variant = (name: string, namespace: string): Json => ({
   apiVersion: 'config.porch.kpt.dev/v1alpha1',
   kind: 'PackageVariant',
   metadata: { name, namespace },
-  spec: { upstream: { repo: 'blueprints', package: 'nginx', revision: 1 }, downstream: { repo: 'edge-01', package: name } },
+  spec: {
+    upstream: { repo: 'blueprints', package: 'nginx', revision: 1 },
+    downstream: { repo: 'edge-01', package: name },
+  },
   status: { conditions: [] },
 })
 const fleet = (): Json[] => [
@@ -79,8 +98,15 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-const options = (more: Partial<ClusterOptions> = {}): ClusterOptions => ({ kubeconfig, cacheDir: join(dir, 'cache'), cwd: dir, env: {}, ...more })
-const identities = (snapshot: string) => loadFleetDirectory(snapshot).objects.map((o) => `${o.apiVersion} ${o.kind} ${o.namespace}/${o.name}`)
+const options = (more: Partial<ClusterOptions> = {}): ClusterOptions => ({
+  kubeconfig,
+  cacheDir: join(dir, 'cache'),
+  cwd: dir,
+  env: {},
+  ...more,
+})
+const identities = (snapshot: string) =>
+  loadFleetDirectory(snapshot).objects.map((o) => `${o.apiVersion} ${o.kind} ${o.namespace}/${o.name}`)
 
 test('lists the fleet kinds, the kinds sets select and injectors name, page by page, into a snapshot without server fields', async () => {
   const read = await readCluster(options())
@@ -158,7 +184,10 @@ test('lists the fleet kinds, the kinds sets select and injectors name, page by p
 test('--namespace reads only that namespace', async () => {
   const read = await readCluster(options({ namespace: 'b' }))
   try {
-    expect(identities(read.dir)).toEqual(['config.porch.kpt.dev/v1alpha1 PackageVariant b/pv-2', 'config.porch.kpt.dev/v1alpha1 Repository b/blueprints'])
+    expect(identities(read.dir)).toEqual([
+      'config.porch.kpt.dev/v1alpha1 PackageVariant b/pv-2',
+      'config.porch.kpt.dev/v1alpha1 Repository b/blueprints',
+    ])
     const lists = server.requests.filter((r) => r.method === 'GET' && !/^\/apis?(\/[^/]+){0,2}$/.test(r.path))
     expect(lists.map((r) => r.path)).toEqual([
       '/apis/config.porch.kpt.dev/v1alpha1/namespaces/b/repositories',
@@ -174,7 +203,9 @@ test('status goes through the status subresource as a merge patch; a refused wri
   const read = await readCluster(options())
   read.close()
   server.refuse = (r) => (r.method === 'PATCH' && r.path.includes('/namespaces/b/') ? 403 : undefined)
-  const conditions = [{ type: 'Ready', status: 'True', lastTransitionTime: '2026-02-02T00:00:00Z', reason: 'NoErrors', message: 'ok' }]
+  const conditions = [
+    { type: 'Ready', status: 'True', lastTransitionTime: '2026-02-02T00:00:00Z', reason: 'NoErrors', message: 'ok' },
+  ]
   const result = await read.writeStatus([
     {
       apiVersion: 'config.porch.kpt.dev/v1alpha1',
@@ -223,7 +254,11 @@ test('a forbidden list is one line naming the resource and the server', async ()
 test('an unreachable server, a missing kubeconfig, context or CRD: one line each', async () => {
   const url = server.url
   await server.stop()
-  await expect(readCluster(options())).rejects.toThrow(new ClusterError(`cannot reach the Kubernetes API server ${url} (to discover the resources of config.porch.kpt.dev/v1alpha1): ECONNREFUSED`))
+  await expect(readCluster(options())).rejects.toThrow(
+    new ClusterError(
+      `cannot reach the Kubernetes API server ${url} (to discover the resources of config.porch.kpt.dev/v1alpha1): ECONNREFUSED`,
+    ),
+  )
   await expect(readCluster(options({ kubeconfig: undefined, env: { HOME: dir } }))).rejects.toThrow(
     'no kubeconfig: give --kubeconfig PATH, set KUBECONFIG, or create ~/.kube/config (in a pod, its service account is used)',
   )
@@ -232,7 +267,9 @@ test('an unreachable server, a missing kubeconfig, context or CRD: one line each
 
   server = await new FakeApiServer(fleet(), []).start()
   server.writeKubeconfig(kubeconfig)
-  await expect(readCluster(options({ kubeconfig: undefined, env: { KUBECONFIG: `${join(dir, 'missing')}:${kubeconfig}` } }))).rejects.toThrow(
+  await expect(
+    readCluster(options({ kubeconfig: undefined, env: { KUBECONFIG: `${join(dir, 'missing')}:${kubeconfig}` } })),
+  ).rejects.toThrow(
     `the API server ${server.url} does not serve config.porch.kpt.dev/v1alpha1 Repository: are Porch's CRDs installed? (see docs/cluster.md)`,
   )
 })

@@ -71,18 +71,23 @@ const rolloutKinds = ['Rollout']
 /** The resources of the Rollout kind, when the server serves it. */
 export async function rolloutResources(client: ClusterClient): Promise<Served[]> {
   const found: Served[] = []
-  for (const kind of rolloutKinds) found.push(...(await client.discovery.resolve({ group: dependenciesGroup, version: undefined, kind })))
+  for (const kind of rolloutKinds)
+    found.push(...(await client.discovery.resolve({ group: dependenciesGroup, version: undefined, kind })))
   return found
 }
 
 /** The resources of the fleet kinds (Repository, PackageVariantSet, PackageVariant); a kind the server does not serve is an error. */
-export async function fleetResources(client: ClusterClient): Promise<Record<(typeof fleetKinds)[number]['kind'], Served>> {
+export async function fleetResources(
+  client: ClusterClient,
+): Promise<Record<(typeof fleetKinds)[number]['kind'], Served>> {
   const found: Partial<Record<(typeof fleetKinds)[number]['kind'], Served>> = {}
   for (const { kind, versions } of fleetKinds) {
     let served: Served | undefined
     for (const version of versions) if ((served = await client.discovery.find(porchGroup, version, kind))) break
     if (!served) {
-      throw new ClusterError(`the API server ${client.server} does not serve ${porchGroup}/${versions.join(' or ')} ${kind}: are Porch's CRDs installed? (see docs/cluster.md)`)
+      throw new ClusterError(
+        `the API server ${client.server} does not serve ${porchGroup}/${versions.join(' or ')} ${kind}: are Porch's CRDs installed? (see docs/cluster.md)`,
+      )
     }
     found[kind] = served
   }
@@ -96,8 +101,12 @@ export async function fleetResources(client: ClusterClient): Promise<Record<(typ
  */
 export async function objectResources(client: ClusterClient, refs: readonly KindRef[]): Promise<Served[]> {
   const found = new Map<string, Served>()
-  for (const ref of [...refs, ...dependencyKinds.map((kind) => ({ group: dependenciesGroup, version: undefined, kind }))]) {
-    for (const served of await client.discovery.resolve(ref)) if (!found.has(resourceKey(served))) found.set(resourceKey(served), served)
+  for (const ref of [
+    ...refs,
+    ...dependencyKinds.map((kind) => ({ group: dependenciesGroup, version: undefined, kind })),
+  ]) {
+    for (const served of await client.discovery.resolve(ref))
+      if (!found.has(resourceKey(served))) found.set(resourceKey(served), served)
   }
   return [...found.values()]
 }
@@ -150,7 +159,10 @@ export async function readCluster(options: ClusterOptions): Promise<ClusterFleet
   try {
     for (const { served, items } of listed.values()) {
       const apiVersion = served.group ? `${served.group}/${served.version}` : served.version
-      writeFileSync(join(dir, snapshotFile(served)), snapshotText(items.map((item) => snapshotObject(item, apiVersion, served.kind, writesStatusOf(served)))))
+      writeFileSync(
+        join(dir, snapshotFile(served)),
+        snapshotText(items.map((item) => snapshotObject(item, apiVersion, served.kind, writesStatusOf(served)))),
+      )
     }
   } catch (err) {
     rmSync(dir, { recursive: true, force: true })
@@ -160,7 +172,9 @@ export async function readCluster(options: ClusterOptions): Promise<ClusterFleet
     server,
     id: `cluster ${server} ${options.namespace ?? '*'}`,
     dir,
-    clusterScoped: [...listed.values()].filter((l) => !l.served.namespaced).map((l) => `${l.served.group}/${l.served.kind}`),
+    clusterScoped: [...listed.values()]
+      .filter((l) => !l.served.namespaced)
+      .map((l) => `${l.served.group}/${l.served.kind}`),
     variants: listedAs(variants.served, variants.items),
     sets: listedAs(sets.served, sets.items),
     rollouts,
@@ -169,7 +183,9 @@ export async function readCluster(options: ClusterOptions): Promise<ClusterFleet
       return client.writeStatus(updates, new Map([variants.served, sets.served].map((s) => [s.kind, s.resource])))
     },
     async patch(object, patch, subresource) {
-      const resource = [...listed.values()].find((l) => `${l.served.group}/${l.served.version}` === object.apiVersion && l.served.kind === object.kind)?.served.resource
+      const resource = [...listed.values()].find(
+        (l) => `${l.served.group}/${l.served.version}` === object.apiVersion && l.served.kind === object.kind,
+      )?.served.resource
       const namespace = str(object.object.metadata?.['namespace'])
       const name = str(object.object.metadata?.['name']) ?? ''
       const path = `/apis/${object.apiVersion}/${namespace ? `namespaces/${encodeURIComponent(namespace)}/` : ''}${resource}/${encodeURIComponent(name)}${subresource ? `/${subresource}` : ''}`
@@ -177,7 +193,9 @@ export async function readCluster(options: ClusterOptions): Promise<ClusterFleet
         await client.request('PATCH', path, {}, patch)
       } catch (err) {
         if (client.isApiException(err) && err.code === 409)
-          throw new ClusterError(`${object.kind} ${describe(object.object)} changed on ${server} since it was read: nothing was written; run the command again`)
+          throw new ClusterError(
+            `${object.kind} ${describe(object.object)} changed on ${server} since it was read: nothing was written; run the command again`,
+          )
         throw client.failure(err, `patch ${path}`)
       }
     },

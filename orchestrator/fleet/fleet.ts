@@ -58,7 +58,9 @@ export function buildFleet(loaded: LoadedFleet, namespace = 'default', origin: F
     if (!isRepository(object)) continue
     const read = readRepository(object)
     if (read.ok) repositories.push(read.value)
-    else for (const e of read.errors) problems.push({ file: object.origin?.file ?? '', message: `${object.describe()}: ${e.message}` })
+    else
+      for (const e of read.errors)
+        problems.push({ file: object.origin?.file ?? '', message: `${object.describe()}: ${e.message}` })
   }
   return {
     root: loaded.root,
@@ -89,7 +91,11 @@ function repositoriesNamed(repositories: readonly Repository[], name: string): r
  * The Repository `name` visible from `namespace`: one in that namespace, else
  * one without a namespace (or any, when `namespace` is empty).
  */
-export function findRepository(fleet: Pick<Fleet, 'repositories'>, namespace: string, name: string): Repository | undefined {
+export function findRepository(
+  fleet: Pick<Fleet, 'repositories'>,
+  namespace: string,
+  name: string,
+): Repository | undefined {
   let fallback: Repository | undefined
   for (const repo of repositoriesNamed(fleet.repositories, name)) {
     if (repo.namespace === namespace) return repo

@@ -57,7 +57,10 @@ describe('loadFleetDirectory', () => {
       join(dir, 'c-list.yaml'),
       'apiVersion: v1\nkind: ConfigMapList\nitems:\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: one}}\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: two}}\n',
     )
-    writeFileSync(join(dir, 'd-repo.yaml'), 'apiVersion: config.porch.kpt.dev/v1alpha1\nkind: Repository\nmetadata: {name: r}\nspec: {git: {repo: "unclosed}\n')
+    writeFileSync(
+      join(dir, 'd-repo.yaml'),
+      'apiVersion: config.porch.kpt.dev/v1alpha1\nkind: Repository\nmetadata: {name: r}\nspec: {git: {repo: "unclosed}\n',
+    )
     const loaded = loadFleetDirectory(dir)
     expect(loaded.problems.map((p) => p.file)).toEqual(['a-broken.yaml', 'b-scalar.yaml', 'd-repo.yaml'])
     expect(loaded.problems[1]!.message).toBe('document 0 is not a Kubernetes object')

@@ -40,7 +40,11 @@ const clusterScoped = new Set([
  * (`group/Kind`: what an API server's discovery said, with `--cluster`);
  * kpt's local-config objects (a Kptfile) are left alone.
  */
-export function applyDefaultNamespace(objects: readonly KubeObject[], namespace: string, moreClusterScoped: readonly string[] = []): void {
+export function applyDefaultNamespace(
+  objects: readonly KubeObject[],
+  namespace: string,
+  moreClusterScoped: readonly string[] = [],
+): void {
   const scoped = new Set([...clusterScoped, ...moreClusterScoped])
   for (const object of objects) {
     if (object.kind !== 'CustomResourceDefinition' || object.get(['spec', 'scope']) !== 'Cluster') continue
@@ -49,7 +53,12 @@ export function applyDefaultNamespace(objects: readonly KubeObject[], namespace:
     if (typeof group === 'string' && typeof kind === 'string') scoped.add(`${group}/${kind}`)
   }
   for (const object of objects) {
-    if (object.namespace !== '' || scoped.has(`${object.group}/${object.kind}`) || object.getAnnotation('config.kubernetes.io/local-config') === 'true') continue
+    if (
+      object.namespace !== '' ||
+      scoped.has(`${object.group}/${object.kind}`) ||
+      object.getAnnotation('config.kubernetes.io/local-config') === 'true'
+    )
+      continue
     object.set(['metadata', 'namespace'], namespace)
   }
 }

@@ -69,5 +69,8 @@ export async function syncClone(source: string, clone: string): Promise<void> {
     renameSync(partial, clone)
     return
   }
-  await git(['fetch', '--quiet', '--prune', '--force', 'origin', '+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*'], { cwd: clone })
+  await git(
+    ['fetch', '--quiet', '--prune', '--force', 'origin', '+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*'],
+    { cwd: clone },
+  )
 }

@@ -10,7 +10,11 @@
 export const repositoriesAtOnce = 6
 
 /** Calls `work` on every item, at most `limit` at once; resolves when all are done, rejects with the first failure once none is running. */
-export async function forEachConcurrently<T>(items: Iterable<T>, work: (item: T) => Promise<void>, limit = repositoriesAtOnce): Promise<void> {
+export async function forEachConcurrently<T>(
+  items: Iterable<T>,
+  work: (item: T) => Promise<void>,
+  limit = repositoriesAtOnce,
+): Promise<void> {
   const queue = [...items]
   let failure: { error: unknown } | undefined
   const worker = async () => {

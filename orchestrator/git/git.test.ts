@@ -1,11 +1,26 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { catFileBatch, diffTrees, git, GitError, listRefs, listTree, pushAtomic, resolveObjects, updateRefs } from './git.js'
+import {
+  catFileBatch,
+  diffTrees,
+  git,
+  GitError,
+  listRefs,
+  listTree,
+  pushAtomic,
+  resolveObjects,
+  updateRefs,
+} from './git.js'
 
 /** The timeout of a test that pushes hundreds of refs: about a second alone, several times that beside CI's image builds. */
 const manyRefs = 60_000
-const env = { GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' }
+const env = {
+  GIT_AUTHOR_NAME: 't',
+  GIT_AUTHOR_EMAIL: 't@example.com',
+  GIT_COMMITTER_NAME: 't',
+  GIT_COMMITTER_EMAIL: 't@example.com',
+}
 
 describe('git plumbing', () => {
   let dir: string
@@ -39,7 +54,9 @@ describe('git plumbing', () => {
 
   test("a failing command throws GitError with git's own first line", async () => {
     await expect(git(['rev-parse', '--verify', 'nope'], { cwd: work })).rejects.toThrow(GitError)
-    await expect(git(['rev-parse', '--verify', 'nope'], { cwd: work })).rejects.toThrow('git rev-parse --verify nope: Needed a single revision')
+    await expect(git(['rev-parse', '--verify', 'nope'], { cwd: work })).rejects.toThrow(
+      'git rev-parse --verify nope: Needed a single revision',
+    )
   })
 
   test('diffTrees diffs many pairs in one process, against the empty tree without a base', async () => {
@@ -47,7 +64,11 @@ describe('git plumbing', () => {
     const b = await commit({ x: '3\n', y: '', z: '4\n' }, 'b')
     const same = await commit({}, 'same')
     const changes = await diffTrees(work, [[b, a], [a], [same, b]])
-    expect(changes.get(b)!.map((c) => `${c.status} ${c.path} ${c.mode}`)).toEqual(['M x 100644', 'D y 000000', 'A z 100644'])
+    expect(changes.get(b)!.map((c) => `${c.status} ${c.path} ${c.mode}`)).toEqual([
+      'M x 100644',
+      'D y 000000',
+      'A z 100644',
+    ])
     expect(changes.get(a)!.map((c) => `${c.status} ${c.path}`)).toEqual(['A x', 'A y'])
     expect(changes.get(same)).toBeUndefined()
     const [blob] = await catFileBatch(work, [changes.get(b)![2]!.oid])
@@ -74,7 +95,9 @@ describe('git plumbing', () => {
         ['refs/tags/t', a],
       ]),
     )
-    await expect(updateRefs(work, [`delete refs/heads/one`, `update refs/heads/two ${a} ${'0'.repeat(39)}1`])).rejects.toThrow(GitError)
+    await expect(
+      updateRefs(work, [`delete refs/heads/one`, `update refs/heads/two ${a} ${'0'.repeat(39)}1`]),
+    ).rejects.toThrow(GitError)
     expect((await listRefs(work, ['refs/heads/'])).has('refs/heads/one')).toBe(true)
   })
 
@@ -90,12 +113,18 @@ describe('git plumbing', () => {
     ]
     expect(await pushAtomic(work, 'origin', few, { url, mirror: true })).toEqual({ ok: true })
     const local = await listRefs(work, ['refs/heads/', 'refs/tags/'])
-    expect([local.get('refs/heads/x'), local.get('refs/tags/x/v1'), local.has('refs/heads/gone')]).toEqual([a, a, false])
+    expect([local.get('refs/heads/x'), local.get('refs/tags/x/v1'), local.has('refs/heads/gone')]).toEqual([
+      a,
+      a,
+      false,
+    ])
     const many = Array.from({ length: 70 }, (_, i) => ({ ref: `refs/tags/m/v${i + 1}`, oid: a, expect: '' }))
     expect(await pushAtomic(work, 'origin', many, { url, mirror: true })).toEqual({ ok: true })
     expect((await listRefs(work, ['refs/tags/m/'])).size).toBe(70)
     // A refused push sets nothing here.
-    expect(await pushAtomic(work, 'origin', [{ ref: 'refs/heads/y', oid: a, expect: a }], { url, mirror: true })).toMatchObject({ ok: false })
+    expect(
+      await pushAtomic(work, 'origin', [{ ref: 'refs/heads/y', oid: a, expect: a }], { url, mirror: true }),
+    ).toMatchObject({ ok: false })
     expect((await listRefs(work, ['refs/heads/y'])).size).toBe(0)
     expect((await listRefs(work, ['refs/kpt-variants/'])).size).toBe(0)
   })
@@ -127,7 +156,10 @@ describe('git plumbing', () => {
       { ref: 'refs/heads/main', oid: b, expect: a },
       { ref: 'refs/heads/drafts/x/ws', oid: b, expect: '' },
     ])
-    expect(refused).toEqual({ ok: false, reason: 'refs/heads/main [rejected] (stale info); refs/heads/drafts/x/ws [rejected] (atomic push failed)' })
+    expect(refused).toEqual({
+      ok: false,
+      reason: 'refs/heads/main [rejected] (stale info); refs/heads/drafts/x/ws [rejected] (atomic push failed)',
+    })
     // Atomic: the draft branch did not go either, and their main is intact.
     expect(await listRefs(remote, ['refs/heads/'])).toEqual(new Map([['refs/heads/main', theirs]]))
 
@@ -152,9 +184,15 @@ describe('git plumbing', () => {
       const names = Array.from({ length: 300 }, (_, i) => `refs/heads/drafts/p${i}/ws`)
       expect(await pushNew(names, a)).toEqual({ ok: true })
       // A third moved, a third deleted, a third kept; and one new.
-      const updates = names.flatMap((ref, i) => (i % 3 === 0 ? [{ ref, oid: b, expect: a }] : i % 3 === 1 ? [{ ref, expect: a }] : []))
-      expect(await pushAtomic(work, 'origin', [...updates, { ref: 'refs/heads/drafts/new/ws', oid: b, expect: '' }])).toEqual({ ok: true })
-      const expected = new Map(names.flatMap((ref, i): [string, string][] => (i % 3 === 0 ? [[ref, b]] : i % 3 === 2 ? [[ref, a]] : [])))
+      const updates = names.flatMap((ref, i) =>
+        i % 3 === 0 ? [{ ref, oid: b, expect: a }] : i % 3 === 1 ? [{ ref, expect: a }] : [],
+      )
+      expect(
+        await pushAtomic(work, 'origin', [...updates, { ref: 'refs/heads/drafts/new/ws', oid: b, expect: '' }]),
+      ).toEqual({ ok: true })
+      const expected = new Map(
+        names.flatMap((ref, i): [string, string][] => (i % 3 === 0 ? [[ref, b]] : i % 3 === 2 ? [[ref, a]] : [])),
+      )
       expected.set('refs/heads/drafts/new/ws', b)
       expect(await listRefs(remote, ['refs/heads/drafts/'])).toEqual(expected)
     },
@@ -168,7 +206,9 @@ describe('git plumbing', () => {
     let other: string
     beforeEach(async () => {
       a = await commit({ x: '1\n' }, 'a')
-      expect(await pushNew([...drafts, 'refs/heads/main', 'refs/heads/feature', 'refs/tags/v1'], a)).toEqual({ ok: true })
+      expect(await pushNew([...drafts, 'refs/heads/main', 'refs/heads/feature', 'refs/tags/v1'], a)).toEqual({
+        ok: true,
+      })
       other = join(dir, 'other')
       await git(['clone', '-q', remote, other], { cwd: dir })
     }, manyRefs)
@@ -182,7 +222,11 @@ describe('git plumbing', () => {
         await git(['push', '-q', 'origin', 'HEAD:refs/heads/theirs'], { cwd: other })
         const theirs = await git(['rev-parse', 'HEAD'], { cwd: other })
         const b = await commit({ x: '2\n' }, 'b')
-        const updates = [...drafts.map((ref) => ({ ref, expect: a })), { ref: 'refs/heads/main', oid: b, expect: a }, { ref: 'refs/tags/v2', oid: b, expect: '' }]
+        const updates = [
+          ...drafts.map((ref) => ({ ref, expect: a })),
+          { ref: 'refs/heads/main', oid: b, expect: a },
+          { ref: 'refs/tags/v2', oid: b, expect: '' },
+        ]
         expect(await pushAtomic(work, 'origin', updates)).toEqual({ ok: true })
         const expected = new Map([
           ['refs/heads/feature', a],
@@ -220,7 +264,9 @@ describe('git plumbing', () => {
           drafts.map((ref) => ({ ref, expect: a })),
         )
         expect(refused.ok).toBe(false)
-        expect(!refused.ok && refused.reason.split('; ').filter((r) => r.includes('(stale info)'))).toEqual([`${drafts[7]} [rejected] (stale info)`])
+        expect(!refused.ok && refused.reason.split('; ').filter((r) => r.includes('(stale info)'))).toEqual([
+          `${drafts[7]} [rejected] (stale info)`,
+        ])
         expect([...(await listRefs(remote, ['refs/heads/drafts/'])).keys()].sort()).toEqual([...drafts].sort())
       },
       manyRefs,

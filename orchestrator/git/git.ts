@@ -30,7 +30,11 @@ export interface GitOptions {
 
 /** Runs `git args...` and returns stdout as a Buffer; throws GitError on a non-zero exit. */
 export async function gitBytes(args: readonly string[], options: GitOptions): Promise<Buffer> {
-  const run = await runProgram('git', args, { cwd: options.cwd, env: { ...quietGitEnv, ...options.env }, ...(options.input !== undefined ? { input: options.input } : {}) })
+  const run = await runProgram('git', args, {
+    cwd: options.cwd,
+    env: { ...quietGitEnv, ...options.env },
+    ...(options.input !== undefined ? { input: options.input } : {}),
+  })
   if (run.exitCode !== 0) throw new GitError(args, run.stderr.toString('utf8'))
   return run.stdout
 }
@@ -78,7 +82,8 @@ export async function resolveObjects(repo: string, names: readonly string[]): Pr
   const out = await git(['cat-file', '--batch-check=%(objectname)'], { cwd: repo, input: `${names.join('\n')}\n` })
   // A name that resolves to nothing is echoed back: `<name> missing` (or `ambiguous`).
   const lines = out.split('\n')
-  if (lines.length !== names.length) throw new GitError(['cat-file', '--batch-check'], `${lines.length} answers to ${names.length} names`)
+  if (lines.length !== names.length)
+    throw new GitError(['cat-file', '--batch-check'], `${lines.length} answers to ${names.length} names`)
   return lines.map((line) => (/^[0-9a-f]{40,64}$/.test(line) ? line : undefined))
 }
 
@@ -120,8 +125,18 @@ export async function listRefs(repo: string, patterns: readonly string[]): Promi
  * `listRefs`, with each ref's committer date (seconds since the epoch): of
  * the commit it names, or for an annotated tag of the commit the tag names.
  */
-export async function listRefsWithDates(repo: string, patterns: readonly string[]): Promise<{ refs: Map<string, string>; dates: Map<string, number> }> {
-  const out = await git(['for-each-ref', '--format=%(objectname)%00%(refname)%00%(committerdate:unix)%00%(*objectname)%00%(*committerdate:unix)', ...patterns], { cwd: repo })
+export async function listRefsWithDates(
+  repo: string,
+  patterns: readonly string[],
+): Promise<{ refs: Map<string, string>; dates: Map<string, number> }> {
+  const out = await git(
+    [
+      'for-each-ref',
+      '--format=%(objectname)%00%(refname)%00%(committerdate:unix)%00%(*objectname)%00%(*committerdate:unix)',
+      ...patterns,
+    ],
+    { cwd: repo },
+  )
   const refs = new Map<string, string>()
   const dates = new Map<string, number>()
   for (const line of out.split('\n')) {
@@ -161,7 +176,10 @@ export async function fastImport(repo: string, stream: Buffer, env?: Record<stri
 export async function fastImportMarks(repo: string, stream: Buffer): Promise<Map<number, string>> {
   const file = join(repo, `kpt-variants-marks-${process.pid}`)
   try {
-    await gitBytes(['fast-import', '--quiet', '--force', '--done', `--export-marks=${file}`], { cwd: repo, input: stream })
+    await gitBytes(['fast-import', '--quiet', '--force', '--done', `--export-marks=${file}`], {
+      cwd: repo,
+      input: stream,
+    })
     const marks = new Map<number, string>()
     for (const line of readFileSync(file, 'utf8').split('\n')) {
       const match = /^:(\d+) ([0-9a-f]+)$/.exec(line)
@@ -186,11 +204,16 @@ export interface TreeChange {
  * `[commit, base]`, the files that differ from `base` to `commit` (a commit
  * without `base` is diffed against the empty tree). Keyed by `commit`.
  */
-export async function diffTrees(repo: string, pairs: readonly (readonly [commit: string, base?: string])[]): Promise<Map<string, TreeChange[]>> {
+export async function diffTrees(
+  repo: string,
+  pairs: readonly (readonly [commit: string, base?: string])[],
+): Promise<Map<string, TreeChange[]>> {
   const changes = new Map<string, TreeChange[]>()
   if (pairs.length === 0) return changes
   const input = pairs.map(([commit, base]) => (base ? `${commit} ${base}` : commit)).join('\n')
-  const out = (await gitBytes(['diff-tree', '-r', '-z', '--root', '--no-renames', '--stdin'], { cwd: repo, input: `${input}\n` })).toString('utf8')
+  const out = (
+    await gitBytes(['diff-tree', '-r', '-z', '--root', '--no-renames', '--stdin'], { cwd: repo, input: `${input}\n` })
+  ).toString('utf8')
   const fields = out.split('\0')
   let current: TreeChange[] | undefined
   for (let i = 0; i < fields.length; i++) {
@@ -239,23 +262,41 @@ const leaseRemote = 'kpt-variants-lease'
  * took 86 s. Many deletions therefore go by `--prune` instead (see
  * pruningPush), which deletes them in one pass.
  */
-export async function pushAtomic(repo: string, remote: string, updates: readonly RefUpdate[], options: PushOptions = {}): Promise<{ ok: true } | { ok: false; reason: string }> {
+export async function pushAtomic(
+  repo: string,
+  remote: string,
+  updates: readonly RefUpdate[],
+  options: PushOptions = {},
+): Promise<{ ok: true } | { ok: false; reason: string }> {
   if (updates.length === 0) return { ok: true }
-  for (const u of updates) if (!u.ref.startsWith('refs/')) throw new Error(`pushAtomic: ${u.ref} is not a full ref name`)
+  for (const u of updates)
+    if (!u.ref.startsWith('refs/')) throw new Error(`pushAtomic: ${u.ref} is not a full ref name`)
   // The remote's push URL, unless the caller knows it (a git process less per push: publishing 100 repositories starts 100 fewer).
   const url = options.url ?? (await git(['remote', 'get-url', '--push', remote], { cwd: repo }))
   // A few refs are cheap to name one by one: no refs to make and remove first (a publish of ten packages pushes some 20).
   // Pushed through a remote whose fetch refspecs map each ref to itself, git sets them here too once the remote took them.
   if (updates.length <= directUpTo) {
     const leases = updates.map((u) => `--force-with-lease=${u.ref}:${u.expect}`)
-    const mirror = options.mirror ? ['-c', `remote.${mirrorRemote}.url=${url}`, ...['heads', 'tags'].flatMap((ns) => ['-c', `remote.${mirrorRemote}.fetch=+refs/${ns}/*:refs/${ns}/*`])] : undefined
-    return await runPush(repo, mirror ? mirrorRemote : url, { refspecs: updates.map((u) => `${u.oid ?? ''}:${u.ref}`), prune: false, leases, ...(mirror ? { config: mirror } : {}) })
+    const mirror = options.mirror
+      ? [
+          '-c',
+          `remote.${mirrorRemote}.url=${url}`,
+          ...['heads', 'tags'].flatMap((ns) => ['-c', `remote.${mirrorRemote}.fetch=+refs/${ns}/*:refs/${ns}/*`]),
+        ]
+      : undefined
+    return await runPush(repo, mirror ? mirrorRemote : url, {
+      refspecs: updates.map((u) => `${u.oid ?? ''}:${u.ref}`),
+      prune: false,
+      leases,
+      ...(mirror ? { config: mirror } : {}),
+    })
   }
   await removeRefs(repo, [pushPrefix, leasePrefix])
   let pushed: { ok: true } | { ok: false; reason: string }
   try {
     const deletions = updates.filter((u) => !u.oid).length
-    const push = (deletions >= pruneFrom && (await pruningPush(repo, url, updates))) || (await refspecPush(repo, updates))
+    const push =
+      (deletions >= pruneFrom && (await pruningPush(repo, url, updates))) || (await refspecPush(repo, updates))
     pushed = await runPush(repo, url, push)
   } finally {
     await removeRefs(repo, [pushPrefix, leasePrefix])
@@ -354,17 +395,32 @@ async function pruningPush(repo: string, url: string, updates: readonly RefUpdat
     return undefined
   }
   const refspecs = prunedNamespaces.map((ns) => `${pushPrefix}${ns}*:refs/${ns}*`)
-  for (const u of updates) if (!pruned(u.ref)) refspecs.push(u.oid ? `${inNamespace(pushPrefix, u.ref)}:${u.ref}` : `:${u.ref}`)
+  for (const u of updates)
+    if (!pruned(u.ref)) refspecs.push(u.oid ? `${inNamespace(pushPrefix, u.ref)}:${u.ref}` : `:${u.ref}`)
   return { refspecs, prune: true }
 }
 
 /** Runs the push (to `url`, or with `leases` to a remote its `config` names); a refusal names the refs git refused, by their own names. */
-async function runPush(repo: string, url: string, push: PushArgs): Promise<{ ok: true } | { ok: false; reason: string }> {
+async function runPush(
+  repo: string,
+  url: string,
+  push: PushArgs,
+): Promise<{ ok: true } | { ok: false; reason: string }> {
   const config = ['-c', `remote.${leaseRemote}.url=${url}`, '-c', `remote.${leaseRemote}.fetch=+refs/*:${leasePrefix}*`]
   // Named leases push to the URL itself: through the lease remote, git would make remote-tracking refs of the pushed ones.
   const args = push.leases
     ? [...(push.config ?? []), 'push', '--atomic', '--porcelain', '--no-verify', ...push.leases, url, ...push.refspecs]
-    : [...config, 'push', '--atomic', '--porcelain', '--no-verify', '--force-with-lease', ...(push.prune ? ['--prune'] : []), leaseRemote, ...push.refspecs]
+    : [
+        ...config,
+        'push',
+        '--atomic',
+        '--porcelain',
+        '--no-verify',
+        '--force-with-lease',
+        ...(push.prune ? ['--prune'] : []),
+        leaseRemote,
+        ...push.refspecs,
+      ]
   const run = await runProgram('git', args, { cwd: repo, env: quietGitEnv })
   if (run.exitCode === 0) return { ok: true }
   // Porcelain lines of refused refs start with `!`: `!\t<src>:<dst>\t[rejected] (stale info)`; the source is ours.
@@ -375,7 +431,8 @@ async function runPush(repo: string, url: string, push: PushArgs): Promise<{ ok:
       const [, refspec = '', ...summary] = line.split('\t')
       return [refspec.slice(refspec.lastIndexOf(':') + 1), ...summary].join(' ').trim()
     })
-  const reason = refused.length > 0 ? refused.join('; ') : firstLine(String(run.stderr)) || `git push exited with ${run.exitCode}`
+  const reason =
+    refused.length > 0 ? refused.join('; ') : firstLine(String(run.stderr)) || `git push exited with ${run.exitCode}`
   return { ok: false, reason }
 }
 

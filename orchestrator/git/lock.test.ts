@@ -45,6 +45,8 @@ describe('acquireLock', () => {
   test("never takes over a lock of another host's process", async () => {
     const file = join(dir, 'repo.lock')
     writeFileSync(file, `1 another-host\n`)
-    await expect(acquireLock(file, 50)).rejects.toThrow('another kpt-variants run (process 1 on another-host) holds the lock')
+    await expect(acquireLock(file, 50)).rejects.toThrow(
+      'another kpt-variants run (process 1 on another-host) holds the lock',
+    )
   })
 })

@@ -41,7 +41,8 @@ export async function acquireLock(file: string, timeoutMs: number): Promise<Lock
       if (readOwner(file)?.raw === owner.raw) rmSync(file, { force: true })
       continue
     }
-    if (Date.now() >= deadline) throw new LockedError(file, owner ? `process ${owner.pid} on ${owner.host}` : 'unknown owner')
+    if (Date.now() >= deadline)
+      throw new LockedError(file, owner ? `process ${owner.pid} on ${owner.host}` : 'unknown owner')
     await sleep(wait)
   }
 }

@@ -22,9 +22,19 @@ process.on('message', (message: SpawnRequest) => {
   const err: Buffer[] = []
   let child: ChildProcess
   try {
-    child = spawn(message.file, message.args, { cwd: message.cwd, env: { ...process.env, ...message.env }, stdio: ['pipe', 'pipe', 'pipe'] })
+    child = spawn(message.file, message.args, {
+      cwd: message.cwd,
+      env: { ...process.env, ...message.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
   } catch (error) {
-    answer({ id: message.id, exitCode: -1, stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), error: (error as Error).message })
+    answer({
+      id: message.id,
+      exitCode: -1,
+      stdout: Buffer.alloc(0),
+      stderr: Buffer.alloc(0),
+      error: (error as Error).message,
+    })
     return
   }
   running.add(child)
@@ -38,7 +48,12 @@ process.on('message', (message: SpawnRequest) => {
   })
   child.on('close', (code, signal) => {
     running.delete(child)
-    answer({ id: message.id, exitCode: code ?? (signal ? 128 : -1), stdout: Buffer.concat(out), stderr: Buffer.concat(err) })
+    answer({
+      id: message.id,
+      exitCode: code ?? (signal ? 128 : -1),
+      stdout: Buffer.concat(out),
+      stderr: Buffer.concat(err),
+    })
   })
   child.stdin!.end(message.input ?? '')
 })

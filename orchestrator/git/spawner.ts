@@ -49,7 +49,14 @@ export async function runProgram(
 ): Promise<{ exitCode: number; stdout: Buffer; stderr: Buffer }> {
   if (++started > directFirst && helper === undefined) helper = Helper.start()
   if (helper) return helper.run(file, args, options)
-  const run = await execa(file, args, { cwd: options.cwd, input: options.input, env: options.env, encoding: 'buffer', reject: false, stripFinalNewline: false })
+  const run = await execa(file, args, {
+    cwd: options.cwd,
+    input: options.input,
+    env: options.env,
+    encoding: 'buffer',
+    reject: false,
+    stripFinalNewline: false,
+  })
   if (run.failed && run.exitCode === undefined) throw new Error(`${file}: ${run.shortMessage}`)
   return { exitCode: run.exitCode ?? -1, stdout: Buffer.from(run.stdout), stderr: Buffer.from(run.stderr) }
 }
@@ -68,7 +75,8 @@ class Helper {
       else waiting?.resolve({ ...answer, stdout: Buffer.from(answer.stdout), stderr: Buffer.from(answer.stderr) })
     })
     child.on('exit', () => {
-      for (const waiting of this.#pending.values()) waiting.reject(new Error('the process that starts git processes ended'))
+      for (const waiting of this.#pending.values())
+        waiting.reject(new Error('the process that starts git processes ended'))
       this.#pending.clear()
       if (helper === this) helper = null
     })
@@ -81,7 +89,13 @@ class Helper {
     try {
       // execa's cleanup stops it (and so its children) when the run ends.
       // None of this process's Node options (`-e SCRIPT` would run the script again).
-      const child = execaNode(helperModule, [], { nodeOptions: [], serialization: 'advanced', stdio: ['ignore', 'ignore', 'inherit', 'ipc'], reject: false, buffer: false })
+      const child = execaNode(helperModule, [], {
+        nodeOptions: [],
+        serialization: 'advanced',
+        stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+        reject: false,
+        buffer: false,
+      })
       child.catch(() => {})
       return new Helper(child)
     } catch {
@@ -89,9 +103,20 @@ class Helper {
     }
   }
 
-  run(file: string, args: readonly string[], options: { cwd: string; env: Record<string, string>; input?: string | Buffer }): Promise<SpawnAnswer> {
+  run(
+    file: string,
+    args: readonly string[],
+    options: { cwd: string; env: Record<string, string>; input?: string | Buffer },
+  ): Promise<SpawnAnswer> {
     const id = this.#next++
-    const request: SpawnRequest = { id, file, args, cwd: options.cwd, env: options.env, ...(options.input !== undefined ? { input: options.input } : {}) }
+    const request: SpawnRequest = {
+      id,
+      file,
+      args,
+      cwd: options.cwd,
+      env: options.env,
+      ...(options.input !== undefined ? { input: options.input } : {}),
+    }
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject })
       this.#busy()

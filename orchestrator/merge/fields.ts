@@ -33,7 +33,12 @@ export interface FieldConflict {
 export interface FieldMerge {
   policy: ConflictPolicy
   /** The merge strategy of the list at `path` (field names, `[]` for an element). */
-  strategy(path: readonly string[], local: YAMLSeq | undefined, origin: YAMLSeq | undefined, updated: YAMLSeq | undefined): ListStrategy
+  strategy(
+    path: readonly string[],
+    local: YAMLSeq | undefined,
+    origin: YAMLSeq | undefined,
+    updated: YAMLSeq | undefined,
+  ): ListStrategy
   conflicts: FieldConflict[]
 }
 
@@ -60,38 +65,81 @@ function mergeNode(local: Maybe, origin: Maybe, updated: Maybe, at: At, merge: F
   const shapes = new Set([local, origin, updated].filter((n) => n !== undefined).map(shapeOf))
   if (shapes.size > 1) return mergeWhole(local, origin, updated, at, merge)
   const sample = updated ?? origin ?? local
-  if (isMap(sample)) return mergeMap(local as YAMLMap | undefined, origin as YAMLMap | undefined, updated as YAMLMap | undefined, at, merge)
+  if (isMap(sample))
+    return mergeMap(
+      local as YAMLMap | undefined,
+      origin as YAMLMap | undefined,
+      updated as YAMLMap | undefined,
+      at,
+      merge,
+    )
   if (isSeq(sample)) {
-    const strategy = merge.strategy(at.path, local as YAMLSeq | undefined, origin as YAMLSeq | undefined, updated as YAMLSeq | undefined)
-    if (strategy.kind === 'keyed') return mergeKeyed(local as YAMLSeq | undefined, origin as YAMLSeq | undefined, updated as YAMLSeq | undefined, strategy.keys, at, merge)
-    if (strategy.kind === 'set') return mergeSet(local as YAMLSeq | undefined, origin as YAMLSeq | undefined, updated as YAMLSeq | undefined)
+    const strategy = merge.strategy(
+      at.path,
+      local as YAMLSeq | undefined,
+      origin as YAMLSeq | undefined,
+      updated as YAMLSeq | undefined,
+    )
+    if (strategy.kind === 'keyed')
+      return mergeKeyed(
+        local as YAMLSeq | undefined,
+        origin as YAMLSeq | undefined,
+        updated as YAMLSeq | undefined,
+        strategy.keys,
+        at,
+        merge,
+      )
+    if (strategy.kind === 'set')
+      return mergeSet(local as YAMLSeq | undefined, origin as YAMLSeq | undefined, updated as YAMLSeq | undefined)
     return mergeWhole(local, origin, updated, at, merge)
   }
-  return mergeScalar(local as Scalar | undefined, origin as Scalar | undefined, updated as Scalar | undefined, at, merge)
+  return mergeScalar(
+    local as Scalar | undefined,
+    origin as Scalar | undefined,
+    updated as Scalar | undefined,
+    at,
+    merge,
+  )
 }
 
-function mergeScalar(local: Scalar | undefined, origin: Scalar | undefined, updated: Scalar | undefined, at: At, merge: FieldMerge): Maybe {
+function mergeScalar(
+  local: Scalar | undefined,
+  origin: Scalar | undefined,
+  updated: Scalar | undefined,
+  at: At,
+  merge: FieldMerge,
+): Maybe {
   // Added or removed upstream: upstream decides.
   if ((updated === undefined) !== (origin === undefined)) {
-    const changedLocally = local !== undefined && (origin ? scalarValue(local) !== scalarValue(origin) : scalarValue(local) !== scalarValue(updated!))
+    const changedLocally =
+      local !== undefined &&
+      (origin ? scalarValue(local) !== scalarValue(origin) : scalarValue(local) !== scalarValue(updated!))
     return resolve(changedLocally, local, origin, updated, at, merge) === 'local' ? local : takeScalar(local, updated)
   }
   if (updated === undefined || origin === undefined) return local
   const localUnchanged = local === undefined ? !at.parentInLocal : sameScalar(local, origin)
   if (localUnchanged && !sameScalar(origin, updated)) return takeScalar(local, updated)
   if (scalarValue(updated) !== scalarValue(origin)) {
-    const conflict = local === undefined || (scalarValue(local) !== scalarValue(origin) && scalarValue(local) !== scalarValue(updated))
+    const conflict =
+      local === undefined || (scalarValue(local) !== scalarValue(origin) && scalarValue(local) !== scalarValue(updated))
     return resolve(conflict, local, origin, updated, at, merge) === 'local' ? local : takeScalar(local, updated)
   }
   return local
 }
 
-function mergeMap(local: YAMLMap | undefined, origin: YAMLMap | undefined, updated: YAMLMap | undefined, at: At, merge: FieldMerge): Maybe {
+function mergeMap(
+  local: YAMLMap | undefined,
+  origin: YAMLMap | undefined,
+  updated: YAMLMap | undefined,
+  at: At,
+  merge: FieldMerge,
+): Maybe {
   if (origin === undefined && updated === undefined) return local
   if (local === undefined && updated === undefined) return undefined
   // The comment above a map's first key is the key's (see firstKeyComment); not so for a list
   // element, where it is the element's own comment (above its `- `), which kpt does not merge.
-  if (at.path.length > 0 && at.path[at.path.length - 1] !== '[]') for (const map of [local, origin, updated]) firstKeyComment(map)
+  if (at.path.length > 0 && at.path[at.path.length - 1] !== '[]')
+    for (const map of [local, origin, updated]) firstKeyComment(map)
   const result = local ?? new YAMLMap()
   const keys = new Set<string>()
   for (const map of [local, origin, updated]) for (const pair of map?.items ?? []) keys.add(scalarKey(pair.key) ?? '')
@@ -100,13 +148,26 @@ function mergeMap(local: YAMLMap | undefined, origin: YAMLMap | undefined, updat
     const l = pairOf(local, key)
     const o = pairOf(origin, key)
     const u = pairOf(updated, key)
-    const child = { path: [...at.path, key], display: at.display ? `${at.display}.${key}` : key, parentInLocal: inLocal }
+    const child = {
+      path: [...at.path, key],
+      display: at.display ? `${at.display}.${key}` : key,
+      parentInLocal: inLocal,
+    }
     const value = mergeNode(l?.value as Maybe, o?.value as Maybe, u?.value as Maybe, child, merge)
     if (value === undefined) {
       if (l) result.items.splice(result.items.indexOf(l), 1)
     } else if (l) {
       l.value = value
-      if (u && o && isScalar(l.key) && isScalar(o.key) && isScalar(u.key) && sameComments(l.key, o.key) && !sameComments(o.key, u.key)) copyComments(l.key, u.key)
+      if (
+        u &&
+        o &&
+        isScalar(l.key) &&
+        isScalar(o.key) &&
+        isScalar(u.key) &&
+        sameComments(l.key, o.key) &&
+        !sameComments(o.key, u.key)
+      )
+        copyComments(l.key, u.key)
     } else {
       const keyNode = isScalar(u?.key) ? u.key.clone() : new Scalar(key)
       result.items.push(new Pair(keyNode, value))
@@ -117,14 +178,22 @@ function mergeMap(local: YAMLMap | undefined, origin: YAMLMap | undefined, updat
   return result
 }
 
-function mergeKeyed(local: YAMLSeq | undefined, origin: YAMLSeq | undefined, updated: YAMLSeq | undefined, keys: readonly string[], at: At, merge: FieldMerge): Maybe {
+function mergeKeyed(
+  local: YAMLSeq | undefined,
+  origin: YAMLSeq | undefined,
+  updated: YAMLSeq | undefined,
+  keys: readonly string[],
+  at: At,
+  merge: FieldMerge,
+): Maybe {
   if (origin !== undefined && updated === undefined) {
     const changed = local !== undefined && !sameNode(local, origin)
     return resolve(changed, local, origin, updated, at, merge) === 'local' ? local : undefined
   }
   if (origin === undefined && updated === undefined) return local
   // Elements that are not maps cannot be keyed: the list is replaced as a whole.
-  if (![local, origin, updated].every((seq) => (seq?.items ?? []).every(isMap))) return mergeWhole(local, origin, updated, at, merge)
+  if (![local, origin, updated].every((seq) => (seq?.items ?? []).every(isMap)))
+    return mergeWhole(local, origin, updated, at, merge)
   const result = local ?? new YAMLSeq()
   const order: string[] = []
   const seen = new Set<string>()
@@ -145,7 +214,11 @@ function mergeKeyed(local: YAMLSeq | undefined, origin: YAMLSeq | undefined, upd
       .map((k) => `${k}=${stringField(l ?? u ?? o, k)}`)
       .filter((s) => !s.endsWith('='))
       .join(',')
-    const child = { path: [...at.path, '[]'], display: `${at.display}[${label}]`, parentInLocal: at.parentInLocal && local !== undefined }
+    const child = {
+      path: [...at.path, '[]'],
+      display: `${at.display}[${label}]`,
+      parentInLocal: at.parentInLocal && local !== undefined,
+    }
     const merged = mergeNode(l, o, u, child, merge) as YAMLMap | undefined
     if (merged === undefined || merged.items.length === 0) {
       if (l) result.items.splice(result.items.indexOf(l), 1)
@@ -168,7 +241,8 @@ function mergeKeyed(local: YAMLSeq | undefined, origin: YAMLSeq | undefined, upd
 function mergeSet(local: YAMLSeq | undefined, origin: YAMLSeq | undefined, updated: YAMLSeq | undefined): Maybe {
   if (origin !== undefined && updated === undefined) return undefined
   if (updated === undefined) return local
-  const values = (seq: YAMLSeq | undefined) => new Set((seq?.items ?? []).map((n) => (isScalar(n) ? String(n.value) : JSON.stringify(n))))
+  const values = (seq: YAMLSeq | undefined) =>
+    new Set((seq?.items ?? []).map((n) => (isScalar(n) ? String(n.value) : JSON.stringify(n))))
   const inOrigin = values(origin)
   const inUpdated = values(updated)
   const result = local ?? new YAMLSeq()
@@ -188,7 +262,10 @@ function mergeSet(local: YAMLSeq | undefined, origin: YAMLSeq | undefined, updat
 function mergeWhole(local: Maybe, origin: Maybe, updated: Maybe, at: At, merge: FieldMerge): Maybe {
   if (origin === undefined && updated === undefined) return local
   if (origin !== undefined && updated !== undefined && sameNode(origin, updated)) return local
-  const changedLocally = local !== undefined ? !(origin ? sameNode(local, origin) : sameNode(local, updated!)) : origin !== undefined && at.parentInLocal
+  const changedLocally =
+    local !== undefined
+      ? !(origin ? sameNode(local, origin) : sameNode(local, updated!))
+      : origin !== undefined && at.parentInLocal
   const conflict = changedLocally && !(local !== undefined && updated !== undefined && sameNode(local, updated))
   if (resolve(conflict, local, origin, updated, at, merge) === 'local') return local
   if (updated === undefined) return undefined
@@ -200,7 +277,14 @@ function mergeWhole(local: Maybe, origin: Maybe, updated: Maybe, at: At, merge: 
 }
 
 /** Records a conflict (when there is one) and says which side wins. */
-function resolve(conflict: boolean, local: Maybe, origin: Maybe, updated: Maybe, at: At, merge: FieldMerge): 'local' | 'upstream' {
+function resolve(
+  conflict: boolean,
+  local: Maybe,
+  origin: Maybe,
+  updated: Maybe,
+  at: At,
+  merge: FieldMerge,
+): 'local' | 'upstream' {
   if (!conflict) return 'upstream'
   merge.conflicts.push({ field: at.display || '.', origin: show(origin), local: show(local), upstream: show(updated) })
   return merge.policy === 'downstream' ? 'local' : 'upstream'
@@ -232,7 +316,13 @@ function clone(node: Node): Node {
     const map = new YAMLMap()
     map.flow = node.flow
     copyComments(map, node)
-    for (const pair of node.items) map.items.push(new Pair(isScalar(pair.key) ? pair.key.clone() : pair.key, pair.value == null ? pair.value : clone(pair.value as Node)))
+    for (const pair of node.items)
+      map.items.push(
+        new Pair(
+          isScalar(pair.key) ? pair.key.clone() : pair.key,
+          pair.value == null ? pair.value : clone(pair.value as Node),
+        ),
+      )
     return map
   }
   if (isSeq(node)) {
@@ -243,7 +333,12 @@ function clone(node: Node): Node {
     return seq
   }
   const scalar = (node as Scalar).clone() as Scalar
-  if (typeof scalar.value === 'string' && (scalar.type === undefined || scalar.type === Scalar.PLAIN) && isAmbiguousString(scalar.value)) scalar.type = Scalar.QUOTE_DOUBLE
+  if (
+    typeof scalar.value === 'string' &&
+    (scalar.type === undefined || scalar.type === Scalar.PLAIN) &&
+    isAmbiguousString(scalar.value)
+  )
+    scalar.type = Scalar.QUOTE_DOUBLE
   return scalar
 }
 

@@ -19,12 +19,18 @@ import { mergeFields } from './fields.js'
 import type { ConflictPolicy, FieldConflict } from './fields.js'
 import type { ListStrategy } from './schema.js'
 
-export type KptfileMerge = { ok: true; kptfile: KptfileStruct; conflicts: FieldConflict[] } | { ok: false; message: string }
+export type KptfileMerge =
+  { ok: true; kptfile: KptfileStruct; conflicts: FieldConflict[] } | { ok: false; message: string }
 
 const syntheticPrefix = '_kpt-merge_'
 
 /** Merges three Kptfile texts (origin may be absent: a package adopted without history). */
-export function mergeKptfiles(local: string, origin: string | undefined, updated: string, policy: ConflictPolicy): KptfileMerge {
+export function mergeKptfiles(
+  local: string,
+  origin: string | undefined,
+  updated: string,
+  policy: ConflictPolicy,
+): KptfileMerge {
   const decoded: KptfileStruct[] = []
   for (const [which, text] of [
     ['downstream', local],
@@ -42,13 +48,20 @@ export function mergeKptfiles(local: string, origin: string | undefined, updated
   const [l, o, u] = decoded as [KptfileStruct, KptfileStruct, KptfileStruct]
   const named = nameFunctions([l, o, u])
   const conflicts: FieldConflict[] = []
-  const result = mergeFields(toNode(mergeable(l)), origin === undefined ? undefined : toNode(mergeable(o)), toNode(mergeable(u)), {
-    policy,
-    conflicts,
-    strategy: inferredStrategy,
-  })
+  const result = mergeFields(
+    toNode(mergeable(l)),
+    origin === undefined ? undefined : toNode(mergeable(o)),
+    toNode(mergeable(u)),
+    {
+      policy,
+      conflicts,
+      strategy: inferredStrategy,
+    },
+  )
   const value = (result?.toJSON() ?? {}) as Partial<KptfileStruct>
-  if (named) for (const list of [value.pipeline?.mutators, value.pipeline?.validators]) for (const fn of list ?? []) if (fn.name?.startsWith(syntheticPrefix)) delete fn.name
+  if (named)
+    for (const list of [value.pipeline?.mutators, value.pipeline?.validators])
+      for (const fn of list ?? []) if (fn.name?.startsWith(syntheticPrefix)) delete fn.name
   const kptfile: KptfileStruct = {
     ...l,
     metadata: { ...l.metadata, labels: value.metadata?.labels, annotations: value.metadata?.annotations },

@@ -7,7 +7,12 @@ const identifier = (name: string, kind: string, apiVersion: string) =>
 const head = (name: string, kind = 'ConfigMap', apiVersion = 'v1') =>
   `apiVersion: ${apiVersion}\nkind: ${kind}\nmetadata: # kpt-merge: /${name}\n  name: ${name}\n  annotations:\n${identifier(name, kind, apiVersion)}`
 
-function merge(local: string | undefined, origin: string | undefined, updated: string | undefined, policy: ConflictPolicy = 'upstream') {
+function merge(
+  local: string | undefined,
+  origin: string | undefined,
+  updated: string | undefined,
+  policy: ConflictPolicy = 'upstream',
+) {
   const result = mergeYamlFile('f.yaml', local, origin, updated, policy)
   if (!result.ok) throw new Error(result.message)
   return result
@@ -21,7 +26,13 @@ describe('mergeYamlFile: scalars (kpt resource-merge outcome table)', () => {
     ['changed downstream only', '  k: local\n', '  k: v1\n', '  k: v1\n', '  k: local\n'],
     ['added upstream (appended)', '  a: 1\n', '  a: 1\n', '  a: 1\n  c: up\n', '  a: 1\n  c: up\n'],
     ['added downstream', '  a: 1\n  y: local\n', '  a: 1\n', '  a: 2\n', '  a: 2\n  y: local\n'],
-    ['deleted upstream, downstream unchanged', '  d: v\n  e: 1\n', '  d: v\n  e: 1\n', '  e: 1\n  f: 2\n', '  e: 1\n  f: 2\n'],
+    [
+      'deleted upstream, downstream unchanged',
+      '  d: v\n  e: 1\n',
+      '  d: v\n  e: 1\n',
+      '  e: 1\n  f: 2\n',
+      '  e: 1\n  f: 2\n',
+    ],
     ['deleted downstream, upstream unchanged', '  e: 1\n', '  tier: be\n  e: 1\n', '  tier: be\n  e: 2\n', '  e: 2\n'],
     ['upstream sets null', '  p: false\n  q: 1\n', '  p: false\n  q: 1\n', '  p: null\n  q: 2\n', '  q: 2\n'],
     ['same value in another type', '  g: 1\n  h: a\n', '  g: 1\n  h: a\n', '  g: "1"\n  h: b\n', '  g: 1\n  h: b\n'],
@@ -36,7 +47,9 @@ describe('mergeYamlFile: scalars (kpt resource-merge outcome table)', () => {
     const args = [cm('  k: local\n'), cm('  k: v1\n'), cm('  k: upstream\n')] as const
     const upstream = merge(...args, 'upstream')
     expect(upstream.text).toBe(cm('  k: upstream\n'))
-    expect(upstream.conflicts).toEqual([{ file: 'f.yaml', resource: 'ConfigMap c', field: 'data.k', origin: 'v1', local: 'local', upstream: 'upstream' }])
+    expect(upstream.conflicts).toEqual([
+      { file: 'f.yaml', resource: 'ConfigMap c', field: 'data.k', origin: 'v1', local: 'local', upstream: 'upstream' },
+    ])
     expect(merge(...args, 'downstream').text).toBe(cm('  k: local\n'))
   })
 
@@ -47,7 +60,9 @@ describe('mergeYamlFile: scalars (kpt resource-merge outcome table)', () => {
   })
 
   it('takes an upstream comment change where the downstream left the node alone', () => {
-    expect(merge(cm('  c: v # c-line\n'), cm('  c: v # c-line\n'), cm('  c: v # c-line-up\n')).text).toBe(cm('  c: v # c-line-up\n'))
+    expect(merge(cm('  c: v # c-line\n'), cm('  c: v # c-line\n'), cm('  c: v # c-line-up\n')).text).toBe(
+      cm('  c: v # c-line-up\n'),
+    )
   })
 
   it('keeps the file byte for byte when upstream did not change it', () => {
@@ -61,8 +76,12 @@ describe('mergeYamlFile: maps and lists', () => {
 
   it('merges containers by name and env by name; new maps get sorted keys', () => {
     const origin = deploy('  template:\n    spec:\n      containers:\n      - name: app\n        image: app:1\n')
-    const local = deploy('  template:\n    spec:\n      containers:\n      - name: app\n        image: app:1\n        env:\n        - name: LOCAL\n          value: "1"\n')
-    const updated = deploy('  template:\n    spec:\n      containers:\n      - name: app\n        image: app:2\n      - name: side\n        image: side:1\n')
+    const local = deploy(
+      '  template:\n    spec:\n      containers:\n      - name: app\n        image: app:1\n        env:\n        - name: LOCAL\n          value: "1"\n',
+    )
+    const updated = deploy(
+      '  template:\n    spec:\n      containers:\n      - name: app\n        image: app:2\n      - name: side\n        image: side:1\n',
+    )
     expect(merge(local, origin, updated).text).toBe(
       deploy(
         '  template:\n    spec:\n      containers:\n      - name: app\n        image: app:2\n        env:\n        - name: LOCAL\n          value: "1"\n      - image: side:1\n        name: side\n',
@@ -75,7 +94,9 @@ describe('mergeYamlFile: maps and lists', () => {
     const local = deploy('  template:\n    spec:\n      containers:\n      - name: app\n        args: [a, b, c]\n')
     const updated = deploy('  template:\n    spec:\n      containers:\n      - name: app\n        args: [a, x]\n')
     const result = merge(local, origin, updated)
-    expect(result.text).toBe(deploy('  template:\n    spec:\n      containers:\n      - name: app\n        args: [a, x]\n'))
+    expect(result.text).toBe(
+      deploy('  template:\n    spec:\n      containers:\n      - name: app\n        args: [a, x]\n'),
+    )
     expect(result.conflicts.map((c) => c.field)).toEqual(['spec.template.spec.containers[name=app].args'])
   })
 
@@ -86,7 +107,9 @@ describe('mergeYamlFile: maps and lists', () => {
 
   it('merges finalizers as a set', () => {
     const cm = (list: string) => `${head('c')}  finalizers:\n${list}`
-    expect(merge(cm('  - f1\n  - flocal\n'), cm('  - f1\n'), cm('  - f1\n  - fup\n')).text).toBe(cm('  - f1\n  - flocal\n  - fup\n'))
+    expect(merge(cm('  - f1\n  - flocal\n'), cm('  - f1\n'), cm('  - f1\n  - fup\n')).text).toBe(
+      cm('  - f1\n  - flocal\n  - fup\n'),
+    )
   })
 })
 
@@ -101,7 +124,9 @@ describe('mergeYamlFile: resources', () => {
 
   it('keeps a resource removed upstream that the downstream changed', () => {
     const changed = `${head('b')}data:\n  k: local\n`
-    expect(merge(`${a}---\n${changed}`, `${a}---\n${b}`, `${head('a')}data:\n  k: v2\n`).text).toBe(`${head('a')}data:\n  k: v2\n---\n${changed}`)
+    expect(merge(`${a}---\n${changed}`, `${a}---\n${b}`, `${head('a')}data:\n  k: v2\n`).text).toBe(
+      `${head('a')}data:\n  k: v2\n---\n${changed}`,
+    )
   })
 
   it('matches a resource renamed downstream by its kpt-merge comment', () => {
@@ -115,28 +140,40 @@ describe('mergeYamlFile: resources', () => {
 
   it('fails on two resources of one identity in a file', () => {
     const result = mergeYamlFile('f.yaml', `${a}---\n${a}`, a, b, 'upstream')
-    expect(result).toEqual({ ok: false, message: 'found duplicate "local" resources in file "f.yaml", please refer to "update" documentation for the fix' })
+    expect(result).toEqual({
+      ok: false,
+      message: 'found duplicate "local" resources in file "f.yaml", please refer to "update" documentation for the fix',
+    })
   })
 })
 
 describe('mergeYamlFile: layout of what upstream changed (kpt)', () => {
   it('takes an upstream change to the comment above the first key of a map, unless the downstream changed it', () => {
     const cm = (comment: string, k = 'v1') => `${head('c')}data:\n  # ${comment}\n  level: info\n  k: ${k}\n`
-    expect(merge(cm('log level'), cm('log level'), cm('log level, upstream', 'v2')).text).toBe(cm('log level, upstream', 'v2'))
-    expect(merge(cm('log level, local'), cm('log level'), cm('log level, upstream', 'v2')).text).toBe(cm('log level, local', 'v2'))
+    expect(merge(cm('log level'), cm('log level'), cm('log level, upstream', 'v2')).text).toBe(
+      cm('log level, upstream', 'v2'),
+    )
+    expect(merge(cm('log level, local'), cm('log level'), cm('log level, upstream', 'v2')).text).toBe(
+      cm('log level, local', 'v2'),
+    )
   })
 
   it('sets the key field last in an element re-added partially (deleted downstream, changed upstream)', () => {
-    const deploy = (containers: string) => `${head('web', 'Deployment', 'apps/v1')}spec:\n  template:\n    spec:\n      containers:\n${containers}`
+    const deploy = (containers: string) =>
+      `${head('web', 'Deployment', 'apps/v1')}spec:\n  template:\n    spec:\n      containers:\n${containers}`
     const c1 = (image: string) => `      - name: c1\n        image: ${image}\n`
     const c2 = '      - name: c2\n        image: img:1\n'
-    expect(merge(deploy(c2), deploy(c1('img:1') + c2), deploy(c1('img:2') + c2)).text).toBe(deploy(`${c2}      - image: img:2\n        name: c1\n`))
+    expect(merge(deploy(c2), deploy(c1('img:1') + c2), deploy(c1('img:2') + c2)).text).toBe(
+      deploy(`${c2}      - image: img:2\n        name: c1\n`),
+    )
   })
 
   it("replaces a list with upstream's as it is (key order kept), in the downstream's flow or block style", () => {
     const foo = (spec: string) => `${head('foo', 'Foo', 'example.com/v1')}spec:\n${spec}`
     const origin = foo('  labels: [app]\n  blocky:\n  - a\n  items:\n  - port: http\n    interval: 30s\n')
     const updated = foo('  labels:\n  - app\n  - tier\n  blocky: [a, b]\n  items:\n  - port: http\n    interval: 15s\n')
-    expect(merge(origin, origin, updated).text).toBe(foo('  labels: [app, tier]\n  blocky:\n  - a\n  - b\n  items:\n  - port: http\n    interval: 15s\n'))
+    expect(merge(origin, origin, updated).text).toBe(
+      foo('  labels: [app, tier]\n  blocky:\n  - a\n  - b\n  items:\n  - port: http\n    interval: 15s\n'),
+    )
   })
 })

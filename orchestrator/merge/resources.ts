@@ -31,7 +31,8 @@ export interface ResourceConflict extends FieldConflict {
 }
 
 /** The merged text of a file (undefined: the file goes away), its conflicts, or an error. */
-export type FileMerge = { ok: true; text: string | undefined; conflicts: ResourceConflict[] } | { ok: false; message: string }
+export type FileMerge =
+  { ok: true; text: string | undefined; conflicts: ResourceConflict[] } | { ok: false; message: string }
 
 type Source = 'local' | 'origin' | 'updated'
 
@@ -54,7 +55,13 @@ const merges = new LRUCache<string, FileMerge>({ max: 2_000 })
 const absent = '\u0000absent'
 
 /** Merges the three versions of the YAML file at `path` (undefined where a version lacks it). */
-export function mergeYamlFile(path: string, local: string | undefined, origin: string | undefined, updated: string | undefined, policy: ConflictPolicy): FileMerge {
+export function mergeYamlFile(
+  path: string,
+  local: string | undefined,
+  origin: string | undefined,
+  updated: string | undefined,
+  policy: ConflictPolicy,
+): FileMerge {
   // Upstream left the file alone: the downstream's file (or its deletion) stands.
   if (origin === updated) return { ok: true, text: local, conflicts: [] }
   const key = [policy, path, local ?? absent, origin ?? absent, updated ?? absent].join('\u0000')
@@ -65,7 +72,13 @@ export function mergeYamlFile(path: string, local: string | undefined, origin: s
   return merged.ok ? { ...merged, conflicts: [...merged.conflicts] } : merged
 }
 
-function mergeThreeVersions(path: string, local: string | undefined, origin: string | undefined, updated: string | undefined, policy: ConflictPolicy): FileMerge {
+function mergeThreeVersions(
+  path: string,
+  local: string | undefined,
+  origin: string | undefined,
+  updated: string | undefined,
+  policy: ConflictPolicy,
+): FileMerge {
   const read: Partial<Record<Source, Resource[]>> = {}
   for (const [source, text] of [
     ['local', local],
@@ -89,14 +102,23 @@ function mergeThreeVersions(path: string, local: string | undefined, origin: str
         byIdentity.set(resource.identity, tuple)
         tuples.push(tuple)
       }
-      if (tuple[source]) return { ok: false, message: `found duplicate ${JSON.stringify(source)} resources in file ${JSON.stringify(path)}, please refer to "update" documentation for the fix` }
+      if (tuple[source])
+        return {
+          ok: false,
+          message: `found duplicate ${JSON.stringify(source)} resources in file ${JSON.stringify(path)}, please refer to "update" documentation for the fix`,
+        }
       tuple[source] = resource
     }
   }
 
   const conflicts: ResourceConflict[] = []
   const out: { index: number; text: string }[] = []
-  const wide = sequenceStyle(origin !== undefined && updated !== undefined && sequenceStyle(origin) !== sequenceStyle(updated) ? updated : (local ?? updated ?? '')) === 'wide'
+  const wide =
+    sequenceStyle(
+      origin !== undefined && updated !== undefined && sequenceStyle(origin) !== sequenceStyle(updated)
+        ? updated
+        : (local ?? updated ?? ''),
+    ) === 'wide'
   let changed = false
   for (const { local: l, origin: o, updated: u } of tuples) {
     if (l && !u && !o) out.push({ index: l.index, text: l.text })
@@ -105,7 +127,8 @@ function mergeThreeVersions(path: string, local: string | undefined, origin: str
       changed = true
     } else if (!l || !u) {
       // Deleted upstream: gone unless the downstream changed it. Deleted downstream: stays deleted.
-      if (l && o && stringifyYamlDocument(l.doc) !== stringifyYamlDocument(o.doc)) out.push({ index: l.index, text: l.text })
+      if (l && o && stringifyYamlDocument(l.doc) !== stringifyYamlDocument(o.doc))
+        out.push({ index: l.index, text: l.text })
       else changed ||= l !== undefined
     } else {
       const before = stringifyYamlDocument(l.doc, { wide })
@@ -130,7 +153,10 @@ function mergeThreeVersions(path: string, local: string | undefined, origin: str
   return { ok: true, text: sorted.map((entry) => withNewline(entry.text)).join('---\n'), conflicts }
 }
 
-function readResources(path: string, text: string): { ok: true; resources: Resource[] } | { ok: false; message: string } {
+function readResources(
+  path: string,
+  text: string,
+): { ok: true; resources: Resource[] } | { ok: false; message: string } {
   const resources: Resource[] = []
   for (const { text: docText } of splitDocuments(text) ?? [{ separator: '', text }]) {
     if (isEmptyDocument(docText)) continue

@@ -61,7 +61,11 @@ export function listStrategy(apiVersion: string, kind: string, path: readonly st
   const parent = path.slice(0, -1)
   if (isPodSpec(kind, parent) && field in podSpecLists) return podSpecLists[field]!
   // A container: <pod spec>.containers.[] (or initContainers, ephemeralContainers).
-  if (parent.length >= 2 && parent[parent.length - 1] === '[]' && /^(containers|initContainers|ephemeralContainers)$/.test(parent[parent.length - 2]!)) {
+  if (
+    parent.length >= 2 &&
+    parent[parent.length - 1] === '[]' &&
+    /^(containers|initContainers|ephemeralContainers)$/.test(parent[parent.length - 2]!)
+  ) {
     if (isPodSpec(kind, parent.slice(0, -2)) && field in containerLists) return containerLists[field]!
   }
   return whole

@@ -42,7 +42,9 @@ export interface StrategyUnit {
  * the package around it, as in kpt). A strategy kpt does not know is an error
  * in kpt's words.
  */
-export function strategyUnits(local: PackageFiles): { ok: true; units: StrategyUnit[] } | { ok: false; message: string } {
+export function strategyUnits(
+  local: PackageFiles,
+): { ok: true; units: StrategyUnit[] } | { ok: false; message: string } {
   const units: StrategyUnit[] = []
   for (const dir of packageDirectories(local)) {
     const file = local.get(dir === '' ? 'Kptfile' : `${dir}/Kptfile`)!
@@ -50,7 +52,8 @@ export function strategyUnits(local: PackageFiles): { ok: true; units: StrategyU
     const upstream = decoded.ok ? decoded.value.upstream : undefined
     if (dir !== '' && !upstream) continue
     const strategy = upstream?.updateStrategy || 'resource-merge'
-    if (!strategies.includes(strategy)) return { ok: false, message: `${dir || '.'}: unrecognized update strategy ${strategy}` }
+    if (!strategies.includes(strategy))
+      return { ok: false, message: `${dir || '.'}: unrecognized update strategy ${strategy}` }
     units.push({ dir, strategy: strategy as UpdateStrategy, nested: [] })
   }
   if (!units.some((u) => u.dir === '')) units.unshift({ dir: '', strategy: 'resource-merge', nested: [] })
@@ -61,7 +64,8 @@ export function strategyUnits(local: PackageFiles): { ok: true; units: StrategyU
 /** The unit a path belongs to: the innermost one around it. */
 export function unitOf(path: string, units: readonly StrategyUnit[]): StrategyUnit {
   let best = units.find((u) => u.dir === '')!
-  for (const unit of units) if (unit.dir !== '' && path.startsWith(`${unit.dir}/`) && unit.dir.length > best.dir.length) best = unit
+  for (const unit of units)
+    if (unit.dir !== '' && path.startsWith(`${unit.dir}/`) && unit.dir.length > best.dir.length) best = unit
   return best
 }
 
@@ -91,7 +95,8 @@ export function fastForwardRefusal(unit: StrategyUnit, changed: readonly string[
  * so it could never fast-forward a deployment package.
  */
 export function localChanges(unit: StrategyUnit, local: PackageFiles, origin: PackageFiles): string[] {
-  const inUnit = (path: string) => (unit.dir === '' || path.startsWith(`${unit.dir}/`)) && !unit.nested.some((dir) => path.startsWith(`${dir}/`))
+  const inUnit = (path: string) =>
+    (unit.dir === '' || path.startsWith(`${unit.dir}/`)) && !unit.nested.some((dir) => path.startsWith(`${dir}/`))
   const originPaths = [...origin.keys()].filter(inUnit)
   if (originPaths.length === 0) return []
   const rootKptfile = unit.dir === '' ? 'Kptfile' : `${unit.dir}/Kptfile`
@@ -115,7 +120,8 @@ function sameKptfile(local: PackageFile, origin: PackageFile, isRoot: boolean): 
   if (!l.ok || !o.ok) return local.content.equals(origin.content)
   const comparable = (value: Record<string, unknown>) => {
     const { upstream: _u, upstreamLock: _l, ...rest } = value
-    if (isRoot && typeof rest['metadata'] === 'object' && rest['metadata'] !== null) rest['metadata'] = { ...rest['metadata'], name: '' }
+    if (isRoot && typeof rest['metadata'] === 'object' && rest['metadata'] !== null)
+      rest['metadata'] = { ...rest['metadata'], name: '' }
     return JSON.stringify(rest)
   }
   return comparable(kptfileValue(l.value)) === comparable(kptfileValue(o.value))
@@ -127,7 +133,10 @@ function isDefaultKptfile(file: PackageFile): boolean {
   if (!decoded.ok) return false
   const { upstream: _u, upstreamLock: _l, ...rest } = kptfileValue(decoded.value)
   const metadata = rest['metadata'] as Record<string, unknown> | undefined
-  return Object.keys(rest).every((key) => ['apiVersion', 'kind', 'metadata'].includes(key)) && Object.keys(metadata ?? {}).every((key) => key === 'name')
+  return (
+    Object.keys(rest).every((key) => ['apiVersion', 'kind', 'metadata'].includes(key)) &&
+    Object.keys(metadata ?? {}).every((key) => key === 'name')
+  )
 }
 
 /** A package's own package-context.yaml (the root's or a subpackage's). */
@@ -150,7 +159,9 @@ function isGeneratedPackageContext(file: PackageFile): boolean {
     metadata['name'] === 'kptfile.kpt.dev' &&
     Object.keys(value).every((key) => ['apiVersion', 'kind', 'metadata', 'data'].includes(key)) &&
     Object.keys(metadata).every((key) => ['name', 'annotations'].includes(key)) &&
-    Object.keys(annotations).every((key) => ['config.kubernetes.io/local-config', 'internal.kpt.dev/upstream-identifier'].includes(key)) &&
+    Object.keys(annotations).every((key) =>
+      ['config.kubernetes.io/local-config', 'internal.kpt.dev/upstream-identifier'].includes(key),
+    ) &&
     Object.keys(data).length === 1 &&
     typeof data['name'] === 'string'
   )

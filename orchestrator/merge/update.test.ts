@@ -3,11 +3,16 @@ import type { PackageFiles } from '../package/files.js'
 import { updatePackage } from './update.js'
 import type { UpdateInput } from './update.js'
 
-const files = (tree: Record<string, string>): PackageFiles => new Map(Object.entries(tree).map(([path, text]) => [path, textFile(text)]))
+const files = (tree: Record<string, string>): PackageFiles =>
+  new Map(Object.entries(tree).map(([path, text]) => [path, textFile(text)]))
 const texts = (pkg: PackageFiles) => Object.fromEntries([...pkg].map(([path, file]) => [path, fileText(file)]))
 
 const upstream = { repo: 'file:///repos/blueprints', directory: '/nginx', ref: 'nginx/v2' }
-const input = (local: Record<string, string>, origin: Record<string, string>, updated: Record<string, string>): UpdateInput => ({
+const input = (
+  local: Record<string, string>,
+  origin: Record<string, string>,
+  updated: Record<string, string>,
+): UpdateInput => ({
   local: files(local),
   origin: files(origin),
   updated: files(updated),
@@ -16,12 +21,16 @@ const input = (local: Record<string, string>, origin: Record<string, string>, up
   upstreamLock: { ...upstream, commit: 'c2' },
 })
 
-const kptfile = (mutators: string, extra = '') => `apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: nginx\n${extra}pipeline:\n  mutators:\n${mutators}`
+const kptfile = (mutators: string, extra = '') =>
+  `apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: nginx\n${extra}pipeline:\n  mutators:\n${mutators}`
 
 describe('updatePackage', () => {
   it('keys unnamed functions by image without tag, and sets upstream and upstreamLock', () => {
     const origin = kptfile('    - image: set-labels:v0.1\n      configMap:\n        a: "1"\n')
-    const local = kptfile('    - image: set-labels:v0.1\n      configMap:\n        a: "1"\n    - image: local-fn:v1\n', 'upstream:\n  type: git\n')
+    const local = kptfile(
+      '    - image: set-labels:v0.1\n      configMap:\n        a: "1"\n    - image: local-fn:v1\n',
+      'upstream:\n  type: git\n',
+    )
     const updated = kptfile('    - image: set-labels:v0.2\n      configMap:\n        a: "2"\n    - image: up-fn:v1\n')
     const result = updatePackage(input({ Kptfile: local }, { Kptfile: origin }, { Kptfile: updated }))
     expect(result.ok).toBe(true)
@@ -63,11 +72,18 @@ pipeline:
         { 'README.md': 'r2\n', 'NOTES.txt': 'n2\n', 'back.txt': 'b\n', 'new.txt': 'new\n' },
       ),
     )
-    expect(texts(result.files)).toEqual({ 'NOTES.txt': 'n2\n', 'README.md': 'local\n', 'back.txt': 'b\n', 'mine.txt': 'm\n', 'new.txt': 'new\n' })
+    expect(texts(result.files)).toEqual({
+      'NOTES.txt': 'n2\n',
+      'README.md': 'local\n',
+      'back.txt': 'b\n',
+      'mine.txt': 'm\n',
+      'new.txt': 'new\n',
+    })
   })
 
   it('marks every resource with its upstream identity, the package context included', () => {
-    const context = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: kptfile.kpt.dev\n  annotations:\n    config.kubernetes.io/local-config: "true"\ndata:\n  name: edge-01\n'
+    const context =
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: kptfile.kpt.dev\n  annotations:\n    config.kubernetes.io/local-config: "true"\ndata:\n  name: edge-01\n'
     const result = updatePackage(input({ 'package-context.yaml': context }, {}, {}))
     expect(texts(result.files)['package-context.yaml']).toBe(
       'apiVersion: v1\nkind: ConfigMap\nmetadata: # kpt-merge: /kptfile.kpt.dev\n  name: kptfile.kpt.dev\n  annotations:\n    config.kubernetes.io/local-config: "true"\n    internal.kpt.dev/upstream-identifier: \'|ConfigMap|default|kptfile.kpt.dev\'\ndata:\n  name: edge-01\n',
@@ -77,9 +93,22 @@ pipeline:
   it("fails without changing anything on a conflict under onConflict 'fail'", () => {
     const cm = (v: string) =>
       `apiVersion: v1\nkind: ConfigMap\nmetadata: # kpt-merge: /c\n  name: c\n  annotations:\n    internal.kpt.dev/upstream-identifier: '|ConfigMap|default|c'\ndata:\n  k: ${v}\n`
-    const result = updatePackage({ ...input({ 'c.yaml': cm('local') }, { 'c.yaml': cm('v1') }, { 'c.yaml': cm('v2') }), onConflict: 'fail' })
+    const result = updatePackage({
+      ...input({ 'c.yaml': cm('local') }, { 'c.yaml': cm('v1') }, { 'c.yaml': cm('v2') }),
+      onConflict: 'fail',
+    })
     expect(result.ok).toBe(false)
-    expect(result.conflicts).toEqual([{ file: 'c.yaml', resource: 'ConfigMap c', field: 'data.k', origin: 'v1', local: 'local', upstream: 'v2', resolution: 'fail' }])
+    expect(result.conflicts).toEqual([
+      {
+        file: 'c.yaml',
+        resource: 'ConfigMap c',
+        field: 'data.k',
+        origin: 'v1',
+        local: 'local',
+        upstream: 'v2',
+        resolution: 'fail',
+      },
+    ])
     expect(texts(result.files)).toEqual({ 'c.yaml': cm('local') })
   })
 

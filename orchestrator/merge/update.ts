@@ -111,13 +111,16 @@ export function updatePackage(input: UpdateInput): UpdateResult {
       if (!merged.ok) errors.push(merged.message)
       else {
         if (merged.file) out.set(path, merged.file)
-        conflicts.push(...merged.conflicts.map((c) => ({ ...c, file: path, resource: 'Kptfile', resolution: onConflict })))
+        conflicts.push(
+          ...merged.conflicts.map((c) => ({ ...c, file: path, resource: 'Kptfile', resolution: onConflict })),
+        )
       }
     } else if (isResourceFile(path)) {
       const merged = mergeYamlFile(path, l && fileText(l), o && fileText(o), u && fileText(u), onConflict)
       if (!merged.ok) errors.push(`${path}: ${merged.message.replace(`${path}: `, '')}`)
       else {
-        if (merged.text !== undefined) out.set(path, l && merged.text === fileText(l) ? l : textFile(merged.text, (l ?? u)?.executable))
+        if (merged.text !== undefined)
+          out.set(path, l && merged.text === fileText(l) ? l : textFile(merged.text, (l ?? u)?.executable))
         conflicts.push(...merged.conflicts.map((c) => ({ ...c, resolution: onConflict })))
       }
     } else {
@@ -125,7 +128,8 @@ export function updatePackage(input: UpdateInput): UpdateResult {
       if (kept) out.set(path, kept)
     }
   }
-  if (errors.length > 0 || (onConflict === 'fail' && conflicts.length > 0)) return { ok: false, files: local, conflicts, errors }
+  if (errors.length > 0 || (onConflict === 'fail' && conflicts.length > 0))
+    return { ok: false, files: local, conflicts, errors }
   markResources(out, isResourceFile)
   return { ok: true, files: sortedFiles(out), conflicts, errors }
 }
@@ -171,7 +175,8 @@ function takeUpstream(
     const dir = path.slice(0, -'package-context.yaml'.length)
     const kptfile = input.local.get(`${dir}Kptfile`)
     const decoded = kptfile && decodeKptfile(fileText(kptfile))
-    if (decoded && decoded.ok) return { ok: true, file: textFile(packageContextText(decoded.value.metadata?.name ?? '')) }
+    if (decoded && decoded.ok)
+      return { ok: true, file: textFile(packageContextText(decoded.value.metadata?.name ?? '')) }
   }
   return { ok: true, file: updated }
 }
@@ -182,23 +187,45 @@ function newUpstream(input: UpdateInput, strategy: string | undefined): NonNulla
 }
 
 /** kpt's `ReplaceNonKRMFiles`: paths holding `.git` are never touched. */
-function otherFile(path: string, local?: PackageFile, origin?: PackageFile, updated?: PackageFile): PackageFile | undefined {
+function otherFile(
+  path: string,
+  local?: PackageFile,
+  origin?: PackageFile,
+  updated?: PackageFile,
+): PackageFile | undefined {
   if (path.includes('.git')) return local
   if (local === undefined) return origin !== undefined || updated !== undefined ? updated : undefined
   if (origin === undefined || !sameFile(local, origin)) return local
   return updated
 }
 
-type KptfileResult = { ok: true; file: PackageFile | undefined; conflicts: { field: string; origin?: string; local?: string; upstream?: string }[] } | { ok: false; message: string }
+type KptfileResult =
+  | {
+      ok: true
+      file: PackageFile | undefined
+      conflicts: { field: string; origin?: string; local?: string; upstream?: string }[]
+    }
+  | { ok: false; message: string }
 
-function mergeKptfile(path: string, local: PackageFile | undefined, origin: PackageFile | undefined, updated: PackageFile | undefined, input: UpdateInput): KptfileResult {
+function mergeKptfile(
+  path: string,
+  local: PackageFile | undefined,
+  origin: PackageFile | undefined,
+  updated: PackageFile | undefined,
+  input: UpdateInput,
+): KptfileResult {
   const root = path === 'Kptfile'
   if (local === undefined) {
     // A subpackage added upstream is copied; one deleted downstream stays deleted.
     return { ok: true, file: !root && origin === undefined ? updated : undefined, conflicts: [] }
   }
   if (updated === undefined && !root) return { ok: true, file: local, conflicts: [] }
-  const merged = mergeKptfiles(fileText(local), origin && fileText(origin), updated ? fileText(updated) : 'apiVersion: kpt.dev/v1\nkind: Kptfile\n', input.onConflict)
+  const merged = mergeKptfiles(
+    fileText(local),
+    origin && fileText(origin),
+    updated ? fileText(updated) : 'apiVersion: kpt.dev/v1\nkind: Kptfile\n',
+    input.onConflict,
+  )
   if (!merged.ok) return { ok: false, message: `${path}: ${merged.message}` }
   const kptfile: KptfileStruct = merged.kptfile
   if (root) {
@@ -228,7 +255,12 @@ function keepLayout(localText: string, kptfile: KptfileStruct): string {
     const root = reconcileNode(doc.contents, value)
     // A top-level field new to the downstream (upstreamLock after an adoption) goes where the struct has it.
     const order = Object.keys(value)
-    if (isMap(root)) root.items.sort((a, b) => order.indexOf(String((a.key as { value?: unknown }).value)) - order.indexOf(String((b.key as { value?: unknown }).value)))
+    if (isMap(root))
+      root.items.sort(
+        (a, b) =>
+          order.indexOf(String((a.key as { value?: unknown }).value)) -
+          order.indexOf(String((b.key as { value?: unknown }).value)),
+      )
     doc.contents = root as typeof doc.contents
     return stringifyYamlDocument(doc, { wide: sequenceStyle(localText) === 'wide' })
   } catch {
@@ -245,7 +277,11 @@ function markResources(files: Map<string, PackageFile>, isResourceFile: (path: s
     if (!docs) continue
     let changed = false
     const out = docs.map(({ separator, text: docText }) => {
-      if (isEmptyDocument(docText) || (docText.includes('kpt-merge:') && docText.includes(upstreamIdentifierAnnotation))) return separator + docText
+      if (
+        isEmptyDocument(docText) ||
+        (docText.includes('kpt-merge:') && docText.includes(upstreamIdentifierAnnotation))
+      )
+        return separator + docText
       let doc
       try {
         doc = parseYamlDocument(docText, path)

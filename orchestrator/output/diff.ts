@@ -20,8 +20,19 @@ function fileDiff(path: string, a: PackageFile | undefined, b: PackageFile | und
   const from = a ? `a/${path}` : '/dev/null'
   const to = b ? `b/${path}` : '/dev/null'
   if ((a && isBinary(a)) || (b && isBinary(b))) return `--- ${from}\n+++ ${to}\nBinary files differ\n`
-  const mode = a && b && Boolean(a.executable) !== Boolean(b.executable) ? `old mode ${a.executable ? '100755' : '100644'}\nnew mode ${b.executable ? '100755' : '100644'}\n` : ''
-  const patch = createTwoFilesPatch(from, to, a ? a.content.toString('utf8') : '', b ? b.content.toString('utf8') : '', '', '', { context: 3 })
+  const mode =
+    a && b && Boolean(a.executable) !== Boolean(b.executable)
+      ? `old mode ${a.executable ? '100755' : '100644'}\nnew mode ${b.executable ? '100755' : '100644'}\n`
+      : ''
+  const patch = createTwoFilesPatch(
+    from,
+    to,
+    a ? a.content.toString('utf8') : '',
+    b ? b.content.toString('utf8') : '',
+    '',
+    '',
+    { context: 3 },
+  )
   // Drop the library's `====` line and the tab it leaves after empty headers.
   const body = patch
     .split('\n')

@@ -41,7 +41,8 @@ export function recordFailures(cacheDir: string, key: string, report: RunReport,
   const before = JSON.stringify(failures)
   for (const v of report.variants) {
     if (v.status !== 'failed') delete failures[v.subject]
-    else if (JSON.stringify(failures[v.subject]?.reasons) !== JSON.stringify(v.reasons)) failures[v.subject] = { time: time.toISOString(), reasons: v.reasons }
+    else if (JSON.stringify(failures[v.subject]?.reasons) !== JSON.stringify(v.reasons))
+      failures[v.subject] = { time: time.toISOString(), reasons: v.reasons }
   }
   if (JSON.stringify(failures) === before) return
   const file = recordPath(cacheDir, key)

@@ -3,7 +3,13 @@
  * CustomResourceDefinitions (the APIs it serves), each annotated with the
  * path of its (sub)package, which is how the check tells packages apart.
  */
-import { installedPackageKind, isCustomResourceDefinition, isDependencyKind, packageManifestKind, readPackageManifest } from '../../functions/api/dependencies.js'
+import {
+  installedPackageKind,
+  isCustomResourceDefinition,
+  isDependencyKind,
+  packageManifestKind,
+  readPackageManifest,
+} from '../../functions/api/dependencies.js'
 import type { PackageManifest } from '../../functions/api/dependencies.js'
 import { KubeObject, packagePathAnnotation } from '../../functions/krm/index.js'
 import type { PackageFiles } from './files.js'
@@ -27,7 +33,9 @@ export function isInstalledPackage(object: KubeObject): boolean {
  */
 export function dependencyObjects(codec: ResourceCodec, files: PackageFiles, root: string): KubeObject[] {
   const dirs = packageDirectories(files)
-  const candidates = new Map([...files].filter(([path, file]) => /(^|\/)\.krmignore$/.test(path) || mayDeclareDependencies(file.content)))
+  const candidates = new Map(
+    [...files].filter(([path, file]) => /(^|\/)\.krmignore$/.test(path) || mayDeclareDependencies(file.content)),
+  )
   if (![...candidates.values()].some((file) => mayDeclareDependencies(file.content))) return []
   return codec
     .read(candidates, { style: 'eval' }, dirs)
@@ -54,6 +62,10 @@ export function rootManifest(objects: readonly KubeObject[], root: string): Pack
 const declaresDependencies = new WeakMap<Buffer, boolean>()
 function mayDeclareDependencies(content: Buffer): boolean {
   let answer = declaresDependencies.get(content)
-  if (answer === undefined) declaresDependencies.set(content, (answer = content.includes('PackageManifest') || content.includes('CustomResourceDefinition')))
+  if (answer === undefined)
+    declaresDependencies.set(
+      content,
+      (answer = content.includes('PackageManifest') || content.includes('CustomResourceDefinition')),
+    )
   return answer
 }

@@ -49,7 +49,10 @@ export function readPackageRecord(files: PackageFiles): PackageRecord {
     return {}
   }
   const record: PackageRecord = {}
-  const k = (value ?? {}) as { metadata?: { annotations?: Record<string, unknown> }; upstreamLock?: { git?: Record<string, unknown> } }
+  const k = (value ?? {}) as {
+    metadata?: { annotations?: Record<string, unknown> }
+    upstreamLock?: { git?: Record<string, unknown> }
+  }
   const annotations = k.metadata?.annotations ?? {}
   const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined)
   const owner = str(annotations[ownerAnnotation])
@@ -61,13 +64,21 @@ export function readPackageRecord(files: PackageFiles): PackageRecord {
   if (annotations[installedAsDependencyAnnotation] === 'true') record.installedAsDependency = true
   const git = k.upstreamLock?.git
   if (git && str(git['commit'])) {
-    record.lock = { repo: String(git['repo'] ?? ''), directory: String(git['directory'] ?? ''), ref: String(git['ref'] ?? ''), commit: String(git['commit']) }
+    record.lock = {
+      repo: String(git['repo'] ?? ''),
+      directory: String(git['directory'] ?? ''),
+      ref: String(git['ref'] ?? ''),
+      commit: String(git['commit']),
+    }
   }
   return record
 }
 
 /** Records the owner on the root Kptfile item. */
-export function recordOwner(kptfile: KubeObject, owner: { key: string; set?: string; deletionPolicy: 'delete' | 'orphan' }): void {
+export function recordOwner(
+  kptfile: KubeObject,
+  owner: { key: string; set?: string; deletionPolicy: 'delete' | 'orphan' },
+): void {
   kptfile.setAnnotation(ownerAnnotation, owner.key)
   if (owner.set) kptfile.setAnnotation(ownerSetAnnotation, owner.set)
   else kptfile.removeAnnotation(ownerSetAnnotation)
@@ -92,9 +103,13 @@ export function orphanPackage(files: PackageFiles): PackageFiles {
   const doc = parseYamlDocument(text, 'Kptfile')
   const annotations = doc.getIn(['metadata', 'annotations'], true)
   if (!isMap(annotations)) return files
-  for (const key of [ownerAnnotation, ownerSetAnnotation, deletionPolicyAnnotation, installedAsDependencyAnnotation]) annotations.delete(key)
+  for (const key of [ownerAnnotation, ownerSetAnnotation, deletionPolicyAnnotation, installedAsDependencyAnnotation])
+    annotations.delete(key)
   if (annotations.items.length === 0) doc.deleteIn(['metadata', 'annotations'])
   const out = new Map(files)
-  out.set('Kptfile', { ...kptfile, content: Buffer.from(stringifyYamlDocument(doc, { wide: sequenceStyle(text) === 'wide' }), 'utf8') })
+  out.set('Kptfile', {
+    ...kptfile,
+    content: Buffer.from(stringifyYamlDocument(doc, { wide: sequenceStyle(text) === 'wide' }), 'utf8'),
+  })
   return out
 }

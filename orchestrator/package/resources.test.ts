@@ -72,7 +72,9 @@ describe('ResourceCodec', () => {
     web!.setLabel('tier', 'front')
     const out = texts(codec.write(resources, resources.items, files))
     expect(out['cms.yaml']).toBe(multi.replace('k: v # keep', 'k: w # keep'))
-    expect(out['deploy.yaml']).toBe(deployment.replace('  name: web # the name\n', '  name: web # the name\n  labels:\n    tier: front\n'))
+    expect(out['deploy.yaml']).toBe(
+      deployment.replace('  name: web # the name\n', '  name: web # the name\n  labels:\n    tier: front\n'),
+    )
     expect(out['Kptfile']).toBe(kptfile)
   })
 
@@ -134,11 +136,18 @@ describe('ResourceCodec', () => {
     const resources = codec.read(files)
     const [kpt, a, b, web] = resources.items
     b!.set(['data'], { k: 'b' })
-    expect(texts(codec.write(resources, [web!, b!, a!, kpt!], files))).toEqual({ ...texts(files), 'cms.yaml': `${multi}data:\n  k: b\n` })
+    expect(texts(codec.write(resources, [web!, b!, a!, kpt!], files))).toEqual({
+      ...texts(files),
+      'cms.yaml': `${multi}data:\n  k: b\n`,
+    })
   })
 
   test('never drops a document that is not a KRM object: its file stays, and its slot survives edits and removals around it', () => {
-    const withValues = pkg({ Kptfile: kptfile, 'values.yaml': 'foo: bar\n', 'mixed.yaml': `${multi}---\nfoo: bar # not KRM\n` })
+    const withValues = pkg({
+      Kptfile: kptfile,
+      'values.yaml': 'foo: bar\n',
+      'mixed.yaml': `${multi}---\nfoo: bar # not KRM\n`,
+    })
     const codec = new ResourceCodec()
     const resources = codec.read(withValues)
     expect(resources.notKrm.map((n) => n.path)).toEqual(['mixed.yaml', 'values.yaml'])
@@ -154,11 +163,19 @@ describe('ResourceCodec', () => {
     expect(b!.name).toBe('b')
 
     const emptied = codec.read(withValues)
-    expect(texts(codec.write(emptied, [emptied.items[0]!], withValues))).toEqual({ ...texts(withValues), 'mixed.yaml': 'foo: bar # not KRM\n' })
+    expect(texts(codec.write(emptied, [emptied.items[0]!], withValues))).toEqual({
+      ...texts(withValues),
+      'mixed.yaml': 'foo: bar # not KRM\n',
+    })
   })
 
   test('skips files the package .krmignore lists and reports documents that are not KRM', () => {
-    const withIgnore = pkg({ Kptfile: kptfile, '.krmignore': 'cluster/\n', 'cluster/cm.yaml': multi, 'values.yaml': 'foo: bar\n' })
+    const withIgnore = pkg({
+      Kptfile: kptfile,
+      '.krmignore': 'cluster/\n',
+      'cluster/cm.yaml': multi,
+      'values.yaml': 'foo: bar\n',
+    })
     const resources = new ResourceCodec().read(withIgnore)
     expect(resources.items.map((i) => i.path)).toEqual(['Kptfile'])
     expect(resources.notKrm).toEqual([{ path: 'values.yaml', message: 'values.yaml: resource must have `apiVersion`' }])

@@ -13,7 +13,15 @@
  */
 import { isMap, isScalar } from 'yaml'
 import { LRUCache } from 'lru-cache'
-import { indexAnnotation, KubeObject, legacyIndexAnnotation, legacyPathAnnotation, packagePathAnnotation, parseYamlDocument, pathAnnotation } from '../../functions/krm/index.js'
+import {
+  indexAnnotation,
+  KubeObject,
+  legacyIndexAnnotation,
+  legacyPathAnnotation,
+  packagePathAnnotation,
+  parseYamlDocument,
+  pathAnnotation,
+} from '../../functions/krm/index.js'
 import { isEmptyDocument, joinDocuments, sequenceStyle, splitDocuments } from './documents.js'
 import type { DocumentText } from './documents.js'
 import { fileText, owningPackage, packageDirectories, textFile } from './files.js'
@@ -66,7 +74,8 @@ interface FileLayout {
  * document that recurs (a blueprint's, in every variant), so it is found out
  * on the second use; `uses` counts them.
  */
-type Prepared = { ok: true; chunk: string; wide: boolean; normal?: boolean; uses: number } | { ok: false; message: string }
+type Prepared =
+  { ok: true; chunk: string; wide: boolean; normal?: boolean; uses: number } | { ok: false; message: string }
 
 const resourceFile = /(^|\/)(Kptfile|[^/]*\.(ya?ml|json))$/
 
@@ -96,14 +105,19 @@ export class ResourceCodec {
    * `.krmignore` is honoured per package; `packages` (the package directories)
    * is needed only when `files` is a part of a package without its Kptfiles.
    */
-  read(files: PackageFiles, pathStyle: PathStyle = { style: 'eval' }, packages: readonly string[] = packageDirectories(files)): PackageResources {
+  read(
+    files: PackageFiles,
+    pathStyle: PathStyle = { style: 'eval' },
+    packages: readonly string[] = packageDirectories(files),
+  ): PackageResources {
     const ignored = krmIgnoreFilter(files, packages)
     const resources: PackageResources = { items: [], notKrm: [], origins: new Map(), layouts: new Map(), pathStyle }
     for (const [path, file] of [...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
       if (!isResourceFile(path) || ignored(path)) continue
       const pkg = owningPackage(path, packages)
       const itemPath = pathStyle.style === 'render' && pkg !== '' ? path.slice(pkg.length + 1) : path
-      const packagePath = pathStyle.style === 'render' ? (pkg === '' ? pathStyle.root : `${pathStyle.root}/${pkg}`) : undefined
+      const packagePath =
+        pathStyle.style === 'render' ? (pkg === '' ? pathStyle.root : `${pathStyle.root}/${pkg}`) : undefined
       const layout = this.#readFile(file, itemPath, packagePath)
       resources.layouts.set(path, layout)
       layout.prepared.forEach((doc, slot) => {
@@ -153,11 +167,14 @@ export class ResourceCodec {
         }
       } else if (keptAsRead(layout, entries)) continue
       const text = rebuildFile(layout, entries ?? [])
-      if (text !== joinDocuments(layout.docs)) out.set(path, { ...files.get(path)!, content: Buffer.from(text, 'utf8') })
+      if (text !== joinDocuments(layout.docs))
+        out.set(path, { ...files.get(path)!, content: Buffer.from(text, 'utf8') })
     }
     for (const [path, entries] of placed) {
       const existing = files.get(path)
-      const text = joinDocuments(sortEntries(entries).map((e, i) => ({ separator: i === 0 ? '' : '---\n', text: e.text })))
+      const text = joinDocuments(
+        sortEntries(entries).map((e, i) => ({ separator: i === 0 ? '' : '---\n', text: e.text })),
+      )
       out.set(path, existing ? { ...existing, content: Buffer.from(text, 'utf8') } : textFile(text))
     }
     return new Map([...out].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
@@ -247,7 +264,8 @@ function itemText(item: KubeObject, origin: ItemOrigin | undefined, resources: P
   const original = resources.layouts.get(origin.file)!.docs[origin.slot]!.text
   if (item.unparsedText === origin.chunk) return original
   const prepared = origin.prepared
-  if (prepared.normal === undefined && prepared.uses > 1) prepared.normal = printDocument(KubeObject.fromItemSource(prepared.chunk, 0), prepared.wide) === original
+  if (prepared.normal === undefined && prepared.uses > 1)
+    prepared.normal = printDocument(KubeObject.fromItemSource(prepared.chunk, 0), prepared.wide) === original
   if (prepared.normal) return printDocument(item, prepared.wide)
   return item.toItemText() === origin.chunk ? original : printDocument(item, prepared.wide)
 }
@@ -258,7 +276,14 @@ function itemText(item: KubeObject, origin: ItemOrigin | undefined, resources: P
  * the items it is given.
  */
 function printDocument(item: KubeObject, wide: boolean): string {
-  for (const key of [pathAnnotation, legacyPathAnnotation, indexAnnotation, legacyIndexAnnotation, packagePathAnnotation]) item.removeAnnotation(key)
+  for (const key of [
+    pathAnnotation,
+    legacyPathAnnotation,
+    indexAnnotation,
+    legacyIndexAnnotation,
+    packagePathAnnotation,
+  ])
+    item.removeAnnotation(key)
   const annotations = item.getNode(['metadata', 'annotations'])
   if (isMap(annotations) && annotations.items.length === 0) item.remove(['metadata', 'annotations'])
   return item.toYaml({ wide })
@@ -292,7 +317,10 @@ function keptAsRead(layout: FileLayout, entries: readonly { text: string; slot?:
 }
 
 /** The file's documents with each original slot replaced by its item's text, removed items dropped and new items appended. */
-function rebuildFile(layout: FileLayout, entries: { index: number; order: number; text: string; slot?: number }[]): string {
+function rebuildFile(
+  layout: FileLayout,
+  entries: { index: number; order: number; text: string; slot?: number }[],
+): string {
   const bySlot = new Map<number, string>()
   const extra: { index: number; order: number; text: string }[] = []
   for (const e of entries) {
@@ -306,7 +334,8 @@ function rebuildFile(layout: FileLayout, entries: { index: number; order: number
     else if (bySlot.has(slot)) docs.push({ separator: doc.separator, text: bySlot.get(slot)! })
   })
   for (const e of sortEntries(extra)) docs.push({ separator: '---\n', text: e.text })
-  if (docs.length > 0 && docs[0]!.separator === '---\n' && layout.docs[0]!.separator === '') docs[0] = { ...docs[0]!, separator: '' }
+  if (docs.length > 0 && docs[0]!.separator === '---\n' && layout.docs[0]!.separator === '')
+    docs[0] = { ...docs[0]!, separator: '' }
   return ensureSeparated(docs)
 }
 

@@ -11,7 +11,19 @@ import yaml from 'highlight.js/lib/languages/yaml'
 import { Diff2HtmlUI } from 'diff2html/lib-esm/ui/js/diff2html-ui-base.js'
 import { pageStates, stateDescriptions } from './types.js'
 import type { PageModel, PageState, PageVariant } from './types.js'
-import { buildMatrix, cellState, cellText, countStates, defaultColumns, filterVariants, graphGeometry, labelOptions, layoutGraph, rowWindow, searchIndex } from './view.js'
+import {
+  buildMatrix,
+  cellState,
+  cellText,
+  countStates,
+  defaultColumns,
+  filterVariants,
+  graphGeometry,
+  labelOptions,
+  layoutGraph,
+  rowWindow,
+  searchIndex,
+} from './view.js'
 import type { ColumnsBy, Filter, Matrix } from './view.js'
 
 hljs.registerLanguage('yaml', yaml)
@@ -43,7 +55,11 @@ function readJson<T>(id: string): T {
   return JSON.parse(document.getElementById(id)!.textContent) as T
 }
 
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: (Node | string)[]): HTMLElementTagNameMap[K] {
+function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, string> = {},
+  ...children: (Node | string)[]
+): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag)
   for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v)
   node.append(...children)
@@ -60,10 +76,14 @@ function update(): void {
     chip.hidden = counts[state] === 0 && !filter.states.has(state)
     chip.setAttribute('aria-pressed', String(filter.states.has(state)))
   }
-  $('shown').textContent = `${ids.length} of ${variants.length} package(s) in ${new Set(ids.map((i) => variants[i]!.repo)).size} repositories`
+  $('shown').textContent =
+    `${ids.length} of ${variants.length} package(s) in ${new Set(ids.map((i) => variants[i]!.repo)).size} repositories`
   matrix = buildMatrix(variants, ids, columnsBy)
   const head = $('matrix-head')
-  head.replaceChildren(el('div', { class: 'repo' }, columnsBy === 'set' ? 'repository \\ set' : 'repository \\ package'), ...matrix.columns.map((c) => el('div', { class: 'col', title: c }, c)))
+  head.replaceChildren(
+    el('div', { class: 'repo' }, columnsBy === 'set' ? 'repository \\ set' : 'repository \\ package'),
+    ...matrix.columns.map((c) => el('div', { class: 'col', title: c }, c)),
+  )
   $('matrix-body').style.height = `${matrix.rows.length * rowHeight}px`
   drawRows()
 }
@@ -80,11 +100,20 @@ function drawRows(): void {
       if (!state) return el('div', { class: 'cell empty' })
       return el(
         'button',
-        { class: `cell s-${state}`, 'data-ids': ids.join(','), title: ids.map((i) => `${variants[i]!.subject}: ${variants[i]!.state}`).join('\n') },
+        {
+          class: `cell s-${state}`,
+          'data-ids': ids.join(','),
+          title: ids.map((i) => `${variants[i]!.subject}: ${variants[i]!.state}`).join('\n'),
+        },
         cellText(variants as PageVariant[], ids),
       )
     })
-    const line = el('div', { class: 'row', role: 'row' }, el('div', { class: 'repo', title: row.repo }, row.repo), ...cells)
+    const line = el(
+      'div',
+      { class: 'row', role: 'row' },
+      el('div', { class: 'repo', title: row.repo }, row.repo),
+      ...cells,
+    )
     line.style.transform = `translateY(${r * rowHeight}px)`
     rows.push(line)
   }
@@ -97,7 +126,17 @@ function showCell(ids: number[]): void {
   const list = el(
     'ul',
     {},
-    ...ids.map((i) => el('li', {}, el('button', { class: `link s-${variants[i]!.state}`, 'data-ids': String(i) }, `${variants[i]!.package || variants[i]!.subject} (${variants[i]!.state})`))),
+    ...ids.map((i) =>
+      el(
+        'li',
+        {},
+        el(
+          'button',
+          { class: `link s-${variants[i]!.state}`, 'data-ids': String(i) },
+          `${variants[i]!.package || variants[i]!.subject} (${variants[i]!.state})`,
+        ),
+      ),
+    ),
   )
   $('detail').replaceChildren(el('h2', {}, `${ids.length} variants`), list)
   $('detail').hidden = false
@@ -127,9 +166,14 @@ function showVariant(i: number): void {
   ]
   const parts: Node[] = [
     el('h2', {}, el('span', { class: `badge s-${v.state}` }, v.state), ` ${v.repo}/${v.package}`),
-    el('dl', {}, ...fields.filter(([, value]) => value).flatMap(([k, value]) => [el('dt', {}, k), el('dd', {}, value!)])),
+    el(
+      'dl',
+      {},
+      ...fields.filter(([, value]) => value).flatMap(([k, value]) => [el('dt', {}, k), el('dd', {}, value!)]),
+    ),
   ]
-  const section = (title: string, items: string[]) => (items.length > 0 ? [el('h3', {}, title), el('ul', {}, ...items.map((t) => el('li', {}, t)))] : [])
+  const section = (title: string, items: string[]) =>
+    items.length > 0 ? [el('h3', {}, title), el('ul', {}, ...items.map((t) => el('li', {}, t)))] : []
   parts.push(
     ...section(
       'labels',
@@ -145,7 +189,18 @@ function showVariant(i: number): void {
   )
   if (v.conflicts.length > 0) {
     const rows = v.conflicts.map((c) =>
-      el('tr', {}, ...[c.file, `${c.resource} ${c.field}`, c.local ?? '(deleted)', c.upstream ?? '(deleted)', c.origin ?? '(absent)', c.resolution].map((t) => el('td', {}, t))),
+      el(
+        'tr',
+        {},
+        ...[
+          c.file,
+          `${c.resource} ${c.field}`,
+          c.local ?? '(deleted)',
+          c.upstream ?? '(deleted)',
+          c.origin ?? '(absent)',
+          c.resolution,
+        ].map((t) => el('td', {}, t)),
+      ),
     )
     const head = el('tr', {}, ...['file', 'field', 'downstream', 'upstream', 'was', 'took'].map((t) => el('th', {}, t)))
     parts.push(el('h3', {}, 'conflicts'), el('table', { class: 'conflicts' }, head, ...rows))
@@ -180,11 +235,19 @@ function dependencyGraph(repo: PageModel['repositories'][number]): SVGSVGElement
   svg.setAttribute('aria-label', `dependency graph of ${repo.name}`)
   for (const e of layout.edges) {
     const mid = (e.x1 + e.x2) / 2
-    svg.append(make('path', { d: `M${e.x1},${e.y1} C${mid},${e.y1} ${mid},${e.y2} ${e.x2},${e.y2}`, class: 'edge' }), make('text', { x: mid, y: (e.y1 + e.y2) / 2 - 4, class: 'range' }, e.range))
+    svg.append(
+      make('path', { d: `M${e.x1},${e.y1} C${mid},${e.y1} ${mid},${e.y2} ${e.x2},${e.y2}`, class: 'edge' }),
+      make('text', { x: mid, y: (e.y1 + e.y2) / 2 - 4, class: 'range' }, e.range),
+    )
   }
   for (const n of layout.nodes) {
-    const group = make('g', { class: `node${n.missing ? ' missing' : ''}${n.installedAsDependency ? ' dependency' : ''}` })
-    group.append(make('rect', { x: n.x, y: n.y, width: graphGeometry.nodeWidth, height: graphGeometry.nodeHeight, rx: 5 }), make('text', { x: n.x + 8, y: n.y + 21 }, n.label))
+    const group = make('g', {
+      class: `node${n.missing ? ' missing' : ''}${n.installedAsDependency ? ' dependency' : ''}`,
+    })
+    group.append(
+      make('rect', { x: n.x, y: n.y, width: graphGeometry.nodeWidth, height: graphGeometry.nodeHeight, rx: 5 }),
+      make('text', { x: n.x + 8, y: n.y + 21 }, n.label),
+    )
     svg.append(group)
   }
   return svg
@@ -207,7 +270,12 @@ async function drawDiff(ref: number): Promise<void> {
   const diff = (await chunk(Math.floor(ref / diffs.chunkSize)))[ref % diffs.chunkSize]!
   const target = document.getElementById('diff')
   if (!target) return
-  const ui = new Diff2HtmlUI(target, diff, { outputFormat: diffFormat, drawFileList: false, matching: 'lines', highlight: true, synchronisedScroll: true }, hljs)
+  const ui = new Diff2HtmlUI(
+    target,
+    diff,
+    { outputFormat: diffFormat, drawFileList: false, matching: 'lines', highlight: true, synchronisedScroll: true },
+    hljs,
+  )
   ui.draw()
   ui.highlightCode()
   target.dataset['drawn'] = diffFormat
@@ -215,11 +283,23 @@ async function drawDiff(ref: number): Promise<void> {
 
 function setup(): void {
   const chips = pageStates.map((state) =>
-    el('button', { id: `count-${state}`, class: `chip s-${state}`, 'data-state': state, title: stateDescriptions[state], 'aria-pressed': 'false' }, el('b', {}, '0'), ` ${state}`),
+    el(
+      'button',
+      {
+        id: `count-${state}`,
+        class: `chip s-${state}`,
+        'data-state': state,
+        title: stateDescriptions[state],
+        'aria-pressed': 'false',
+      },
+      el('b', {}, '0'),
+      ` ${state}`,
+    ),
   )
   $('counts').replaceChildren(...chips)
   $('counts').addEventListener('click', (e) => {
-    const state = (e.target as HTMLElement).closest<HTMLElement>('[data-state]')?.dataset['state'] as PageState | undefined
+    const state = (e.target as HTMLElement).closest<HTMLElement>('[data-state]')?.dataset['state'] as
+      PageState | undefined
     if (!state) return
     if (states.has(state)) states.delete(state)
     else states.add(state)
@@ -229,7 +309,8 @@ function setup(): void {
   labels.append(...labelOptions(variants as PageVariant[]).map((l) => el('option', { value: l }, l)))
   const columns = $<HTMLSelectElement>('columns')
   columns.value = columnsBy
-  const onInput = (id: string, apply: (value: string) => void) => $<HTMLInputElement>(id).addEventListener('input', (e) => (apply((e.target as HTMLInputElement).value), update()))
+  const onInput = (id: string, apply: (value: string) => void) =>
+    $<HTMLInputElement>(id).addEventListener('input', (e) => (apply((e.target as HTMLInputElement).value), update()))
   onInput('search', (value) => (filter.text = value))
   onInput('repo', (value) => (filter.repo = value))
   labels.addEventListener('change', () => ((filter.label = labels.value), update()))

@@ -23,9 +23,12 @@ export interface PageAssets {
 /** The page for `model`. */
 export function fleetPageHtml(model: PageModel, assets: PageAssets): string {
   const diffs: string[] = []
-  const variants = model.variants.map(({ diff, ...v }) => (diff === undefined ? v : { ...v, diffRef: diffs.push(diff) - 1 }))
+  const variants = model.variants.map(({ diff, ...v }) =>
+    diff === undefined ? v : { ...v, diffRef: diffs.push(diff) - 1 },
+  )
   const chunks: string[] = []
-  for (let i = 0; i < diffs.length; i += diffChunkSize) chunks.push(gzipSync(JSON.stringify(diffs.slice(i, i + diffChunkSize)), { level: 9 }).toString('base64'))
+  for (let i = 0; i < diffs.length; i += diffChunkSize)
+    chunks.push(gzipSync(JSON.stringify(diffs.slice(i, i + diffChunkSize)), { level: 9 }).toString('base64'))
   const title = escapeHtml(model.title)
   return `<!doctype html>
 <html lang="en">
@@ -74,7 +77,11 @@ function escapeHtml(text: string): string {
 export function pageAssets(): PageAssets {
   for (let dir = dirname(fileURLToPath(import.meta.url)); dir !== dirname(dir); dir = dirname(dir)) {
     for (const bundles of [join(dir, 'bundles'), join(dir, 'dist', 'bundles')]) {
-      if (existsSync(join(bundles, 'fleet-page.js'))) return { script: readFileSync(join(bundles, 'fleet-page.js'), 'utf8'), css: readFileSync(join(bundles, 'fleet-page.css'), 'utf8') }
+      if (existsSync(join(bundles, 'fleet-page.js')))
+        return {
+          script: readFileSync(join(bundles, 'fleet-page.js'), 'utf8'),
+          css: readFileSync(join(bundles, 'fleet-page.css'), 'utf8'),
+        }
     }
   }
   throw new Error('the fleet page’s script is missing (dist/bundles/fleet-page.js): run npm run build')

@@ -4,10 +4,27 @@ import { fleetPageHtml } from './html.js'
 import { dependenciesFromVariants, modelFromReport, modelFromStatus, reportState } from './model.js'
 
 function variant(path: string, fields: Partial<VariantReport> = {}): VariantReport {
-  return { subject: `PackageVariant default/${path.replace('/', '-')}`, path, status: 'updated', upstream: 'blueprints/nginx v2', reasons: [], warnings: [], conflicts: [], ...fields }
+  return {
+    subject: `PackageVariant default/${path.replace('/', '-')}`,
+    path,
+    status: 'updated',
+    upstream: 'blueprints/nginx v2',
+    reasons: [],
+    warnings: [],
+    conflicts: [],
+    ...fields,
+  }
 }
 
-const conflict = { file: 'd.yaml', resource: 'Deployment web/nginx', field: 'spec.replicas', local: '5', upstream: '3', origin: '2', resolution: 'upstream' as const }
+const conflict = {
+  file: 'd.yaml',
+  resource: 'Deployment web/nginx',
+  field: 'spec.replicas',
+  local: '5',
+  upstream: '3',
+  origin: '2',
+  resolution: 'upstream' as const,
+}
 
 describe('modelFromReport', () => {
   it('keeps every field of the report a page shows, with the state and the conditions render --cluster would write', () => {
@@ -16,13 +33,26 @@ describe('modelFromReport', () => {
         dryRun: true,
         problems: ['clusters.yaml: not YAML'],
         variants: [
-          variant('edge-01/nginx', { set: 'default/nginx', labels: { region: 'us-east1' }, injected: ['ConfigMap e <- us-east1-endpoints'], diff: '--- a\n+++ b\n' }),
-          variant('edge-02/nginx', { status: 'failed', reasons: ['dependency nginx -> cert-manager in repository edge-02: missing'] }),
+          variant('edge-01/nginx', {
+            set: 'default/nginx',
+            labels: { region: 'us-east1' },
+            injected: ['ConfigMap e <- us-east1-endpoints'],
+            diff: '--- a\n+++ b\n',
+          }),
+          variant('edge-02/nginx', {
+            status: 'failed',
+            reasons: ['dependency nginx -> cert-manager in repository edge-02: missing'],
+          }),
         ],
       },
       'title',
     )
-    expect(model).toMatchObject({ source: 'render', title: 'title', dryRun: true, problems: ['clusters.yaml: not YAML'] })
+    expect(model).toMatchObject({
+      source: 'render',
+      title: 'title',
+      dryRun: true,
+      problems: ['clusters.yaml: not YAML'],
+    })
     expect(model.variants[0]).toEqual({
       repo: 'edge-01',
       package: 'nginx',
@@ -37,12 +67,20 @@ describe('modelFromReport', () => {
       conflicts: [],
       conditions: [
         { type: 'Stalled', status: 'False', reason: 'Valid', message: 'all validation checks passed' },
-        { type: 'Ready', status: 'True', reason: 'NoErrors', message: 'successfully ensured downstream package variant' },
+        {
+          type: 'Ready',
+          status: 'True',
+          reason: 'NoErrors',
+          message: 'successfully ensured downstream package variant',
+        },
       ],
       dependencyPlan: [],
       diff: '--- a\n+++ b\n',
     })
-    expect(model.variants[1]).toMatchObject({ state: 'failed', dependencyPlan: ['dependency nginx -> cert-manager in repository edge-02: missing'] })
+    expect(model.variants[1]).toMatchObject({
+      state: 'failed',
+      dependencyPlan: ['dependency nginx -> cert-manager in repository edge-02: missing'],
+    })
     expect(model.variants[1]!.conditions[1]).toMatchObject({ type: 'Ready', status: 'False', reason: 'Error' })
   })
 
@@ -56,10 +94,36 @@ describe('modelFromReport', () => {
   })
 
   it('takes the dependency graph from the report when it has one, else the packages of each repository', () => {
-    const repositories = [{ name: 'edge-01', packages: [{ name: 'nginx', version: 'v2.0.0', installedAsDependency: false, requires: [{ name: 'cert-manager', range: '>= v1.13.0' }] }] }]
-    expect(modelFromReport({ dryRun: false, problems: [], variants: [variant('edge-01/nginx')], dependencies: repositories }, 't').repositories).toBe(repositories)
+    const repositories = [
+      {
+        name: 'edge-01',
+        packages: [
+          {
+            name: 'nginx',
+            version: 'v2.0.0',
+            installedAsDependency: false,
+            requires: [{ name: 'cert-manager', range: '>= v1.13.0' }],
+          },
+        ],
+      },
+    ]
+    expect(
+      modelFromReport(
+        { dryRun: false, problems: [], variants: [variant('edge-01/nginx')], dependencies: repositories },
+        't',
+      ).repositories,
+    ).toBe(repositories)
     const model = modelFromReport(
-      { dryRun: false, problems: [], variants: [variant('edge-02/nginx'), variant('edge-01/web'), variant('edge-01/nginx'), variant('edge-01/old', { status: 'deleted' })] },
+      {
+        dryRun: false,
+        problems: [],
+        variants: [
+          variant('edge-02/nginx'),
+          variant('edge-01/web'),
+          variant('edge-01/nginx'),
+          variant('edge-01/old', { status: 'deleted' }),
+        ],
+      },
       't',
     )
     expect(dependenciesFromVariants(model.variants)).toEqual([
@@ -80,9 +144,22 @@ describe('modelFromStatus', () => {
     const model = modelFromStatus(
       {
         variants: [
-          { variant: 'default/a', package: 'edge-01/a', state: 'current', published: 'a/v2', lastFailure: '2026-01-01T00:00:00Z: boom' },
+          {
+            variant: 'default/a',
+            package: 'edge-01/a',
+            state: 'current',
+            published: 'a/v2',
+            lastFailure: '2026-01-01T00:00:00Z: boom',
+          },
           { variant: 'default/b', package: 'edge-01/b', state: 'behind', published: 'b/v1', draft: 'drafts/b/v2' },
-          { variant: 'default/c', package: 'edge-01/c', state: 'behind', published: 'c/v1', publishedUpstream: 'nginx/v1', upstream: 'blueprints/nginx v2 (nginx/v2)' },
+          {
+            variant: 'default/c',
+            package: 'edge-01/c',
+            state: 'behind',
+            published: 'c/v1',
+            publishedUpstream: 'nginx/v1',
+            upstream: 'blueprints/nginx v2 (nginx/v2)',
+          },
           { variant: 'default/d', package: 'edge-02/d', state: 'current', published: 'd/v3' },
           { variant: 'default/e', package: 'edge-02/e', state: 'unpublished' },
         ],
@@ -90,20 +167,53 @@ describe('modelFromStatus', () => {
       'status',
     )
     expect(model.variants.map((v) => v.state)).toEqual(['failed', 'draft', 'behind', 'published', 'unpublished'])
-    expect(model.variants[0]).toMatchObject({ repo: 'edge-01', package: 'a', reasons: ['2026-01-01T00:00:00Z: boom'], conditions: [{ type: 'Ready', status: 'False' }] })
-    expect(model.variants[2]).toMatchObject({ previousUpstream: 'nginx/v1', upstream: 'blueprints/nginx v2 (nginx/v2)' })
+    expect(model.variants[0]).toMatchObject({
+      repo: 'edge-01',
+      package: 'a',
+      reasons: ['2026-01-01T00:00:00Z: boom'],
+      conditions: [{ type: 'Ready', status: 'False' }],
+    })
+    expect(model.variants[2]).toMatchObject({
+      previousUpstream: 'nginx/v1',
+      upstream: 'blueprints/nginx v2 (nginx/v2)',
+    })
     expect(model.repositories.map((r) => r.name)).toEqual(['edge-01', 'edge-02'])
   })
 
   it('maps the rows of an output directory: behind, edited, current, not rendered; a dependency installed; the graphs as read', () => {
-    const repositories = [{ name: 'edge-01', packages: [{ name: 'cert-manager', version: 'v1.14.4', installedAsDependency: true, requires: [] }] }]
+    const repositories = [
+      {
+        name: 'edge-01',
+        packages: [{ name: 'cert-manager', version: 'v1.14.4', installedAsDependency: true, requires: [] }],
+      },
+    ]
     const model = modelFromStatus(
       {
         output: 'directory',
         variants: [
-          { variant: 'default/a', package: 'edge-01/a', state: 'behind', renderedUpstream: 'nginx/v1', upstream: 'blueprints/nginx v2 (nginx/v2)', localEdits: 'edited' },
-          { variant: 'default/b', package: 'edge-01/b', state: 'current', renderedUpstream: 'nginx/v2', localEdits: 'edited' },
-          { variant: 'default/c', package: 'edge-01/c', state: 'current', renderedUpstream: 'nginx/v2', localEdits: 'unknown', localEditsReason: 'no record' },
+          {
+            variant: 'default/a',
+            package: 'edge-01/a',
+            state: 'behind',
+            renderedUpstream: 'nginx/v1',
+            upstream: 'blueprints/nginx v2 (nginx/v2)',
+            localEdits: 'edited',
+          },
+          {
+            variant: 'default/b',
+            package: 'edge-01/b',
+            state: 'current',
+            renderedUpstream: 'nginx/v2',
+            localEdits: 'edited',
+          },
+          {
+            variant: 'default/c',
+            package: 'edge-01/c',
+            state: 'current',
+            renderedUpstream: 'nginx/v2',
+            localEdits: 'unknown',
+            localEditsReason: 'no record',
+          },
           { variant: 'default/d', package: 'edge-02/d', state: 'unrendered' },
           {
             variant: 'Dependency edge-01/cert-manager',
@@ -118,10 +228,18 @@ describe('modelFromStatus', () => {
       'status',
     )
     expect(model.variants.map((v) => v.state)).toEqual(['behind', 'edited', 'current', 'unrendered', 'installed'])
-    expect(model.variants[0]).toMatchObject({ previousUpstream: 'nginx/v1', rendered: 'nginx/v1', localEdits: 'edited' })
+    expect(model.variants[0]).toMatchObject({
+      previousUpstream: 'nginx/v1',
+      rendered: 'nginx/v1',
+      localEdits: 'edited',
+    })
     expect(model.variants[2]).toMatchObject({ rendered: 'nginx/v2', localEdits: 'unknown: no record' })
     expect(model.variants[2]!.previousUpstream).toBeUndefined()
-    expect(model.variants[4]).toMatchObject({ subject: 'Dependency edge-01/cert-manager', version: 'v1.14.4', rendered: 'cert-manager/v2' })
+    expect(model.variants[4]).toMatchObject({
+      subject: 'Dependency edge-01/cert-manager',
+      version: 'v1.14.4',
+      rendered: 'cert-manager/v2',
+    })
     expect(model.repositories).toBe(repositories)
   })
 })
@@ -129,7 +247,15 @@ describe('modelFromStatus', () => {
 describe('fleetPageHtml', () => {
   const assets = { script: 'window.started = "</script>"', css: 'body{}</style>' }
   const model = modelFromReport(
-    { dryRun: true, problems: [], variants: [variant('edge-01/nginx', { diff: 'one </script><!--' }), variant('edge-02/nginx'), variant('edge-03/nginx', { diff: 'three' })] },
+    {
+      dryRun: true,
+      problems: [],
+      variants: [
+        variant('edge-01/nginx', { diff: 'one </script><!--' }),
+        variant('edge-02/nginx'),
+        variant('edge-03/nginx', { diff: 'three' }),
+      ],
+    },
     'fleet <b>',
   )
 
@@ -152,6 +278,9 @@ describe('fleetPageHtml', () => {
     ])
     const { chunkSize, chunks } = embedded(html, 'fleet-diffs')
     expect(chunkSize).toBe(64)
-    expect(JSON.parse(gunzipSync(Buffer.from(chunks[0], 'base64')).toString('utf8'))).toEqual(['one </script><!--', 'three'])
+    expect(JSON.parse(gunzipSync(Buffer.from(chunks[0], 'base64')).toString('utf8'))).toEqual([
+      'one </script><!--',
+      'three',
+    ])
   })
 })

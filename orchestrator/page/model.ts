@@ -15,17 +15,32 @@ export type { DependencyPackage, PageModel, PageState, PageVariant, RepositoryDe
 export type ReportVariantInput = VariantReport & { heldBy?: string }
 
 /** A render report, with what later reports add: each repository's dependency graph (issue 29). */
-export type ReportInput = Omit<RunReport, 'variants' | 'dependencies'> & { variants: readonly ReportVariantInput[]; dependencies?: RepositoryDependencies[] }
+export type ReportInput = Omit<RunReport, 'variants' | 'dependencies'> & {
+  variants: readonly ReportVariantInput[]
+  dependencies?: RepositoryDependencies[]
+}
 
 /** The model of a render's report (`--json`'s `variants`, `problems`, `dryRun`). */
 export function modelFromReport(report: ReportInput, title: string): PageModel {
   const variants = report.variants.map(variantFromReport)
-  return { source: 'render', title, dryRun: report.dryRun, variants, problems: [...report.problems], repositories: report.dependencies ?? dependenciesFromVariants(variants) }
+  return {
+    source: 'render',
+    title,
+    dryRun: report.dryRun,
+    variants,
+    problems: [...report.problems],
+    repositories: report.dependencies ?? dependenciesFromVariants(variants),
+  }
 }
 
 function variantFromReport(v: ReportVariantInput): PageVariant {
   const { repo, pkg } = splitPath(v.path)
-  const wanted = variantConditions(v.subject.replace(/^PackageVariant /, ''), { variants: [], failures: [], report: { dryRun: false, variants: [v], problems: [] }, sharded: false })
+  const wanted = variantConditions(v.subject.replace(/^PackageVariant /, ''), {
+    variants: [],
+    failures: [],
+    report: { dryRun: false, variants: [v], problems: [] },
+    sharded: false,
+  })
   const lines = [...v.reasons, ...v.warnings]
   return compact({
     repo,
@@ -85,7 +100,8 @@ export function modelFromStatus(status: StatusInput, title: string): PageModel {
       upstream: row.upstream,
       previousUpstream: row.state === 'behind' ? rendered : undefined,
       rendered,
-      localEdits: row.localEdits && (row.localEditsReason ? `${row.localEdits}: ${row.localEditsReason}` : row.localEdits),
+      localEdits:
+        row.localEdits && (row.localEditsReason ? `${row.localEdits}: ${row.localEditsReason}` : row.localEdits),
       version: row.dependency?.version,
       published: row.published,
       draft: row.draft,
@@ -98,7 +114,14 @@ export function modelFromStatus(status: StatusInput, title: string): PageModel {
       dependencyPlan: failed && row.lastFailure!.includes('dependency ') ? [row.lastFailure!] : [],
     })
   })
-  return { source: 'status', title, dryRun: false, variants, problems: [], repositories: status.repositories ?? dependenciesFromVariants(variants) }
+  return {
+    source: 'status',
+    title,
+    dryRun: false,
+    variants,
+    problems: [],
+    repositories: status.repositories ?? dependenciesFromVariants(variants),
+  }
 }
 
 /** The state of a status row: a failure, an open draft, behind, edited, else where it is (published, rendered, installed) or not. */

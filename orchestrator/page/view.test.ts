@@ -1,5 +1,17 @@
 import type { PageVariant } from './types.js'
-import { buildMatrix, cellState, cellText, countStates, defaultColumns, filterVariants, labelOptions, layoutGraph, noFilter, rowWindow, searchIndex } from './view.js'
+import {
+  buildMatrix,
+  cellState,
+  cellText,
+  countStates,
+  defaultColumns,
+  filterVariants,
+  labelOptions,
+  layoutGraph,
+  noFilter,
+  rowWindow,
+  searchIndex,
+} from './view.js'
 
 function v(repo: string, pkg: string, state: PageVariant['state'], fields: Partial<PageVariant> = {}): PageVariant {
   return {
@@ -21,7 +33,11 @@ function v(repo: string, pkg: string, state: PageVariant['state'], fields: Parti
 
 const fleet = [
   v('edge-01', 'nginx', 'updated', { set: 'default/nginx', labels: { region: 'us-east1' } }),
-  v('edge-01', 'redis', 'failed', { set: 'default/redis', upstream: 'blueprints/redis v1', labels: { region: 'us-east1' } }),
+  v('edge-01', 'redis', 'failed', {
+    set: 'default/redis',
+    upstream: 'blueprints/redis v1',
+    labels: { region: 'us-east1' },
+  }),
   v('edge-02', 'nginx', 'conflicts', { set: 'default/nginx', labels: { region: 'eu-west1' } }),
   v('core-01', 'nginx', 'unchanged', { set: 'default/nginx', labels: { region: 'eu-west1', tier: 'core' } }),
   v('', '', 'failed', { subject: 'PackageVariantSet default/broken target WorkloadCluster "x"' }),
@@ -46,10 +62,14 @@ describe('filterVariants', () => {
     expect(kept({ text: 'NGINX edge' })).toEqual([0, 2])
     expect(kept({ text: 'broken' })).toEqual([4])
     expect(kept({ text: 'tier=core' })).toEqual([3])
-    const edited = [v('edge-01', 'nginx', 'behind', { localEdits: 'edited' }), v('edge-02', 'nginx', 'current', { localEdits: 'none' })]
+    const edited = [
+      v('edge-01', 'nginx', 'behind', { localEdits: 'edited' }),
+      v('edge-02', 'nginx', 'current', { localEdits: 'none' }),
+    ]
     expect(filterVariants(edited, searchIndex(edited), { ...noFilter, text: 'edited' })).toEqual([0])
   })
-  it('by all of them at once', () => expect(kept({ text: 'nginx', repo: 'edge-*', states: new Set(['conflicts'] as const) })).toEqual([2]))
+  it('by all of them at once', () =>
+    expect(kept({ text: 'nginx', repo: 'edge-*', states: new Set(['conflicts'] as const) })).toEqual([2]))
 })
 
 describe('the matrix', () => {
@@ -63,8 +83,10 @@ describe('the matrix', () => {
       ['edge-02', [[2], [], []]],
     ])
   })
-  it('or a column per PackageVariantSet', () => expect(buildMatrix(fleet, [0, 1, 2, 3], 'set').columns).toEqual(['default/nginx', 'default/redis']))
-  it('only of the kept variants', () => expect(buildMatrix(fleet, [1], 'package').rows).toEqual([{ repo: 'edge-01', cells: [[1]] }]))
+  it('or a column per PackageVariantSet', () =>
+    expect(buildMatrix(fleet, [0, 1, 2, 3], 'set').columns).toEqual(['default/nginx', 'default/redis']))
+  it('only of the kept variants', () =>
+    expect(buildMatrix(fleet, [1], 'package').rows).toEqual([{ repo: 'edge-01', cells: [[1]] }]))
   it('chooses sets as columns only when packages would be too many', () => {
     expect(defaultColumns(fleet)).toBe('package')
     const many = Array.from({ length: 40 }, (_, i) => v(`r${i}`, `pkg-${i}`, 'created', { set: 'default/all' }))
@@ -99,15 +121,29 @@ describe('layoutGraph', () => {
     const layout = layoutGraph({
       name: 'edge-01',
       packages: [
-        { name: 'nginx', version: 'v2.0.0', installedAsDependency: false, requires: [{ name: 'cert-manager', range: '>= v1.13.0' }] },
-        { name: 'cert-manager', version: 'v1.14.4', installedAsDependency: true, requires: [{ name: 'crds', range: '*' }] },
+        {
+          name: 'nginx',
+          version: 'v2.0.0',
+          installedAsDependency: false,
+          requires: [{ name: 'cert-manager', range: '>= v1.13.0' }],
+        },
+        {
+          name: 'cert-manager',
+          version: 'v1.14.4',
+          installedAsDependency: true,
+          requires: [{ name: 'crds', range: '*' }],
+        },
         { name: 'loop-a', installedAsDependency: false, requires: [{ name: 'loop-b', range: '1' }] },
         { name: 'loop-b', installedAsDependency: false, requires: [{ name: 'loop-a', range: '1' }] },
       ],
     })
     const node = (name: string) => layout.nodes.find((n) => n.name === name)!
     expect(node('crds')).toMatchObject({ missing: true, x: 10 })
-    expect(node('cert-manager')).toMatchObject({ label: 'cert-manager v1.14.4', installedAsDependency: true, missing: false })
+    expect(node('cert-manager')).toMatchObject({
+      label: 'cert-manager v1.14.4',
+      installedAsDependency: true,
+      missing: false,
+    })
     expect(node('cert-manager').x).toBeGreaterThan(node('crds').x)
     expect(node('nginx').x).toBeGreaterThan(node('cert-manager').x)
     // A cycle is cut where it closes: both ends are placed.

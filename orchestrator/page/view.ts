@@ -27,7 +27,17 @@ export type ColumnsBy = 'package' | 'set'
 /** The searchable text of each variant, made once (lower case). */
 export function searchIndex(variants: readonly PageVariant[]): string[] {
   return variants.map((v) =>
-    [v.repo, v.package, v.subject, v.set ?? '', v.upstream ?? '', v.localEdits ?? '', ...Object.entries(v.labels).map(([k, value]) => `${k}=${value}`)].join('\n').toLowerCase(),
+    [
+      v.repo,
+      v.package,
+      v.subject,
+      v.set ?? '',
+      v.upstream ?? '',
+      v.localEdits ?? '',
+      ...Object.entries(v.labels).map(([k, value]) => `${k}=${value}`),
+    ]
+      .join('\n')
+      .toLowerCase(),
   )
 }
 
@@ -37,13 +47,18 @@ export function filterVariants(variants: readonly PageVariant[], index: readonly
   const repo = filter.repo.trim()
   const prefix = repo.endsWith('*') ? repo.slice(0, -1) : undefined
   const eq = filter.label.indexOf('=')
-  const [labelKey, labelValue] = eq < 0 ? [filter.label, undefined] : [filter.label.slice(0, eq), filter.label.slice(eq + 1)]
+  const [labelKey, labelValue] =
+    eq < 0 ? [filter.label, undefined] : [filter.label.slice(0, eq), filter.label.slice(eq + 1)]
   const kept: number[] = []
   for (let i = 0; i < variants.length; i++) {
     const v = variants[i]!
     if (filter.states.size > 0 && !filter.states.has(v.state)) continue
     if (repo && (prefix !== undefined ? !v.repo.startsWith(prefix) : v.repo !== repo)) continue
-    if (labelKey && (!Object.hasOwn(v.labels, labelKey) || (labelValue !== undefined && v.labels[labelKey] !== labelValue))) continue
+    if (
+      labelKey &&
+      (!Object.hasOwn(v.labels, labelKey) || (labelValue !== undefined && v.labels[labelKey] !== labelValue))
+    )
+      continue
     if (words.length > 0 && !words.every((w) => index[i]!.includes(w))) continue
     kept.push(i)
   }
@@ -126,7 +141,13 @@ export function cellText(variants: readonly PageVariant[], ids: readonly number[
 }
 
 /** The rows to put in the DOM for a scroll position: those in view, and `overscan` more on each side. */
-export function rowWindow(scrollTop: number, viewportHeight: number, rowHeight: number, count: number, overscan = 10): { start: number; end: number } {
+export function rowWindow(
+  scrollTop: number,
+  viewportHeight: number,
+  rowHeight: number,
+  count: number,
+  overscan = 10,
+): { start: number; end: number } {
   const first = Math.floor(Math.max(0, scrollTop) / rowHeight)
   const start = Math.max(0, first - overscan)
   const end = Math.min(count, first + Math.ceil(viewportHeight / rowHeight) + overscan)
@@ -151,7 +172,9 @@ export const graphGeometry = { nodeWidth: 170, nodeHeight: 34, columnGap: 70, ro
 export function layoutGraph(repo: RepositoryDependencies): GraphLayout {
   const { nodeWidth, nodeHeight, columnGap, rowGap, margin } = graphGeometry
   const packages = new Map(repo.packages.map((p) => [p.name, p]))
-  const names = [...new Set([...packages.keys(), ...repo.packages.flatMap((p) => p.requires.map((r) => r.name))])].sort(cmp)
+  const names = [...new Set([...packages.keys(), ...repo.packages.flatMap((p) => p.requires.map((r) => r.name))])].sort(
+    cmp,
+  )
   const depth = new Map<string, number>()
   const visiting = new Set<string>()
   const depthOf = (name: string): number => {
@@ -168,16 +191,34 @@ export function layoutGraph(repo: RepositoryDependencies): GraphLayout {
   const columns: string[][] = []
   for (const name of names) (columns[depthOf(name)] ??= []).push(name)
   const place = new Map<string, { x: number; y: number }>()
-  columns.forEach((column, c) => column.forEach((name, r) => place.set(name, { x: margin + c * (nodeWidth + columnGap), y: margin + r * (nodeHeight + rowGap) })))
+  columns.forEach((column, c) =>
+    column.forEach((name, r) =>
+      place.set(name, { x: margin + c * (nodeWidth + columnGap), y: margin + r * (nodeHeight + rowGap) }),
+    ),
+  )
   const nodes = names.map((name) => {
     const p = packages.get(name)
-    return { name, label: p?.version ? `${name} ${p.version}` : name, ...place.get(name)!, missing: !p, installedAsDependency: p?.installedAsDependency ?? false }
+    return {
+      name,
+      label: p?.version ? `${name} ${p.version}` : name,
+      ...place.get(name)!,
+      missing: !p,
+      installedAsDependency: p?.installedAsDependency ?? false,
+    }
   })
   const edges = repo.packages.flatMap((p) =>
     p.requires.map((r) => {
       const from = place.get(p.name)!
       const to = place.get(r.name)!
-      return { from: p.name, to: r.name, range: r.range, x1: from.x, y1: from.y + nodeHeight / 2, x2: to.x + nodeWidth, y2: to.y + nodeHeight / 2 }
+      return {
+        from: p.name,
+        to: r.name,
+        range: r.range,
+        x1: from.x,
+        y1: from.y + nodeHeight / 2,
+        x2: to.x + nodeWidth,
+        y2: to.y + nodeHeight / 2,
+      }
     }),
   )
   const tallest = Math.max(0, ...columns.map((c) => c.length))

@@ -9,7 +9,14 @@ import { fileText, packageDirectories } from '../package/files.js'
 import type { PackageFiles } from '../package/files.js'
 
 /** The kpt-variants functions, by the name their `bin/` program and image carry. */
-export const ownFunctionNames = ['package-context', 'pipeline-prepend', 'config-injection', 'package-variant', 'fan-out', 'dependency-check'] as const
+export const ownFunctionNames = [
+  'package-context',
+  'pipeline-prepend',
+  'config-injection',
+  'package-variant',
+  'fan-out',
+  'dependency-check',
+] as const
 export type OwnFunctionName = (typeof ownFunctionNames)[number]
 
 /** One function of one package's pipeline. */
@@ -21,7 +28,9 @@ export interface PipelineStep {
 }
 
 /** Every pipeline step of the package and its subpackages; an unreadable Kptfile is a problem. */
-export function pipelineSteps(files: PackageFiles): { ok: true; steps: PipelineStep[] } | { ok: false; message: string } {
+export function pipelineSteps(
+  files: PackageFiles,
+): { ok: true; steps: PipelineStep[] } | { ok: false; message: string } {
   const steps: PipelineStep[] = []
   for (const dir of packageDirectories(files)) {
     const path = dir === '' ? 'Kptfile' : `${dir}/Kptfile`

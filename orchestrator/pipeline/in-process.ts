@@ -26,10 +26,22 @@ export interface InProcessRender {
 export type Rendered = { ok: true; files: PackageFiles; results: Result[] } | { ok: false; results: Result[] }
 
 /** Renders a package whose every pipeline step is one of our functions (see `ownFunctionOf`). */
-export async function renderInProcess(files: PackageFiles, steps: readonly PipelineStep[], ctx: InProcessRender): Promise<Rendered> {
+export async function renderInProcess(
+  files: PackageFiles,
+  steps: readonly PipelineStep[],
+  ctx: InProcessRender,
+): Promise<Rendered> {
   const resources = ctx.codec.read(files, { style: 'render', root: ctx.root })
   if (resources.notKrm.length > 0) {
-    return { ok: false, results: [{ severity: 'error', message: `input resource list must contain only KRM resources: ${resources.notKrm[0]!.message}` }] }
+    return {
+      ok: false,
+      results: [
+        {
+          severity: 'error',
+          message: `input resource list must contain only KRM resources: ${resources.notKrm[0]!.message}`,
+        },
+      ],
+    }
   }
   let items = resources.items
   const results: Result[] = []
@@ -55,7 +67,8 @@ export async function renderInProcess(files: PackageFiles, steps: readonly Pipel
         results.push(...rl.results.items)
         if (rl.results.hasErrors()) return { ok: false, results }
         if (list === 'mutators') {
-          for (const item of rl.items) if (item.packagePath === undefined) item.setAnnotation(packagePathAnnotation, pkg)
+          for (const item of rl.items)
+            if (item.packagePath === undefined) item.setAnnotation(packagePathAnnotation, pkg)
           input = rl.items
         }
       }
@@ -72,7 +85,13 @@ function depth(dir: string): number {
 /** kpt's functionConfig: the item at `configPath` in the package, a `function-input` ConfigMap, or none. */
 function functionConfig(fn: KptFunction, items: readonly KubeObject[], pkg: string): KubeObject | undefined {
   if (fn.configPath) return items.find((item) => item.path === fn.configPath && (item.packagePath ?? pkg) === pkg)
-  if (fn.configMap) return KubeObject.fromObject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'function-input' }, data: fn.configMap })
+  if (fn.configMap)
+    return KubeObject.fromObject({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'function-input' },
+      data: fn.configMap,
+    })
   return undefined
 }
 

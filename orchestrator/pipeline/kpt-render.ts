@@ -57,7 +57,11 @@ export async function renderWithKpt(files: PackageFiles, name: string, options: 
       cwd: options.cwd,
       reject: false,
       stdin: 'ignore',
-      env: { ...options.env, PATH: `${binDir}${delimiter}${options.env['PATH'] ?? ''}`, KPT_VARIANTS_SOURCES: options.sources },
+      env: {
+        ...options.env,
+        PATH: `${binDir}${delimiter}${options.env['PATH'] ?? ''}`,
+        KPT_VARIANTS_SOURCES: options.sources,
+      },
     })
     const results = readResults(join(resultsDir, 'results.yaml'))
     if (run.exitCode !== 0) {
@@ -65,19 +69,40 @@ export async function renderWithKpt(files: PackageFiles, name: string, options: 
         .split('\n')
         .map((l) => l.trim())
         .filter((l) => l && !l.startsWith('[RUNNING]'))
-      const engine = lines.find((l) => /docker must be running|cannot connect to the (docker|podman)|executable file not found in \$PATH/i.test(l))
+      const engine = lines.find((l) =>
+        /docker must be running|cannot connect to the (docker|podman)|executable file not found in \$PATH/i.test(l),
+      )
       if (engine) {
-        const failed = lines.find((l) => l.startsWith('[FAIL]'))?.replace(/^\[FAIL\] ("[^"]*").*$/, '$1') ?? 'an image function'
+        const failed =
+          lines.find((l) => l.startsWith('[FAIL]'))?.replace(/^\[FAIL\] ("[^"]*").*$/, '$1') ?? 'an image function'
         const message = `${failed} cannot run: no container engine (kpt: "${engine}"); install one (KPT_FN_RUNTIME=podman for podman), or render with --image-functions skip to write the package with its pipeline not yet run`
-        return { ok: false, results: [...results.filter((r) => r.severity === 'error'), { severity: 'error', message }] }
+        return {
+          ok: false,
+          results: [...results.filter((r) => r.severity === 'error'), { severity: 'error', message }],
+        }
       }
-      const error = lines.filter((l) => l.startsWith('Error:') || l.startsWith('[FAIL]')).join('; ') || lines.slice(-3).join('; ')
-      return { ok: false, results: [...results.filter((r) => r.severity === 'error'), { severity: 'error', message: `kpt fn render: ${error || `exit code ${run.exitCode}`}` }] }
+      const error =
+        lines.filter((l) => l.startsWith('Error:') || l.startsWith('[FAIL]')).join('; ') || lines.slice(-3).join('; ')
+      return {
+        ok: false,
+        results: [
+          ...results.filter((r) => r.severity === 'error'),
+          { severity: 'error', message: `kpt fn render: ${error || `exit code ${run.exitCode}`}` },
+        ],
+      }
     }
     return { ok: true, files: readPackageDirectory(pkg)!, results }
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT')
-      return { ok: false, results: [{ severity: 'error', message: 'kpt fn render: kpt is not installed (needed for pipelines with functions other than ours)' }] }
+      return {
+        ok: false,
+        results: [
+          {
+            severity: 'error',
+            message: 'kpt fn render: kpt is not installed (needed for pipelines with functions other than ours)',
+          },
+        ],
+      }
     throw err
   } finally {
     rmSync(work, { recursive: true, force: true })
@@ -95,7 +120,8 @@ function readResults(path: string): Result[] {
   const out: Result[] = []
   for (const item of list?.items ?? []) {
     const fn = item.image ?? item.exec ?? 'function'
-    for (const r of item.results ?? []) out.push({ ...r, message: `${fn}: ${r.message}`, severity: r.severity ?? 'error' })
+    for (const r of item.results ?? [])
+      out.push({ ...r, message: `${fn}: ${r.message}`, severity: r.severity ?? 'error' })
   }
   return out
 }

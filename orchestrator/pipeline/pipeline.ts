@@ -23,17 +23,36 @@ export interface PipelineRunner {
 }
 
 /** Renders a package at `root` (its absolute output path, the `package-path` functions see), named `name`. */
-export async function runPipeline(files: PackageFiles, name: string, root: string, runner: PipelineRunner): Promise<PipelineRendered> {
+export async function runPipeline(
+  files: PackageFiles,
+  name: string,
+  root: string,
+  runner: PipelineRunner,
+): Promise<PipelineRendered> {
   const found = pipelineSteps(files)
   if (!found.ok) return { ok: false, results: [{ severity: 'error', message: found.message }] }
   if (found.steps.length === 0) return { ok: true, files, results: [] }
   if (found.steps.every((step) => ownFunctionOf(step.fn) !== undefined)) {
-    return { ...(await renderInProcess(files, found.steps, { codec: runner.codec, sources: runner.sources, root })), ran: 'in-process' }
+    return {
+      ...(await renderInProcess(files, found.steps, { codec: runner.codec, sources: runner.sources, root })),
+      ran: 'in-process',
+    }
   }
-  const images = found.steps.filter((step) => step.fn.image && ownFunctionOf(step.fn) === undefined).map((step) => step.fn.image!)
+  const images = found.steps
+    .filter((step) => step.fn.image && ownFunctionOf(step.fn) === undefined)
+    .map((step) => step.fn.image!)
   if (runner.kpt.skipImages && images.length > 0) {
     // The pipeline stays in the Kptfile: kpt fn render (or Porch) runs it where a container engine is.
-    return { ok: true, files, results: [{ severity: 'warning', message: `pipeline not run (--image-functions skip): it has image functions ${images.join(', ')}` }] }
+    return {
+      ok: true,
+      files,
+      results: [
+        {
+          severity: 'warning',
+          message: `pipeline not run (--image-functions skip): it has image functions ${images.join(', ')}`,
+        },
+      ],
+    }
   }
   return { ...(await renderWithKpt(files, name, runner.kpt)), ran: 'kpt' }
 }

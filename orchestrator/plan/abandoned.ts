@@ -51,7 +51,15 @@ export function abandonment(plan: FleetPlan, fleet: Fleet, report: RunReport, sh
     const now = plan.downstreams.get(record.owner)
     if (now !== undefined && now !== path) {
       if (failed.has(now) || (shard && !inShard(path.slice(0, path.indexOf('/')), shard))) return undefined
-      return { subject: `PackageVariant ${record.owner}`, path, status, reasons: [], warnings: [], conflicts: [], movedTo: now }
+      return {
+        subject: `PackageVariant ${record.owner}`,
+        path,
+        status,
+        reasons: [],
+        warnings: [],
+        conflicts: [],
+        movedTo: now,
+      }
     }
     if (owners.has(record.owner)) return undefined
     if (record.set && plan.incompleteSets.has(record.set)) return undefined

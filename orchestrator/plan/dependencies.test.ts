@@ -19,7 +19,12 @@ function crd(root: string, group: string, kind: string): KubeObject {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
     metadata: { name: `${kind.toLowerCase()}s.${group}`, annotations: { [packagePathAnnotation]: root } },
-    spec: { group, names: { kind, plural: `${kind.toLowerCase()}s` }, scope: 'Namespaced', versions: [{ name: 'v1', served: true, storage: true }] },
+    spec: {
+      group,
+      names: { kind, plural: `${kind.toLowerCase()}s` },
+      scope: 'Namespaced',
+      versions: [{ name: 'v1', served: true, storage: true }],
+    },
   })
 }
 
@@ -39,27 +44,56 @@ const catalogs: PlanCatalog[] = [
       },
       {
         name: 'prometheus-operator',
-        versions: [{ version: 'v0.70.0', provides: [{ apiVersion: 'monitoring.coreos.com/v1', kind: 'ServiceMonitor' }], dependencies: [], source: source('prometheus-operator', 1) }],
+        versions: [
+          {
+            version: 'v0.70.0',
+            provides: [{ apiVersion: 'monitoring.coreos.com/v1', kind: 'ServiceMonitor' }],
+            dependencies: [],
+            source: source('prometheus-operator', 1),
+          },
+        ],
       },
     ],
   },
 ]
 
 /** The planning context of a test: the fleet's objects and catalogs (`fleetObjects`, `catalogs`), the mode, how sources resolve. */
-const context = (more: Partial<Omit<PlanContext, 'fleet'>> & { fleetObjects?: KubeObject[]; catalogs?: PlanCatalog[] } = {}): PlanContext => {
+const context = (
+  more: Partial<Omit<PlanContext, 'fleet'>> & { fleetObjects?: KubeObject[]; catalogs?: PlanCatalog[] } = {},
+): PlanContext => {
   const { fleetObjects = [], catalogs: extra = catalogs, ...rest } = more
-  return { fleet: readFleetDependencies(fleetObjects, extra), mode: 'install', resolve: () => ({ ok: false, message: 'not resolved in this test' }), ...rest }
+  return {
+    fleet: readFleetDependencies(fleetObjects, extra),
+    mode: 'install',
+    resolve: () => ({ ok: false, message: 'not resolved in this test' }),
+    ...rest,
+  }
 }
 
 /** A variant's package in repository `repo` that needs cert-manager `range`. */
 function monitor(repo: string, range = '>= v1.13.0', name = 'edge-monitor') {
   const root = `/out/${repo}/${name}`
-  return { path: `${repo}/${name}`, objects: [manifest(root, name, 'v1.0.0', [{ name: 'cert-manager', version: range }])] }
+  return {
+    path: `${repo}/${name}`,
+    objects: [manifest(root, name, 'v1.0.0', [{ name: 'cert-manager', version: range }])],
+  }
 }
 
-function present(repo: string, pkg: string, name: string, version: string, mark: boolean, dependencies: unknown[] = []): PresentPackage {
+function present(
+  repo: string,
+  pkg: string,
+  name: string,
+  version: string,
+  mark: boolean,
+  dependencies: unknown[] = [],
+): PresentPackage {
   const root = `/out/${repo}/${pkg}`
-  return { pkg, root, objects: [manifest(root, name, version, dependencies)], record: mark ? { installedAsDependency: true, deletionPolicy: 'delete' } : {} }
+  return {
+    pkg,
+    root,
+    objects: [manifest(root, name, version, dependencies)],
+    record: mark ? { installedAsDependency: true, deletionPolicy: 'delete' } : {},
+  }
 }
 
 describe('a repository whose packages need others', () => {
@@ -79,13 +113,40 @@ describe('a repository whose packages need others', () => {
         neededBy: ['edge-01/edge-monitor'],
       }),
     ])
-    expect(plan.manifests.get('edge-01/edge-monitor')).toEqual({ name: 'edge-monitor', version: 'v1.0.0', requires: ['cert-manager'] })
+    expect(plan.manifests.get('edge-01/edge-monitor')).toEqual({
+      name: 'edge-monitor',
+      version: 'v1.0.0',
+      requires: ['cert-manager'],
+    })
   })
 
   test('a package someone installed on purpose is upgraded where it is and stays unmarked; one that satisfies is left alone', () => {
-    const old = planRepository({ repo: 'edge-02', targets: [monitor('edge-02')], present: [present('edge-02', 'infra/cert-manager', 'cert-manager', 'v1.12.0', false)] }, context({ mode: 'check' }))
-    expect(old.steps).toEqual([expect.objectContaining({ action: 'upgrade', package: 'cert-manager', from: 'v1.12.0', version: 'v1.14.0', pkg: 'infra/cert-manager', asDependency: false })])
-    const current = planRepository({ repo: 'edge-02', targets: [monitor('edge-02')], present: [present('edge-02', 'cert-manager', 'cert-manager', 'v1.13.0', false)] }, context({ mode: 'check' }))
+    const old = planRepository(
+      {
+        repo: 'edge-02',
+        targets: [monitor('edge-02')],
+        present: [present('edge-02', 'infra/cert-manager', 'cert-manager', 'v1.12.0', false)],
+      },
+      context({ mode: 'check' }),
+    )
+    expect(old.steps).toEqual([
+      expect.objectContaining({
+        action: 'upgrade',
+        package: 'cert-manager',
+        from: 'v1.12.0',
+        version: 'v1.14.0',
+        pkg: 'infra/cert-manager',
+        asDependency: false,
+      }),
+    ])
+    const current = planRepository(
+      {
+        repo: 'edge-02',
+        targets: [monitor('edge-02')],
+        present: [present('edge-02', 'cert-manager', 'cert-manager', 'v1.13.0', false)],
+      },
+      context({ mode: 'check' }),
+    )
     expect(current.steps).toEqual([])
   })
 
@@ -93,7 +154,10 @@ describe('a repository whose packages need others', () => {
     const state: RepositoryState = {
       repo: 'edge-03',
       targets: [monitor('edge-03')],
-      present: [present('edge-03', 'cert-manager', 'cert-manager', 'v1.12.0', false), present('edge-03', 'legacy', 'legacy', 'v2.0.0', false, [{ name: 'cert-manager', version: '~1.12.0' }])],
+      present: [
+        present('edge-03', 'cert-manager', 'cert-manager', 'v1.12.0', false),
+        present('edge-03', 'legacy', 'legacy', 'v2.0.0', false, [{ name: 'cert-manager', version: '~1.12.0' }]),
+      ],
     }
     const plan = planRepository(state, context({ mode: 'check' }))
     expect(plan.steps).toEqual([])
@@ -104,7 +168,11 @@ describe('a repository whose packages need others', () => {
   })
 
   test('a variant that cannot be satisfied fails alone: the other variants of its repository keep their plan', () => {
-    const state: RepositoryState = { repo: 'edge-04', targets: [monitor('edge-04', '>= v2.0.0', 'needs-v2'), monitor('edge-04', '>= v1.13.0', 'edge-monitor')], present: [] }
+    const state: RepositoryState = {
+      repo: 'edge-04',
+      targets: [monitor('edge-04', '>= v2.0.0', 'needs-v2'), monitor('edge-04', '>= v1.13.0', 'edge-monitor')],
+      present: [],
+    }
     const plan = planRepository(state, context({ mode: 'check' }))
     expect([...plan.failures.keys()]).toEqual(['edge-04/needs-v2'])
     expect(plan.steps.map((s) => `${s.action} ${s.package} ${s.version}`)).toEqual(['install cert-manager v1.14.0'])
@@ -112,28 +180,66 @@ describe('a repository whose packages need others', () => {
 
   test('a dependency installed for a package that is gone is removed; one installed on purpose stays', () => {
     const plan = planRepository(
-      { repo: 'edge-05', targets: [], present: [present('edge-05', 'cert-manager', 'cert-manager', 'v1.14.0', true), present('edge-05', 'prom', 'prometheus-operator', 'v0.70.0', false)] },
+      {
+        repo: 'edge-05',
+        targets: [],
+        present: [
+          present('edge-05', 'cert-manager', 'cert-manager', 'v1.14.0', true),
+          present('edge-05', 'prom', 'prometheus-operator', 'v0.70.0', false),
+        ],
+      },
       context({ mode: 'check' }),
     )
-    expect(plan.steps).toEqual([expect.objectContaining({ action: 'remove', package: 'cert-manager', pkg: 'cert-manager', from: 'v1.14.0', deletionPolicy: 'delete' })])
+    expect(plan.steps).toEqual([
+      expect.objectContaining({
+        action: 'remove',
+        package: 'cert-manager',
+        pkg: 'cert-manager',
+        from: 'v1.14.0',
+        deletionPolicy: 'delete',
+      }),
+    ])
   })
 
   test('an API dependency installs the package that serves it; a package already serving it fulfils it', () => {
     const root = '/out/edge-06/app'
-    const needsApi = { path: 'edge-06/app', objects: [manifest(root, 'app', 'v1.0.0', [{ gvk: { apiVersion: 'monitoring.coreos.com/v1', kind: 'ServiceMonitor' } }])] }
+    const needsApi = {
+      path: 'edge-06/app',
+      objects: [
+        manifest(root, 'app', 'v1.0.0', [{ gvk: { apiVersion: 'monitoring.coreos.com/v1', kind: 'ServiceMonitor' } }]),
+      ],
+    }
     const install = planRepository({ repo: 'edge-06', targets: [needsApi], present: [] }, context({ mode: 'check' }))
-    expect(install.steps).toEqual([expect.objectContaining({ action: 'install', package: 'prometheus-operator', version: 'v0.70.0', requiredBy: ['app (monitoring.coreos.com/v1/ServiceMonitor)'] })])
+    expect(install.steps).toEqual([
+      expect.objectContaining({
+        action: 'install',
+        package: 'prometheus-operator',
+        version: 'v0.70.0',
+        requiredBy: ['app (monitoring.coreos.com/v1/ServiceMonitor)'],
+      }),
+    ])
     // Served by a package the catalog does not know: its CRD says so.
     const serving = present('edge-06', 'prom', 'my-operator', 'v3.0.0', false)
     const kept = planRepository(
-      { repo: 'edge-06', targets: [needsApi], present: [{ ...serving, objects: [...serving.objects, crd(serving.root, 'monitoring.coreos.com', 'ServiceMonitor')] }] },
+      {
+        repo: 'edge-06',
+        targets: [needsApi],
+        present: [
+          { ...serving, objects: [...serving.objects, crd(serving.root, 'monitoring.coreos.com', 'ServiceMonitor')] },
+        ],
+      },
       context({ mode: 'check' }),
     )
     expect(kept.steps).toEqual([])
   })
 
   test('in install mode, a version whose source is unknown (or cannot be found) blocks the variants that need it, saying so', () => {
-    const bare: PlanCatalog[] = [{ name: 'platform', packages: [{ name: 'cert-manager', versions: [{ version: 'v1.14.0', provides: [], dependencies: [] }] }] }]
+    const bare: PlanCatalog[] = [
+      {
+        name: 'platform',
+        packages: [{ name: 'cert-manager', versions: [{ version: 'v1.14.0', provides: [], dependencies: [] }] }],
+      },
+    ]
     const state: RepositoryState = { repo: 'edge-07', targets: [monitor('edge-07')], present: [] }
     const checked = planRepository(state, context({ catalogs: bare, mode: 'check' }))
     expect(checked.failures.size).toBe(0)
@@ -142,8 +248,13 @@ describe('a repository whose packages need others', () => {
     expect(installing.failures.get('edge-07/edge-monitor')![0]).toMatch(
       /cert-manager v1.14.0 cannot be installed in repository edge-07: no catalog names where it comes from .* it can be checked but not installed/,
     )
-    const lost = planRepository(state, context({ resolve: () => ({ ok: false, message: 'its source cannot be found' }) }))
-    expect(lost.failures.get('edge-07/edge-monitor')).toEqual(['cert-manager v1.14.0 cannot be installed in repository edge-07: its source cannot be found'])
+    const lost = planRepository(
+      state,
+      context({ resolve: () => ({ ok: false, message: 'its source cannot be found' }) }),
+    )
+    expect(lost.failures.get('edge-07/edge-monitor')).toEqual([
+      'cert-manager v1.14.0 cannot be installed in repository edge-07: its source cannot be found',
+    ])
   })
 
   test('what was installed outside git (an InstalledPackage of the repository) is upgraded by installing the version into the repository', () => {
@@ -153,12 +264,31 @@ describe('a repository whose packages need others', () => {
       metadata: { name: 'cert-manager', labels: { 'kpt-variants.dev/repository': 'edge-08' } },
       spec: { package: 'cert-manager', version: 'v1.12.0' },
     })
-    const elsewhere = KubeObject.fromObject({ ...installed.toJS(), metadata: { name: 'cert-manager-other', labels: { 'kpt-variants.dev/repository': 'edge-09' } } })
-    const plan = planRepository({ repo: 'edge-08', targets: [monitor('edge-08')], present: [] }, context({ fleetObjects: [installed, elsewhere], mode: 'check' }))
-    expect(plan.steps).toEqual([expect.objectContaining({ action: 'upgrade', from: 'v1.12.0', version: 'v1.14.0', pkg: 'cert-manager', outsideGit: true, asDependency: false })])
+    const elsewhere = KubeObject.fromObject({
+      ...installed.toJS(),
+      metadata: { name: 'cert-manager-other', labels: { 'kpt-variants.dev/repository': 'edge-09' } },
+    })
+    const plan = planRepository(
+      { repo: 'edge-08', targets: [monitor('edge-08')], present: [] },
+      context({ fleetObjects: [installed, elsewhere], mode: 'check' }),
+    )
+    expect(plan.steps).toEqual([
+      expect.objectContaining({
+        action: 'upgrade',
+        from: 'v1.12.0',
+        version: 'v1.14.0',
+        pkg: 'cert-manager',
+        outsideGit: true,
+        asDependency: false,
+      }),
+    ])
     // Once the repository holds it, the InstalledPackage no longer counts.
     const after = planRepository(
-      { repo: 'edge-08', targets: [monitor('edge-08')], present: [present('edge-08', 'cert-manager', 'cert-manager', 'v1.14.0', false)] },
+      {
+        repo: 'edge-08',
+        targets: [monitor('edge-08')],
+        present: [present('edge-08', 'cert-manager', 'cert-manager', 'v1.14.0', false)],
+      },
       context({ fleetObjects: [installed], mode: 'check' }),
     )
     expect(after.steps).toEqual([])

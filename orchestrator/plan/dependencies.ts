@@ -10,7 +10,14 @@
  * Every other variant of the repository keeps its plan: a target that
  * cannot be satisfied is taken out and the rest planned again.
  */
-import { clusterAPIsKind, defaultDependencyPolicy, dependenciesGroup, installedPackageKind, packageCatalogKind, readInstalledPackage } from '../../functions/api/dependencies.js'
+import {
+  clusterAPIsKind,
+  defaultDependencyPolicy,
+  dependenciesGroup,
+  installedPackageKind,
+  packageCatalogKind,
+  readInstalledPackage,
+} from '../../functions/api/dependencies.js'
 import type { GVK, InstalledPackage, PackageManifest } from '../../functions/api/dependencies.js'
 import { gatherInputs, planDependencies } from '../../functions/dependency-check/index.js'
 import type { DependencyReport, Plan, PlanCatalog, PlanInput } from '../../functions/dependency-check/index.js'
@@ -54,11 +61,16 @@ export interface FleetDependencies {
 }
 
 /** Reads the fleet's dependency objects once; `catalogs`: those made from upstream repositories, besides the fleet's own. */
-export function readFleetDependencies(objects: readonly KubeObject[], catalogs: readonly PlanCatalog[]): FleetDependencies {
+export function readFleetDependencies(
+  objects: readonly KubeObject[],
+  catalogs: readonly PlanCatalog[],
+): FleetDependencies {
   const config = { name: 'dependency-check', targets: [], policy: { ...defaultDependencyPolicy } }
   const read = gatherInputs(
     [],
-    objects.filter((o) => o.isGroupKind(dependenciesGroup, packageCatalogKind) || o.isGroupKind(dependenciesGroup, clusterAPIsKind)),
+    objects.filter(
+      (o) => o.isGroupKind(dependenciesGroup, packageCatalogKind) || o.isGroupKind(dependenciesGroup, clusterAPIsKind),
+    ),
     config,
   )
   const errors = read.results.filter((r) => r.severity === 'error').map((r) => r.message)
@@ -123,7 +135,10 @@ export function planRepository(state: RepositoryState, context: PlanContext): Re
       [],
       config,
     )
-    const inputErrors = [...gathered.results.filter((r) => r.severity === 'error').map((r) => r.message), ...context.fleet.errors]
+    const inputErrors = [
+      ...gathered.results.filter((r) => r.severity === 'error').map((r) => r.message),
+      ...context.fleet.errors,
+    ]
     if (inputErrors.length > 0) {
       for (const t of targets) for (const e of inputErrors) fail(t.path, `repository ${state.repo}: ${e}`)
       return { repo: state.repo, steps: [], failures, warnings, manifests: new Map(), packages: [] }
@@ -132,12 +147,22 @@ export function planRepository(state: RepositoryState, context: PlanContext): Re
     // What the repository holds replaces an InstalledPackage of the same package: git is what the cluster is to run.
     const inGit = new Set(present.map((p) => `${p.installed.package}|${p.installed.namespace}`))
     const outside = [...(context.fleet.installed.get('') ?? []), ...(context.fleet.installed.get(state.repo) ?? [])]
-    input.installed = [...outside.filter((i) => !inGit.has(`${i.package}|${i.namespace}`)), ...present.map((p) => p.installed)]
+    input.installed = [
+      ...outside.filter((i) => !inGit.has(`${i.package}|${i.namespace}`)),
+      ...present.map((p) => p.installed),
+    ]
     input.catalogs = [...context.fleet.catalogs]
     input.clusterAPIs = [...context.fleet.clusterAPIs]
     const owners = ownersOf(gathered.manifests, targets)
     if (input.targets.length === 0 && !input.installed.some((i) => i.installedAsDependency))
-      return { repo: state.repo, steps: [], failures, warnings, manifests: new Map(), packages: graphOf(gathered.manifests, present, input.installed, []) }
+      return {
+        repo: state.repo,
+        steps: [],
+        failures,
+        warnings,
+        manifests: new Map(),
+        packages: graphOf(gathered.manifests, present, input.installed, []),
+      }
     const plan = planDependencies(input)
     const blocked = new Map<string, string[]>()
     const pathWarnings = new Map<string, string[]>()
@@ -164,7 +189,13 @@ export function planRepository(state: RepositoryState, context: PlanContext): Re
               message: `no catalog names where it comes from (a PackageCatalog version's \`source\`, or a published revision of a package in an upstream Repository): it can be checked but not installed`,
             }
         if (resolved?.ok) step.variant = resolved.variant
-        else if (resolved) for (const path of step.neededBy) appendOnce(blocked, path, `${step.package} ${step.version} cannot be installed in repository ${state.repo}: ${resolved.message}`)
+        else if (resolved)
+          for (const path of step.neededBy)
+            appendOnce(
+              blocked,
+              path,
+              `${step.package} ${step.version} cannot be installed in repository ${state.repo}: ${resolved.message}`,
+            )
       }
     }
     if (blocked.size === 0) {
@@ -172,25 +203,54 @@ export function planRepository(state: RepositoryState, context: PlanContext): Re
       const manifests = new Map<string, { name: string; version?: string; requires: string[] }>()
       for (const m of gathered.manifests) {
         const path = owners.get(`${m.namespace}/${m.name}`)
-        if (path) manifests.set(path, { name: m.name, ...(m.version ? { version: m.version } : {}), requires: requirementsOf(plan, m.name) })
+        if (path)
+          manifests.set(path, {
+            name: m.name,
+            ...(m.version ? { version: m.version } : {}),
+            requires: requirementsOf(plan, m.name),
+          })
       }
-      return { repo: state.repo, steps, failures, warnings, manifests, packages: graphOf(gathered.manifests, present, input.installed, steps) }
+      return {
+        repo: state.repo,
+        steps,
+        failures,
+        warnings,
+        manifests,
+        packages: graphOf(gathered.manifests, present, input.installed, steps),
+      }
     }
     for (const [path, reasons] of blocked) for (const r of reasons) fail(path, r)
     const remaining = targets.filter((t) => !blocked.has(t.path))
     // Nothing blamed a target (a conflict among installed packages alone): every target fails with it.
     if (remaining.length === targets.length) {
       for (const t of targets) for (const r of [...blocked.values()].flat()) fail(t.path, r)
-      return { repo: state.repo, steps: [], failures, warnings, manifests: new Map(), packages: graphOf(gathered.manifests, present, input.installed, []) }
+      return {
+        repo: state.repo,
+        steps: [],
+        failures,
+        warnings,
+        manifests: new Map(),
+        packages: graphOf(gathered.manifests, present, input.installed, []),
+      }
     }
     targets = remaining
   }
 }
 
 /** Whether the variant at `path` is satisfied when it is the repository's only target. */
-function satisfiedAlone(input: PlanInput, manifests: readonly PackageManifest[], owners: ReadonlyMap<string, string>, path: string): boolean {
-  const own = new Set(manifests.filter((m) => owners.get(`${m.namespace}/${m.name}`) === path).map((m) => `${m.namespace}/${m.name}`))
-  const plan = planDependencies({ ...input, targets: input.targets.filter((t) => own.has(`${t.namespace}/${t.package}`)) })
+function satisfiedAlone(
+  input: PlanInput,
+  manifests: readonly PackageManifest[],
+  owners: ReadonlyMap<string, string>,
+  path: string,
+): boolean {
+  const own = new Set(
+    manifests.filter((m) => owners.get(`${m.namespace}/${m.name}`) === path).map((m) => `${m.namespace}/${m.name}`),
+  )
+  const plan = planDependencies({
+    ...input,
+    targets: input.targets.filter((t) => own.has(`${t.namespace}/${t.package}`)),
+  })
   return plan.result !== 'CONFLICT'
 }
 
@@ -207,7 +267,14 @@ function ownersOf(manifests: readonly PackageManifest[], targets: readonly Targe
 }
 
 /** Gives each variant the reports of its own targets that fail; conflicts no target owns go to every variant. */
-function attribute(plan: Plan, repo: string, owners: ReadonlyMap<string, string>, targets: readonly TargetPackage[], blocked: Map<string, string[]>, warnings: Map<string, string[]>): void {
+function attribute(
+  plan: Plan,
+  repo: string,
+  owners: ReadonlyMap<string, string>,
+  targets: readonly TargetPackage[],
+  blocked: Map<string, string[]>,
+  warnings: Map<string, string[]>,
+): void {
   const reported = new Set<string>()
   const explanation = plan.explanation?.length ? `: ${plan.explanation.join('; ')}` : ''
   for (const target of plan.packages) {

@@ -81,7 +81,12 @@ export function presentPackages(packages: readonly PresentPackage[]): Present[] 
       installedAsDependency: p.record.installedAsDependency === true,
       dependencies: manifest.dependencies,
       // What it serves: its manifest's APIs and its CRDs'.
-      provides: [...manifest.provides, ...p.objects.filter((o) => isCustomResourceDefinition(o) && o.getAnnotation(packagePathAnnotation) === p.root).flatMap(crdProvides)],
+      provides: [
+        ...manifest.provides,
+        ...p.objects
+          .filter((o) => isCustomResourceDefinition(o) && o.getAnnotation(packagePathAnnotation) === p.root)
+          .flatMap(crdProvides),
+      ],
       deleting: false,
     }
     out.push({ pkg: p.pkg, manifest, record: p.record, installed })
@@ -129,8 +134,13 @@ export function sourcesOf(catalogs: readonly PlanCatalog[]): Sources {
   for (const catalog of [...catalogs].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
     for (const pkg of catalog.packages) {
       const known = packages.get(pkg.name) ?? {}
-      packages.set(pkg.name, { ...(pkg.path ? { path: pkg.path } : {}), ...(pkg.deletionPolicy ? { deletionPolicy: pkg.deletionPolicy } : {}), ...known })
-      for (const v of pkg.versions) if (v.source && !sources.has(`${pkg.name}@${v.version}`)) sources.set(`${pkg.name}@${v.version}`, v.source)
+      packages.set(pkg.name, {
+        ...(pkg.path ? { path: pkg.path } : {}),
+        ...(pkg.deletionPolicy ? { deletionPolicy: pkg.deletionPolicy } : {}),
+        ...known,
+      })
+      for (const v of pkg.versions)
+        if (v.source && !sources.has(`${pkg.name}@${v.version}`)) sources.set(`${pkg.name}@${v.version}`, v.source)
     }
   }
   const out: Sources = new Map()
@@ -146,14 +156,28 @@ export function sourcesOf(catalogs: readonly PlanCatalog[]): Sources {
 }
 
 /** The plan's changes as steps, in the plan's dependency order, removals last. */
-export function stepsOf(plan: Plan, present: readonly Present[], installed: readonly Omit<InstalledPackage, 'object'>[], sources: Sources): DependencyStep[] {
+export function stepsOf(
+  plan: Plan,
+  present: readonly Present[],
+  installed: readonly Omit<InstalledPackage, 'object'>[],
+  sources: Sources,
+): DependencyStep[] {
   const order = new Map(plan.order.map((id, i) => [id, i]))
-  const rank = (pkg: string, namespace: string) => order.get(namespace ? `${namespace}/${pkg}` : pkg) ?? Number.MAX_SAFE_INTEGER
+  const rank = (pkg: string, namespace: string) =>
+    order.get(namespace ? `${namespace}/${pkg}` : pkg) ?? Number.MAX_SAFE_INTEGER
   const requiredBy = requirersOf(plan)
-  const inGit = (pkg: string, namespace: string) => present.find((p) => p.installed.package === pkg && p.installed.namespace === namespace)
-  const outside = (pkg: string, namespace: string) => installed.find((i) => i.package === pkg && i.namespace === namespace && !present.some((p) => p.installed === i))
+  const inGit = (pkg: string, namespace: string) =>
+    present.find((p) => p.installed.package === pkg && p.installed.namespace === namespace)
+  const outside = (pkg: string, namespace: string) =>
+    installed.find((i) => i.package === pkg && i.namespace === namespace && !present.some((p) => p.installed === i))
   const steps: (DependencyStep & { rank: number })[] = []
-  const change = (action: 'install' | 'upgrade' | 'downgrade', pkg: string, namespace: string, version: string, from?: string) => {
+  const change = (
+    action: 'install' | 'upgrade' | 'downgrade',
+    pkg: string,
+    namespace: string,
+    version: string,
+    from?: string,
+  ) => {
     const found = sources.get(`${pkg}@${version}`)
     const here = action === 'install' ? undefined : inGit(pkg, namespace)
     const elsewhere = action === 'install' || here ? undefined : outside(pkg, namespace)
@@ -163,7 +187,11 @@ export function stepsOf(plan: Plan, present: readonly Present[], installed: read
       namespace,
       version,
       pkg: here?.pkg ?? found?.path ?? pkg,
-      asDependency: here ? here.record.installedAsDependency === true : elsewhere ? elsewhere.installedAsDependency : true,
+      asDependency: here
+        ? here.record.installedAsDependency === true
+        : elsewhere
+          ? elsewhere.installedAsDependency
+          : true,
       deletionPolicy: here?.record.deletionPolicy ?? found?.deletionPolicy ?? 'delete',
       requiredBy: requiredBy.get(pkg) ?? [],
       neededBy: [],
@@ -226,15 +254,47 @@ export function graphOf(
   steps: readonly DependencyStep[],
 ): RepositoryDependencies['packages'] {
   const requires = (m: PackageManifest) =>
-    m.dependencies.flatMap((d) => (d.type === 'Package' ? [{ name: d.name, range: d.version || '*' }] : d.type === 'GVK' ? [{ name: `${d.gvk.apiVersion}/${d.gvk.kind}`, range: '' }] : []))
+    m.dependencies.flatMap((d) =>
+      d.type === 'Package'
+        ? [{ name: d.name, range: d.version || '*' }]
+        : d.type === 'GVK'
+          ? [{ name: `${d.gvk.apiVersion}/${d.gvk.kind}`, range: '' }]
+          : [],
+    )
   const packages = new Map<string, RepositoryDependencies['packages'][number]>()
-  for (const i of installed) packages.set(i.package, { name: i.package, version: i.version, installedAsDependency: i.installedAsDependency, requires: [], outsideGit: true })
+  for (const i of installed)
+    packages.set(i.package, {
+      name: i.package,
+      version: i.version,
+      installedAsDependency: i.installedAsDependency,
+      requires: [],
+      outsideGit: true,
+    })
   for (const p of present)
-    packages.set(p.installed.package, { name: p.installed.package, version: p.installed.version, installedAsDependency: p.installed.installedAsDependency, requires: requires(p.manifest) })
-  for (const m of manifests) packages.set(m.name, { name: m.name, ...(m.version ? { version: m.version } : {}), installedAsDependency: false, requires: requires(m) })
+    packages.set(p.installed.package, {
+      name: p.installed.package,
+      version: p.installed.version,
+      installedAsDependency: p.installed.installedAsDependency,
+      requires: requires(p.manifest),
+    })
+  for (const m of manifests)
+    packages.set(m.name, {
+      name: m.name,
+      ...(m.version ? { version: m.version } : {}),
+      installedAsDependency: false,
+      requires: requires(m),
+    })
   for (const step of steps) {
     if (step.action === 'remove') packages.delete(step.package)
-    else packages.set(step.package, { ...(packages.get(step.package) ?? { name: step.package, installedAsDependency: step.asDependency, requires: [] }), version: step.version! })
+    else
+      packages.set(step.package, {
+        ...(packages.get(step.package) ?? {
+          name: step.package,
+          installedAsDependency: step.asDependency,
+          requires: [],
+        }),
+        version: step.version!,
+      })
   }
   return [...packages.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
 }

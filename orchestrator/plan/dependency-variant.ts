@@ -26,7 +26,11 @@ export function dependencyVariant(
 ): { ok: true; variant: PlannedVariant } | { ok: false; message: string } {
   const source = step.source!
   const upstreamRepo = findRepository(fleet, downstream.namespace, source.repo)
-  if (!upstreamRepo) return { ok: false, message: `its source names repository ${JSON.stringify(source.repo)}, and the fleet has no Repository of that name` }
+  if (!upstreamRepo)
+    return {
+      ok: false,
+      message: `its source names repository ${JSON.stringify(source.repo)}, and the fleet has no Repository of that name`,
+    }
   const upstream = {
     repo: source.repo,
     package: source.package,
@@ -40,7 +44,12 @@ export function dependencyVariant(
     metadata: { name, namespace: downstream.namespace },
     spec: { upstream, downstream: { repo: downstream.name, package: step.pkg } },
   })
-  const pv: PackageVariant = { object, name, namespace: downstream.namespace, spec: { upstream, downstream: { repo: downstream.name, package: step.pkg } } }
+  const pv: PackageVariant = {
+    object,
+    name,
+    namespace: downstream.namespace,
+    spec: { upstream, downstream: { repo: downstream.name, package: step.pkg } },
+  }
   const resolved = resolveUpstream(pv, revisions.get(revisionKey(upstreamRepo, source.package)) ?? [])
   if (!resolved.ok)
     return {

@@ -23,7 +23,10 @@ const repos = source`
   spec: {deployment: true, git: {repo: ../repos/edge-02}}
 `
 const clusters = ['edge-01', 'edge-02', 'Edge_03']
-  .map((name) => `apiVersion: infra.nephio.org/v1alpha1\nkind: WorkloadCluster\nmetadata: {name: ${name}, namespace: default, labels: {site: edge}}\n`)
+  .map(
+    (name) =>
+      `apiVersion: infra.nephio.org/v1alpha1\nkind: WorkloadCluster\nmetadata: {name: ${name}, namespace: default, labels: {site: edge}}\n`,
+  )
   .join('---\n')
 const set = source`
   apiVersion: config.porch.kpt.dev/v1alpha2
@@ -35,7 +38,8 @@ const set = source`
     - objectSelector: {apiVersion: infra.nephio.org/v1alpha1, kind: WorkloadCluster, matchLabels: {site: edge}}
       template: {downstream: {repoExpr: target.name}}
 `
-const pv = (name: string, spec: string) => `apiVersion: config.porch.kpt.dev/v1alpha1\nkind: PackageVariant\nmetadata: {name: ${name}, namespace: default}\nspec: ${spec}\n`
+const pv = (name: string, spec: string) =>
+  `apiVersion: config.porch.kpt.dev/v1alpha1\nkind: PackageVariant\nmetadata: {name: ${name}, namespace: default}\nspec: ${spec}\n`
 
 const revision = (n: number): PackageRevision => ({
   kind: 'published',
@@ -53,24 +57,40 @@ const revisionObjects = [...revisions.values()].flat().map(packageRevisionObject
 
 function plan(...files: string[]) {
   const objects = files.flatMap((text, i) => parseObjects(text, `f${i}.yaml`))
-  return planFleet(buildFleet({ root: '/fleet', objects, problems: [], digest: '' }), { revisions, objects: revisionObjects, problems: new Map() })
+  return planFleet(buildFleet({ root: '/fleet', objects, problems: [], digest: '' }), {
+    revisions,
+    objects: revisionObjects,
+    problems: new Map(),
+  })
 }
 
 describe('planFleet', () => {
   test("keeps each set variant's target object: the selected object, or the downstream Repository of a repositories target", () => {
-    const byRepos = set.replace('name: nginx, namespace', 'name: listed, namespace').replace(/targets:[\s\S]*$/, 'targets:\n    - repositories: [{name: edge-02, packageNames: [web]}]\n')
+    const byRepos = set
+      .replace('name: nginx, namespace', 'name: listed, namespace')
+      .replace(/targets:[\s\S]*$/, 'targets:\n    - repositories: [{name: edge-02, packageNames: [web]}]\n')
     const result = plan(repos, clusters.replace('Edge_03', 'edge-03'), set, byRepos)
     expect(result.variants.map((v) => [v.key, v.target && `${v.target.kind} ${v.target.name}`])).toEqual([
       ['default/nginx-edge-01-nginx', 'WorkloadCluster edge-01'],
       ['default/nginx-edge-02-nginx', 'WorkloadCluster edge-02'],
       ['default/listed-edge-02-web', 'Repository edge-02'],
     ])
-    expect(plan(repos, pv('solo', '{upstream: {repo: blueprints, package: nginx, revision: 1}, downstream: {repo: edge-01, package: solo}}')).variants[0]!.target).toBeUndefined()
+    expect(
+      plan(
+        repos,
+        pv(
+          'solo',
+          '{upstream: {repo: blueprints, package: nginx, revision: 1}, downstream: {repo: edge-01, package: solo}}',
+        ),
+      ).variants[0]!.target,
+    ).toBeUndefined()
   })
 
   test('expands a set with the fan-out transform and resolves each variant', () => {
     const result = plan(repos, clusters.replace('Edge_03', 'edge-02x'), set)
-    expect(result.variants.map((v) => [v.key, v.set, `${v.downstream.repo}/${v.downstream.package}`, v.upstream.ref])).toEqual([
+    expect(
+      result.variants.map((v) => [v.key, v.set, `${v.downstream.repo}/${v.downstream.package}`, v.upstream.ref]),
+    ).toEqual([
       ['default/nginx-edge-01-nginx', 'default/nginx', 'edge-01/nginx', 'nginx/v2'],
       ['default/nginx-edge-02-nginx', 'default/nginx', 'edge-02/nginx', 'nginx/v2'],
     ])
@@ -104,20 +124,50 @@ describe('planFleet', () => {
   test('standalone PackageVariants: Porch validation, names, repositories, revisions, one downstream each', () => {
     const result = plan(
       repos,
-      pv('ok', '{upstream: {repo: blueprints, package: nginx, workspaceName: v1}, downstream: {repo: edge-01, package: web}}'),
-      pv('invalid', '{upstream: {repo: blueprints}, downstream: {repo: edge-01, package: a}, adoptionPolicy: sometimes}'),
-      pv('bad-name', '{upstream: {repo: blueprints, package: nginx, revision: 1}, downstream: {repo: edge-01, package: ../up}}'),
-      pv('no-revision', '{upstream: {repo: blueprints, package: nginx, revision: 7}, downstream: {repo: edge-02, package: web}}'),
-      pv('twin', '{upstream: {repo: blueprints, package: nginx, revision: 1}, downstream: {repo: edge-01, package: web}}'),
-      pv('nowhere', '{upstream: {repo: blueprints, package: nginx, revision: 1}, downstream: {repo: edge-09, package: web}}'),
+      pv(
+        'ok',
+        '{upstream: {repo: blueprints, package: nginx, workspaceName: v1}, downstream: {repo: edge-01, package: web}}',
+      ),
+      pv(
+        'invalid',
+        '{upstream: {repo: blueprints}, downstream: {repo: edge-01, package: a}, adoptionPolicy: sometimes}',
+      ),
+      pv(
+        'bad-name',
+        '{upstream: {repo: blueprints, package: nginx, revision: 1}, downstream: {repo: edge-01, package: ../up}}',
+      ),
+      pv(
+        'no-revision',
+        '{upstream: {repo: blueprints, package: nginx, revision: 7}, downstream: {repo: edge-02, package: web}}',
+      ),
+      pv(
+        'twin',
+        '{upstream: {repo: blueprints, package: nginx, revision: 1}, downstream: {repo: edge-01, package: web}}',
+      ),
+      pv(
+        'nowhere',
+        '{upstream: {repo: blueprints, package: nginx, revision: 1}, downstream: {repo: edge-09, package: web}}',
+      ),
     )
     expect(result.variants.map((v) => [v.key, v.upstream.ref])).toEqual([['default/ok', 'nginx/v1']])
     expect(result.failures.map((f) => [f.subject, f.message])).toEqual([
-      ['PackageVariant default/invalid', 'missing required field spec.upstream.package; spec.adoptionPolicy field can only be "adoptNone" or "adoptExisting"'],
-      ['PackageVariant default/bad-name', expect.stringMatching(/^invalid downstream package name "\.\.\/up": "\.\." a lowercase RFC 1123 label/)],
-      ['PackageVariant default/no-revision', 'could not find upstream package revision &v1alpha1.Upstream{Repo:"blueprints", Package:"nginx", Revision:7, WorkspaceName:""}'],
+      [
+        'PackageVariant default/invalid',
+        'missing required field spec.upstream.package; spec.adoptionPolicy field can only be "adoptNone" or "adoptExisting"',
+      ],
+      [
+        'PackageVariant default/bad-name',
+        expect.stringMatching(/^invalid downstream package name "\.\.\/up": "\.\." a lowercase RFC 1123 label/),
+      ],
+      [
+        'PackageVariant default/no-revision',
+        'could not find upstream package revision &v1alpha1.Upstream{Repo:"blueprints", Package:"nginx", Revision:7, WorkspaceName:""}',
+      ],
       ['PackageVariant default/twin', 'PackageVariant default/ok renders the same downstream package edge-01/web'],
-      ['PackageVariant default/nowhere', 'downstream repository "edge-09" not found: no Repository of that name in the fleet'],
+      [
+        'PackageVariant default/nowhere',
+        'downstream repository "edge-09" not found: no Repository of that name in the fleet',
+      ],
     ])
   })
 

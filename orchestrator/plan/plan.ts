@@ -53,7 +53,9 @@ export interface PlannedVariant {
 
 /** The report subject of a planned variant: `PackageVariant ns/name`, or `Dependency repo/package`. */
 export function subjectOf(variant: Pick<PlannedVariant, 'key' | 'dependency' | 'downstream'>): string {
-  return variant.dependency ? `Dependency ${variant.downstream.repo}/${variant.downstream.package}` : `PackageVariant ${variant.key}`
+  return variant.dependency
+    ? `Dependency ${variant.downstream.repo}/${variant.downstream.package}`
+    : `PackageVariant ${variant.key}`
 }
 
 /** Something that could not be planned: a set, a target of a set, or a PackageVariant. */
@@ -113,9 +115,17 @@ export function planFleet(fleet: Fleet, upstreams: Upstreams, shard?: Shard): Fl
   for (const setObject of fleet.sets) {
     const set = objectKey(setObject)
     const upstreamName = setObject.get(['spec', 'upstream', 'repo'])
-    const problem = typeof upstreamName === 'string' ? unreadable(findRepository(fleet, setObject.namespace, upstreamName)) : undefined
+    const problem =
+      typeof upstreamName === 'string'
+        ? unreadable(findRepository(fleet, setObject.namespace, upstreamName))
+        : undefined
     if (problem) {
-      failures.push({ subject: `PackageVariantSet ${set}`, message: `upstream repository ${JSON.stringify(upstreamName)} cannot be read: ${problem}`, set, reason: 'UpstreamNotFound' })
+      failures.push({
+        subject: `PackageVariantSet ${set}`,
+        message: `upstream repository ${JSON.stringify(upstreamName)} cannot be read: ${problem}`,
+        set,
+        reason: 'UpstreamNotFound',
+      })
       incompleteSets.add(set)
       continue
     }
@@ -124,10 +134,16 @@ export function planFleet(fleet: Fleet, upstreams: Upstreams, shard?: Shard): Fl
     const { summary, failures: setFailures } = runFanOut(rl, { sources }, { isolateTargets: true })
     setWarnings.set(
       set,
-      rl.results.items.filter((r) => r.severity === 'warning' && r.field?.path.startsWith('spec.upstream')).map((r) => `PackageVariantSet ${set}: ${r.message}`),
+      rl.results.items
+        .filter((r) => r.severity === 'warning' && r.field?.path.startsWith('spec.upstream'))
+        .map((r) => `PackageVariantSet ${set}: ${r.message}`),
     )
     for (const { target, downstream, downstreamRepo, reason, message } of setFailures) {
-      const failure: PlanFailure = { subject: `PackageVariantSet ${set}${target ? ` target ${target}` : ''}`, message, set }
+      const failure: PlanFailure = {
+        subject: `PackageVariantSet ${set}${target ? ` target ${target}` : ''}`,
+        message,
+        set,
+      }
       // A target that rendered but cannot be named keeps just its package, one whose repository is missing that
       // repository's packages; otherwise any package of the set may be its.
       if (reason) failure.reason = reason
@@ -143,7 +159,12 @@ export function planFleet(fleet: Fleet, upstreams: Upstreams, shard?: Shard): Fl
       fromSets.push({ object, set, spec: summary.specs.get(object)!, ...(target ? { target } : {}) })
     }
   }
-  const candidates = [...fromSets, ...fleet.variants.filter((pv) => !claimed.has(pv)).map((object) => ({ object, set: undefined, spec: undefined, target: undefined }))]
+  const candidates = [
+    ...fromSets,
+    ...fleet.variants
+      .filter((pv) => !claimed.has(pv))
+      .map((object) => ({ object, set: undefined, spec: undefined, target: undefined })),
+  ]
 
   const variants: PlannedVariant[] = []
   const byKey = new Map<string, PlannedVariant>()
@@ -186,12 +207,18 @@ export function planFleet(fleet: Fleet, upstreams: Upstreams, shard?: Shard): Fl
     }
     const downstreamRepo = findRepository(fleet, pv.namespace, downstream.repo)
     if (!downstreamRepo) {
-      fail(`downstream repository ${JSON.stringify(downstream.repo)} not found: no Repository of that name in the fleet`, path)
+      fail(
+        `downstream repository ${JSON.stringify(downstream.repo)} not found: no Repository of that name in the fleet`,
+        path,
+      )
       continue
     }
     const upstreamRepo = findRepository(fleet, pv.namespace, pv.spec.upstream!.repo!)
     if (!upstreamRepo) {
-      fail(`upstream repository ${JSON.stringify(pv.spec.upstream!.repo)} not found: no Repository of that name in the fleet`, path)
+      fail(
+        `upstream repository ${JSON.stringify(pv.spec.upstream!.repo)} not found: no Repository of that name in the fleet`,
+        path,
+      )
       continue
     }
     const problem = unreadable(upstreamRepo)
@@ -205,7 +232,15 @@ export function planFleet(fleet: Fleet, upstreams: Upstreams, shard?: Shard): Fl
       continue
     }
     const warnings = [...(set ? (setWarnings.get(set) ?? []) : []), ...(pv.warnings ?? []).map((w) => w.message)]
-    const planned: PlannedVariant = { pv, key, upstreamRepo, upstream: upstream.revision, downstreamRepo, downstream, warnings }
+    const planned: PlannedVariant = {
+      pv,
+      key,
+      upstreamRepo,
+      upstream: upstream.revision,
+      downstreamRepo,
+      downstream,
+      warnings,
+    }
     if (set) planned.set = set
     if (target) planned.target = target
     if (mine) variants.push(planned)
@@ -220,7 +255,10 @@ export function planFleet(fleet: Fleet, upstreams: Upstreams, shard?: Shard): Fl
  * from the spec fan-out reports (the same fields Porch's API has), without
  * parsing its text back.
  */
-function renderedVariant(object: KubeObject, spec: Record<string, unknown>): { ok: true; pv: PackageVariant } | { ok: false; results: { message: string }[] } {
+function renderedVariant(
+  object: KubeObject,
+  spec: Record<string, unknown>,
+): { ok: true; pv: PackageVariant } | { ok: false; results: { message: string }[] } {
   const pv: PackageVariant = { object, name: object.name, namespace: object.namespace, spec: spec }
   const errors = validatePackageVariant(pv, packageVariantRules)
   return errors.length === 0 ? { ok: true, pv } : { ok: false, results: errors }
@@ -232,7 +270,10 @@ function renderedVariant(object: KubeObject, spec: Record<string, unknown>): { o
  * ignores, else Porch's placeholder revision: the head of the upstream
  * repository's branch, which a render follows as it moves.
  */
-export function resolveUpstream(pv: PackageVariant, revisions: readonly PackageRevision[]): { ok: true; revision: PackageRevision } | { ok: false; message: string } {
+export function resolveUpstream(
+  pv: PackageVariant,
+  revisions: readonly PackageRevision[],
+): { ok: true; revision: PackageRevision } | { ok: false; message: string } {
   const upstream = pv.spec.upstream!
   const workspace = upstream.workspaceName ?? ''
   const revision = upstream.revision ?? 0
@@ -255,10 +296,12 @@ export function resolveUpstream(pv: PackageVariant, revisions: readonly PackageR
  */
 export function downstreamNameProblem(downstream: { repo: string; package: string }): string | undefined {
   const repoErrors = dns1123LabelErrors(downstream.repo)
-  if (repoErrors.length > 0) return `invalid downstream repository name ${JSON.stringify(downstream.repo)}: ${repoErrors.join('; ')}`
+  if (repoErrors.length > 0)
+    return `invalid downstream repository name ${JSON.stringify(downstream.repo)}: ${repoErrors.join('; ')}`
   for (const segment of downstream.package.split('/')) {
     const errors = dns1123LabelErrors(segment)
-    if (errors.length > 0) return `invalid downstream package name ${JSON.stringify(downstream.package)}: ${JSON.stringify(segment)} ${errors.join('; ')}`
+    if (errors.length > 0)
+      return `invalid downstream package name ${JSON.stringify(downstream.package)}: ${JSON.stringify(segment)} ${errors.join('; ')}`
   }
   return undefined
 }
@@ -288,6 +331,7 @@ export function withoutUnavailable(plan: FleetPlan, unavailable: Readonly<Record
     })
     return false
   })
-  for (const repo of Object.keys(unavailable)) failures.push({ subject: `Repository ${repo}`, message: unavailable[repo]!, downstreamRepo: repo })
+  for (const repo of Object.keys(unavailable))
+    failures.push({ subject: `Repository ${repo}`, message: unavailable[repo]!, downstreamRepo: repo })
   return { ...plan, variants, failures }
 }

@@ -50,7 +50,10 @@ export function scopedRepositories(fleet: Fleet, scope: RenderScope): Fleet {
 }
 
 /** The deletion test of a scoped run: a package may go only when its owner is in scope. */
-export function scopedAbandonment(abandoned: Abandonment | undefined, scope: RenderScope | undefined): Abandonment | undefined {
+export function scopedAbandonment(
+  abandoned: Abandonment | undefined,
+  scope: RenderScope | undefined,
+): Abandonment | undefined {
   if (!abandoned || !scope) return abandoned
   const keys = new Set(scope.variants)
   return {
@@ -67,6 +70,9 @@ export function scopedAbandonment(abandoned: Abandonment | undefined, scope: Ren
  * none of its variants' packages declared anything to the dependency check
  * before, and none does now (`rendered`: what each declares, as rendered).
  */
-export function leavesDependencies(scope: RenderScope, rendered: readonly { dependencies: readonly unknown[] }[]): boolean {
+export function leavesDependencies(
+  scope: RenderScope,
+  rendered: readonly { dependencies: readonly unknown[] }[],
+): boolean {
   return !scope.declared && rendered.every((p) => p.dependencies.length === 0)
 }

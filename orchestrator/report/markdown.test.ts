@@ -27,7 +27,12 @@ function diffOf(path: string, lines: number): string {
   return `--- a/${path}/deployment.yaml\n+++ b/${path}/deployment.yaml\n@@ -1,${lines} +1,${lines} @@\n${body}\n`
 }
 
-const report = (variants: VariantReport[], extra: Partial<RunReport> = {}): RunReport => ({ dryRun: true, variants, problems: [], ...extra })
+const report = (variants: VariantReport[], extra: Partial<RunReport> = {}): RunReport => ({
+  dryRun: true,
+  variants,
+  problems: [],
+  ...extra,
+})
 
 describe('formatMarkdown', () => {
   it('renders counts, a table of the changes and each diff in a collapsible block, as GitHub does', () => {
@@ -50,8 +55,15 @@ describe('formatMarkdown', () => {
     expect(table).toContain('blueprints/nginx v2 (from nginx/v1)')
     expect(table).not.toContain('edge-03')
     // Each diff in a <details> block whose body is a diff code block (not Markdown read as text).
-    const blocks = [...html.matchAll(/<details>\n<summary>([\s\S]*?)<\/summary>\n<pre><code class="language-diff">([\s\S]*?)<\/code><\/pre>\n<\/details>/g)]
-    expect(blocks.map((b) => b[1])).toEqual(['<code>edge-02/nginx</code> created: 1 file(s), +1 −1', '<code>edge-01/nginx</code> updated: 1 file(s), +2 −2'])
+    const blocks = [
+      ...html.matchAll(
+        /<details>\n<summary>([\s\S]*?)<\/summary>\n<pre><code class="language-diff">([\s\S]*?)<\/code><\/pre>\n<\/details>/g,
+      ),
+    ]
+    expect(blocks.map((b) => b[1])).toEqual([
+      '<code>edge-02/nginx</code> created: 1 file(s), +1 −1',
+      '<code>edge-01/nginx</code> updated: 1 file(s), +2 −2',
+    ])
     expect(blocks[1]![2]).toContain('-  key1: old\n+  key1: new\n')
   })
 
@@ -59,7 +71,11 @@ describe('formatMarkdown', () => {
     const hostile = '```\n</details>\n<script>alert(1)</script>\n| not | a | row |\n'
     const md = formatMarkdown(
       report([
-        variant('edge-01/nginx', { status: 'failed', reasons: ['function `x` said <b>no</b> | *really*'], diff: `--- a/edge-01/nginx/a.yaml\n+++ b/edge-01/nginx/a.yaml\n@@ -1 +1,4 @@\n+${hostile}` }),
+        variant('edge-01/nginx', {
+          status: 'failed',
+          reasons: ['function `x` said <b>no</b> | *really*'],
+          diff: `--- a/edge-01/nginx/a.yaml\n+++ b/edge-01/nginx/a.yaml\n@@ -1 +1,4 @@\n+${hostile}`,
+        }),
       ]),
     )
     const html = gfmToHtml(md)
@@ -73,15 +89,31 @@ describe('formatMarkdown', () => {
   })
 
   it('lists conflicts, failures and fleet problems', () => {
-    const conflict = { file: 'deployment.yaml', resource: 'Deployment web/nginx', field: 'spec.replicas', local: '5', upstream: '3', origin: '2', resolution: 'upstream' as const }
+    const conflict = {
+      file: 'deployment.yaml',
+      resource: 'Deployment web/nginx',
+      field: 'spec.replicas',
+      local: '5',
+      upstream: '3',
+      origin: '2',
+      resolution: 'upstream' as const,
+    }
     const html = gfmToHtml(
       formatMarkdown(
-        report([variant('edge-01/nginx', { conflicts: [conflict] }), variant('edge-02/nginx', { status: 'failed', reasons: ['upstream revision 9 not found'] })], {
-          problems: ['clusters.yaml: not YAML'],
-        }),
+        report(
+          [
+            variant('edge-01/nginx', { conflicts: [conflict] }),
+            variant('edge-02/nginx', { status: 'failed', reasons: ['upstream revision 9 not found'] }),
+          ],
+          {
+            problems: ['clusters.yaml: not YAML'],
+          },
+        ),
       ),
     )
-    expect(html).toContain('<code>spec.replicas</code>: downstream <code>5</code>, upstream <code>3</code> (was <code>2</code>): took upstream')
+    expect(html).toContain(
+      '<code>spec.replicas</code>: downstream <code>5</code>, upstream <code>3</code> (was <code>2</code>): took upstream',
+    )
     expect(html).toContain('<li><code>edge-02/nginx</code>: upstream revision 9 not found</li>')
     expect(html).toContain('<li>clusters.yaml: not YAML</li>')
     expect(html).toMatch(/<h3>❌ kpt-variants render --dry-run<\/h3>/)
@@ -120,12 +152,18 @@ describe('formatMarkdown', () => {
   it('says so when nothing changes', () => {
     const md = formatMarkdown(report([variant('edge-01/nginx', { status: 'unchanged' })]))
     expect(md).not.toContain('<table>')
-    expect(gfmToHtml(md)).toContain('1 variant(s): <strong>0</strong> created, <strong>0</strong> updated, <strong>1</strong> unchanged, <strong>0</strong> failed')
+    expect(gfmToHtml(md)).toContain(
+      '1 variant(s): <strong>0</strong> created, <strong>0</strong> updated, <strong>1</strong> unchanged, <strong>0</strong> failed',
+    )
   })
 })
 
 describe('diffStat', () => {
   it('counts files and lines, not the file headers', () => {
-    expect(diffStat(`${diffOf('a/b', 3)}--- /dev/null\n+++ b/a/b/new.yaml\n@@ -0,0 +1 @@\n+x: 1\n`)).toEqual({ files: 2, added: 4, removed: 3 })
+    expect(diffStat(`${diffOf('a/b', 3)}--- /dev/null\n+++ b/a/b/new.yaml\n@@ -0,0 +1 @@\n+x: 1\n`)).toEqual({
+      files: 2,
+      added: 4,
+      removed: 3,
+    })
   })
 })

@@ -25,12 +25,18 @@ export function formatMarkdown(report: RunReport, options: MarkdownOptions = {})
   const limit = options.limit ?? commentLimit
   const changed = report.variants.filter(isChange)
   const head = [heading(report), '', countsLine(report), '']
-  const sections = [...dependenciesSection(report), ...failuresSection(changed), ...conflictsSection(changed), ...problemsSection(report)]
+  const sections = [
+    ...dependenciesSection(report),
+    ...failuresSection(changed),
+    ...conflictsSection(changed),
+    ...problemsSection(report),
+  ]
   // The note that closes a cut summary is at most this long; room is kept for it.
   const reserve = 400
   let out = `${head.join('\n')}\n`
   const rows = tableRows(changed)
-  const table = rows.length > 0 ? ['| status | package | variant | upstream | conflicts |', '| --- | --- | --- | --- | ---: |'] : []
+  const table =
+    rows.length > 0 ? ['| status | package | variant | upstream | conflicts |', '| --- | --- | --- | --- | ---: |'] : []
   let rowsShown = 0
   for (const row of rows) {
     if (out.length + table.join('\n').length + row.length + reserve > limit / 2) break
@@ -40,9 +46,14 @@ export function formatMarkdown(report: RunReport, options: MarkdownOptions = {})
   if (table.length > 0) out += `${table.join('\n')}\n`
   if (rowsShown < rows.length) out += `\n…and ${rows.length - rowsShown} more changed variant(s), not listed here.\n`
   const tail = sections.length > 0 ? `\n${sections.join('\n')}\n` : ''
-  out += tail.length + out.length + reserve <= limit ? tail : '\nFailures, conflicts and fleet problems are left out: the comment would be too long. See the job output.\n'
+  out +=
+    tail.length + out.length + reserve <= limit
+      ? tail
+      : '\nFailures, conflicts and fleet problems are left out: the comment would be too long. See the job output.\n'
 
-  const diffs = changed.filter((v) => v.diff).sort((a, b) => a.diff!.length - b.diff!.length || cmp(a.path ?? a.subject, b.path ?? b.subject))
+  const diffs = changed
+    .filter((v) => v.diff)
+    .sort((a, b) => a.diff!.length - b.diff!.length || cmp(a.path ?? a.subject, b.path ?? b.subject))
   const left: VariantReport[] = []
   let cut: VariantReport | undefined
   for (const v of diffs) {
@@ -79,20 +90,36 @@ function heading(report: RunReport): string {
 function countsLine(report: RunReport): string {
   const conflicts = report.variants.reduce((n, v) => n + v.conflicts.length, 0)
   const bold = (n: number) => `**${n}**`
-  return totalsLine(report, ['created', 'updated', 'deleted', 'orphaned', 'unchanged', 'failed'], bold, conflicts > 0 ? [`${bold(conflicts)} conflict(s)`] : [])
+  return totalsLine(
+    report,
+    ['created', 'updated', 'deleted', 'orphaned', 'unchanged', 'failed'],
+    bold,
+    conflicts > 0 ? [`${bold(conflicts)} conflict(s)`] : [],
+  )
 }
 
 /** Each repository's dependency steps, in dependency order. */
 function dependenciesSection(report: RunReport): string[] {
   const planned = (report.dependencies ?? []).filter((r) => r.steps.length > 0)
   if (planned.length === 0) return []
-  return ['#### Dependencies (each repository in dependency order)', '', ...planned.flatMap((r) => r.steps.map((s) => `- ${text(describeStep(r.name, s))}`)), '']
+  return [
+    '#### Dependencies (each repository in dependency order)',
+    '',
+    ...planned.flatMap((r) => r.steps.map((s) => `- ${text(describeStep(r.name, s))}`)),
+    '',
+  ]
 }
 
 function tableRows(changed: readonly VariantReport[]): string[] {
   return changed.map((v) => {
     const upstream = v.upstream ? (v.previousUpstream ? `${v.upstream} (from ${v.previousUpstream})` : v.upstream) : ''
-    const cells = [v.status, code(v.path ?? '-'), code(v.subject.replace(/^PackageVariant /, '')), text(upstream), String(v.conflicts.length)]
+    const cells = [
+      v.status,
+      code(v.path ?? '-'),
+      code(v.subject.replace(/^PackageVariant /, '')),
+      text(upstream),
+      String(v.conflicts.length),
+    ]
     return `| ${cells.join(' | ')} |`
   })
 }
@@ -100,7 +127,12 @@ function tableRows(changed: readonly VariantReport[]): string[] {
 function failuresSection(changed: readonly VariantReport[]): string[] {
   const failed = changed.filter((v) => v.status === 'failed')
   if (failed.length === 0) return []
-  return ['#### Failed', '', ...failed.flatMap((v) => v.reasons.map((r) => `- ${code(v.path ?? v.subject)}: ${text(r)}`)), '']
+  return [
+    '#### Failed',
+    '',
+    ...failed.flatMap((v) => v.reasons.map((r) => `- ${code(v.path ?? v.subject)}: ${text(r)}`)),
+    '',
+  ]
 }
 
 function conflictsSection(changed: readonly VariantReport[]): string[] {
@@ -119,7 +151,8 @@ function conflictsSection(changed: readonly VariantReport[]): string[] {
 }
 
 function problemsSection(report: RunReport): string[] {
-  const lines = report.problems.length > 0 ? ['#### Fleet problems', '', ...report.problems.map((p) => `- ${text(p)}`), ''] : []
+  const lines =
+    report.problems.length > 0 ? ['#### Fleet problems', '', ...report.problems.map((p) => `- ${text(p)}`), ''] : []
   if (report.deletionsSkipped) lines.push(`No package deleted: ${text(report.deletionsSkipped)}.`, '')
   return lines
 }

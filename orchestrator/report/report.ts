@@ -87,7 +87,13 @@ export interface RepositoryDependencies {
   /** Its plan, dependencies first, removals last. */
   steps: DependencyStepReport[]
   /** Its packages that declare themselves (a PackageManifest with a version), and what each requires. */
-  packages: { name: string; version?: string; installedAsDependency: boolean; requires: { name: string; range: string }[]; outsideGit?: true }[]
+  packages: {
+    name: string
+    version?: string
+    installedAsDependency: boolean
+    requires: { name: string; range: string }[]
+    outsideGit?: true
+  }[]
 }
 
 /** The whole run. */
@@ -116,14 +122,27 @@ export function describeStep(repo: string, step: DependencyStepReport): string {
         : `${step.action} ${step.package} ${step.from} -> ${step.version}`
   const where = `${step.path === step.package ? '' : ` at ${step.path}`}${step.outsideGit && step.action !== 'remove' ? ' (installed outside git until now)' : ''}`
   const why = step.requiredBy.length > 0 ? `, required by ${step.requiredBy.join(', ')}` : ''
-  const outcome = step.outcome === 'planned' ? ' [planned]' : step.outcome === 'outside-git' ? ' [installed outside git: not changed]' : step.outcome === 'failed' ? ` [failed: ${step.reason}]` : ''
+  const outcome =
+    step.outcome === 'planned'
+      ? ' [planned]'
+      : step.outcome === 'outside-git'
+        ? ' [installed outside git: not changed]'
+        : step.outcome === 'failed'
+          ? ` [failed: ${step.reason}]`
+          : ''
   return `${repo}: ${what}${where}${why}${outcome}`
 }
 
 /** Counts of the dependency steps carried out (or planned) across the run. */
-export function countDependencySteps(report: RunReport): { install: number; upgrade: number; downgrade: number; remove: number } {
+export function countDependencySteps(report: RunReport): {
+  install: number
+  upgrade: number
+  downgrade: number
+  remove: number
+} {
   const counts = { install: 0, upgrade: 0, downgrade: 0, remove: 0 }
-  for (const repo of report.dependencies ?? []) for (const step of repo.steps) if (step.outcome === 'done' || step.outcome === 'planned') counts[step.action]++
+  for (const repo of report.dependencies ?? [])
+    for (const step of repo.steps) if (step.outcome === 'done' || step.outcome === 'planned') counts[step.action]++
   return counts
 }
 
@@ -139,7 +158,14 @@ export interface RolloutSummary {
 
 /** Counts per status. */
 export function countByStatus(report: RunReport): Record<VariantStatus, number> {
-  const counts: Record<VariantStatus, number> = { created: 0, updated: 0, unchanged: 0, deleted: 0, orphaned: 0, failed: 0 }
+  const counts: Record<VariantStatus, number> = {
+    created: 0,
+    updated: 0,
+    unchanged: 0,
+    deleted: 0,
+    orphaned: 0,
+    failed: 0,
+  }
   for (const v of report.variants) counts[v.status]++
   return counts
 }
@@ -169,17 +195,27 @@ export function isDependencyRow(v: VariantReport): boolean {
  * back, and the dependency steps, carried out or (a dry run, `--dependencies
  * check`) planned. `number` styles each count (Markdown makes them bold).
  */
-export function totalsLine(report: RunReport, order: readonly VariantStatus[], number: (n: number) => string = String, extra: string[] = [], held = 0): string {
+export function totalsLine(
+  report: RunReport,
+  order: readonly VariantStatus[],
+  number: (n: number) => string = String,
+  extra: string[] = [],
+  held = 0,
+): string {
   const variants = report.variants.filter((v) => !isDependencyRow(v))
   const counts = countByStatus({ ...report, variants })
-  const parts = order.filter((s) => counts[s] > 0 || ['created', 'updated', 'unchanged', 'failed'].includes(s)).map((s) => `${number(counts[s])} ${s}`)
+  const parts = order
+    .filter((s) => counts[s] > 0 || ['created', 'updated', 'unchanged', 'failed'].includes(s))
+    .map((s) => `${number(counts[s])} ${s}`)
   parts.push(...extra)
   const planned = (report.dependencies ?? []).filter((r) => r.steps.length > 0)
   let dependencies = ''
   if (planned.length > 0) {
     const steps = countDependencySteps(report)
     const planning = report.dryRun || planned.some((r) => r.steps.some((s) => s.outcome === 'planned'))
-    const [install, move, remove] = planning ? ['to install', 'to upgrade or downgrade', 'to remove'] : ['installed', 'upgraded or downgraded', 'removed']
+    const [install, move, remove] = planning
+      ? ['to install', 'to upgrade or downgrade', 'to remove']
+      : ['installed', 'upgraded or downgraded', 'removed']
     dependencies = `; dependencies: ${number(steps.install)} ${install}, ${number(steps.upgrade + steps.downgrade)} ${move}, ${number(steps.remove)} ${remove}`
   }
   const heldBack = held > 0 ? `; ${number(held)} held back` : ''

@@ -9,7 +9,13 @@ export function formatSummary(report: RunReport): string {
   if (shown.length > 0) {
     // With --git, where each change went: its draft branch, or the tag it was published as.
     const git = shown.some((v) => v.draft || v.published)
-    const rows = shown.map((v) => [v.status, v.path ?? '-', v.subject.replace(/^PackageVariant /, ''), ...(git ? [v.published ?? v.draft ?? '-'] : []), upstreamColumn(v)])
+    const rows = shown.map((v) => [
+      v.status,
+      v.path ?? '-',
+      v.subject.replace(/^PackageVariant /, ''),
+      ...(git ? [v.published ?? v.draft ?? '-'] : []),
+      upstreamColumn(v),
+    ])
     const header = ['STATUS', 'PACKAGE', 'VARIANT', ...(git ? ['GIT'] : []), 'UPSTREAM']
     const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
     const format = (cells: string[]) =>
@@ -30,7 +36,9 @@ export function formatSummary(report: RunReport): string {
     for (const v of conflicted) {
       for (const c of v.conflicts) {
         const took = c.resolution === 'fail' ? 'failed' : `took ${c.resolution}`
-        lines.push(`  ${v.path}: ${c.file} ${c.resource} ${c.field}: downstream ${c.local ?? '(deleted)'}, upstream ${c.upstream ?? '(deleted)'} (was ${c.origin ?? '(absent)'}): ${took}`)
+        lines.push(
+          `  ${v.path}: ${c.file} ${c.resource} ${c.field}: downstream ${c.local ?? '(deleted)'}, upstream ${c.upstream ?? '(deleted)'} (was ${c.origin ?? '(absent)'}): ${took}`,
+        )
       }
     }
   }
@@ -62,7 +70,10 @@ export function formatSummary(report: RunReport): string {
     lines.push('', 'Dependencies (each repository in dependency order):')
     for (const repo of planned) for (const step of repo.steps) lines.push(`  ${describeStep(repo.name, step)}`)
   }
-  lines.push('', totalsLine(report, ['created', 'updated', 'unchanged', 'deleted', 'orphaned', 'failed'], String, [], held.length))
+  lines.push(
+    '',
+    totalsLine(report, ['created', 'updated', 'unchanged', 'deleted', 'orphaned', 'failed'], String, [], held.length),
+  )
   return `${lines.join('\n').replace(/^\n/, '')}\n`
 }
 
@@ -83,7 +94,9 @@ export function formatJson(report: RunReport): string {
       variants: report.variants,
       problems: report.problems,
       ...(report.deletionsSkipped ? { deletionsSkipped: report.deletionsSkipped } : {}),
-      ...(report.dependencies ? { dependencies: report.dependencies, dependencySummary: countDependencySteps(report) } : {}),
+      ...(report.dependencies
+        ? { dependencies: report.dependencies, dependencySummary: countDependencySteps(report) }
+        : {}),
       ...(report.warnings && report.warnings.length > 0 ? { warnings: report.warnings } : {}),
       ...(report.rollouts ? { rollouts: report.rollouts } : {}),
     },

@@ -30,12 +30,22 @@ type RolloutShape = typeof arbitraryRollout extends fc.Arbitrary<infer T> ? T : 
 type VariantShape = typeof arbitraryVariant extends fc.Arbitrary<infer T> ? T : never
 
 function build(r: RolloutShape, vs: VariantShape[]) {
-  const steps = [...new Set(r.selectors)].map((tier, i) => `{name: s${i}, targets: {matchLabels: {tier: ${tier}}}${r.max ? `, maxConcurrent: ${r.max}` : ''}}`)
+  const steps = [...new Set(r.selectors)].map(
+    (tier, i) => `{name: s${i}, targets: {matchLabels: {tier: ${tier}}}${r.max ? `, maxConcurrent: ${r.max}` : ''}}`,
+  )
   if (r.catchAll) steps.push('{name: rest}')
   const gates = `{soak: ${r.soak}${r.health ? ', health: {condition: Ready}' : ''}}`
-  const rollout = rolloutOf(`{packageVariantSet: s, steps: [${steps.join(', ')}], gates: ${gates}, paused: ${r.paused}}`)
+  const rollout = rolloutOf(
+    `{packageVariantSet: s, steps: [${steps.join(', ')}], gates: ${gates}, paused: ${r.paused}}`,
+  )
   const variants: RolloutVariant[] = vs.map((v, i) =>
-    variant(`v${String(i).padStart(2, '0')}`, { labels: { tier: v.tier }, draft: v.draft, published: v.published, ready: v.ready, publishedAgo: v.ago }),
+    variant(`v${String(i).padStart(2, '0')}`, {
+      labels: { tier: v.tier },
+      draft: v.draft,
+      published: v.published,
+      ready: v.ready,
+      publishedAgo: v.ago,
+    }),
   )
   return { rollout, variants }
 }
@@ -60,7 +70,9 @@ describe('evaluateRollout, for any rollout and fleet', () => {
         expect(result.steps[index]!.state).toBe('active')
         const report = result.steps[index]!
         const inFlight = report.published - report.healthy
-        expect(inFlight + result.publish.length).toBeLessThanOrEqual(concurrencyLimit(rollout.steps[index]!.maxConcurrent, report.variants.length))
+        expect(inFlight + result.publish.length).toBeLessThanOrEqual(
+          concurrencyLimit(rollout.steps[index]!.maxConcurrent, report.variants.length),
+        )
       }),
     )
   })

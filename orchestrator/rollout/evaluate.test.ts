@@ -9,7 +9,11 @@ function run(rollout: Rollout, variants: RolloutVariant[], at = now, rev = revis
 
 /** Each held variant's reason, by target name. */
 function reasons(result: ReturnType<typeof run>): Record<string, string> {
-  return Object.fromEntries(result.decisions.filter((d) => !d.publish).map((d) => [d.key.replace('default/', ''), (d as { reason: string }).reason]))
+  return Object.fromEntries(
+    result.decisions
+      .filter((d) => !d.publish)
+      .map((d) => [d.key.replace('default/', ''), (d as { reason: string }).reason]),
+  )
 }
 
 const states = (result: ReturnType<typeof run>) => result.steps.map((s) => `${s.name}:${s.state}`)
@@ -39,15 +43,26 @@ describe('evaluateRollout', () => {
       'eu-1': `waiting: step eu starts after canary is published at ${revision}: edge-01 is not yet`,
       'us-1': 'waiting: step rest starts after eu is done',
     })
-    expect(result.steps[0]).toMatchObject({ reason: '0 of 1 published; publishing 1 now', publishing: 1, variants: ['default/edge-01'] })
+    expect(result.steps[0]).toMatchObject({
+      reason: '0 of 1 published; publishing 1 now',
+      publishing: 1,
+      variants: ['default/edge-01'],
+    })
     expect(result).toMatchObject({ state: 'progressing', rollout: 'default/edge-monitor', unmatched: [] })
   })
 
   test('the next step waits while the canary has no health condition', () => {
     const result = run(issueRollout(), fleet({ 'edge-01': { draft: false, published: true } }))
     expect(result.publish).toEqual([])
-    expect(reasons(result)['eu-1']).toBe('waiting: step eu starts after canary is healthy: edge-01 has no Ready condition')
-    expect(result.steps[0]).toMatchObject({ state: 'active', reason: 'waiting for edge-01 has no Ready condition', published: 1, healthy: 0 })
+    expect(reasons(result)['eu-1']).toBe(
+      'waiting: step eu starts after canary is healthy: edge-01 has no Ready condition',
+    )
+    expect(result.steps[0]).toMatchObject({
+      state: 'active',
+      reason: 'waiting for edge-01 has no Ready condition',
+      published: 1,
+      healthy: 0,
+    })
     expect(result.state).toBe('progressing')
   })
 
@@ -57,13 +72,18 @@ describe('evaluateRollout', () => {
     expect(reasons(result)['eu-1']).toBe('waiting: step eu starts after canary is healthy: edge-01 Ready is False')
     expect(states(result)).toEqual(['canary:halted', 'eu:waiting', 'rest:waiting'])
     expect(result.steps[0]!.reason).toBe('edge-01 Ready is False: ImagePullBackOff')
-    expect(result).toMatchObject({ state: 'halted', reason: 'edge-01 Ready is False: ImagePullBackOff: nothing is published until it recovers' })
+    expect(result).toMatchObject({
+      state: 'halted',
+      reason: 'edge-01 Ready is False: ImagePullBackOff: nothing is published until it recovers',
+    })
   })
 
   test('the next step waits for the soak since the step last published', () => {
     const result = run(issueRollout(), fleet({ 'edge-01': { ...canaryDone, publishedAgo: 12 } }))
     expect(result.publish).toEqual([])
-    expect(reasons(result)['eu-1']).toBe('waiting: step eu starts after canary has soaked 30m since its last publish (2025-06-02T09:48:00Z): 18m left')
+    expect(reasons(result)['eu-1']).toBe(
+      'waiting: step eu starts after canary has soaked 30m since its last publish (2025-06-02T09:48:00Z): 18m left',
+    )
     expect(result.steps[0]!.reason).toBe('soaking: 18m left of 30m after the last publish (2025-06-02T09:48:00Z)')
   })
 
@@ -76,21 +96,42 @@ describe('evaluateRollout', () => {
   })
 
   test('a published variant that turns healthy frees its place in the batch', () => {
-    const result = run(issueRollout(), fleet({ 'edge-01': canaryDone, 'eu-1': { draft: false, published: true, ready: 'True' }, 'eu-2': { draft: false, published: true, ready: 'Unknown' } }))
+    const result = run(
+      issueRollout(),
+      fleet({
+        'edge-01': canaryDone,
+        'eu-1': { draft: false, published: true, ready: 'True' },
+        'eu-2': { draft: false, published: true, ready: 'Unknown' },
+      }),
+    )
     expect(result.publish).toEqual(['default/eu-3'])
-    expect(reasons(result)['eu-4']).toBe('waiting: step eu publishes at most 2 at once: eu-2 is published and not yet healthy; eu-3 goes first')
+    expect(reasons(result)['eu-4']).toBe(
+      'waiting: step eu publishes at most 2 at once: eu-2 is published and not yet healthy; eu-3 goes first',
+    )
   })
 
   test('a failed target inside the active step halts it too', () => {
-    const result = run(issueRollout(), fleet({ 'edge-01': canaryDone, 'eu-1': { draft: false, published: true, ready: 'False' } }))
+    const result = run(
+      issueRollout(),
+      fleet({ 'edge-01': canaryDone, 'eu-1': { draft: false, published: true, ready: 'False' } }),
+    )
     expect(result.publish).toEqual([])
-    expect(reasons(result)).toMatchObject({ 'eu-2': 'halted: eu-1 Ready is False', 'us-1': 'waiting: step rest starts after eu is healthy: eu-1 Ready is False' })
+    expect(reasons(result)).toMatchObject({
+      'eu-2': 'halted: eu-1 Ready is False',
+      'us-1': 'waiting: step rest starts after eu is healthy: eu-1 Ready is False',
+    })
     expect(states(result)).toEqual(['canary:done', 'eu:halted', 'rest:waiting'])
     expect(result.state).toBe('halted')
   })
 
   test('a failed target of an earlier step halts the steps after it', () => {
-    const result = run(issueRollout(), fleet({ 'edge-01': { draft: false, published: true, ready: 'False' }, 'eu-1': { draft: false, published: true, ready: 'True' } }))
+    const result = run(
+      issueRollout(),
+      fleet({
+        'edge-01': { draft: false, published: true, ready: 'False' },
+        'eu-1': { draft: false, published: true, ready: 'True' },
+      }),
+    )
     expect(result.publish).toEqual([])
     expect(reasons(result)['eu-2']).toBe('waiting: step eu starts after canary is healthy: edge-01 Ready is False')
   })
@@ -102,9 +143,14 @@ describe('evaluateRollout', () => {
   })
 
   test('paused holds everything', () => {
-    const result = run(issueRollout(undefined, ', paused: true'), fleet({ 'edge-01': { ...canaryDone, publishedAgo: 30 } }))
+    const result = run(
+      issueRollout(undefined, ', paused: true'),
+      fleet({ 'edge-01': { ...canaryDone, publishedAgo: 30 } }),
+    )
     expect(result.publish).toEqual([])
-    expect(reasons(result)['eu-1']).toBe('paused: rollout edge-monitor is paused: `kpt-variants rollout resume edge-monitor` resumes it')
+    expect(reasons(result)['eu-1']).toBe(
+      'paused: rollout edge-monitor is paused: `kpt-variants rollout resume edge-monitor` resumes it',
+    )
     expect(result.state).toBe('paused')
     expect(states(result)).toEqual(['canary:done', 'eu:active', 'rest:waiting'])
   })
@@ -114,7 +160,9 @@ describe('evaluateRollout', () => {
     const variants = fleet({ 'edge-01': { ...canaryDone, publishedAgo: 30 } })
     const unapproved = run(issueRollout(gates), variants)
     expect(unapproved.publish).toEqual([])
-    expect(reasons(unapproved)['eu-1']).toBe('waiting: step eu needs approval: kpt-variants rollout approve edge-monitor eu')
+    expect(reasons(unapproved)['eu-1']).toBe(
+      'waiting: step eu needs approval: kpt-variants rollout approve edge-monitor eu',
+    )
     expect(states(unapproved)).toEqual(['canary:done', 'eu:waiting', 'rest:waiting'])
 
     const approvedFor = (rev: string) =>
@@ -132,16 +180,35 @@ describe('evaluateRollout', () => {
 
   test('every new upstream revision rolls out from the first step again', () => {
     // Everything is published and healthy at v2; v3 is rendered: drafts everywhere.
-    const done = fleet(Object.fromEntries(['edge-01', 'eu-1', 'eu-2', 'eu-3', 'eu-4', 'us-1', 'us-2'].map((n) => [n, { published: true, ready: 'True' as const }])))
+    const done = fleet(
+      Object.fromEntries(
+        ['edge-01', 'eu-1', 'eu-2', 'eu-3', 'eu-4', 'us-1', 'us-2'].map((n) => [
+          n,
+          { published: true, ready: 'True' as const },
+        ]),
+      ),
+    )
     const result = run(issueRollout(), done, now, 'nginx/v3@333333333333')
     expect(result.publish).toEqual(['default/edge-01'])
     expect(states(result)).toEqual(['canary:active', 'eu:waiting', 'rest:waiting'])
   })
 
   test('every run after the last step is a no-op', () => {
-    const done = fleet(Object.fromEntries(['edge-01', 'eu-1', 'eu-2', 'eu-3', 'eu-4', 'us-1', 'us-2'].map((n) => [n, { draft: false, published: true, ready: 'True' as const }])))
+    const done = fleet(
+      Object.fromEntries(
+        ['edge-01', 'eu-1', 'eu-2', 'eu-3', 'eu-4', 'us-1', 'us-2'].map((n) => [
+          n,
+          { draft: false, published: true, ready: 'True' as const },
+        ]),
+      ),
+    )
     const result = run(issueRollout(), done)
-    expect(result).toMatchObject({ publish: [], decisions: [], state: 'complete', reason: `every step is done at ${revision}` })
+    expect(result).toMatchObject({
+      publish: [],
+      decisions: [],
+      state: 'complete',
+      reason: `every step is done at ${revision}`,
+    })
     expect(states(result)).toEqual(['canary:done', 'eu:done', 'rest:done'])
   })
 
@@ -150,20 +217,27 @@ describe('evaluateRollout', () => {
     const result = run(rollout, [variant('edge-01', { labels: canary }), variant('lost', { labels: { tier: 'prod' } })])
     expect(result.publish).toEqual(['default/edge-01'])
     expect(result.unmatched).toEqual(['default/lost'])
-    expect(reasons(result)['lost']).toBe('held: no step of rollout edge-monitor selects lost: add a step without `targets` to take the variants no other step selects')
+    expect(reasons(result)['lost']).toBe(
+      'held: no step of rollout edge-monitor selects lost: add a step without `targets` to take the variants no other step selects',
+    )
   })
 
   test('a variant belongs to the first step whose selector matches its target', () => {
     const both = { tier: 'canary', region: 'eu-west1' }
     const result = run(issueRollout(), [variant('edge-01', { labels: both }), variant('eu-1', { labels: eu })])
-    expect(result.decisions).toEqual([{ key: 'default/edge-01', step: 'canary', publish: true }, expect.objectContaining({ key: 'default/eu-1', step: 'eu', publish: false })])
+    expect(result.decisions).toEqual([
+      { key: 'default/edge-01', step: 'canary', publish: true },
+      expect.objectContaining({ key: 'default/eu-1', step: 'eu', publish: false }),
+    ])
   })
 
   test('a variant without a draft that is not at the revision keeps its step from completing', () => {
     const result = run(issueRollout(), fleet({ 'edge-01': { draft: false, published: 'old' } }))
     expect(result.publish).toEqual([])
     expect(result.steps[0]!.reason).toBe(`0 of 1 published; edge-01 has no draft at ${revision} to publish`)
-    expect(reasons(result)['eu-1']).toBe(`waiting: step eu starts after canary is published at ${revision}: edge-01 is not yet`)
+    expect(reasons(result)['eu-1']).toBe(
+      `waiting: step eu starts after canary is published at ${revision}: edge-01 is not yet`,
+    )
   })
 
   test('an empty step is done', () => {
@@ -179,20 +253,28 @@ describe('evaluateRollout', () => {
     const rollout = rolloutOf('{packageVariantSet: s, steps: [{name: all, maxConcurrent: 1}]}')
     const first = run(rollout, [variant('a'), variant('b')])
     expect(first.publish).toEqual(['default/a'])
-    expect(reasons(first)['b']).toBe('waiting: step all publishes at most 1 at once, and without a health gate one batch a run: a goes first')
+    expect(reasons(first)['b']).toBe(
+      'waiting: step all publishes at most 1 at once, and without a health gate one batch a run: a goes first',
+    )
     expect(run(rollout, [variant('a', { draft: false, published: true }), variant('b')]).publish).toEqual(['default/b'])
   })
 
   test('a changed draft of a variant already at the revision is paced too (a template change)', () => {
-    const result = run(issueRollout(), fleet({ 'edge-01': { published: true, ready: 'True' }, 'eu-1': { published: true, ready: 'True' } }))
+    const result = run(
+      issueRollout(),
+      fleet({ 'edge-01': { published: true, ready: 'True' }, 'eu-1': { published: true, ready: 'True' } }),
+    )
     expect(result.publish).toEqual(['default/edge-01'])
-    expect(reasons(result)['eu-1']).toBe(`waiting: step eu starts after canary is published at ${revision}: edge-01 is not yet`)
+    expect(reasons(result)['eu-1']).toBe(
+      `waiting: step eu starts after canary is published at ${revision}: edge-01 is not yet`,
+    )
   })
 
   describe('revisionAnnotation', () => {
     const gates = '{health: {condition: Ready, revisionAnnotation: kpt-variants.dev/running-revision}}'
     const withAnnotation = (value: string | undefined, ready: 'True' | 'False') => {
-      const annotations: Record<string, string> = value === undefined ? {} : { 'kpt-variants.dev/running-revision': value }
+      const annotations: Record<string, string> =
+        value === undefined ? {} : { 'kpt-variants.dev/running-revision': value }
       return run(issueRollout(gates), fleet({ 'edge-01': { draft: false, published: true, ready, annotations } }))
     }
 
@@ -216,13 +298,16 @@ describe('evaluateRollout', () => {
 
   describe('windows', () => {
     const berlin = '{schedule: "0 9 * * 1-5", duration: 8h, timeZone: Europe/Berlin}'
-    const inWindows = (windows: string) => issueRollout(`{soak: 30m, health: {condition: Ready}}, windows: [${windows}]`)
+    const inWindows = (windows: string) =>
+      issueRollout(`{soak: 30m, health: {condition: Ready}}, windows: [${windows}]`)
 
     test('publishing happens only inside a window', () => {
       // Monday 2 June 2025, 18:30 in Berlin: the window closed at 17:00.
       const closed = run(inWindows(berlin), fleet(), new Date('2025-06-02T16:30:00Z'))
       expect(closed.publish).toEqual([])
-      expect(reasons(closed)['edge-01']).toBe("waiting: outside the rollout's windows: the next opens at 2025-06-03T07:00:00Z (2025-06-03 09:00 Europe/Berlin)")
+      expect(reasons(closed)['edge-01']).toBe(
+        "waiting: outside the rollout's windows: the next opens at 2025-06-03T07:00:00Z (2025-06-03 09:00 Europe/Berlin)",
+      )
       expect(closed.state).toBe('outside-window')
       expect(run(inWindows(berlin), fleet(), new Date('2025-06-02T07:30:00Z')).publish).toEqual(['default/edge-01'])
     })
@@ -241,7 +326,9 @@ describe('evaluateRollout', () => {
 
     test('any one open window is enough', () => {
       const night = '{schedule: "0 22 * * *", duration: 2h}'
-      expect(run(inWindows(`${berlin}, ${night}`), fleet(), new Date('2025-06-02T23:00:00Z')).publish).toEqual(['default/edge-01'])
+      expect(run(inWindows(`${berlin}, ${night}`), fleet(), new Date('2025-06-02T23:00:00Z')).publish).toEqual([
+        'default/edge-01',
+      ])
     })
   })
 })

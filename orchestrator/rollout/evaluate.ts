@@ -18,7 +18,14 @@ import type { MaxConcurrent, Rollout } from '../../functions/api/rollout.js'
 import { windowsAt, zonedTime } from '../../functions/api/rollout-windows.js'
 import { targetHealth } from './health.js'
 import type { TargetHealth } from './health.js'
-import type { RolloutEvaluation, RolloutInput, RolloutState, RolloutVariant, StepReport, VariantDecision } from './types.js'
+import type {
+  RolloutEvaluation,
+  RolloutInput,
+  RolloutState,
+  RolloutVariant,
+  StepReport,
+  VariantDecision,
+} from './types.js'
 
 /** How a step's variants stand against its gates. */
 interface StepProgress {
@@ -52,7 +59,13 @@ export function evaluateRollout(input: RolloutInput): RolloutEvaluation {
   const failed = progress.flatMap((p) => p.failed)
   const windows = rollout.windows.length > 0 ? windowsAt(rollout.windows, now) : undefined
   const globalHold =
-    failed.length > 0 ? `halted: ${failed[0]!.health.detail}` : rollout.paused ? `paused: ${pausedText(rollout)}` : windows && !windows.open ? `waiting: ${closedText(windows.next)}` : undefined
+    failed.length > 0
+      ? `halted: ${failed[0]!.health.detail}`
+      : rollout.paused
+        ? `paused: ${pausedText(rollout)}`
+        : windows && !windows.open
+          ? `waiting: ${closedText(windows.next)}`
+          : undefined
   // The step right after a halted one says why in its own words: "step eu starts after canary is healthy: edge-01 Ready is False".
   const haltedStep = progress.findIndex((p) => p.failed.length > 0)
 
@@ -93,7 +106,11 @@ export function evaluateRollout(input: RolloutInput): RolloutEvaluation {
       report.reason = `${p.members.length} variant(s) published at ${revision} and healthy`
       return
     }
-    const needsApproval = rollout.approval === 'manual' && i > 0 && candidates.length > 0 && !rollout.approvals.some((a) => a.step === step.name && a.revision === revision)
+    const needsApproval =
+      rollout.approval === 'manual' &&
+      i > 0 &&
+      candidates.length > 0 &&
+      !rollout.approvals.some((a) => a.step === step.name && a.revision === revision)
     const approveText = `needs approval: kpt-variants rollout approve ${rolloutName(rollout)} ${step.name}`
     report.state = p.failed.length > 0 ? 'halted' : needsApproval ? 'waiting' : 'active'
     const limit = concurrencyLimit(step.maxConcurrent, p.members.length)
@@ -106,11 +123,20 @@ export function evaluateRollout(input: RolloutInput): RolloutEvaluation {
       else held.set(v.key, `waiting: ${concurrencyText(rollout, step.name, limit, p, sorted.slice(0, slots))}`)
     })
     report.publishing = sorted.filter((v) => publish.has(v.key)).length
-    report.reason = p.failed.length > 0 ? failedText(p) : needsApproval ? approveText : activeText(p, report.publishing, soakLeft, rollout, revision)
+    report.reason =
+      p.failed.length > 0
+        ? failedText(p)
+        : needsApproval
+          ? approveText
+          : activeText(p, report.publishing, soakLeft, rollout, revision)
     blockedBy = { step: step.name, why: notDoneText(p, soakLeft, rollout, revision) }
   })
   for (const v of unmatched) {
-    if (v.draft) held.set(v.key, `held: no step of rollout ${rolloutName(rollout)} selects ${v.target.name}: add a step without \`targets\` to take the variants no other step selects`)
+    if (v.draft)
+      held.set(
+        v.key,
+        `held: no step of rollout ${rolloutName(rollout)} selects ${v.target.name}: add a step without \`targets\` to take the variants no other step selects`,
+      )
   }
 
   const decisions: VariantDecision[] = input.variants
@@ -118,7 +144,9 @@ export function evaluateRollout(input: RolloutInput): RolloutEvaluation {
     .map((v) => {
       const step = stepOf.get(v.key)
       const base = step === undefined ? { key: v.key } : { key: v.key, step }
-      return publish.has(v.key) ? { ...base, publish: true as const } : { ...base, publish: false as const, reason: held.get(v.key)! }
+      return publish.has(v.key)
+        ? { ...base, publish: true as const }
+        : { ...base, publish: false as const, reason: held.get(v.key)! }
     })
   const { state, reason } = rolloutState(rollout, steps, failed, windows, revision)
   return {
@@ -170,7 +198,10 @@ function rolloutState(
   if (failed.length > 0) {
     const first = failed[0]!
     const more = failed.length > 1 ? ` (and ${failed.length - 1} more)` : ''
-    return { state: 'halted', reason: `${first.health.detail}${first.health.message ? `: ${first.health.message}` : ''}${more}: nothing is published until it recovers` }
+    return {
+      state: 'halted',
+      reason: `${first.health.detail}${first.health.message ? `: ${first.health.message}` : ''}${more}: nothing is published until it recovers`,
+    }
   }
   if (steps.every((s) => s.state === 'done')) return { state: 'complete', reason: `every step is done at ${revision}` }
   if (rollout.paused) return { state: 'paused', reason: pausedText(rollout) }
@@ -184,7 +215,10 @@ function activeText(p: StepProgress, publishing: number, soakLeft: number, rollo
     const stuck = p.unpublished.filter((v) => !v.draft)
     const parts = [`${p.members.length - p.unpublished.length} of ${p.members.length} published`]
     if (publishing > 0) parts.push(`publishing ${publishing} now`)
-    if (stuck.length > 0) parts.push(`${names(stuck.map((v) => v.target.name))} ${stuck.length === 1 ? 'has' : 'have'} no draft at ${revision} to publish`)
+    if (stuck.length > 0)
+      parts.push(
+        `${names(stuck.map((v) => v.target.name))} ${stuck.length === 1 ? 'has' : 'have'} no draft at ${revision} to publish`,
+      )
     if (p.unhealthy.length > 0) parts.push(`waiting for ${names(p.unhealthy.map((u) => u.health.detail))}`)
     return parts.join('; ')
   }
@@ -195,17 +229,26 @@ function activeText(p: StepProgress, publishing: number, soakLeft: number, rollo
 /** Why the step after this one cannot start, completing "step eu starts after canary …". */
 function notDoneText(p: StepProgress, soakLeft: number, rollout: Rollout, revision: string): string {
   if (p.failed.length > 0) return `is healthy: ${names(p.failed.map((f) => f.health.detail))}`
-  if (p.unpublished.length > 0) return `is published at ${revision}: ${names(p.unpublished.map((v) => v.target.name))} ${p.unpublished.length === 1 ? 'is' : 'are'} not yet`
+  if (p.unpublished.length > 0)
+    return `is published at ${revision}: ${names(p.unpublished.map((v) => v.target.name))} ${p.unpublished.length === 1 ? 'is' : 'are'} not yet`
   if (p.unhealthy.length > 0) return `is healthy: ${names(p.unhealthy.map((u) => u.health.detail))}`
   return `has soaked ${formatDuration(rollout.soakMs)} since its last publish (${formatRfc3339(p.lastPublish!)}): ${formatDuration(soakLeft)} left`
 }
 
 /** Why a candidate of the started step waits for a place: those published and not yet healthy, and those this run publishes first. */
-function concurrencyText(rollout: Rollout, step: string, limit: number, p: StepProgress, first: readonly RolloutVariant[]): string {
+function concurrencyText(
+  rollout: Rollout,
+  step: string,
+  limit: number,
+  p: StepProgress,
+  first: readonly RolloutVariant[],
+): string {
   const unhealthy = p.unhealthy.map((u) => u.variant.target.name)
   const parts: string[] = []
-  if (unhealthy.length > 0) parts.push(`${names(unhealthy)} ${unhealthy.length === 1 ? 'is' : 'are'} published and not yet healthy`)
-  if (first.length > 0) parts.push(`${names(first.map((v) => v.target.name))} go${first.length === 1 ? 'es' : ''} first`)
+  if (unhealthy.length > 0)
+    parts.push(`${names(unhealthy)} ${unhealthy.length === 1 ? 'is' : 'are'} published and not yet healthy`)
+  if (first.length > 0)
+    parts.push(`${names(first.map((v) => v.target.name))} go${first.length === 1 ? 'es' : ''} first`)
   const pace = rollout.health ? '' : ', and without a health gate one batch a run'
   return `step ${step} publishes at most ${limit} at once${pace}: ${parts.join('; ')}`
 }

@@ -37,12 +37,19 @@ export interface FleetObjectRef {
  */
 export function editFleetObject(fleetDir: string, ref: FleetObjectRef, edit: (object: KubeObject) => void): boolean {
   const path = join(fleetDir, ref.origin.file)
-  if (/\.json$/i.test(path)) throw new FleetEditError(`${ref.origin.file}: ${describe(ref)} is in a JSON file, which this edit would rewrite as YAML: edit it by hand, or move it to a .yaml file`)
+  if (/\.json$/i.test(path))
+    throw new FleetEditError(
+      `${ref.origin.file}: ${describe(ref)} is in a JSON file, which this edit would rewrite as YAML: edit it by hand, or move it to a .yaml file`,
+    )
   const before = readFileSync(path, 'utf8')
   const docs = splitDocuments(before)
-  if (!docs) throw new FleetEditError(`${ref.origin.file}: a document separator carries content (\`--- |\`, \`--- !tag\`): edit ${describe(ref)} by hand`)
+  if (!docs)
+    throw new FleetEditError(
+      `${ref.origin.file}: a document separator carries content (\`--- |\`, \`--- !tag\`): edit ${describe(ref)} by hand`,
+    )
   const index = findDocument(docs, ref)
-  if (index === undefined) throw new FleetEditError(`${ref.origin.file}: no document holds ${describe(ref)} any more (did the file change?)`)
+  if (index === undefined)
+    throw new FleetEditError(`${ref.origin.file}: no document holds ${describe(ref)} any more (did the file change?)`)
   const doc = parseYamlDocument(docs[index]!.text, ref.origin.file)
   if (!isMap(doc.contents)) throw new FleetEditError(`${ref.origin.file}: ${describe(ref)} is not a map`)
   // Compared with the document printed before the edit, not with its text: an edit that changes nothing writes nothing.
@@ -58,7 +65,10 @@ export function editFleetObject(fleetDir: string, ref: FleetObjectRef, edit: (ob
   try {
     writeFileSync(temporary, after)
     chmodSync(temporary, mode & 0o7777)
-    if (readFileSync(path, 'utf8') !== before) throw new FleetEditError(`${ref.origin.file} changed while ${describe(ref)} was being edited: nothing was written; run the command again`)
+    if (readFileSync(path, 'utf8') !== before)
+      throw new FleetEditError(
+        `${ref.origin.file} changed while ${describe(ref)} was being edited: nothing was written; run the command again`,
+      )
     renameSync(temporary, path)
   } finally {
     rmSync(temporary, { force: true })
@@ -76,7 +86,8 @@ export function keepUntouchedLines(original: string, unedited: string, edited: s
   const source = original.split('\n')
   const printed = unedited.split('\n')
   const squeeze = (line: string) => line.replace(/\s+/g, ' ').trim()
-  if (source.length !== printed.length || source.some((line, i) => squeeze(line) !== squeeze(printed[i]!))) return edited
+  if (source.length !== printed.length || source.some((line, i) => squeeze(line) !== squeeze(printed[i]!)))
+    return edited
   const out: string[] = []
   let at = 0
   for (const change of diffArrays(printed, edited.split('\n'))) {
@@ -104,7 +115,12 @@ function findDocument(docs: readonly { text: string }[], ref: FleetObjectRef): n
     if (!isMap(doc.contents)) return false
     const object = new KubeObject(doc.contents, doc)
     const namespace = object.namespace
-    return object.apiVersion === ref.apiVersion && object.kind === ref.kind && object.name === ref.name && (namespace === ref.namespace || namespace === '')
+    return (
+      object.apiVersion === ref.apiVersion &&
+      object.kind === ref.kind &&
+      object.name === ref.name &&
+      (namespace === ref.namespace || namespace === '')
+    )
   }
   if (holds(ref.origin.index)) return ref.origin.index
   const found = docs.map((_, i) => i).filter(holds)

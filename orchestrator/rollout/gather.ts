@@ -41,7 +41,10 @@ export function readFleetRollouts(objects: readonly KubeObject[]): FleetRollouts
     const read = readRollout(object)
     if (!read.ok) {
       problems.push(...read.errors.map((e) => ({ file, message: `${subject}: ${e.message}` })))
-      if (set) add(found, `${object.namespace}/${set}`, object.name, { held: `held: rollout ${object.name} is invalid: ${read.errors[0]!.message}` })
+      if (set)
+        add(found, `${object.namespace}/${set}`, object.name, {
+          held: `held: rollout ${object.name} is invalid: ${read.errors[0]!.message}`,
+        })
       continue
     }
     for (const w of read.value.warnings) warnings.push({ file, message: `${subject}: ${w.message}` })
@@ -50,12 +53,18 @@ export function readFleetRollouts(objects: readonly KubeObject[]): FleetRollouts
   const bySet = new Map<string, SetPacing>()
   for (const [set, list] of found) {
     if (list.length === 1) bySet.set(set, list[0]!.pacing)
-    else bySet.set(set, { held: `held: rollouts ${list.map((r) => r.name).join(' and ')} all pace set ${set}: keep one` })
+    else
+      bySet.set(set, { held: `held: rollouts ${list.map((r) => r.name).join(' and ')} all pace set ${set}: keep one` })
   }
   return { bySet, problems, warnings }
 }
 
-function add(found: Map<string, { name: string; pacing: SetPacing }[]>, set: string, name: string, pacing: SetPacing): void {
+function add(
+  found: Map<string, { name: string; pacing: SetPacing }[]>,
+  set: string,
+  name: string,
+  pacing: SetPacing,
+): void {
   const list = found.get(set) ?? []
   list.push({ name, pacing })
   found.set(set, list)

@@ -55,8 +55,18 @@ describe('targetHealth', () => {
     ['False', target('False'), gate, { state: 'failed', detail: 'edge-01 Ready is False', message: 'Why: because' }],
     ['the published tag', target('True', 'nginx/v3'), withRevision, { state: 'healthy' }],
     ['the published commit', target('True', 'abc123'), withRevision, { state: 'healthy' }],
-    ['another revision', target('False', 'nginx/v2'), withRevision, { state: 'pending', detail: 'edge-01 runs nginx/v2, not nginx/v3' }],
-    ['no revision', target('True'), withRevision, { state: 'pending', detail: 'edge-01 has no example.com/rev annotation' }],
+    [
+      'another revision',
+      target('False', 'nginx/v2'),
+      withRevision,
+      { state: 'pending', detail: 'edge-01 runs nginx/v2, not nginx/v3' },
+    ],
+    [
+      'no revision',
+      target('True'),
+      withRevision,
+      { state: 'pending', detail: 'edge-01 has no example.com/rev annotation' },
+    ],
   ])('%s', (_, t, g, want) => {
     expect(targetHealth(t, published, g)).toEqual(want)
   })

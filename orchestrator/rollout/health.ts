@@ -10,19 +10,26 @@ import type { KubeObject } from '../../functions/krm/index.js'
 import type { PublishedRevision, RolloutTarget, TargetCondition } from './types.js'
 
 /** A target's health for a published revision; `detail` names the target, e.g. `edge-01 Ready is False`. */
-export type TargetHealth = { state: 'healthy' } | { state: 'pending'; detail: string } | { state: 'failed'; detail: string; message?: string }
+export type TargetHealth =
+  { state: 'healthy' } | { state: 'pending'; detail: string } | { state: 'failed'; detail: string; message?: string }
 
 /**
  * The health of `target` running `published`. With `revisionAnnotation`, a
  * target that does not report the published revision yet is pending whatever
  * its condition says: the condition is about what it runs, not about this revision.
  */
-export function targetHealth(target: RolloutTarget, published: PublishedRevision, gate: HealthGate | undefined): TargetHealth {
+export function targetHealth(
+  target: RolloutTarget,
+  published: PublishedRevision,
+  gate: HealthGate | undefined,
+): TargetHealth {
   if (!gate) return { state: 'healthy' }
   if (gate.revisionAnnotation !== undefined) {
     const running = target.annotations[gate.revisionAnnotation]
-    if (running === undefined) return { state: 'pending', detail: `${target.name} has no ${gate.revisionAnnotation} annotation` }
-    if (running !== published.tag && running !== published.commit) return { state: 'pending', detail: `${target.name} runs ${running}, not ${published.tag}` }
+    if (running === undefined)
+      return { state: 'pending', detail: `${target.name} has no ${gate.revisionAnnotation} annotation` }
+    if (running !== published.tag && running !== published.commit)
+      return { state: 'pending', detail: `${target.name} runs ${running}, not ${published.tag}` }
   }
   const condition = target.conditions.find((c) => c.type === gate.condition)
   if (!condition) return { state: 'pending', detail: `${target.name} has no ${gate.condition} condition` }

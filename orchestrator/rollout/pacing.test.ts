@@ -29,7 +29,8 @@ const candidate = (name: string, o: Partial<PublishCandidate> = {}): PublishCand
   ...o,
 })
 
-const decided = (result: ReturnType<typeof pacePublishing>) => Object.fromEntries([...result.decisions].map(([path, d]) => [path, d.publish ? 'publish' : d.reason]))
+const decided = (result: ReturnType<typeof pacePublishing>) =>
+  Object.fromEntries([...result.decisions].map(([path, d]) => [path, d.publish ? 'publish' : d.reason]))
 
 describe('pacePublishing', () => {
   test('a paced set publishes what its rollout allows; other variants are published; variants without a draft get no decision', () => {
@@ -55,15 +56,22 @@ describe('pacePublishing', () => {
 
   test('a set whose Rollout is invalid is held whole; --skip-rollout publishes it all', () => {
     const list = [candidate('db-1', { set: 'default/db' }), candidate('edge-02', { set: 'default/web' })]
-    expect(decided(pacePublishing(list, rollouts, { now }))['db-1/pkg']).toMatch(/^held: rollout broken is invalid: `spec.steps` must have at least one step/)
-    expect(decided(pacePublishing(list, rollouts, { now, skipRollout: true }))).toEqual({ 'db-1/pkg': 'publish', 'edge-02/pkg': 'publish' })
+    expect(decided(pacePublishing(list, rollouts, { now }))['db-1/pkg']).toMatch(
+      /^held: rollout broken is invalid: `spec.steps` must have at least one step/,
+    )
+    expect(decided(pacePublishing(list, rollouts, { now, skipRollout: true }))).toEqual({
+      'db-1/pkg': 'publish',
+      'edge-02/pkg': 'publish',
+    })
   })
 
   test('an automatic publish holds drafts with conflicts or deletions unless told', () => {
     const list = [candidate('a', { conflicts: true }), candidate('b', { removes: true }), candidate('c')]
     expect(decided(pacePublishing(list, rollouts, { now, holdConflicts: true, holdDeletions: true }))).toEqual({
-      'a/pkg': 'held: the draft reports conflicts: review it, then `kpt-variants publish`, or render with --publish-conflicts',
-      'b/pkg': 'held: the draft deletes the package: review it, then `kpt-variants publish`, or render with --publish-deletions',
+      'a/pkg':
+        'held: the draft reports conflicts: review it, then `kpt-variants publish`, or render with --publish-conflicts',
+      'b/pkg':
+        'held: the draft deletes the package: review it, then `kpt-variants publish`, or render with --publish-deletions',
       'c/pkg': 'publish',
     })
     expect(decided(pacePublishing(list, rollouts, { now, holdConflicts: true }))['b/pkg']).toBe('publish')

@@ -45,8 +45,10 @@ export interface PacingOptions {
 }
 
 /** Why an automatic publish holds a draft that reports conflicts, or that deletes its package. */
-export const heldForConflicts = 'held: the draft reports conflicts: review it, then `kpt-variants publish`, or render with --publish-conflicts'
-export const heldForDeletion = 'held: the draft deletes the package: review it, then `kpt-variants publish`, or render with --publish-deletions'
+export const heldForConflicts =
+  'held: the draft reports conflicts: review it, then `kpt-variants publish`, or render with --publish-conflicts'
+export const heldForDeletion =
+  'held: the draft deletes the package: review it, then `kpt-variants publish`, or render with --publish-deletions'
 
 /** Publish now, or why not. */
 export type PublishDecision = { publish: true } | { publish: false; reason: string }
@@ -58,7 +60,11 @@ export interface Pacing {
 }
 
 /** Decides, for each candidate with a draft, whether this run publishes it. */
-export function pacePublishing(candidates: readonly PublishCandidate[], rollouts: FleetRollouts, options: PacingOptions): Pacing {
+export function pacePublishing(
+  candidates: readonly PublishCandidate[],
+  rollouts: FleetRollouts,
+  options: PacingOptions,
+): Pacing {
   const decisions = new Map<string, PublishDecision>()
   const evaluations: RolloutEvaluation[] = []
   const bySet = new Map<string, PublishCandidate[]>()
@@ -79,16 +85,30 @@ export function pacePublishing(candidates: readonly PublishCandidate[], rollouts
       draft: c.draft,
       ...(c.published ? { published: c.published } : {}),
     }))
-    const evaluation = evaluateRollout({ rollout: pacing.rollout, revision: members[0]!.revision, variants, now: options.now })
+    const evaluation = evaluateRollout({
+      rollout: pacing.rollout,
+      revision: members[0]!.revision,
+      variants,
+      now: options.now,
+    })
     evaluations.push(evaluation)
-    for (const d of evaluation.decisions) decisions.set(byKey.get(d.key)!.path, d.publish ? { publish: true } : { publish: false, reason: d.reason })
+    for (const d of evaluation.decisions)
+      decisions.set(byKey.get(d.key)!.path, d.publish ? { publish: true } : { publish: false, reason: d.reason })
   }
   for (const c of candidates) {
     if (decisions.get(c.path)?.publish !== true) continue
     if (options.holdConflicts && c.conflicts)
-      decisions.set(c.path, { publish: false, reason: 'held: the draft reports conflicts: review it, then `kpt-variants publish`, or render with --publish-conflicts' })
+      decisions.set(c.path, {
+        publish: false,
+        reason:
+          'held: the draft reports conflicts: review it, then `kpt-variants publish`, or render with --publish-conflicts',
+      })
     else if (options.holdDeletions && c.removes)
-      decisions.set(c.path, { publish: false, reason: 'held: the draft deletes the package: review it, then `kpt-variants publish`, or render with --publish-deletions' })
+      decisions.set(c.path, {
+        publish: false,
+        reason:
+          'held: the draft deletes the package: review it, then `kpt-variants publish`, or render with --publish-deletions',
+      })
   }
   return { decisions, evaluations }
 }

@@ -23,12 +23,24 @@ function plan(rollout: Rollout, command: RolloutCommand) {
 
 describe('planRolloutEdit', () => {
   test('approve adds the step for the revision', () => {
-    const edit = plan(rolloutOf(`{packageVariantSet: s, steps: ${steps}, gates: {approval: manual}}`), { action: 'approve', step: 'eu', revision, time })
-    expect(edit).toEqual({ changed: true, message: `approved step eu of rollout edge-monitor for ${revision}`, approvals: [{ step: 'eu', revision, time: '2025-06-02T09:30:00Z' }] })
+    const edit = plan(rolloutOf(`{packageVariantSet: s, steps: ${steps}, gates: {approval: manual}}`), {
+      action: 'approve',
+      step: 'eu',
+      revision,
+      time,
+    })
+    expect(edit).toEqual({
+      changed: true,
+      message: `approved step eu of rollout edge-monitor for ${revision}`,
+      approvals: [{ step: 'eu', revision, time: '2025-06-02T09:30:00Z' }],
+    })
   })
 
   test('approving again changes nothing', () => {
-    const rollout = rolloutOf(`{packageVariantSet: s, steps: ${steps}}`, `{approvals: [{step: eu, revision: "${revision}", time: "2025-06-01T08:00:00Z"}]}`)
+    const rollout = rolloutOf(
+      `{packageVariantSet: s, steps: ${steps}}`,
+      `{approvals: [{step: eu, revision: "${revision}", time: "2025-06-01T08:00:00Z"}]}`,
+    )
     expect(plan(rollout, { action: 'approve', step: 'eu', revision, time })).toEqual({
       changed: false,
       message: `step eu of rollout edge-monitor was already approved for ${revision} at 2025-06-01T08:00:00Z`,
@@ -47,14 +59,24 @@ describe('planRolloutEdit', () => {
   })
 
   test('an unknown step is an error naming the steps', () => {
-    expect(planRolloutEdit(rolloutOf(`{packageVariantSet: s, steps: ${steps}}`), { action: 'approve', step: 'us', revision, time })).toEqual({
+    expect(
+      planRolloutEdit(rolloutOf(`{packageVariantSet: s, steps: ${steps}}`), {
+        action: 'approve',
+        step: 'us',
+        revision,
+        time,
+      }),
+    ).toEqual({
       ok: false,
       error: 'rollout edge-monitor has no step "us": its steps are canary, eu',
     })
   })
 
   test('approving under approval: auto says it has no effect', () => {
-    expect(plan(rolloutOf(`{packageVariantSet: s, steps: ${steps}}`), { action: 'approve', step: 'eu', revision, time }).message).toBe(
+    expect(
+      plan(rolloutOf(`{packageVariantSet: s, steps: ${steps}}`), { action: 'approve', step: 'eu', revision, time })
+        .message,
+    ).toBe(
       `approved step eu of rollout edge-monitor for ${revision} (its gates.approval is auto: approvals only count with manual)`,
     )
   })
@@ -71,9 +93,13 @@ describe('planRolloutEdit', () => {
 
 describe('rolloutPatches', () => {
   test('pause patches the spec; approvals go to the status subresource with the resourceVersion read', () => {
-    expect(rolloutPatches({ changed: true, message: '', paused: true })).toEqual([{ patch: { spec: { paused: true } } }])
+    expect(rolloutPatches({ changed: true, message: '', paused: true })).toEqual([
+      { patch: { spec: { paused: true } } },
+    ])
     const approvals = [{ step: 'eu', revision, time: '2025-06-02T09:30:00Z' }]
-    expect(rolloutPatches({ changed: true, message: '', approvals }, '4711')).toEqual([{ subresource: 'status', patch: { metadata: { resourceVersion: '4711' }, status: { approvals } } }])
+    expect(rolloutPatches({ changed: true, message: '', approvals }, '4711')).toEqual([
+      { subresource: 'status', patch: { metadata: { resourceVersion: '4711' }, status: { approvals } } },
+    ])
   })
 })
 
@@ -113,7 +139,13 @@ describe('editFleetObject', () => {
     const read = readRollout(object)
     if (!read.ok) throw new Error(read.errors.map((e) => e.message).join('; '))
     const edit = plan(read.value, cmd)
-    const ref = { apiVersion: object.apiVersion, kind: object.kind, name: object.name, namespace: object.namespace, origin: object.origin! }
+    const ref = {
+      apiVersion: object.apiVersion,
+      kind: object.kind,
+      name: object.name,
+      namespace: object.namespace,
+      origin: object.origin!,
+    }
     const written = editFleetObject(dir, ref, (o) => {
       applyRolloutEdit(o, edit)
       between?.()
@@ -124,7 +156,9 @@ describe('editFleetObject', () => {
 
   test('approve writes status.approvals into the Rollout, every comment and the other document kept', () => {
     expect(command({ action: 'approve', step: 'eu', revision, time }).written).toBe(true)
-    expect(file()).toBe(`${other}---\n${rolloutText}status:\n  approvals:\n  - step: eu\n    revision: ${revision}\n    time: "2025-06-02T09:30:00Z"\n`)
+    expect(file()).toBe(
+      `${other}---\n${rolloutText}status:\n  approvals:\n  - step: eu\n    revision: ${revision}\n    time: "2025-06-02T09:30:00Z"\n`,
+    )
     const fleet = buildFleet(loadFleetDirectory(dir))
     const read = readRollout(fleet.objects.find((o) => o.kind === 'Rollout')!)
     expect(read.ok && read.value.approvals).toEqual([{ step: 'eu', revision, time }])
@@ -134,9 +168,19 @@ describe('editFleetObject', () => {
 
   test('pause then resume: spec.paused set, the file otherwise unchanged; a repeated command writes nothing', () => {
     command({ action: 'pause' })
-    expect(file()).toBe(`${other}---\n${rolloutText}`.replace('  gates: {approval: manual}\n', '  gates: {approval: manual}\n  paused: true\n'))
+    expect(file()).toBe(
+      `${other}---\n${rolloutText}`.replace(
+        '  gates: {approval: manual}\n',
+        '  gates: {approval: manual}\n  paused: true\n',
+      ),
+    )
     command({ action: 'resume' })
-    expect(file()).toBe(`${other}---\n${rolloutText}`.replace('  gates: {approval: manual}\n', '  gates: {approval: manual}\n  paused: false\n'))
+    expect(file()).toBe(
+      `${other}---\n${rolloutText}`.replace(
+        '  gates: {approval: manual}\n',
+        '  gates: {approval: manual}\n  paused: false\n',
+      ),
+    )
     const before = file()
     expect(command({ action: 'resume' }).written).toBe(false)
     expect(file()).toBe(before)
@@ -144,7 +188,9 @@ describe('editFleetObject', () => {
 
   test('a file changed during the edit is left as the other writer made it', () => {
     const theirs = `${other}---\n${rolloutText.replace('canary', 'canaries')}`
-    expect(() => command({ action: 'pause' }, () => writeFileSync(join(dir, 'rollouts.yaml'), theirs))).toThrow(FleetEditError)
+    expect(() => command({ action: 'pause' }, () => writeFileSync(join(dir, 'rollouts.yaml'), theirs))).toThrow(
+      FleetEditError,
+    )
     expect(file()).toBe(theirs)
     expect(readdirSync(dir)).toEqual(['rollouts.yaml'])
   })
@@ -153,9 +199,16 @@ describe('editFleetObject', () => {
     writeFileSync(join(dir, 'rollouts.yaml'), '')
     writeFileSync(
       join(dir, 'r.json'),
-      JSON.stringify({ apiVersion: 'kpt-variants.dev/v1alpha1', kind: 'Rollout', metadata: { name: 'edge-monitor' }, spec: { packageVariantSet: 's', steps: [{ name: 'a' }] } }),
+      JSON.stringify({
+        apiVersion: 'kpt-variants.dev/v1alpha1',
+        kind: 'Rollout',
+        metadata: { name: 'edge-monitor' },
+        spec: { packageVariantSet: 's', steps: [{ name: 'a' }] },
+      }),
     )
-    expect(() => command({ action: 'pause' })).toThrow('r.json: Rollout default/edge-monitor is in a JSON file, which this edit would rewrite as YAML: edit it by hand, or move it to a .yaml file')
+    expect(() => command({ action: 'pause' })).toThrow(
+      'r.json: Rollout default/edge-monitor is in a JSON file, which this edit would rewrite as YAML: edit it by hand, or move it to a .yaml file',
+    )
   })
 })
 

@@ -21,7 +21,8 @@ import type { KubeObject } from '../../functions/krm/index.js'
 import { rolloutName } from './evaluate.js'
 
 /** What a `kpt-variants rollout` command asks for. */
-export type RolloutCommand = { action: 'approve'; step: string; revision: string; time: Date } | { action: 'pause' } | { action: 'resume' }
+export type RolloutCommand =
+  { action: 'approve'; step: string; revision: string; time: Date } | { action: 'pause' } | { action: 'resume' }
 
 /** The fields a command sets, and what to tell the user. */
 export interface RolloutEdit {
@@ -36,27 +37,46 @@ export interface RolloutEdit {
 }
 
 /** The edit a command makes to a Rollout, or why it cannot (an unknown step). */
-export function planRolloutEdit(rollout: Rollout, command: RolloutCommand): { ok: true; edit: RolloutEdit } | { ok: false; error: string } {
+export function planRolloutEdit(
+  rollout: Rollout,
+  command: RolloutCommand,
+): { ok: true; edit: RolloutEdit } | { ok: false; error: string } {
   const name = rolloutName(rollout)
   if (command.action === 'pause' || command.action === 'resume') {
     const paused = command.action === 'pause'
-    if (rollout.paused === paused) return { ok: true, edit: { changed: false, message: `rollout ${name} is already ${paused ? 'paused' : 'running'}` } }
+    if (rollout.paused === paused)
+      return {
+        ok: true,
+        edit: { changed: false, message: `rollout ${name} is already ${paused ? 'paused' : 'running'}` },
+      }
     return { ok: true, edit: { changed: true, message: `${paused ? 'paused' : 'resumed'} rollout ${name}`, paused } }
   }
   const { step, revision, time } = command
   if (!rollout.steps.some((s) => s.name === step)) {
-    return { ok: false, error: `rollout ${name} has no step ${JSON.stringify(step)}: its steps are ${rollout.steps.map((s) => s.name).join(', ')}` }
+    return {
+      ok: false,
+      error: `rollout ${name} has no step ${JSON.stringify(step)}: its steps are ${rollout.steps.map((s) => s.name).join(', ')}`,
+    }
   }
   const current = rollout.status.approvals ?? []
   const existing = current.find((a) => a.step === step && a.revision === revision)
   const others = current.filter((a) => a.revision === revision && a.step !== step)
   const dropped = current.filter((a) => a.revision !== revision).length
   if (existing && dropped === 0) {
-    return { ok: true, edit: { changed: false, message: `step ${step} of rollout ${name} was already approved for ${revision} at ${existing.time}` } }
+    return {
+      ok: true,
+      edit: {
+        changed: false,
+        message: `step ${step} of rollout ${name} was already approved for ${revision} at ${existing.time}`,
+      },
+    }
   }
   const approvals = [...others, existing ?? { step, revision, time: formatRfc3339(time) }]
   const note = rollout.approval === 'auto' ? ` (its gates.approval is auto: approvals only count with manual)` : ''
-  return { ok: true, edit: { changed: true, message: `approved step ${step} of rollout ${name} for ${revision}${note}`, approvals } }
+  return {
+    ok: true,
+    edit: { changed: true, message: `approved step ${step} of rollout ${name} for ${revision}${note}`, approvals },
+  }
 }
 
 /** Applies an edit to the Rollout's own nodes: every other byte of its file stays as it was. */
@@ -86,7 +106,10 @@ export function rolloutPatches(edit: RolloutEdit, resourceVersion?: string): Rol
   const patches: RolloutPatch[] = []
   if (edit.paused !== undefined) patches.push({ patch: { spec: { paused: edit.paused } } })
   if (edit.approvals !== undefined) {
-    patches.push({ subresource: 'status', patch: { ...(resourceVersion ? { metadata: { resourceVersion } } : {}), status: { approvals: edit.approvals } } })
+    patches.push({
+      subresource: 'status',
+      patch: { ...(resourceVersion ? { metadata: { resourceVersion } } : {}), status: { approvals: edit.approvals } },
+    })
   }
   return patches
 }

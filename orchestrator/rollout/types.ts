@@ -79,7 +79,8 @@ export interface StepReport {
 }
 
 /** What to do with one variant that has a draft waiting. */
-export type VariantDecision = { key: string; step?: string; publish: true } | { key: string; step?: string; publish: false; reason: string }
+export type VariantDecision =
+  { key: string; step?: string; publish: true } | { key: string; step?: string; publish: false; reason: string }
 
 /** Where the whole rollout stands. */
 export type RolloutState = 'complete' | 'progressing' | 'halted' | 'paused' | 'outside-window'

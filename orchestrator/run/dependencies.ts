@@ -49,7 +49,10 @@ export async function resolveDependencies(
   const states = repositoryStates(run, context, pending, others)
   const outcome: DependencyOutcome = { rendered: [], removals: [] }
   if (states.length === 0) return outcome
-  const fleet = readFleetDependencies(run.fleet.objects, await upstreamCatalogs(run.upstreams.repositories, run.upstreams.index, run.sources, run.settings.cacheDir))
+  const fleet = readFleetDependencies(
+    run.fleet.objects,
+    await upstreamCatalogs(run.upstreams.repositories, run.upstreams.index, run.sources, run.settings.cacheDir),
+  )
   const byPath = new Map(pending.map((p) => [p.path, p]))
   const repositories: RepositoryDependencies[] = []
   for (const state of states) {
@@ -58,7 +61,9 @@ export async function resolveDependencies(
       fleet,
       mode,
       resolve: (step) =>
-        downstream ? dependencyVariant(step, downstream, run.fleet, run.upstreams.index.revisions) : { ok: false, message: `repository ${state.repo} is not a Repository of the fleet` },
+        downstream
+          ? dependencyVariant(step, downstream, run.fleet, run.upstreams.index.revisions)
+          : { ok: false, message: `repository ${state.repo} is not a Repository of the fleet` },
     })
     for (const [path, reasons] of plan.failures) {
       const p = byPath.get(path)
@@ -74,7 +79,10 @@ export async function resolveDependencies(
     const steps =
       mode === 'install'
         ? await carryOut(plan, context, others, byPath, outcome)
-        : plan.steps.map((s) => ({ ...stepReport(s), outcome: s.outsideGit && s.action === 'remove' ? ('outside-git' as const) : ('planned' as const) }))
+        : plan.steps.map((s) => ({
+            ...stepReport(s),
+            outcome: s.outsideGit && s.action === 'remove' ? ('outside-git' as const) : ('planned' as const),
+          }))
     repositories.push({ name: state.repo, steps, packages: plan.packages })
   }
   if (repositories.length > 0) report.dependencies = repositories
@@ -90,7 +98,9 @@ function repositoryStates(
 ): { repo: string; targets: TargetPackage[]; present: PresentPackage[] }[] {
   const states = new Map<string, { repo: string; targets: TargetPackage[]; present: PresentPackage[] }>()
   const state = (repo: string) => states.get(repo) ?? states.set(repo, { repo, targets: [], present: [] }).get(repo)!
-  for (const p of pending) if (p.report.status !== 'failed' && p.dependencies.length > 0) state(splitPath(p.path).repo).targets.push({ path: p.path, objects: p.dependencies })
+  for (const p of pending)
+    if (p.report.status !== 'failed' && p.dependencies.length > 0)
+      state(splitPath(p.path).repo).targets.push({ path: p.path, objects: p.dependencies })
   for (const [path, stored] of others) {
     const files = stored.draft ?? stored.published
     // A draft that removes the package: it is on its way out.
@@ -98,11 +108,18 @@ function repositoryStates(
     const root = run.output.packageDir(path)
     const objects = dependencyObjects(context.codec, files, root)
     if (objects.length === 0) continue
-    state(splitPath(path).repo).present.push({ pkg: splitPath(path).pkg, objects, root, record: readPackageRecord(files) })
+    state(splitPath(path).repo).present.push({
+      pkg: splitPath(path).pkg,
+      objects,
+      root,
+      record: readPackageRecord(files),
+    })
   }
   // Only repositories where something declares itself to the check (a PackageManifest) are planned.
   const declares = (objects: readonly KubeObject[]) => objects.some((o) => isDependencyKind(o, packageManifestKind))
-  return [...states.values()].filter((s) => s.targets.some((t) => declares(t.objects)) || s.present.some((p) => declares(p.objects))).sort((a, b) => (a.repo < b.repo ? -1 : 1))
+  return [...states.values()]
+    .filter((s) => s.targets.some((t) => declares(t.objects)) || s.present.some((p) => declares(p.objects)))
+    .sort((a, b) => (a.repo < b.repo ? -1 : 1))
 }
 
 /** The downstream Repository named `repo`: a planned variant's, else the fleet's. */
@@ -120,7 +137,8 @@ async function carryOut(
 ): Promise<RepositoryDependencies['steps']> {
   const steps: RepositoryDependencies['steps'] = []
   // A dependency is only installed for a dependant that renders.
-  const wanted = (step: DependencyStep) => step.neededBy.length === 0 || step.neededBy.some((path) => byPath.get(path)?.report.status !== 'failed')
+  const wanted = (step: DependencyStep) =>
+    step.neededBy.length === 0 || step.neededBy.some((path) => byPath.get(path)?.report.status !== 'failed')
   for (const step of plan.steps) {
     const path = `${plan.repo}/${step.pkg}`
     if (step.action === 'remove') {
@@ -130,7 +148,15 @@ async function carryOut(
         continue
       }
       const orphan = step.deletionPolicy === 'orphan'
-      const entry: VariantReport = { subject: `Dependency ${path}`, path, status: orphan ? 'orphaned' : 'deleted', reasons: [], warnings: [], conflicts: [], requiredBy: [] }
+      const entry: VariantReport = {
+        subject: `Dependency ${path}`,
+        path,
+        status: orphan ? 'orphaned' : 'deleted',
+        reasons: [],
+        warnings: [],
+        conflicts: [],
+        requiredBy: [],
+      }
       outcome.removals.push({ report: entry, stored, orphan })
       steps.push({ ...stepReport(step), outcome: 'done' })
       continue
@@ -138,14 +164,21 @@ async function carryOut(
     if (!wanted(step)) continue
     const rendered = await context.render(step.variant!)
     rendered.report.requiredBy = step.requiredBy
-    rendered.report.manifest = { name: step.package, ...(step.version ? { version: step.version } : {}), requires: step.requires }
+    rendered.report.manifest = {
+      name: step.package,
+      ...(step.version ? { version: step.version } : {}),
+      requires: step.requires,
+    }
     if (rendered.report.status === 'failed') {
       const reason = rendered.report.reasons.join('; ')
       steps.push({ ...stepReport(step), outcome: 'failed', reason })
       for (const dependant of step.neededBy) {
         const p = byPath.get(dependant)
         if (p) p.dependencyFailure = true
-        if (p) fail(p.report, [`dependency ${step.package} ${step.version} could not be ${step.action === 'install' ? 'installed' : 'moved to'} in repository ${plan.repo}: ${reason}`])
+        if (p)
+          fail(p.report, [
+            `dependency ${step.package} ${step.version} could not be ${step.action === 'install' ? 'installed' : 'moved to'} in repository ${plan.repo}: ${reason}`,
+          ])
       }
     } else steps.push({ ...stepReport(step), outcome: 'done' })
     outcome.rendered.push(rendered)

@@ -1,4 +1,14 @@
-import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseObjects } from '../../functions/krm/index.js'
@@ -35,8 +45,10 @@ const variant = source`
     downstream: {repo: edge-01, package: nginx}
     injectors: [{name: us-east1-endpoints}]
 `
-const endpoints = (api: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: us-east1-endpoints, namespace: default}\ndata: {API: ${api}}\n`
-const unrelated = (value: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: other, namespace: default}\ndata: {x: ${value}}\n`
+const endpoints = (api: string) =>
+  `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: us-east1-endpoints, namespace: default}\ndata: {API: ${api}}\n`
+const unrelated = (value: string) =>
+  `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: other, namespace: default}\ndata: {x: ${value}}\n`
 
 const revision = (commit: string): PackageRevision => ({
   kind: 'published',
@@ -51,12 +63,19 @@ const revision = (commit: string): PackageRevision => ({
 })
 
 /** The fleet and its one planned variant, with the given injectable objects and upstream commit. */
-function planned(options: { api?: string; other?: string; commit?: string } = {}): { fleet: Fleet; variant: PlannedVariant } {
+function planned(options: { api?: string; other?: string; commit?: string } = {}): {
+  fleet: Fleet
+  variant: PlannedVariant
+} {
   const files = [repositories, variant, endpoints(options.api ?? 'https://a'), unrelated(options.other ?? 'one')]
   const objects = files.flatMap((text, i) => parseObjects(text, `f${i}.yaml`))
   const fleet = buildFleet({ root: '/fleet', objects, problems: [], digest: files.join('\0') })
   const rev = revision(options.commit ?? 'c1')
-  const plan = planFleet(fleet, { revisions: new Map([['default|blueprints|nginx', [rev]]]), objects: [packageRevisionObject(rev)], problems: new Map() })
+  const plan = planFleet(fleet, {
+    revisions: new Map([['default|blueprints|nginx', [rev]]]),
+    objects: [packageRevisionObject(rev)],
+    problems: new Map(),
+  })
   expect(plan.failures).toEqual([])
   return { fleet, variant: plan.variants[0]! }
 }
@@ -74,10 +93,25 @@ beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'kpt-variants-memo-'))))
 afterEach(() => rmSync(dir, { recursive: true, force: true }))
 
 /** Records `rendered` for the variant of `before`, saves, and looks up `stored` for the variant of `after`, as a next run would. */
-function recordThenLookup(before: ReturnType<typeof planned>, after: ReturnType<typeof planned>, stored: StoredPackage, scope: 'injectors' | 'fleet' = 'injectors') {
+function recordThenLookup(
+  before: ReturnType<typeof planned>,
+  after: ReturnType<typeof planned>,
+  stored: StoredPackage,
+  scope: 'injectors' | 'fleet' = 'injectors',
+) {
   const file = join(dir, 'memo.json')
   const memo = RenderMemo.open(file, before.fleet, settings)
-  memo.save(new Map([['edge-01/nginx', memo.entry(before.variant, scope, rendered, { warnings: ['w'], injected: ['ConfigMap cm <- us-east1-endpoints'] })]]))
+  memo.save(
+    new Map([
+      [
+        'edge-01/nginx',
+        memo.entry(before.variant, scope, rendered, {
+          warnings: ['w'],
+          injected: ['ConfigMap cm <- us-east1-endpoints'],
+        }),
+      ],
+    ]),
+  )
   const next = RenderMemo.open(file, after.fleet, settings)
   const entry = next.recorded(after.variant, 'edge-01/nginx')
   return entry && next.sameFiles(entry, stored) ? entry : undefined
@@ -85,7 +119,10 @@ function recordThenLookup(before: ReturnType<typeof planned>, after: ReturnType<
 
 describe('the record of earlier renders', () => {
   test('the same inputs and the same downstream files: the recorded render, with its warnings and injected objects', () => {
-    expect(recordThenLookup(planned(), planned(), rendered)).toMatchObject({ warnings: ['w'], injected: ['ConfigMap cm <- us-east1-endpoints'] })
+    expect(recordThenLookup(planned(), planned(), rendered)).toMatchObject({
+      warnings: ['w'],
+      injected: ['ConfigMap cm <- us-east1-endpoints'],
+    })
   })
 
   test('a changed byte, a changed mode, a missing or extra file, or a draft on top: rendered again', () => {
@@ -97,7 +134,8 @@ describe('the record of earlier renders', () => {
     missing.delete('cm.yaml')
     const extra = new Map(rendered.published)
     extra.set('notes.txt', textFile(''))
-    for (const published of [changed, executable, missing, extra]) expect(recordThenLookup(planned(), planned(), { published })).toBeUndefined()
+    for (const published of [changed, executable, missing, extra])
+      expect(recordThenLookup(planned(), planned(), { published })).toBeUndefined()
     expect(recordThenLookup(planned(), planned(), { ...rendered, draft: rendered.published! })).toBeUndefined()
   })
 
@@ -137,7 +175,10 @@ describe('the record of earlier renders', () => {
     expect(forced.recorded(variant, 'edge-01/nginx')).toBeUndefined()
     forced.save(new Map([['edge-02/nginx', forced.entry(variant, 'injectors', rendered, { warnings: ['forced'] })]]))
     const next = RenderMemo.open(file, fleet, settings)
-    expect([next.recorded(variant, 'edge-01/nginx')?.warnings, next.recorded(variant, 'edge-02/nginx')?.warnings]).toEqual([['first'], ['forced']])
+    expect([
+      next.recorded(variant, 'edge-01/nginx')?.warnings,
+      next.recorded(variant, 'edge-02/nginx')?.warnings,
+    ]).toEqual([['first'], ['forced']])
   })
 
   test('a package renamed into place just now is not trusted, even when its files are older', () => {
@@ -145,7 +186,10 @@ describe('the record of earlier renders', () => {
     mkdirSync(staged, { recursive: true })
     writeFileSync(join(staged, 'Kptfile'), 'kind: Kptfile\n')
     // The present is 2 s after the files were written: they are past the racy window; the rename, stamped later, is not.
-    const written = msOf(lstatSync(staged, { bigint: true }).ctimeNs, lstatSync(join(staged, 'Kptfile'), { bigint: true }).ctimeNs)
+    const written = msOf(
+      lstatSync(staged, { bigint: true }).ctimeNs,
+      lstatSync(join(staged, 'Kptfile'), { bigint: true }).ctimeNs,
+    )
     untilFilesStampedAfter(written + 1)
     const present = written + 2001
     expect(statPackageDirectory(staged, present)).toMatch(/^[0-9a-f]{64}$/)

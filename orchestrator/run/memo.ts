@@ -118,7 +118,13 @@ export class RenderMemo {
   }
 
   /** The record of `file` for this fleet and these settings; `entries` as `read` gives them; `forced` (`--force`): it answers nothing, and is only written. */
-  static open(file: string, fleet: { digest: string; objects: readonly KubeObject[] }, settings: MemoSettings, entries = RenderMemo.read(file), forced = false): RenderMemo {
+  static open(
+    file: string,
+    fleet: { digest: string; objects: readonly KubeObject[] },
+    settings: MemoSettings,
+    entries = RenderMemo.read(file),
+    forced = false,
+  ): RenderMemo {
     return new RenderMemo(file, entries, fleet.digest, fleet.objects, settings, forced)
   }
 
@@ -135,8 +141,18 @@ export class RenderMemo {
   }
 
   /** The entry to record for a render of `variant` that left `stored` in its downstream (a draft, with --git). */
-  entry(variant: PlannedVariant, scope: MemoScope, stored: StoredPackage, report: { warnings: string[]; injected?: string[]; dependencies?: string[] }): MemoEntry {
-    const entry: MemoEntry = { scope, inputs: this.#inputs(variant, scope), files: filesDigest(stored), warnings: report.warnings }
+  entry(
+    variant: PlannedVariant,
+    scope: MemoScope,
+    stored: StoredPackage,
+    report: { warnings: string[]; injected?: string[]; dependencies?: string[] },
+  ): MemoEntry {
+    const entry: MemoEntry = {
+      scope,
+      inputs: this.#inputs(variant, scope),
+      files: filesDigest(stored),
+      warnings: report.warnings,
+    }
     if (report.injected) entry.injected = report.injected
     if (report.dependencies && report.dependencies.length > 0) entry.dependencies = report.dependencies
     return entry
@@ -152,7 +168,10 @@ export class RenderMemo {
       if (entry) this.#entries.set(path, entry)
       else this.#entries.delete(path)
     }
-    const record: MemoFile = { version: 2, entries: Object.fromEntries([...this.#entries].sort(([a], [b]) => (a < b ? -1 : 1))) }
+    const record: MemoFile = {
+      version: 2,
+      entries: Object.fromEntries([...this.#entries].sort(([a], [b]) => (a < b ? -1 : 1))),
+    }
     const text = JSON.stringify(record)
     // A run that changed nothing rewrites nothing.
     if (text === readIfExists(this.file)) return

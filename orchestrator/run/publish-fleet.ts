@@ -72,11 +72,27 @@ export async function publishFleet(settings: FleetPublishSettings): Promise<Flee
   try {
     const { fleet, plan } = await loadAndPlan(settings, scratch)
     if (settings.repository !== undefined && !fleet.repositories.some((r) => r.name === settings.repository)) {
-      throw new FleetPublishError(`no Repository named ${JSON.stringify(settings.repository)} in the fleet ${fleet.root}`)
+      throw new FleetPublishError(
+        `no Repository named ${JSON.stringify(settings.repository)} in the fleet ${fleet.root}`,
+      )
     }
-    const only = settings.repository === undefined ? undefined : repositoriesToOpen(fleet, plan, settings.repository, settings.skipRollout)
-    const { shared, locks } = await openRepositories(fleet, plan, { cacheDir: settings.cacheDir, lockTimeoutMs: settings.lockTimeoutMs, publish: true }, only)
-    const output = new GitOutput(shared, scratch, { locks, env: settings.env, now: settings.now, cacheDir: settings.cacheDir, failureKey: '' })
+    const only =
+      settings.repository === undefined
+        ? undefined
+        : repositoriesToOpen(fleet, plan, settings.repository, settings.skipRollout)
+    const { shared, locks } = await openRepositories(
+      fleet,
+      plan,
+      { cacheDir: settings.cacheDir, lockTimeoutMs: settings.lockTimeoutMs, publish: true },
+      only,
+    )
+    const output = new GitOutput(shared, scratch, {
+      locks,
+      env: settings.env,
+      now: settings.now,
+      cacheDir: settings.cacheDir,
+      failureKey: '',
+    })
     try {
       return await publishOpened(fleet, withoutUnavailable(plan, shared.unavailable), output, settings)
     } finally {
@@ -95,19 +111,31 @@ export async function publishFleet(settings: FleetPublishSettings): Promise<Flee
  */
 function ownerGone(declared: DraftDeclaration | undefined, plan: FleetPlan): string | undefined {
   const owner = declared?.owner
-  if (!owner || declared.removes || plan.failures.some((f) => f.key === owner && f.downstream === undefined)) return undefined
+  if (!owner || declared.removes || plan.failures.some((f) => f.key === owner && f.downstream === undefined))
+    return undefined
   const now = plan.downstreams.get(owner)
-  return now === undefined ? `its PackageVariant ${owner} no longer exists` : `its PackageVariant ${owner} renders ${now} now`
+  return now === undefined
+    ? `its PackageVariant ${owner} no longer exists`
+    : `its PackageVariant ${owner} renders ${now} now`
 }
 
 /** The repository, and the repositories of every variant of the paced sets that have a variant in it: their rollouts are evaluated whole. */
 function repositoriesToOpen(fleet: Fleet, plan: FleetPlan, repository: string, skipRollout: boolean): Set<string> {
   const paced = skipRollout ? new Set<string>() : new Set(readFleetRollouts(fleet.objects).bySet.keys())
-  const sets = new Set(plan.variants.filter((v) => v.downstream.repo === repository && v.set !== undefined && paced.has(v.set)).map((v) => v.set))
+  const sets = new Set(
+    plan.variants
+      .filter((v) => v.downstream.repo === repository && v.set !== undefined && paced.has(v.set))
+      .map((v) => v.set),
+  )
   return new Set([repository, ...plan.variants.filter((v) => sets.has(v.set)).map((v) => v.downstream.repo)])
 }
 
-async function publishOpened(fleet: Fleet, plan: FleetPlan, output: GitOutput, settings: FleetPublishSettings): Promise<FleetPublishReport> {
+async function publishOpened(
+  fleet: Fleet,
+  plan: FleetPlan,
+  output: GitOutput,
+  settings: FleetPublishSettings,
+): Promise<FleetPublishReport> {
   const opened = new Map(output.shared.snapshots.map((s) => [s.name, s]))
   const inPlan = { ...plan, variants: plan.variants.filter((v) => opened.has(v.downstream.repo)) }
   const pacing = { now: settings.now, skipRollout: settings.skipRollout }
@@ -133,35 +161,58 @@ async function publishOpened(fleet: Fleet, plan: FleetPlan, output: GitOutput, s
   // Drafts no variant of the plan makes (a removal, a dependency, one made by hand) have no target: published unless a
   // selector picks. One a PackageVariant made that no longer makes it is refused (the next render removes it).
   for (const snapshot of output.shared.snapshots) {
-    const unplanned = Object.keys(snapshot.drafts).filter((pkg) => !variants.has(`${snapshot.name}/${pkg}`) && inScope(`${snapshot.name}/${pkg}`))
-    const declared = settings.selector || settings.force ? new Map<string, DraftDeclaration>() : await openDraftDeclarations(snapshot, unplanned)
+    const unplanned = Object.keys(snapshot.drafts).filter(
+      (pkg) => !variants.has(`${snapshot.name}/${pkg}`) && inScope(`${snapshot.name}/${pkg}`),
+    )
+    const declared =
+      settings.selector || settings.force
+        ? new Map<string, DraftDeclaration>()
+        : await openDraftDeclarations(snapshot, unplanned)
     for (const pkg of unplanned) {
       const path = `${snapshot.name}/${pkg}`
       const orphaned = ownerGone(declared.get(pkg), plan)
-      if (orphaned) outcomes.set(path, { package: path, status: 'failed', reason: `${orphaned}: the next render removes this draft; --force publishes it anyway` })
+      if (orphaned)
+        outcomes.set(path, {
+          package: path,
+          status: 'failed',
+          reason: `${orphaned}: the next render removes this draft; --force publishes it anyway`,
+        })
       else if (!settings.selector) take(path, `package ${path}`)
     }
   }
   for (const pkg of named) {
     const path = `${settings.repository}/${pkg}`
-    if (!outcomes.has(path) && !publish.has(path)) outcomes.set(path, { package: path, status: 'failed', reason: 'no open draft' })
+    if (!outcomes.has(path) && !publish.has(path))
+      outcomes.set(path, { package: path, status: 'failed', reason: 'no open draft' })
   }
   // Packages named are published as named: one whose needs are not published with it is refused.
   await output.commit([], publish, named.size === 0)
   for (const [path, report] of publish) {
-    const failure = report.reasons[0] ?? report.warnings.find((w) => w.startsWith('not published: '))?.slice('not published: '.length)
+    const failure =
+      report.reasons[0] ?? report.warnings.find((w) => w.startsWith('not published: '))?.slice('not published: '.length)
     if (failure !== undefined) outcomes.set(path, { package: path, status: 'failed', reason: failure })
-    else outcomes.set(path, report.published ? { package: path, status: 'published', tag: report.published } : { package: path, status: 'removed' })
+    else
+      outcomes.set(
+        path,
+        report.published
+          ? { package: path, status: 'published', tag: report.published }
+          : { package: path, status: 'removed' },
+      )
   }
   // What the held drafts wait for now that this run's publishes are out (see afterWrite).
   let evaluations = gate.evaluations
   if (evaluations.length > 0 && [...outcomes.values()].some((o) => o.status === 'published')) {
-    const held = new Map([...outcomes.values()].flatMap((o) => (o.status === 'held' ? [[o.package, o.reason] as const] : [])))
+    const held = new Map(
+      [...outcomes.values()].flatMap((o) => (o.status === 'held' ? [[o.package, o.reason] as const] : [])),
+    )
     const again = await afterWrite(fleet, inPlan, output, held, pacing)
     for (const [path, reason] of again.reasons) outcomes.set(path, { package: path, status: 'held', reason })
     evaluations = again.evaluations
   }
-  const problems = [...gate.problems, ...Object.entries(output.shared.unavailable).map(([repo, reason]) => `Repository ${repo}: ${reason}`)]
+  const problems = [
+    ...gate.problems,
+    ...Object.entries(output.shared.unavailable).map(([repo, reason]) => `Repository ${repo}: ${reason}`),
+  ]
   return {
     packages: [...outcomes.values()].sort((a, b) => (a.package < b.package ? -1 : a.package > b.package ? 1 : 0)),
     rollouts: evaluations.map(summarizeRollout),

@@ -43,7 +43,13 @@ export function hasRollouts(fleet: Fleet): boolean {
  * Decides what may be published of the plan's variants: those of `changes`
  * and, with an output that keeps drafts, those with an open draft.
  */
-export async function gatePublishing(fleet: Fleet, plan: FleetPlan, output: RunOutput, changes: RunChanges, options: PacingOptions): Promise<Gate> {
+export async function gatePublishing(
+  fleet: Fleet,
+  plan: FleetPlan,
+  output: RunOutput,
+  changes: RunChanges,
+  options: PacingOptions,
+): Promise<Gate> {
   const rollouts = readFleetRollouts(fleet.objects)
   const paced = (set: string | undefined) => set !== undefined && !options.skipRollout && rollouts.bySet.has(set)
   const pathOf = (v: FleetPlan['variants'][number]) => `${v.downstream.repo}/${v.downstream.package}`
@@ -113,7 +119,11 @@ export interface RunGate {
  * over the changes of sets a Rollout paces (none without Rollouts). Each held
  * variant's report says why, and the run's report gets the rollouts' state.
  */
-export async function gateRender(run: Run, pending: readonly Pending[], report: RunReport): Promise<RunGate | undefined> {
+export async function gateRender(
+  run: Run,
+  pending: readonly Pending[],
+  report: RunReport,
+): Promise<RunGate | undefined> {
   const { settings, fleet, plan, output } = run
   const publishing = settings.git?.publish === true
   if (!publishing && (settings.git || settings.skipRollout || !hasRollouts(fleet))) return undefined
@@ -124,7 +134,8 @@ export async function gateRender(run: Run, pending: readonly Pending[], report: 
     reports.set(p.path, p.report)
     if (p.report.status === 'failed') failed.add(p.path)
     // A dry run stages nothing: its changes are the variants it would create or update.
-    else if ((p.staged || settings.dryRun) && (p.report.status === 'created' || p.report.status === 'updated')) changed.set(p.path, { conflicts: p.report.conflicts.length > 0, removes: false })
+    else if ((p.staged || settings.dryRun) && (p.report.status === 'created' || p.report.status === 'updated'))
+      changed.set(p.path, { conflicts: p.report.conflicts.length > 0, removes: false })
   }
   const options: PacingOptions = {
     now: settings.now ?? new Date(),
@@ -141,7 +152,13 @@ export async function gateRender(run: Run, pending: readonly Pending[], report: 
     held: new Set(),
     async settle() {
       // Only a git run that published into a paced set has anything new to say.
-      if (!publishing || settings.dryRun || gate.evaluations.length === 0 || ![...result.publish.values()].some((r) => r.published)) return
+      if (
+        !publishing ||
+        settings.dryRun ||
+        gate.evaluations.length === 0 ||
+        ![...result.publish.values()].some((r) => r.published)
+      )
+        return
       const held = new Map([...result.held].map((path) => [path, reports.get(path)!.held!]))
       const again = await afterWrite(fleet, plan, output, held, options)
       for (const [path, reason] of again.reasons) reports.get(path)!.held = reason
@@ -163,5 +180,11 @@ export async function gateRender(run: Run, pending: readonly Pending[], report: 
 
 /** A rollout's evaluation as the run's report shows it. */
 export function summarizeRollout(e: RolloutEvaluation): RolloutSummary {
-  return { rollout: e.rollout, revision: e.revision, state: e.state, reason: e.reason, steps: e.steps.map((s) => ({ name: s.name, state: s.state, reason: s.reason })) }
+  return {
+    rollout: e.rollout,
+    revision: e.revision,
+    state: e.state,
+    reason: e.reason,
+    steps: e.steps.map((s) => ({ name: s.name, state: s.state, reason: s.reason })),
+  }
 }

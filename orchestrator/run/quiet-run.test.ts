@@ -66,7 +66,15 @@ test('no record, a damaged one, or one of other inputs: a full run', async () =>
     writeFileSync(file, text)
     expect((await replayQuietRun(settings(), file)).report).toBeUndefined()
   }
-  const record = { version: 1, inputs: 'not these', base: dir, upstreams: [], upstreamDigest: '', packages: {}, report: { dryRun: false, variants: [], problems: [] } }
+  const record = {
+    version: 1,
+    inputs: 'not these',
+    base: dir,
+    upstreams: [],
+    upstreamDigest: '',
+    packages: {},
+    report: { dryRun: false, variants: [], problems: [] },
+  }
   writeFileSync(file, JSON.stringify(record))
   expect((await replayQuietRun(settings(), file)).report).toBeUndefined()
 })
@@ -80,7 +88,20 @@ test('the same inputs, upstream listing and packages: the recorded report; a pac
   writeFileSync(join(pkg, 'Kptfile'), 'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata: {name: app}\n')
   // Metadata is trusted two seconds after the last write: the clock is moved on rather than waited for.
   const digest = statPackageDirectory(pkg, Date.now() + 10_000)!
-  const report = { dryRun: false, variants: [{ subject: 'PackageVariant default/app', path: 'repo/app', status: 'unchanged', reasons: [], warnings: [], conflicts: [] }], problems: [] }
+  const report = {
+    dryRun: false,
+    variants: [
+      {
+        subject: 'PackageVariant default/app',
+        path: 'repo/app',
+        status: 'unchanged',
+        reasons: [],
+        warnings: [],
+        conflicts: [],
+      },
+    ],
+    problems: [],
+  }
   const record = {
     version: 1,
     inputs: quietInputs(settings(), fleetDigest(join(dir, 'fleet'))),
@@ -95,7 +116,10 @@ test('the same inputs, upstream listing and packages: the recorded report; a pac
   try {
     expect((await replayQuietRun(settings(), file)).report).toEqual(report)
     mkdirSync(join(dir, 'out', 'repo', 'other'))
-    writeFileSync(join(dir, 'out', 'repo', 'other', 'Kptfile'), 'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata: {name: other}\n')
+    writeFileSync(
+      join(dir, 'out', 'repo', 'other', 'Kptfile'),
+      'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata: {name: other}\n',
+    )
     expect((await replayQuietRun(settings(), file)).report).toBeUndefined()
     rmSync(join(dir, 'out', 'repo', 'other'), { recursive: true })
     expect((await replayQuietRun(settings(), file)).report).toEqual(report)

@@ -51,7 +51,14 @@ export function quietRecordFile(memoFile: string): string {
 
 /** Whether a run with these settings may be answered from, and may leave, a quiet record. */
 export function quietRunApplies(settings: RenderSettings, writesStatus: boolean): boolean {
-  return settings.memo !== undefined && !settings.force && !settings.git && !settings.dryRun && !writesStatus && !settings.scope
+  return (
+    settings.memo !== undefined &&
+    !settings.force &&
+    !settings.git &&
+    !settings.dryRun &&
+    !writesStatus &&
+    !settings.scope
+  )
 }
 
 /** A digest of everything a plan is made from except the upstream revisions: this build, the settings, the fleet's files. */
@@ -109,7 +116,9 @@ export async function replayQuietRun(settings: RenderSettings, file: string): Pr
   // most of the work.
   const scratch = mkdtempSync(join(tmpdir(), 'kpt-variants-'))
   const sources = new GitSources(record.base, cloneDirectory(settings.upstreamCache, scratch))
-  const index = listUpstreams(record.upstreams, sources).finally(() => rmSync(scratch, { recursive: true, force: true }))
+  const index = listUpstreams(record.upstreams, sources).finally(() =>
+    rmSync(scratch, { recursive: true, force: true }),
+  )
   const mine = dirs.length - backgroundShare(dirs.length)
   const background = digestInBackground(dirs.slice(mine))
   const digests = new Map(dirs.slice(0, mine).map((dir) => [dir, statPackageDirectory(dir)]))

@@ -46,7 +46,12 @@ const earlyStartBytes = 64 * 1024
  * the caller's loadAndPlan of these settings (the controller's, which chose
  * the scope from it), used on this thread instead of planning again.
  */
-export async function renderFleet(settings: RenderSettings, progress?: RenderProgress, onPlan?: (plan: FleetPlan) => void, known?: Planned): Promise<RunReport> {
+export async function renderFleet(
+  settings: RenderSettings,
+  progress?: RenderProgress,
+  onPlan?: (plan: FleetPlan) => void,
+  known?: Planned,
+): Promise<RunReport> {
   const quiet = quietRunApplies(settings, onPlan !== undefined) ? quietRecordFile(settings.memo!) : undefined
   const replay = quiet ? await replayQuietRun(settings, quiet) : undefined
   if (replay?.report) {
@@ -66,7 +71,9 @@ export async function renderFleet(settings: RenderSettings, progress?: RenderPro
   // A big fleet's threads start at once and set up their run (load, upstreams, plan) while this
   // thread sets up its own. With --git they need the repositories this thread opens first.
   const startEarly = threads > 1 && !settings.git && bytes >= earlyStartBytes
-  let others = startEarly ? Array.from({ length: threads - 1 }, (_, i) => startRenderThread(settings, i + 1, threads, advance)) : []
+  let others = startEarly
+    ? Array.from({ length: threads - 1 }, (_, i) => startRenderThread(settings, i + 1, threads, advance))
+    : []
   let run: Run
   try {
     run = await setUpRun(settings, 0, replay?.digests, undefined, replay?.sources, known)
@@ -86,10 +93,21 @@ export async function renderFleet(settings: RenderSettings, progress?: RenderPro
     const count = sharesOf(plan.variants.length, threads)
     const repositories = sharedRepositories(run)
     const shared = repositories ? { ...settings, repositories } : settings
-    if (!startEarly) others = Array.from({ length: count - 1 }, (_, i) => startRenderThread(shared, i + 1, threads, advance, pins))
-    const report: RunReport = { dryRun: settings.dryRun, variants: [], problems: fleet.problems.map((p) => `${p.file}: ${p.message}`) }
+    if (!startEarly)
+      others = Array.from({ length: count - 1 }, (_, i) => startRenderThread(shared, i + 1, threads, advance, pins))
+    const report: RunReport = {
+      dryRun: settings.dryRun,
+      variants: [],
+      problems: fleet.problems.map((p) => `${p.file}: ${p.message}`),
+    }
     for (const failure of plan.failures) {
-      const failed: VariantReport = { subject: failure.subject, status: 'failed', reasons: [failure.message], warnings: [], conflicts: [] }
+      const failed: VariantReport = {
+        subject: failure.subject,
+        status: 'failed',
+        reasons: [failure.message],
+        warnings: [],
+        conflicts: [],
+      }
       if (failure.downstream) failed.path = failure.downstream
       report.variants.push(failed)
     }
@@ -98,7 +116,9 @@ export async function renderFleet(settings: RenderSettings, progress?: RenderPro
     for (const r of early.splice(0)) progress?.advance(r)
     if (!settings.dryRun) output.prepare()
     const mine = await renderShare(run, 0, threads, (p) => advance(p.report))
-    const variants = [...mine, ...(await Promise.all(others.map((t) => t.done))).flat()].sort((a, b) => a.order - b.order)
+    const variants = [...mine, ...(await Promise.all(others.map((t) => t.done))).flat()].sort(
+      (a, b) => a.order - b.order,
+    )
     await stopPoint('rendered')
     // The output's other packages: abandoned ones go, and with the rest they are what the repositories hold besides.
     const abandoned = scopedAbandonment(abandonment(plan, fleet, report, settings.shard), settings.scope)
@@ -112,7 +132,14 @@ export async function renderFleet(settings: RenderSettings, progress?: RenderPro
     for (const r of removals) if (!r.orphan) present.delete(r.report.path!)
     const dependencies = !check
       ? { rendered: [], removals: [] }
-      : await resolveDependencies(run, new VariantContext(fleet, run.sources, settings, output, run.scratch, run.memo), variants, present, report, mode)
+      : await resolveDependencies(
+          run,
+          new VariantContext(fleet, run.sources, settings, output, run.scratch, run.memo),
+          variants,
+          present,
+          report,
+          mode,
+        )
     for (const r of dependencies.removals) present.delete(r.report.path!)
     const pending = [...variants, ...dependencies.rendered]
     await failUnstaged(output, dependencies.rendered)
@@ -132,8 +159,14 @@ export async function renderFleet(settings: RenderSettings, progress?: RenderPro
     report.variants.push(...(await output.commit(changes, settings.dryRun ? undefined : gate?.publish)))
     await gate?.settle()
     await stopPoint('committed')
-    const publish = settings.git?.publish ? { orphans: true, deletions: settings.git.publishDeletions === true } : undefined
-    const removed = await output.remove([...removals, ...dependencies.removals], { dryRun: settings.dryRun, diff: settings.diff, ...(publish ? { publish } : {}) })
+    const publish = settings.git?.publish
+      ? { orphans: true, deletions: settings.git.publishDeletions === true }
+      : undefined
+    const removed = await output.remove([...removals, ...dependencies.removals], {
+      dryRun: settings.dryRun,
+      diff: settings.diff,
+      ...(publish ? { publish } : {}),
+    })
     report.variants.push(...removed.map((r) => r.report))
     if (!settings.dryRun) output.record(report)
     await stopPoint('recorded')
@@ -141,10 +174,24 @@ export async function renderFleet(settings: RenderSettings, progress?: RenderPro
     if (run.memo && !settings.dryRun) {
       // Publishing moved the packages it published, those skipped as unchanged too: their digests are taken again.
       const published = settings.git?.publish === true
-      const unstated = pending.filter((p) => p.memo && (p.memo.stat === undefined || (published && p.report.published)) && p.report.status !== 'failed')
+      const unstated = pending.filter(
+        (p) =>
+          p.memo && (p.memo.stat === undefined || (published && p.report.published)) && p.report.status !== 'failed',
+      )
       await output.restat(unstated.map((p) => p.path))
       for (const p of unstated) setStat(p.memo!, output.statDigest(p.path))
-      run.memo.save(new Map(pending.map((p) => [p.path, p.report.status !== 'failed' ? p.memo : p.dependencyFailure && p.memo ? { ...p.memo, held: true as const } : undefined])))
+      run.memo.save(
+        new Map(
+          pending.map((p) => [
+            p.path,
+            p.report.status !== 'failed'
+              ? p.memo
+              : p.dependencyFailure && p.memo
+                ? { ...p.memo, held: true as const }
+                : undefined,
+          ]),
+        ),
+      )
     }
     const sorted = { ...report, variants: sortReports(report.variants) }
     // What a Rollout holds back turns on the time and the targets' health, which the quiet run's inputs leave out.

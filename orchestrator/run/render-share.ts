@@ -21,13 +21,20 @@ export function sharesOf(variants: number, threads: number): number {
  * them (every count-th one, count from `sharesOf`), in plan order; none when
  * the plan gives this thread no share.
  */
-export async function renderShare(run: Run, index: number, threads: number, onDone: (pending: Pending) => void): Promise<Pending[]> {
+export async function renderShare(
+  run: Run,
+  index: number,
+  threads: number,
+  onDone: (pending: Pending) => void,
+): Promise<Pending[]> {
   const { plan, output } = run
   const count = sharesOf(plan.variants.length, threads)
   const context = new VariantContext(run.fleet, run.sources, run.settings, output, run.scratch, run.memo)
   const done: Pending[] = []
   if (index >= count) return done
-  const share = plan.variants.filter((_, i) => i % count === index).map((variant) => ({ variant, path: `${variant.downstream.repo}/${variant.downstream.package}` }))
+  const share = plan.variants
+    .filter((_, i) => i % count === index)
+    .map((variant) => ({ variant, path: `${variant.downstream.repo}/${variant.downstream.package}` }))
   const recorded = new Map<string, string>()
   for (const { variant, path } of share) {
     const stat = run.memo?.recorded(variant, path)?.stat

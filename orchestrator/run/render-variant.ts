@@ -46,7 +46,10 @@ export interface Pending {
 export class VariantContext {
   readonly codec = new ResourceCodec()
   readonly #sources: GitSources
-  readonly #prepared = new Map<string, Promise<{ ok: true; revision: PreparedRevision } | { ok: false; message: string }>>()
+  readonly #prepared = new Map<
+    string,
+    Promise<{ ok: true; revision: PreparedRevision } | { ok: false; message: string }>
+  >()
   readonly #runner: PipelineRunner
   /** New dependency packages rendered this run, by revision, name and mark: the same for every repository they go to. */
   readonly #installs = new Map<string, PackageFiles>()
@@ -63,7 +66,14 @@ export class VariantContext {
     this.#runner = {
       codec: this.codec,
       sources: fleet.objects,
-      kpt: { scratch, allowExec: settings.allowExec, skipImages: settings.imageFunctions === 'skip', sources: fleet.root, cwd: settings.cwd, env: settings.env },
+      kpt: {
+        scratch,
+        allowExec: settings.allowExec,
+        skipImages: settings.imageFunctions === 'skip',
+        sources: fleet.root,
+        cwd: settings.cwd,
+        env: settings.env,
+      },
     }
   }
 
@@ -80,8 +90,10 @@ export class VariantContext {
       conflicts: [],
     }
     if (variant.set) report.set = variant.set
-    if (variant.pv.spec.labels && Object.keys(variant.pv.spec.labels).length > 0) report.revisionLabels = { ...variant.pv.spec.labels }
-    if (variant.pv.spec.annotations && Object.keys(variant.pv.spec.annotations).length > 0) report.revisionAnnotations = { ...variant.pv.spec.annotations }
+    if (variant.pv.spec.labels && Object.keys(variant.pv.spec.labels).length > 0)
+      report.revisionLabels = { ...variant.pv.spec.labels }
+    if (variant.pv.spec.annotations && Object.keys(variant.pv.spec.annotations).length > 0)
+      report.revisionAnnotations = { ...variant.pv.spec.annotations }
     const labels = variant.pv.object.labels()
     if (Object.keys(labels).length > 0) report.labels = labels
     const pending: Pending = { report, path, order: 0, dependencies: [] }
@@ -96,7 +108,8 @@ export class VariantContext {
       }
       // A render recorded from the same inputs, whose files are still there untouched (by metadata, else by content), is skipped.
       const recorded = this.memo?.recorded(variant, path)
-      if (!recorded?.held && recorded?.stat !== undefined && this.output.statDigest(path) === recorded.stat) return skip(recorded)
+      if (!recorded?.held && recorded?.stat !== undefined && this.output.statDigest(path) === recorded.stat)
+        return skip(recorded)
       // An update merges into the published package; the result is compared with the open draft, if any.
       const stored = await this.output.read(path)
       const current = stored.draft ?? stored.published
@@ -114,8 +127,16 @@ export class VariantContext {
       // Pipelines kpt ran may read anything: those renders are never skipped.
       if (this.memo && ran !== 'kpt') {
         // What the downstream holds after this run: the package itself, or (--git) the published one and the draft.
-        const after: StoredPackage = !this.output.drafts ? { published: files } : report.status === 'unchanged' ? stored : { ...stored, draft: files }
-        const recordedReport = { ...report, warnings: [...report.warnings], dependencies: pending.dependencies.map((o) => o.toItemText()) }
+        const after: StoredPackage = !this.output.drafts
+          ? { published: files }
+          : report.status === 'unchanged'
+            ? stored
+            : { ...stored, draft: files }
+        const recordedReport = {
+          ...report,
+          warnings: [...report.warnings],
+          dependencies: pending.dependencies.map((o) => o.toItemText()),
+        }
         pending.memo = this.memo.entry(variant, ran === 'in-process' ? 'fleet' : 'injectors', after, recordedReport)
       }
       if (report.status === 'unchanged') return pending
@@ -133,7 +154,11 @@ export class VariantContext {
     return pending
   }
 
-  async #renderFiles(variant: PlannedVariant, report: VariantReport, stored: StoredPackage): Promise<{ files: PackageFiles; ran: PipelineRendered['ran'] } | undefined> {
+  async #renderFiles(
+    variant: PlannedVariant,
+    report: VariantReport,
+    stored: StoredPackage,
+  ): Promise<{ files: PackageFiles; ran: PipelineRendered['ran'] } | undefined> {
     const fail = (message: string) => {
       report.reasons.push(message)
       return undefined
@@ -147,7 +172,10 @@ export class VariantContext {
     const name = variant.downstream.package.slice(variant.downstream.package.lastIndexOf('/') + 1)
     const downstream = classified.downstream
     // A dependency installed in many repositories is the same package in each, unless a pipeline runs (it sees its path).
-    const installKey = variant.dependency && downstream.kind === 'new' ? `${revisionKeyOf(variant)}|${name}|${variant.dependency.asDependency}|${variant.dependency.deletionPolicy}` : undefined
+    const installKey =
+      variant.dependency && downstream.kind === 'new'
+        ? `${revisionKeyOf(variant)}|${name}|${variant.dependency.asDependency}|${variant.dependency.deletionPolicy}`
+        : undefined
     const installed = installKey === undefined ? undefined : this.#installs.get(installKey)
     if (installed) return { files: installed, ran: undefined }
     let base: PackageFiles
@@ -155,10 +183,18 @@ export class VariantContext {
     else if (downstream.kind === 'current') base = downstream.files
     else {
       const lock = downstream.lock
-      report.previousUpstream = lock ? `${lock.ref || lock.commit.slice(0, 12)} (${lock.commit.slice(0, 12)})` : 'none (adopted without upstreamLock)'
-      const origin = lock ? await this.#readOrigin(variant, lock) : { ok: true as const, files: new Map() as PackageFiles }
+      report.previousUpstream = lock
+        ? `${lock.ref || lock.commit.slice(0, 12)} (${lock.commit.slice(0, 12)})`
+        : 'none (adopted without upstreamLock)'
+      const origin = lock
+        ? await this.#readOrigin(variant, lock)
+        : { ok: true as const, files: new Map() as PackageFiles }
       if (!origin.ok) return fail(origin.message)
-      const updated = await this.#sources.readPackage(variant.upstreamRepo.url, variant.upstream.commit, variant.upstream.directory)
+      const updated = await this.#sources.readPackage(
+        variant.upstreamRepo.url,
+        variant.upstream.commit,
+        variant.upstream.directory,
+      )
       const upstream = prepared.revision.upstream
       const directory = `/${upstream.directory}`
       // Loaded on the first update only: most runs clone or re-render.
@@ -173,7 +209,10 @@ export class VariantContext {
       })
       report.conflicts.push(...merged.conflicts)
       if (!merged.ok) {
-        const conflicts = merged.conflicts.map((c: MergeConflict) => `conflict in ${c.file} ${c.resource} ${c.field}: downstream ${c.local ?? '(deleted)'}, upstream ${c.upstream ?? '(deleted)'}`)
+        const conflicts = merged.conflicts.map(
+          (c: MergeConflict) =>
+            `conflict in ${c.file} ${c.resource} ${c.field}: downstream ${c.local ?? '(deleted)'}, upstream ${c.upstream ?? '(deleted)'}`,
+        )
         return fail(['3-way merge failed', ...merged.errors, ...conflicts].join('; '))
       }
       base = merged.files
@@ -185,31 +224,53 @@ export class VariantContext {
     const rendered = await runPipeline(applied.files, name, dir, this.#runner)
     collect(report, rendered.results)
     if (!rendered.ok) return undefined
-    if (installKey !== undefined && rendered.ran === undefined && report.warnings.length === 0) this.#installs.set(installKey, rendered.files)
+    if (installKey !== undefined && rendered.ran === undefined && report.warnings.length === 0)
+      this.#installs.set(installKey, rendered.files)
     return { files: rendered.files, ran: rendered.ran }
   }
 
   /** The prepared revision of a variant's upstream, read and prepared once per run. */
-  #prepare(variant: PlannedVariant): Promise<{ ok: true; revision: PreparedRevision } | { ok: false; message: string }> {
+  #prepare(
+    variant: PlannedVariant,
+  ): Promise<{ ok: true; revision: PreparedRevision } | { ok: false; message: string }> {
     const { upstream, upstreamRepo } = variant
     const key = revisionKeyOf(variant)
     let prepared = this.#prepared.get(key)
     if (!prepared) {
-      prepared = this.#sources
-        .readPackage(upstreamRepo.url, upstream.commit, upstream.directory)
-        .then((files) => prepareRevision({ repo: kptRepoUrl(upstreamRepo.url), directory: upstream.directory, ref: upstream.ref, commit: upstream.commit }, files))
+      prepared = this.#sources.readPackage(upstreamRepo.url, upstream.commit, upstream.directory).then((files) =>
+        prepareRevision(
+          {
+            repo: kptRepoUrl(upstreamRepo.url),
+            directory: upstream.directory,
+            ref: upstream.ref,
+            commit: upstream.commit,
+          },
+          files,
+        ),
+      )
       this.#prepared.set(key, prepared)
     }
     return prepared
   }
 
   /** The old upstream package of an update, from the repository its upstreamLock names. */
-  async #readOrigin(variant: PlannedVariant, lock: NonNullable<ReturnType<typeof readPackageRecord>['lock']>): Promise<{ ok: true; files: PackageFiles } | { ok: false; message: string }> {
+  async #readOrigin(
+    variant: PlannedVariant,
+    lock: NonNullable<ReturnType<typeof readPackageRecord>['lock']>,
+  ): Promise<{ ok: true; files: PackageFiles } | { ok: false; message: string }> {
     const url = sameRepo(lock.repo, kptRepoUrl(variant.upstreamRepo.url)) ? variant.upstreamRepo.url : lock.repo
     try {
-      return { ok: true, files: gitPackageFiles(await this.#sources.readPackage(url, lock.commit, lock.directory.replace(/^\/+|\/+$/g, ''))) }
+      return {
+        ok: true,
+        files: gitPackageFiles(
+          await this.#sources.readPackage(url, lock.commit, lock.directory.replace(/^\/+|\/+$/g, '')),
+        ),
+      }
     } catch (err) {
-      return { ok: false, message: `cannot read the upstream revision the package came from (${lock.repo} ${lock.commit}): ${(err as Error).message}` }
+      return {
+        ok: false,
+        message: `cannot read the upstream revision the package came from (${lock.repo} ${lock.commit}): ${(err as Error).message}`,
+      }
     }
   }
 }

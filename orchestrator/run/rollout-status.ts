@@ -37,8 +37,12 @@ export class RolloutCommandError extends Error {
 export function findRollout(fleet: Fleet, namespace: string, name: string): FoundRollout {
   const object = fleet.objects.find((o) => isRollout(o) && o.name === name && o.namespace === namespace)
   if (!object) {
-    const others = fleet.objects.filter(isRollout).map((o) => (o.namespace === 'default' ? o.name : `${o.namespace}/${o.name}`))
-    throw new RolloutCommandError(`no Rollout ${namespace}/${name} in the fleet${others.length > 0 ? `: it has ${others.join(', ')}` : ''}`)
+    const others = fleet.objects
+      .filter(isRollout)
+      .map((o) => (o.namespace === 'default' ? o.name : `${o.namespace}/${o.name}`))
+    throw new RolloutCommandError(
+      `no Rollout ${namespace}/${name} in the fleet${others.length > 0 ? `: it has ${others.join(', ')}` : ''}`,
+    )
   }
   const read = readRollout(object)
   return read.ok ? { object, rollout: read.value } : { object, errors: read.errors.map((e) => e.message) }
@@ -48,7 +52,11 @@ export function findRollout(fleet: Fleet, namespace: string, name: string): Foun
 export function setRevision(plan: FleetPlan, rollout: Rollout): string {
   const set = `${rollout.namespace}/${rollout.spec.packageVariantSet}`
   const variant = plan.variants.find((v) => v.set === set)
-  if (!variant) throw new RolloutCommandError(`set ${set} of rollout ${rollout.name} has no variant to roll out (is the set in the fleet, and does it select targets?)`, 1)
+  if (!variant)
+    throw new RolloutCommandError(
+      `set ${set} of rollout ${rollout.name} has no variant to roll out (is the set in the fleet, and does it select targets?)`,
+      1,
+    )
   return rolloutRevision(variant.upstream)
 }
 
@@ -72,13 +80,34 @@ export async function evaluateFleetRollout(
   const set = `${rollout.namespace}/${rollout.spec.packageVariantSet}`
   const variants = plan.variants.filter((v) => v.set === set)
   const only = new Set(variants.map((v) => v.downstream.repo))
-  const { shared, locks } = await openRepositories(fleet, { ...plan, variants }, { cacheDir: settings.cacheDir, lockTimeoutMs: settings.lockTimeoutMs, publish: false }, only)
-  const output = new GitOutput(shared, settings.cacheDir, { locks, env: {}, cacheDir: settings.cacheDir, failureKey: '' })
+  const { shared, locks } = await openRepositories(
+    fleet,
+    { ...plan, variants },
+    { cacheDir: settings.cacheDir, lockTimeoutMs: settings.lockTimeoutMs, publish: false },
+    only,
+  )
+  const output = new GitOutput(shared, settings.cacheDir, {
+    locks,
+    env: {},
+    cacheDir: settings.cacheDir,
+    failureKey: '',
+  })
   try {
-    const gate = await gatePublishing(fleet, { ...plan, variants }, output, { changed: new Map(), failed: new Set() }, { now: settings.now })
+    const gate = await gatePublishing(
+      fleet,
+      { ...plan, variants },
+      output,
+      { changed: new Map(), failed: new Set() },
+      { now: settings.now },
+    )
     const evaluation = gate.evaluations.find((e) => e.rollout === `${rollout.namespace}/${rollout.name}`)
-    if (!evaluation) throw new RolloutCommandError(`set ${set} of rollout ${rollout.name} has no variant to roll out`, 1)
-    return { evaluation, paths: new Map(variants.map((v) => [v.key, `${v.downstream.repo}/${v.downstream.package}`])), unavailable: shared.unavailable }
+    if (!evaluation)
+      throw new RolloutCommandError(`set ${set} of rollout ${rollout.name} has no variant to roll out`, 1)
+    return {
+      evaluation,
+      paths: new Map(variants.map((v) => [v.key, `${v.downstream.repo}/${v.downstream.package}`])),
+      unavailable: shared.unavailable,
+    }
   } finally {
     output.close()
   }

@@ -36,7 +36,10 @@ export interface Planned {
 }
 
 /** What `loadAndPlan` needs: the fleet and its namespace, where upstream repositories are kept, and the shard. */
-export type PlanSettings = Pick<RenderSettings, 'fleetDir' | 'repositoryBase' | 'clusterScoped' | 'namespace' | 'upstreamCache' | 'upstreamPins' | 'shard' | 'cwd'>
+export type PlanSettings = Pick<
+  RenderSettings,
+  'fleetDir' | 'repositoryBase' | 'clusterScoped' | 'namespace' | 'upstreamCache' | 'upstreamPins' | 'shard' | 'cwd'
+>
 
 /**
  * Loads the fleet, lists the upstream revisions and plans. `scratch`: where a
@@ -44,13 +47,24 @@ export type PlanSettings = Pick<RenderSettings, 'fleetDir' | 'repositoryBase' | 
  * the refs the main thread listed, which this thread lists too, without
  * fetching again; `opened`: the upstream repositories a quiet run's check opened.
  */
-export async function loadAndPlan(settings: PlanSettings, scratch: string, pinned?: Promise<UpstreamPins | undefined>, opened?: GitSources): Promise<Planned> {
+export async function loadAndPlan(
+  settings: PlanSettings,
+  scratch: string,
+  pinned?: Promise<UpstreamPins | undefined>,
+  opened?: GitSources,
+): Promise<Planned> {
   const fleetDir = resolve(settings.cwd, settings.fleetDir)
-  const origin = { ...(settings.repositoryBase ? { base: resolve(settings.cwd, settings.repositoryBase) } : {}), ...(settings.clusterScoped ? { clusterScoped: settings.clusterScoped } : {}) }
+  const origin = {
+    ...(settings.repositoryBase ? { base: resolve(settings.cwd, settings.repositoryBase) } : {}),
+    ...(settings.clusterScoped ? { clusterScoped: settings.clusterScoped } : {}),
+  }
   const fleet = buildFleet(loadFleetDirectory(fleetDir), settings.namespace, origin)
   // The repositories a quiet run's check opened this run (the same base) are read as it listed them, not fetched again.
   const pins = pinned ?? (settings.upstreamPins ? Promise.resolve(settings.upstreamPins) : undefined)
-  const sources = opened?.base === fleet.base ? opened : new GitSources(fleet.base, cloneDirectory(settings.upstreamCache, scratch), pins)
+  const sources =
+    opened?.base === fleet.base
+      ? opened
+      : new GitSources(fleet.base, cloneDirectory(settings.upstreamCache, scratch), pins)
   const repositories = upstreamRepositories(fleet)
   const index = await listUpstreams(repositories, sources)
   return { fleet, plan: planFleet(fleet, index, settings.shard), upstreams: { repositories, index }, sources }
@@ -90,7 +104,10 @@ export async function setUpRun(
     const dir = resolve(outDir, path)
     return dir.startsWith(`${outDir}${sep}`) ? [dir] : []
   }
-  const recordedDirs = recorded && !settings.git && !settings.force && thread === 0 ? Object.keys(recorded).filter((path) => recorded[path]?.stat !== undefined) : []
+  const recordedDirs =
+    recorded && !settings.git && !settings.force && thread === 0
+      ? Object.keys(recorded).filter((path) => recorded[path]?.stat !== undefined)
+      : []
   // Those a quiet run's replay took (quiet-run.ts) are not taken again.
   const digests = digestInBackground(recordedDirs.flatMap(inside).filter((dir) => !taken.has(dir)))
   try {
@@ -101,16 +118,41 @@ export async function setUpRun(
       const root = join(settings.git.cacheDir, 'staging')
       if (settings.repositories) output = new GitOutput(settings.repositories, root)
       else {
-        const { shared, locks } = await openRepositories(settings.scope ? scopedRepositories(fleet, settings.scope) : fleet, plan, settings.git)
-        output = new GitOutput(shared, root, { locks, env: settings.env, ...(settings.now ? { now: settings.now } : {}), cacheDir: settings.git.cacheDir, failureKey: fleetIdOf(settings) })
+        const { shared, locks } = await openRepositories(
+          settings.scope ? scopedRepositories(fleet, settings.scope) : fleet,
+          plan,
+          settings.git,
+        )
+        output = new GitOutput(shared, root, {
+          locks,
+          env: settings.env,
+          ...(settings.now ? { now: settings.now } : {}),
+          cacheDir: settings.git.cacheDir,
+          failureKey: fleetIdOf(settings),
+        })
       }
       plan = withoutUnavailable(plan, (output as GitOutput).shared.unavailable)
     } else {
-      const failures = settings.cacheDir ? { cacheDir: settings.cacheDir, key: directoryFailureKey(fleetIdOf(settings), outDir) } : undefined
-      output = new DirectoryOutput(outDir, thread, new Map([...taken, ...((await digests) ?? [])]), failures, settings.now)
+      const failures = settings.cacheDir
+        ? { cacheDir: settings.cacheDir, key: directoryFailureKey(fleetIdOf(settings), outDir) }
+        : undefined
+      output = new DirectoryOutput(
+        outDir,
+        thread,
+        new Map([...taken, ...((await digests) ?? [])]),
+        failures,
+        settings.now,
+      )
     }
-    const memoSettings = { allowExec: settings.allowExec, onConflict: settings.onConflict, namespace: settings.namespace ?? 'default', imageFunctions: settings.imageFunctions ?? 'run' }
-    const memo = settings.memo ? RenderMemo.open(settings.memo, fleet, memoSettings, recorded, settings.force) : undefined
+    const memoSettings = {
+      allowExec: settings.allowExec,
+      onConflict: settings.onConflict,
+      namespace: settings.namespace ?? 'default',
+      imageFunctions: settings.imageFunctions ?? 'run',
+    }
+    const memo = settings.memo
+      ? RenderMemo.open(settings.memo, fleet, memoSettings, recorded, settings.force)
+      : undefined
     const made = output
     return {
       ...planned,

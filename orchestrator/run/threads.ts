@@ -64,8 +64,19 @@ export interface RenderThread {
  * plan gives it one) and `done` resolves to the results. Without `pins` it
  * waits for them (`pin`) before listing the upstream revisions.
  */
-export function startRenderThread(settings: RenderSettings, index: number, threads: number, onDone: (report: VariantReport) => void, pins?: UpstreamPins): RenderThread {
-  const worker = startThread(new URL('./render-worker.js', import.meta.url), { settings, index, threads, ...(pins ? { pins } : {}) })
+export function startRenderThread(
+  settings: RenderSettings,
+  index: number,
+  threads: number,
+  onDone: (report: VariantReport) => void,
+  pins?: UpstreamPins,
+): RenderThread {
+  const worker = startThread(new URL('./render-worker.js', import.meta.url), {
+    settings,
+    index,
+    threads,
+    ...(pins ? { pins } : {}),
+  })
   const done = new Promise<Pending[]>((resolvePending, reject) => {
     let result: Pending[] | undefined
     worker.on('message', (message: RenderThreadMessage) => {
@@ -73,9 +84,15 @@ export function startRenderThread(settings: RenderSettings, index: number, threa
       else result = message.pending.map(revive)
     })
     worker.on('error', reject)
-    worker.on('exit', (code) => (result ? resolvePending(result) : reject(new Error(`render worker ${index} exited with code ${code}`))))
+    worker.on('exit', (code) =>
+      result ? resolvePending(result) : reject(new Error(`render worker ${index} exited with code ${code}`)),
+    )
   })
-  return { done, pin: (listed) => worker.postMessage({ type: 'pins', pins: listed }), stop: () => void worker.terminate() }
+  return {
+    done,
+    pin: (listed) => worker.postMessage({ type: 'pins', pins: listed }),
+    stop: () => void worker.terminate(),
+  }
 }
 
 /**
@@ -85,14 +102,28 @@ export function startRenderThread(settings: RenderSettings, index: number, threa
  * thread: the worker module only imports and calls it.
  */
 export async function runRenderWorker(): Promise<void> {
-  const { settings, index, threads, pins } = workerData as { settings: RenderSettings; index: number; threads: number; pins?: UpstreamPins }
-  const post = (pending: Pending): PostedPending => ({ ...pending, dependencies: pending.dependencies.map((o) => o.toItemText()) })
+  const { settings, index, threads, pins } = workerData as {
+    settings: RenderSettings
+    index: number
+    threads: number
+    pins?: UpstreamPins
+  }
+  const post = (pending: Pending): PostedPending => ({
+    ...pending,
+    dependencies: pending.dependencies.map((o) => o.toItemText()),
+  })
   // Started early, the thread gets the refs the main thread listed when it has listed them.
-  const pinned = pins ? Promise.resolve(pins) : new Promise<UpstreamPins>((resolve) => parentPort!.once('message', (message: { pins: UpstreamPins }) => resolve(message.pins)))
+  const pinned = pins
+    ? Promise.resolve(pins)
+    : new Promise<UpstreamPins>((resolve) =>
+        parentPort!.once('message', (message: { pins: UpstreamPins }) => resolve(message.pins)),
+      )
   const run = await setUpRun(settings, index, undefined, pinned)
   try {
     // Progress needs only the report; the packages go once, with the rest of the share.
-    const done = await renderShare(run, index, threads, (pending) => parentPort!.postMessage({ type: 'progress', report: pending.report } satisfies RenderThreadMessage))
+    const done = await renderShare(run, index, threads, (pending) =>
+      parentPort!.postMessage({ type: 'progress', report: pending.report } satisfies RenderThreadMessage),
+    )
     parentPort!.postMessage({ type: 'done', pending: done.map(post) } satisfies RenderThreadMessage)
   } finally {
     // Staged packages stay for the main thread to commit; only scratch files go.

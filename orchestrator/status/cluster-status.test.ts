@@ -7,21 +7,47 @@ import type { VariantReport } from '../report/report.js'
 const now = '2026-03-03T03:03:03Z'
 const earlier = '2026-01-01T00:00:00Z'
 
-const report = (subject: string, status: VariantReport['status'], more: Partial<VariantReport> = {}): VariantReport => ({ subject, status, reasons: [], warnings: [], conflicts: [], ...more })
+const report = (
+  subject: string,
+  status: VariantReport['status'],
+  more: Partial<VariantReport> = {},
+): VariantReport => ({ subject, status, reasons: [], warnings: [], conflicts: [], ...more })
 
 const outcome: RunOutcome = {
-  variants: [{ key: 'default/ok' }, { key: 'default/broken' }, { key: 'default/nginx-edge-01', set: 'default/nginx' }, { key: 'default/nginx-edge-02', set: 'default/nginx' }],
+  variants: [
+    { key: 'default/ok' },
+    { key: 'default/broken' },
+    { key: 'default/nginx-edge-01', set: 'default/nginx' },
+    { key: 'default/nginx-edge-02', set: 'default/nginx' },
+  ],
   failures: [
-    { subject: 'PackageVariant default/invalid', key: 'default/invalid', message: 'spec.upstream.package must not be empty' },
-    { subject: 'PackageVariantSet default/bad', set: 'default/bad', message: "could not find upstream package revision 'nginx/7' in repo 'blueprints'", reason: 'UpstreamNotFound' },
-    { subject: 'PackageVariantSet default/half target WorkloadCluster "x"', set: 'default/half', message: 'repository "x" could not be loaded', reason: 'UnexpectedError' },
+    {
+      subject: 'PackageVariant default/invalid',
+      key: 'default/invalid',
+      message: 'spec.upstream.package must not be empty',
+    },
+    {
+      subject: 'PackageVariantSet default/bad',
+      set: 'default/bad',
+      message: "could not find upstream package revision 'nginx/7' in repo 'blueprints'",
+      reason: 'UpstreamNotFound',
+    },
+    {
+      subject: 'PackageVariantSet default/half target WorkloadCluster "x"',
+      set: 'default/half',
+      message: 'repository "x" could not be loaded',
+      reason: 'UnexpectedError',
+    },
   ],
   report: {
     dryRun: false,
     problems: [],
     variants: [
       report('PackageVariant default/ok', 'unchanged', { path: 'edge-01/web' }),
-      report('PackageVariant default/broken', 'failed', { path: 'edge-01/broken', reasons: ['function failed', 'exit 1'] }),
+      report('PackageVariant default/broken', 'failed', {
+        path: 'edge-01/broken',
+        reasons: ['function failed', 'exit 1'],
+      }),
       report('PackageVariant default/invalid', 'failed', { reasons: ['spec.upstream.package must not be empty'] }),
       report('PackageVariant default/nginx-edge-01', 'created', { path: 'edge-01/nginx' }),
       report('PackageVariant default/nginx-edge-02', 'failed', { path: 'edge-02/nginx', reasons: ['conflict'] }),
@@ -33,7 +59,10 @@ const outcome: RunOutcome = {
 const listed = (kind: string, name: string, status?: unknown): ListedObject => ({
   apiVersion: 'config.porch.kpt.dev/v1alpha1',
   kind,
-  object: { metadata: { name, namespace: 'default', resourceVersion: `${name.length}` }, ...(status ? { status } : {}) },
+  object: {
+    metadata: { name, namespace: 'default', resourceVersion: `${name.length}` },
+    ...(status ? { status } : {}),
+  },
 })
 
 describe('PackageVariant conditions, as Porch sets them', () => {
@@ -41,7 +70,12 @@ describe('PackageVariant conditions, as Porch sets them', () => {
     expect(variantConditions('default/ok', outcome)).toEqual({
       conditions: [
         { type: 'Stalled', status: 'False', reason: 'Valid', message: 'all validation checks passed' },
-        { type: 'Ready', status: 'True', reason: 'NoErrors', message: 'successfully ensured downstream package variant' },
+        {
+          type: 'Ready',
+          status: 'True',
+          reason: 'NoErrors',
+          message: 'successfully ensured downstream package variant',
+        },
       ],
       downstreamTargets: [{ name: 'edge-01/web' }],
     })
@@ -50,7 +84,12 @@ describe('PackageVariant conditions, as Porch sets them', () => {
   test('not planned: Stalled with ValidationError, not Ready', () => {
     expect(variantConditions('default/invalid', outcome)).toEqual({
       conditions: [
-        { type: 'Stalled', status: 'True', reason: 'ValidationError', message: 'spec.upstream.package must not be empty' },
+        {
+          type: 'Stalled',
+          status: 'True',
+          reason: 'ValidationError',
+          message: 'spec.upstream.package must not be empty',
+        },
         { type: 'Ready', status: 'False', reason: 'Error', message: 'invalid packagevariant object' },
       ],
     })
@@ -73,22 +112,58 @@ describe('PackageVariant conditions, as Porch sets them', () => {
 describe('PackageVariantSet conditions', () => {
   test("the set's own failure, with fan-out's reason; a target's failure", () => {
     expect(setConditions('default/bad', outcome)).toEqual([
-      { type: 'Stalled', status: 'True', reason: 'UpstreamNotFound', message: "could not find upstream package revision 'nginx/7' in repo 'blueprints'" },
-      { type: 'Ready', status: 'False', reason: 'UpstreamNotFound', message: "could not find upstream package revision 'nginx/7' in repo 'blueprints'" },
+      {
+        type: 'Stalled',
+        status: 'True',
+        reason: 'UpstreamNotFound',
+        message: "could not find upstream package revision 'nginx/7' in repo 'blueprints'",
+      },
+      {
+        type: 'Ready',
+        status: 'False',
+        reason: 'UpstreamNotFound',
+        message: "could not find upstream package revision 'nginx/7' in repo 'blueprints'",
+      },
     ])
-    expect(setConditions('default/half', outcome)[0]).toEqual({ type: 'Stalled', status: 'True', reason: 'UnexpectedError', message: 'repository "x" could not be loaded' })
+    expect(setConditions('default/half', outcome)[0]).toEqual({
+      type: 'Stalled',
+      status: 'True',
+      reason: 'UnexpectedError',
+      message: 'repository "x" could not be loaded',
+    })
   })
 
   test('a failed variant of the set fails the set; with --shard only what every shard sees counts', () => {
-    expect(setConditions('default/nginx', outcome)[1]).toEqual({ type: 'Ready', status: 'False', reason: 'UnexpectedError', message: 'PackageVariant default/nginx-edge-02: conflict' })
-    expect(setConditions('default/nginx', { ...outcome, sharded: true })[1]).toEqual({ type: 'Ready', status: 'True', reason: 'Reconciled', message: 'package variants successfully reconciled' })
-    expect(setConditions('default/other', outcome)[1]).toEqual({ type: 'Ready', status: 'True', reason: 'Reconciled', message: 'package variants successfully reconciled' })
+    expect(setConditions('default/nginx', outcome)[1]).toEqual({
+      type: 'Ready',
+      status: 'False',
+      reason: 'UnexpectedError',
+      message: 'PackageVariant default/nginx-edge-02: conflict',
+    })
+    expect(setConditions('default/nginx', { ...outcome, sharded: true })[1]).toEqual({
+      type: 'Ready',
+      status: 'True',
+      reason: 'Reconciled',
+      message: 'package variants successfully reconciled',
+    })
+    expect(setConditions('default/other', outcome)[1]).toEqual({
+      type: 'Ready',
+      status: 'True',
+      reason: 'Reconciled',
+      message: 'package variants successfully reconciled',
+    })
   })
 })
 
 describe('statusUpdates', () => {
   test("a message longer than metav1.Condition's limit is truncated", () => {
-    const long = { ...outcome, report: { ...outcome.report, variants: [report('PackageVariant default/broken', 'failed', { reasons: ['x'.repeat(40000)] })] } }
+    const long = {
+      ...outcome,
+      report: {
+        ...outcome.report,
+        variants: [report('PackageVariant default/broken', 'failed', { reasons: ['x'.repeat(40000)] })],
+      },
+    }
     const [update] = statusUpdates([listed('PackageVariant', 'broken')], [], long, now)
     const message = (update!.status['conditions'] as { message: string }[])[1]!.message
     expect(message).toHaveLength(32768)
@@ -106,13 +181,29 @@ describe('statusUpdates', () => {
     }
     const upToDate = {
       conditions: [
-        { lastTransitionTime: earlier, message: 'all validation checks passed', reason: 'Valid', status: 'False', type: 'Stalled' },
-        { lastTransitionTime: earlier, message: 'successfully ensured downstream package variant', reason: 'NoErrors', status: 'True', type: 'Ready' },
+        {
+          lastTransitionTime: earlier,
+          message: 'all validation checks passed',
+          reason: 'Valid',
+          status: 'False',
+          type: 'Stalled',
+        },
+        {
+          lastTransitionTime: earlier,
+          message: 'successfully ensured downstream package variant',
+          reason: 'NoErrors',
+          status: 'True',
+          type: 'Ready',
+        },
       ],
       downstreamTargets: [{ name: 'edge-01/web' }],
     }
     const updates = statusUpdates(
-      [listed('PackageVariant', 'ok', upToDate), listed('PackageVariant', 'broken', sameStatus), listed('PackageVariant', 'elsewhere')],
+      [
+        listed('PackageVariant', 'ok', upToDate),
+        listed('PackageVariant', 'broken', sameStatus),
+        listed('PackageVariant', 'elsewhere'),
+      ],
       [listed('PackageVariantSet', 'bad')],
       outcome,
       now,
@@ -129,8 +220,20 @@ describe('statusUpdates', () => {
         status: {
           conditions: [
             keep,
-            { type: 'Stalled', status: 'False', lastTransitionTime: earlier, reason: 'Valid', message: 'all validation checks passed' },
-            { type: 'Ready', status: 'False', lastTransitionTime: now, reason: 'Error', message: 'function failed; exit 1' },
+            {
+              type: 'Stalled',
+              status: 'False',
+              lastTransitionTime: earlier,
+              reason: 'Valid',
+              message: 'all validation checks passed',
+            },
+            {
+              type: 'Ready',
+              status: 'False',
+              lastTransitionTime: now,
+              reason: 'Error',
+              message: 'function failed; exit 1',
+            },
           ],
         },
       },
@@ -143,8 +246,20 @@ describe('statusUpdates', () => {
         subject: 'PackageVariantSet default/bad',
         status: {
           conditions: [
-            { type: 'Stalled', status: 'True', lastTransitionTime: now, reason: 'UpstreamNotFound', message: "could not find upstream package revision 'nginx/7' in repo 'blueprints'" },
-            { type: 'Ready', status: 'False', lastTransitionTime: now, reason: 'UpstreamNotFound', message: "could not find upstream package revision 'nginx/7' in repo 'blueprints'" },
+            {
+              type: 'Stalled',
+              status: 'True',
+              lastTransitionTime: now,
+              reason: 'UpstreamNotFound',
+              message: "could not find upstream package revision 'nginx/7' in repo 'blueprints'",
+            },
+            {
+              type: 'Ready',
+              status: 'False',
+              lastTransitionTime: now,
+              reason: 'UpstreamNotFound',
+              message: "could not find upstream package revision 'nginx/7' in repo 'blueprints'",
+            },
           ],
         },
       },
@@ -153,11 +268,31 @@ describe('statusUpdates', () => {
 
   test('after a conflict the status is computed again from the object as another writer left it, keeping its conditions', () => {
     const [update] = statusUpdates([listed('PackageVariant', 'ok')], [], outcome, now)
-    expect(update!.wanted).toEqual({ conditions: variantConditions('default/ok', outcome)!.conditions, extra: { downstreamTargets: [{ name: 'edge-01/web' }] }, now })
+    expect(update!.wanted).toEqual({
+      conditions: variantConditions('default/ok', outcome)!.conditions,
+      extra: { downstreamTargets: [{ name: 'edge-01/web' }] },
+      now,
+    })
     const theirs = { type: 'Approved', status: 'True', reason: 'ByHand', message: 'ok', lastTransitionTime: earlier }
-    const ready = { type: 'Ready', status: 'True', reason: 'NoErrors', message: 'successfully ensured downstream package variant', lastTransitionTime: earlier }
+    const ready = {
+      type: 'Ready',
+      status: 'True',
+      reason: 'NoErrors',
+      message: 'successfully ensured downstream package variant',
+      lastTransitionTime: earlier,
+    }
     expect(nextStatus({ conditions: [theirs, ready] }, update!.wanted)).toEqual({
-      conditions: [theirs, ready, { type: 'Stalled', status: 'False', lastTransitionTime: now, reason: 'Valid', message: 'all validation checks passed' }],
+      conditions: [
+        theirs,
+        ready,
+        {
+          type: 'Stalled',
+          status: 'False',
+          lastTransitionTime: now,
+          reason: 'Valid',
+          message: 'all validation checks passed',
+        },
+      ],
       downstreamTargets: [{ name: 'edge-01/web' }],
     })
     // Another writer already wrote what this run wants: nothing to write.

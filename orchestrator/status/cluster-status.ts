@@ -31,7 +31,10 @@ const valid: Condition = { type: 'Stalled', status: 'False', reason: 'Valid', me
  * message); a rendered one is Ready (`NoErrors`) and names its downstream
  * package in `downstreamTargets`.
  */
-export function variantConditions(key: string, outcome: RunOutcome): { conditions: Condition[]; downstreamTargets?: { name: string }[] } | undefined {
+export function variantConditions(
+  key: string,
+  outcome: RunOutcome,
+): { conditions: Condition[]; downstreamTargets?: { name: string }[] } | undefined {
   const subject = `PackageVariant ${key}`
   const failure = outcome.failures.find((f) => f.subject === subject)
   if (failure) {
@@ -44,9 +47,15 @@ export function variantConditions(key: string, outcome: RunOutcome): { condition
   }
   const report = outcome.report.variants.find((v) => v.subject === subject)
   if (!report || report.status === 'deleted' || report.status === 'orphaned') return undefined
-  if (report.status === 'failed') return { conditions: [valid, { type: 'Ready', status: 'False', reason: 'Error', message: report.reasons.join('; ') }] }
+  if (report.status === 'failed')
+    return {
+      conditions: [valid, { type: 'Ready', status: 'False', reason: 'Error', message: report.reasons.join('; ') }],
+    }
   return {
-    conditions: [valid, { type: 'Ready', status: 'True', reason: 'NoErrors', message: 'successfully ensured downstream package variant' }],
+    conditions: [
+      valid,
+      { type: 'Ready', status: 'True', reason: 'NoErrors', message: 'successfully ensured downstream package variant' },
+    ],
     ...(report.path ? { downstreamTargets: [{ name: report.path }] } : {}),
   }
 }
@@ -59,15 +68,26 @@ export function variantConditions(key: string, outcome: RunOutcome): { condition
  * a set whose variants could not be ensured); else Reconciled.
  */
 export function setConditions(key: string, outcome: RunOutcome): Condition[] {
-  const own = outcome.failures.filter((f) => f.subject === `PackageVariantSet ${key}` || f.subject.startsWith(`PackageVariantSet ${key} `))
-  if (own.length > 0) return conditionsFor({ ok: false, reason: (own[0]!.reason ?? 'UnexpectedError') as FailureReason, message: withMore(own[0]!.message, own.length) })
+  const own = outcome.failures.filter(
+    (f) => f.subject === `PackageVariantSet ${key}` || f.subject.startsWith(`PackageVariantSet ${key} `),
+  )
+  if (own.length > 0)
+    return conditionsFor({
+      ok: false,
+      reason: (own[0]!.reason ?? 'UnexpectedError') as FailureReason,
+      message: withMore(own[0]!.message, own.length),
+    })
   if (outcome.sharded) return conditionsFor({ ok: true })
   const members = new Set(outcome.variants.filter((v) => v.set === key).map((v) => `PackageVariant ${v.key}`))
   for (const f of outcome.failures) if (f.set === key && f.key) members.add(f.subject)
   const failed = outcome.report.variants.filter((v) => v.status === 'failed' && members.has(v.subject))
   if (failed.length === 0) return conditionsFor({ ok: true })
   const first = failed[0]!
-  return conditionsFor({ ok: false, reason: 'UnexpectedError', message: withMore(`${first.subject}: ${first.reasons.join('; ')}`, failed.length) })
+  return conditionsFor({
+    ok: false,
+    reason: 'UnexpectedError',
+    message: withMore(`${first.subject}: ${first.reasons.join('; ')}`, failed.length),
+  })
 }
 
 function withMore(message: string, count: number): string {
@@ -78,7 +98,12 @@ function withMore(message: string, count: number): string {
  * The status updates of a run, only for objects whose status changes (see
  * `nextStatus`). Variants the run did not render (another shard's) get none.
  */
-export function statusUpdates(variants: readonly ListedObject[], sets: readonly ListedObject[], outcome: RunOutcome, now: string): StatusUpdate[] {
+export function statusUpdates(
+  variants: readonly ListedObject[],
+  sets: readonly ListedObject[],
+  outcome: RunOutcome,
+  now: string,
+): StatusUpdate[] {
   const updates: StatusUpdate[] = []
   const push = (listed: ListedObject, conditions: Condition[], extra: Record<string, unknown>) => {
     const wanted = { conditions, extra, now }
@@ -99,7 +124,8 @@ export function statusUpdates(variants: readonly ListedObject[], sets: readonly 
   }
   for (const listed of variants) {
     const wanted = variantConditions(describe(listed.object), outcome)
-    if (wanted) push(listed, wanted.conditions, wanted.downstreamTargets ? { downstreamTargets: wanted.downstreamTargets } : {})
+    if (wanted)
+      push(listed, wanted.conditions, wanted.downstreamTargets ? { downstreamTargets: wanted.downstreamTargets } : {})
   }
   for (const listed of sets) push(listed, setConditions(describe(listed.object), outcome), {})
   return updates

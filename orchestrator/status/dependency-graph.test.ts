@@ -41,10 +41,16 @@ const nginx = (path: string): DeclaredPackage => ({
   },
   installedAsDependency: false,
 })
-const certManager = (path: string): DeclaredPackage => ({ path, manifest: { name: 'cert-manager', version: 'v1.14.4', namespace: '', dependencies: [] }, installedAsDependency: true })
+const certManager = (path: string): DeclaredPackage => ({
+  path,
+  manifest: { name: 'cert-manager', version: 'v1.14.4', namespace: '', dependencies: [] },
+  installedAsDependency: true,
+})
 
 test("each repository's packages and what they require; what was installed outside git where the repository holds no package of its name", () => {
-  expect(outputGraph([nginx('edge-02/nginx'), certManager('edge-02/cert-manager'), nginx('edge-01/nginx')], installed)).toEqual([
+  expect(
+    outputGraph([nginx('edge-02/nginx'), certManager('edge-02/cert-manager'), nginx('edge-01/nginx')], installed),
+  ).toEqual([
     {
       name: 'edge-01',
       packages: [

@@ -28,7 +28,10 @@ type GraphPackage = FleetStatus['repositories'][number]['packages'][number]
  * unlabelled for every repository) count where the repository holds no
  * package of that name: git is what the cluster is to run.
  */
-export function outputGraph(declared: readonly DeclaredPackage[], fleetObjects: readonly KubeObject[]): FleetStatus['repositories'] {
+export function outputGraph(
+  declared: readonly DeclaredPackage[],
+  fleetObjects: readonly KubeObject[],
+): FleetStatus['repositories'] {
   const byRepo = new Map<string, DeclaredPackage[]>()
   for (const d of declared) {
     const repo = d.path.slice(0, d.path.indexOf('/'))
@@ -41,11 +44,23 @@ export function outputGraph(declared: readonly DeclaredPackage[], fleetObjects: 
       const packages = new Map<string, GraphPackage>()
       const inGit = new Set(held.map((d) => `${d.manifest.name}|${d.manifest.namespace}`))
       for (const i of [...(outside.get('') ?? []), ...(outside.get(name) ?? [])]) {
-        if (!inGit.has(`${i.package}|${i.namespace}`)) packages.set(i.package, { name: i.package, version: i.version, installedAsDependency: i.installedAsDependency, requires: [], outsideGit: true })
+        if (!inGit.has(`${i.package}|${i.namespace}`))
+          packages.set(i.package, {
+            name: i.package,
+            version: i.version,
+            installedAsDependency: i.installedAsDependency,
+            requires: [],
+            outsideGit: true,
+          })
       }
       for (const d of held) {
         const { manifest } = d
-        packages.set(manifest.name, { name: manifest.name, ...(manifest.version ? { version: manifest.version } : {}), installedAsDependency: d.installedAsDependency, requires: requiresOf(manifest) })
+        packages.set(manifest.name, {
+          name: manifest.name,
+          ...(manifest.version ? { version: manifest.version } : {}),
+          installedAsDependency: d.installedAsDependency,
+          requires: requiresOf(manifest),
+        })
       }
       return { name, packages: [...packages.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)) }
     })
@@ -53,12 +68,23 @@ export function outputGraph(declared: readonly DeclaredPackage[], fleetObjects: 
 
 /** What a manifest requires, as render's report says it: packages with their range, APIs by `apiVersion/kind`. */
 function requiresOf(manifest: Pick<PackageManifest, 'dependencies'>): GraphPackage['requires'] {
-  return manifest.dependencies.flatMap((d) => (d.type === 'Package' ? [{ name: d.name, range: d.version || '*' }] : d.type === 'GVK' ? [{ name: `${d.gvk.apiVersion}/${d.gvk.kind}`, range: '' }] : []))
+  return manifest.dependencies.flatMap((d) =>
+    d.type === 'Package'
+      ? [{ name: d.name, range: d.version || '*' }]
+      : d.type === 'GVK'
+        ? [{ name: `${d.gvk.apiVersion}/${d.gvk.kind}`, range: '' }]
+        : [],
+  )
 }
 
 /** The fleet's readable InstalledPackages by the repository their label names (`''`: every repository's). */
-function installedOutsideGit(objects: readonly KubeObject[]): Map<string, { package: string; version: string; namespace: string; installedAsDependency: boolean }[]> {
-  const byRepo = new Map<string, { package: string; version: string; namespace: string; installedAsDependency: boolean }[]>()
+function installedOutsideGit(
+  objects: readonly KubeObject[],
+): Map<string, { package: string; version: string; namespace: string; installedAsDependency: boolean }[]> {
+  const byRepo = new Map<
+    string,
+    { package: string; version: string; namespace: string; installedAsDependency: boolean }[]
+  >()
   for (const object of objects) {
     if (!isDependencyKind(object, installedPackageKind)) continue
     // One that cannot be read fails the render of its repository's variants; status shows what it can.
@@ -66,7 +92,12 @@ function installedOutsideGit(objects: readonly KubeObject[]): Map<string, { pack
     if (!read.ok) continue
     const repo = object.getLabel(repositoryLabel) ?? ''
     const { package: pkg, version, namespace, installedAsDependency } = read.value
-    ;(byRepo.get(repo) ?? byRepo.set(repo, []).get(repo)!).push({ package: pkg, version, namespace, installedAsDependency })
+    ;(byRepo.get(repo) ?? byRepo.set(repo, []).get(repo)!).push({
+      package: pkg,
+      version,
+      namespace,
+      installedAsDependency,
+    })
   }
   return byRepo
 }

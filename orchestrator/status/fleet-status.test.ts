@@ -14,16 +14,35 @@ const revision = (n: number): PackageRevision => ({
   directory: 'nginx',
 })
 
-const variant = (cluster: string, n = 2) => ({ key: `default/nginx-${cluster}`, downstream: { repo: cluster, package: 'nginx' }, upstream: revision(n) })
+const variant = (cluster: string, n = 2) => ({
+  key: `default/nginx-${cluster}`,
+  downstream: { repo: cluster, package: 'nginx' },
+  upstream: revision(n),
+})
 const lock = (n: number) => ({ repo: '../repos/blueprints', directory: '/nginx', ref: `nginx/v${n}`, commit: `c${n}` })
 
 const plan = {
   variants: [variant('edge-02'), variant('edge-01'), variant('edge-03')],
-  failures: [{ subject: 'PackageVariant default/broken', message: 'could not find upstream package revision', downstream: 'edge-03/broken' }],
+  failures: [
+    {
+      subject: 'PackageVariant default/broken',
+      message: 'could not find upstream package revision',
+      downstream: 'edge-03/broken',
+    },
+  ],
 }
 
-function output(kind: OutputState['output'], packages: Record<string, StoredState>, dependencies: Record<string, StoredState> = {}): OutputState {
-  return { output: kind, packages: new Map(Object.entries(packages)), dependencies: new Map(Object.entries(dependencies)), repositories: [] }
+function output(
+  kind: OutputState['output'],
+  packages: Record<string, StoredState>,
+  dependencies: Record<string, StoredState> = {},
+): OutputState {
+  return {
+    output: kind,
+    packages: new Map(Object.entries(packages)),
+    dependencies: new Map(Object.entries(dependencies)),
+    repositories: [],
+  }
 }
 
 describe('fleetStatus', () => {
@@ -44,7 +63,12 @@ describe('fleetStatus', () => {
           },
         },
       ),
-      { 'PackageVariant default/nginx-edge-02': { time: '2026-01-01T00:00:00Z', reasons: ['3-way merge failed', 'conflict'] } },
+      {
+        'PackageVariant default/nginx-edge-02': {
+          time: '2026-01-01T00:00:00Z',
+          reasons: ['3-way merge failed', 'conflict'],
+        },
+      },
     )
     expect(status).toMatchObject({ kind: 'FleetStatus', output: 'directory', repositories: [] })
     expect(status.variants).toEqual([
@@ -57,7 +81,14 @@ describe('fleetStatus', () => {
         localEdits: 'unknown',
         localEditsReason: 'no record',
       },
-      { variant: 'default/nginx-edge-01', package: 'edge-01/nginx', upstream: 'blueprints/nginx v2 (nginx/v2)', renderedUpstream: 'nginx/v2', state: 'current', localEdits: 'none' },
+      {
+        variant: 'default/nginx-edge-01',
+        package: 'edge-01/nginx',
+        upstream: 'blueprints/nginx v2 (nginx/v2)',
+        renderedUpstream: 'nginx/v2',
+        state: 'current',
+        localEdits: 'none',
+      },
       {
         variant: 'default/nginx-edge-02',
         package: 'edge-02/nginx',
@@ -68,7 +99,12 @@ describe('fleetStatus', () => {
         lastFailure: '2026-01-01T00:00:00Z: 3-way merge failed; conflict',
       },
       { variant: 'default/broken', package: 'edge-03/broken', lastFailure: 'could not find upstream package revision' },
-      { variant: 'default/nginx-edge-03', package: 'edge-03/nginx', upstream: 'blueprints/nginx v2 (nginx/v2)', state: 'unrendered' },
+      {
+        variant: 'default/nginx-edge-03',
+        package: 'edge-03/nginx',
+        upstream: 'blueprints/nginx v2 (nginx/v2)',
+        state: 'unrendered',
+      },
     ])
     expect(formatStatus(status)).toBe(
       [
@@ -104,7 +140,12 @@ describe('fleetStatus', () => {
           },
           'edge-02/nginx': { draft: 'drafts/nginx/packagevariant-1' },
         },
-        { 'edge-02/cert-manager': { draft: 'drafts/cert-manager/packagevariant-1', manifest: { name: 'cert-manager', version: 'v1.14.4' } } },
+        {
+          'edge-02/cert-manager': {
+            draft: 'drafts/cert-manager/packagevariant-1',
+            manifest: { name: 'cert-manager', version: 'v1.14.4' },
+          },
+        },
       ),
       {},
     )
@@ -127,7 +168,13 @@ describe('fleetStatus', () => {
         state: 'unpublished',
         dependency: { name: 'cert-manager', version: 'v1.14.4' },
       },
-      { variant: 'default/nginx-edge-02', package: 'edge-02/nginx', upstream: 'blueprints/nginx v2 (nginx/v2)', draft: 'drafts/nginx/packagevariant-1', state: 'unpublished' },
+      {
+        variant: 'default/nginx-edge-02',
+        package: 'edge-02/nginx',
+        upstream: 'blueprints/nginx v2 (nginx/v2)',
+        draft: 'drafts/nginx/packagevariant-1',
+        state: 'unpublished',
+      },
     ])
     expect(formatStatus(status).split('\n').slice(0, 4)).toEqual([
       'PACKAGE               VARIANT                          PUBLISHED  DRAFT                                 EDITS   UPSTREAM',
@@ -138,7 +185,11 @@ describe('fleetStatus', () => {
   })
 
   test('a package whose Kptfile records no upstream is behind, from none', () => {
-    const status = fleetStatus({ variants: [variant('edge-01')], failures: [] }, output('directory', { 'edge-01/nginx': { record: {} } }), {})
+    const status = fleetStatus(
+      { variants: [variant('edge-01')], failures: [] },
+      output('directory', { 'edge-01/nginx': { record: {} } }),
+      {},
+    )
     expect(status.variants[0]).toMatchObject({ state: 'behind', renderedUpstream: 'none' })
   })
 })

@@ -93,7 +93,10 @@ export interface OutputState {
 
 /** The status of every planned (and unplannable) variant of a fleet and of every dependency, in package order. */
 export function fleetStatus(
-  plan: { variants: readonly Pick<PlannedVariant, 'key' | 'downstream' | 'upstream'>[]; failures: readonly PlanFailure[] },
+  plan: {
+    variants: readonly Pick<PlannedVariant, 'key' | 'downstream' | 'upstream'>[]
+    failures: readonly PlanFailure[]
+  },
   read: OutputState,
   failures: LastFailures,
 ): FleetStatus {
@@ -105,7 +108,11 @@ export function fleetStatus(
   for (const v of plan.variants) {
     const path = `${v.downstream.repo}/${v.downstream.package}`
     const stored = read.packages.get(path) ?? {}
-    const row: VariantStatusRow = { variant: v.key, package: path, upstream: `${v.upstream.repository}/${v.upstream.packageName} ${revisionLabel(v.upstream)} (${v.upstream.ref})` }
+    const row: VariantStatusRow = {
+      variant: v.key,
+      package: path,
+      upstream: `${v.upstream.repository}/${v.upstream.packageName} ${revisionLabel(v.upstream)} (${v.upstream.ref})`,
+    }
     placed(row, stored, read.output)
     const lock = stored.record?.lock
     if (!stored.record) row.state = read.output === 'git' ? 'unpublished' : 'unrendered'
@@ -131,8 +138,16 @@ export function fleetStatus(
     rows.push(row)
   }
   const key = (r: VariantStatusRow) => r.package ?? '\uffff'
-  rows.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : a.variant < b.variant ? -1 : a.variant > b.variant ? 1 : 0))
-  return { apiVersion: 'kpt-variants.dev/v1alpha1', kind: 'FleetStatus', output: read.output, variants: rows, repositories: read.repositories }
+  rows.sort((a, b) =>
+    key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : a.variant < b.variant ? -1 : a.variant > b.variant ? 1 : 0,
+  )
+  return {
+    apiVersion: 'kpt-variants.dev/v1alpha1',
+    kind: 'FleetStatus',
+    output: read.output,
+    variants: rows,
+    repositories: read.repositories,
+  }
 }
 
 /** Where the package is: its tag and draft (`--git`), the upstream revision it holds. */
@@ -159,7 +174,13 @@ export function formatStatus(status: Pick<FleetStatus, 'output' | 'variants'>): 
   const rows = status.variants
   const git = status.output === 'git'
   const header = ['PACKAGE', 'VARIANT', ...(git ? ['PUBLISHED', 'DRAFT'] : []), 'EDITS', 'UPSTREAM']
-  const cells = rows.map((r) => [r.package ?? '-', r.variant, ...(git ? [r.published ?? '-', r.draft ?? '-'] : []), r.localEdits ?? '-', upstreamCell(r)])
+  const cells = rows.map((r) => [
+    r.package ?? '-',
+    r.variant,
+    ...(git ? [r.published ?? '-', r.draft ?? '-'] : []),
+    r.localEdits ?? '-',
+    upstreamCell(r),
+  ])
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)))
   const line = (c: string[]) =>
     c
@@ -174,7 +195,9 @@ export function formatStatus(status: Pick<FleetStatus, 'output' | 'variants'>): 
   }
   // Edits unknown for the same reason are usually many packages (another --cache, say): one line per reason.
   const unknown = new Map<string, number>()
-  for (const r of rows) if (r.localEdits === 'unknown') unknown.set(r.localEditsReason ?? '', (unknown.get(r.localEditsReason ?? '') ?? 0) + 1)
+  for (const r of rows)
+    if (r.localEdits === 'unknown')
+      unknown.set(r.localEditsReason ?? '', (unknown.get(r.localEditsReason ?? '') ?? 0) + 1)
   if (unknown.size > 0) {
     lines.push('', 'Local edits unknown:')
     for (const [reason, count] of unknown) lines.push(`  ${count} package(s): ${reason}`)

@@ -15,7 +15,13 @@ const rendered: StoredPackage = {
     ['deployment.yaml', textFile('replicas: 2\n')],
   ]),
 }
-const entry = (extra: Partial<MemoEntry> = {}): MemoEntry => ({ scope: 'injectors', inputs: 'i', files: filesDigest(rendered), warnings: [], ...extra })
+const entry = (extra: Partial<MemoEntry> = {}): MemoEntry => ({
+  scope: 'injectors',
+  inputs: 'i',
+  files: filesDigest(rendered),
+  warnings: [],
+  ...extra,
+})
 
 describe('directoryEdits: the package against the record of the render that left it', () => {
   test('the files the render left: none; any other byte, file or mode: edited', () => {
@@ -26,7 +32,8 @@ describe('directoryEdits: the package against the record of the render that left
     added.set('notes.txt', textFile(''))
     const executable = new Map(rendered.published)
     executable.set('deployment.yaml', textFile('replicas: 2\n', true))
-    for (const published of [edited, added, executable]) expect(directoryEdits(entry(), undefined, { published })).toEqual({ state: 'edited' })
+    for (const published of [edited, added, executable])
+      expect(directoryEdits(entry(), undefined, { published })).toEqual({ state: 'edited' })
   })
 
   test('the metadata digest the record took still matches: none, without the contents; another one: the contents decide', () => {
@@ -37,8 +44,14 @@ describe('directoryEdits: the package against the record of the render that left
   })
 
   test('no record, or the record of a render that was not written: unknown, and why', () => {
-    expect(directoryEdits(undefined, undefined, rendered)).toEqual({ state: 'unknown', reason: 'the cache holds no record of its last render' })
-    expect(directoryEdits(entry({ held: true }), undefined, rendered)).toEqual({ state: 'unknown', reason: 'its last render was not written (its dependencies could not be met)' })
+    expect(directoryEdits(undefined, undefined, rendered)).toEqual({
+      state: 'unknown',
+      reason: 'the cache holds no record of its last render',
+    })
+    expect(directoryEdits(entry({ held: true }), undefined, rendered)).toEqual({
+      state: 'unknown',
+      reason: 'its last render was not written (its dependencies could not be met)',
+    })
   })
 })
 
@@ -63,7 +76,12 @@ describe('gitEdits: the package on the branch against its latest tag', () => {
       await git(repo, 'add', '-A')
       await git(repo, 'commit', '-qm', `edit ${path}`)
     }
-    const tagged = async (tag: string) => ({ revision: Number(tag.slice(-1)), tag, commit: await git(repo, 'rev-parse', tag), time: 0 })
+    const tagged = async (tag: string) => ({
+      revision: Number(tag.slice(-1)),
+      tag,
+      commit: await git(repo, 'rev-parse', tag),
+      time: 0,
+    })
     const snapshot: RepositorySnapshot = {
       name: 'edge-01',
       source: repo,

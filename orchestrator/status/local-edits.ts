@@ -29,7 +29,8 @@ export type Edits = NonNullable<StoredState['edits']>
  */
 export function directoryEdits(entry: MemoEntry | undefined, stat: string | undefined, stored: StoredPackage): Edits {
   if (!entry) return { state: 'unknown', reason: 'the cache holds no record of its last render' }
-  if (entry.held) return { state: 'unknown', reason: 'its last render was not written (its dependencies could not be met)' }
+  if (entry.held)
+    return { state: 'unknown', reason: 'its last render was not written (its dependencies could not be met)' }
   if (entry.stat !== undefined && stat === entry.stat) return { state: 'none' }
   return filesDigest(stored) === entry.files ? { state: 'none' } : { state: 'edited' }
 }
@@ -48,7 +49,11 @@ export async function gitEdits(snapshot: RepositorySnapshot, packages: readonly 
     const revisions = snapshot.published[pkg] ?? []
     const latest = revisions[revisions.length - 1]
     if (latest) tagged.push({ pkg, tag: latest.tag, dir: packageDir(snapshot, pkg) })
-    else edits.set(pkg, { state: 'unknown', reason: `no published revision (tag) of it to compare the package on ${snapshot.branch} with` })
+    else
+      edits.set(pkg, {
+        state: 'unknown',
+        reason: `no published revision (tag) of it to compare the package on ${snapshot.branch} with`,
+      })
   }
   const trees = await resolveObjects(
     snapshot.clone,
@@ -59,8 +64,13 @@ export async function gitEdits(snapshot: RepositorySnapshot, packages: readonly 
       edits.set(pkg, { state: 'none' })
       continue
     }
-    const count = Number((await git(['rev-list', '--count', `refs/tags/${tag}..${head}`, '--', dir], { cwd: snapshot.clone })).trim())
-    const reason = count > 0 ? `${count} commit(s) on ${snapshot.branch} changed it since ${tag}` : `the package on ${snapshot.branch} differs from ${tag}`
+    const count = Number(
+      (await git(['rev-list', '--count', `refs/tags/${tag}..${head}`, '--', dir], { cwd: snapshot.clone })).trim(),
+    )
+    const reason =
+      count > 0
+        ? `${count} commit(s) on ${snapshot.branch} changed it since ${tag}`
+        : `the package on ${snapshot.branch} differs from ${tag}`
     edits.set(pkg, { state: 'edited', reason })
   }
   return edits

@@ -42,7 +42,8 @@ export async function readOutput(run: Run, recorded: Readonly<Record<string, Mem
     if (snapshot?.drafts[pkg]) s.draft = snapshot.drafts[pkg].branch
     const manifest = declaration(codec, files ?? stored.draft, output.packageDir(path))
     if (manifest) s.manifest = { name: manifest.name, ...(manifest.version ? { version: manifest.version } : {}) }
-    if (manifest && files) declared.push({ path, manifest, installedAsDependency: s.record?.installedAsDependency === true })
+    if (manifest && files)
+      declared.push({ path, manifest, installedAsDependency: s.record?.installedAsDependency === true })
     if (files && !git) {
       const entry = recorded[path]
       s.edits = directoryEdits(entry, entry?.stat !== undefined ? output.statDigest(path) : undefined, stored)
@@ -63,11 +64,20 @@ export async function readOutput(run: Run, recorded: Readonly<Record<string, Mem
     await addGitEdits(snapshots, [packages, dependencies])
     await addRevisionMetadata(snapshots, packages)
   }
-  return { output: git ? 'git' : 'directory', packages, dependencies, repositories: outputGraph(declared, run.fleet.objects) }
+  return {
+    output: git ? 'git' : 'directory',
+    packages,
+    dependencies,
+    repositories: outputGraph(declared, run.fleet.objects),
+  }
 }
 
 /** The root PackageManifest of a package, if it has one that can be read. */
-function declaration(codec: ResourceCodec, files: PackageFiles | undefined, root: string): DeclaredPackage['manifest'] | undefined {
+function declaration(
+  codec: ResourceCodec,
+  files: PackageFiles | undefined,
+  root: string,
+): DeclaredPackage['manifest'] | undefined {
   if (!files) return undefined
   try {
     return rootManifest(dependencyObjects(codec, files, root), root)
@@ -78,7 +88,10 @@ function declaration(codec: ResourceCodec, files: PackageFiles | undefined, root
 }
 
 /** With --git: each package's revision labels and annotations, from its draft's commit message, else its latest tag's (one git process per repository). */
-async function addRevisionMetadata(snapshots: ReadonlyMap<string, RepositorySnapshot>, states: Map<string, StoredState>): Promise<void> {
+async function addRevisionMetadata(
+  snapshots: ReadonlyMap<string, RepositorySnapshot>,
+  states: Map<string, StoredState>,
+): Promise<void> {
   const byRepo = new Map<string, { pkg: string; commit: string }[]>()
   for (const path of states.keys()) {
     const { repo, pkg } = splitPath(path)
@@ -104,7 +117,10 @@ async function addRevisionMetadata(snapshots: ReadonlyMap<string, RepositorySnap
 }
 
 /** With --git: the local edits of every published package, a repository at a time. */
-async function addGitEdits(snapshots: ReadonlyMap<string, RepositorySnapshot>, states: readonly Map<string, StoredState>[]): Promise<void> {
+async function addGitEdits(
+  snapshots: ReadonlyMap<string, RepositorySnapshot>,
+  states: readonly Map<string, StoredState>[],
+): Promise<void> {
   const byRepo = new Map<string, string[]>()
   for (const map of states) {
     for (const [path, s] of map) {

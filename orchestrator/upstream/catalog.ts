@@ -24,7 +24,12 @@ import type { RepositoryLocation, UpstreamIndex, GitSources } from './upstreams.
 type CachedEntry = { name: string; version: Omit<CatalogVersion, 'source'> } | null
 
 /** Catalogs of `repos` (those the index lists), from their published revisions; `cacheDir` keeps what each commit held. */
-export async function upstreamCatalogs(repos: readonly RepositoryLocation[], index: UpstreamIndex, sources: GitSources, cacheDir?: string): Promise<PlanCatalog[]> {
+export async function upstreamCatalogs(
+  repos: readonly RepositoryLocation[],
+  index: UpstreamIndex,
+  sources: GitSources,
+  cacheDir?: string,
+): Promise<PlanCatalog[]> {
   const codec = new ResourceCodec()
   const catalogs: PlanCatalog[] = []
   for (const repo of repos) {
@@ -45,7 +50,10 @@ export async function upstreamCatalogs(repos: readonly RepositoryLocation[], ind
         if (!pkg) packages.set(entry.name, (pkg = { name: entry.name, versions: [] }))
         // Two revisions of one version (a re-tag): the later revision wins.
         pkg.versions = pkg.versions.filter((v) => v.version !== entry.version.version)
-        pkg.versions.push({ ...entry.version, source: { repo: repo.name, package: revision.packageName, revision: revision.revision } })
+        pkg.versions.push({
+          ...entry.version,
+          source: { repo: repo.name, package: revision.packageName, revision: revision.revision },
+        })
       }
     }
     cache.save()
@@ -55,7 +63,13 @@ export async function upstreamCatalogs(repos: readonly RepositoryLocation[], ind
 }
 
 /** Reads a revision's root PackageManifest into a catalog version; null when it has none, or none with a version. */
-async function readEntry(codec: ResourceCodec, sources: GitSources, url: string, commit: string, directory: string): Promise<CachedEntry> {
+async function readEntry(
+  codec: ResourceCodec,
+  sources: GitSources,
+  url: string,
+  commit: string,
+  directory: string,
+): Promise<CachedEntry> {
   let files
   try {
     files = gitPackageFiles(await sources.readPackage(url, commit, directory))
@@ -67,7 +81,9 @@ async function readEntry(codec: ResourceCodec, sources: GitSources, url: string,
   const objects = dependencyObjects(codec, files, root)
   const manifest = rootManifest(objects, root)
   if (!manifest?.version) return null
-  const crds = objects.filter((o) => isCustomResourceDefinition(o) && o.getAnnotation(packagePathAnnotation) === root).flatMap(crdProvides)
+  const crds = objects
+    .filter((o) => isCustomResourceDefinition(o) && o.getAnnotation(packagePathAnnotation) === root)
+    .flatMap(crdProvides)
   const version: Omit<CatalogVersion, 'source'> = {
     version: manifest.version,
     provides: [...manifest.provides, ...crds],
@@ -84,7 +100,9 @@ class EntryCache {
   #changed = false
 
   constructor(cacheDir: string | undefined, url: string) {
-    this.#file = cacheDir ? join(cacheDir, 'catalogs', `${createHash('sha256').update(url).digest('hex').slice(0, 32)}.json`) : undefined
+    this.#file = cacheDir
+      ? join(cacheDir, 'catalogs', `${createHash('sha256').update(url).digest('hex').slice(0, 32)}.json`)
+      : undefined
     this.#entries = this.#read()
   }
 
@@ -109,7 +127,10 @@ class EntryCache {
   #read(): Record<string, CachedEntry> {
     if (!this.#file) return {}
     try {
-      const parsed = JSON.parse(readFileSync(this.#file, 'utf8')) as { version?: number; entries?: Record<string, CachedEntry> }
+      const parsed = JSON.parse(readFileSync(this.#file, 'utf8')) as {
+        version?: number
+        entries?: Record<string, CachedEntry>
+      }
       return parsed.version === 1 && parsed.entries && typeof parsed.entries === 'object' ? parsed.entries : {}
     } catch {
       // No cache yet, or a damaged one: the revisions are read again.

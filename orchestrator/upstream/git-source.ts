@@ -115,7 +115,9 @@ export class GitSource {
   /** Every tag, by name, with the commit it points at (annotated tags are peeled). */
   async tags(): Promise<ReadonlyMap<string, string>> {
     if (!this.#tagsRead) {
-      const out = await git(['for-each-ref', '--format=%(refname:strip=2) %(objectname) %(*objectname)', 'refs/tags'], { cwd: this.dir })
+      const out = await git(['for-each-ref', '--format=%(refname:strip=2) %(objectname) %(*objectname)', 'refs/tags'], {
+        cwd: this.dir,
+      })
       for (const line of out.split('\n').filter(Boolean)) {
         const [name, object, peeled] = line.split(' ') as [string, string, string | undefined]
         this.#tags.set(name, peeled || object)
@@ -129,7 +131,9 @@ export class GitSource {
   async branchHead(branch: string): Promise<string | undefined> {
     if (!Object.hasOwn(this.#heads, branch)) {
       try {
-        this.#heads[branch] = await git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`], { cwd: this.dir })
+        this.#heads[branch] = await git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`], {
+          cwd: this.dir,
+        })
       } catch (err) {
         if (!(err instanceof GitError)) throw err
         this.#heads[branch] = null
@@ -199,8 +203,12 @@ export class GitSource {
     const files = new Map<string, GitFile>()
     entries.forEach((entry, i) => {
       const object = objects[i]!
-      if (!('content' in object)) throw new Error(`repository ${this.url}: object ${entry.oid} of ${entry.path} is missing`)
-      files.set(dir === '' ? entry.path : entry.path.slice(dir.length + 1), { mode: entry.mode, content: object.content })
+      if (!('content' in object))
+        throw new Error(`repository ${this.url}: object ${entry.oid} of ${entry.path} is missing`)
+      files.set(dir === '' ? entry.path : entry.path.slice(dir.length + 1), {
+        mode: entry.mode,
+        content: object.content,
+      })
     })
     return files
   }

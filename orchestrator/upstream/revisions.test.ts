@@ -1,8 +1,25 @@
-import { packageRevisionName, packageRevisionObject, parseNamedRevisionTags, parseRevisionTags, revisionLabel, revisionsOf, workspaceFromMessage } from './revisions.js'
+import {
+  packageRevisionName,
+  packageRevisionObject,
+  parseNamedRevisionTags,
+  parseRevisionTags,
+  revisionLabel,
+  revisionsOf,
+  workspaceFromMessage,
+} from './revisions.js'
 
 describe('published revisions from git tags', () => {
   test('only <package dir>/v<N> tags inside the repository directory are revisions', () => {
-    const tags = ['v1.0.0', 'nginx/v1', 'nginx/v2', 'nginx/v02', 'nginx/draft', 'blueprints/redis/v3', 'other/x/v1', 'nginx/v10']
+    const tags = [
+      'v1.0.0',
+      'nginx/v1',
+      'nginx/v2',
+      'nginx/v02',
+      'nginx/draft',
+      'blueprints/redis/v3',
+      'other/x/v1',
+      'nginx/v10',
+    ]
     expect(parseRevisionTags(tags, '').map((t) => [t.directory, t.revision])).toEqual([
       ['blueprints/redis', 3],
       ['nginx', 1],
@@ -14,7 +31,8 @@ describe('published revisions from git tags', () => {
   })
 
   test("the workspace is the one Porch's kpt: annotation records for that package, else vN", () => {
-    const message = 'Approve\n\nkpt:{"package":"other","workspaceName":"x"}\nkpt:{"package":"blueprints/redis","workspaceName":"ws-7"}\nkpt:{broken\n'
+    const message =
+      'Approve\n\nkpt:{"package":"other","workspaceName":"x"}\nkpt:{"package":"blueprints/redis","workspaceName":"ws-7"}\nkpt:{broken\n'
     expect(workspaceFromMessage(message, 'blueprints/redis')).toBe('ws-7')
     expect(workspaceFromMessage(message, 'nginx')).toBeUndefined()
     const tags = parseRevisionTags(['blueprints/redis/v3', 'blueprints/redis/v4'], 'blueprints')
@@ -22,7 +40,13 @@ describe('published revisions from git tags', () => {
       ['blueprints/redis/v3', 'c3'],
       ['blueprints/redis/v4', 'c4'],
     ])
-    const revisions = revisionsOf({ name: 'catalog', namespace: 'default', directory: 'blueprints' }, tags, commits, [true, true], [message, ''])
+    const revisions = revisionsOf(
+      { name: 'catalog', namespace: 'default', directory: 'blueprints' },
+      tags,
+      commits,
+      [true, true],
+      [message, ''],
+    )
     expect(revisions).toEqual([
       {
         kind: 'published',
@@ -51,7 +75,9 @@ describe('published revisions from git tags', () => {
 
   test('a tagged directory without a Kptfile is not a package', () => {
     const tags = parseRevisionTags(['docs/v1'], '')
-    expect(revisionsOf({ name: 'r', namespace: '', directory: '' }, tags, new Map([['docs/v1', 'c']]), [false], [''])).toEqual([])
+    expect(
+      revisionsOf({ name: 'r', namespace: '', directory: '' }, tags, new Map([['docs/v1', 'c']]), [false], ['']),
+    ).toEqual([])
   })
 
   test('the PackageRevision object is what Porch lists', () => {
@@ -71,7 +97,13 @@ describe('published revisions from git tags', () => {
       apiVersion: 'porch.kpt.dev/v1alpha1',
       kind: 'PackageRevision',
       metadata: { name: 'blueprints.nginx.v2', namespace: 'default' },
-      spec: { packageName: 'nginx', repository: 'blueprints', revision: 2, workspaceName: 'v2', lifecycle: 'Published' },
+      spec: {
+        packageName: 'nginx',
+        repository: 'blueprints',
+        revision: 2,
+        workspaceName: 'v2',
+        lifecycle: 'Published',
+      },
     })
   })
 

@@ -53,14 +53,19 @@ export function parseRevisionTags(tags: Iterable<string>, directory: string): Re
     if (directory !== '' && !dir.startsWith(`${directory}/`)) continue
     out.push({ tag, directory: dir, revision: Number(match[2]) })
   }
-  return out.sort((a, b) => (a.directory === b.directory ? a.revision - b.revision : a.directory < b.directory ? -1 : 1))
+  return out.sort((a, b) =>
+    a.directory === b.directory ? a.revision - b.revision : a.directory < b.directory ? -1 : 1,
+  )
 }
 
 /**
  * Older Porch's named revisions: tags `<package dir>/<name>` that are not
  * `vN` (e.g. `oai-nrf/r2`, `upf/v4.0.0`), inside the repository directory.
  */
-export function parseNamedRevisionTags(tags: Iterable<string>, directory: string): { tag: string; directory: string; name: string }[] {
+export function parseNamedRevisionTags(
+  tags: Iterable<string>,
+  directory: string,
+): { tag: string; directory: string; name: string }[] {
   const out: { tag: string; directory: string; name: string }[] = []
   for (const tag of tags) {
     const slash = tag.lastIndexOf('/')
@@ -73,7 +78,9 @@ export function parseNamedRevisionTags(tags: Iterable<string>, directory: string
 }
 
 /** How a report names a revision: `v2`, a revision's name, or `main@<commit>` for a branch head. */
-export function revisionLabel(pr: Pick<PackageRevision, 'kind' | 'revision' | 'workspaceName' | 'ref' | 'commit'>): string {
+export function revisionLabel(
+  pr: Pick<PackageRevision, 'kind' | 'revision' | 'workspaceName' | 'ref' | 'commit'>,
+): string {
   if (pr.kind === 'published') return `v${pr.revision}`
   if (pr.kind === 'named') return pr.workspaceName
   return `${pr.ref}@${pr.commit.slice(0, 12)}`
@@ -86,7 +93,11 @@ export function workspaceFromMessage(message: string, packageDir: string): strin
     if (!trimmed.startsWith('kpt:')) continue
     try {
       const annotation = JSON.parse(trimmed.slice(4)) as { package?: unknown; workspaceName?: unknown }
-      if (annotation.package === packageDir && typeof annotation.workspaceName === 'string' && annotation.workspaceName !== '') {
+      if (
+        annotation.package === packageDir &&
+        typeof annotation.workspaceName === 'string' &&
+        annotation.workspaceName !== ''
+      ) {
         return annotation.workspaceName
       }
     } catch {
@@ -103,7 +114,9 @@ export function packageRevisionName(repository: string, packageName: string, wor
 
 /** The PackageRevision object fan-out and the other functions see, as Porch would list it. */
 export function packageRevisionObject(pr: PackageRevision): KubeObject {
-  const metadata: Record<string, unknown> = { name: packageRevisionName(pr.repository, pr.packageName, pr.workspaceName) }
+  const metadata: Record<string, unknown> = {
+    name: packageRevisionName(pr.repository, pr.packageName, pr.workspaceName),
+  }
   if (pr.namespace) metadata['namespace'] = pr.namespace
   return KubeObject.fromObject({
     apiVersion: packageRevisionApiVersion,

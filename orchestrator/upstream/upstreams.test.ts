@@ -5,7 +5,9 @@ import { createRepo, git } from '../../test/support/git-repo.js'
 import { GitSources, listUpstreams } from './upstreams.js'
 import type { RepositoryLocation } from './upstreams.js'
 
-const kptfile = (name: string) => ({ [`${name}/Kptfile`]: `apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: ${name}\n` })
+const kptfile = (name: string) => ({
+  [`${name}/Kptfile`]: `apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: ${name}\n`,
+})
 
 let dir: string
 beforeEach(() => {
@@ -13,8 +15,15 @@ beforeEach(() => {
 })
 afterEach(() => rmSync(dir, { recursive: true, force: true }))
 
-const location = (url: string): RepositoryLocation => ({ name: 'blueprints', namespace: 'default', url, branch: 'main', directory: '' })
-const revisionsOf = async (sources: GitSources, url: string) => [...(await listUpstreams([location(url)], sources)).revisions.values()].flat().map((r) => `${r.ref} ${r.commit}`)
+const location = (url: string): RepositoryLocation => ({
+  name: 'blueprints',
+  namespace: 'default',
+  url,
+  branch: 'main',
+  directory: '',
+})
+const revisionsOf = async (sources: GitSources, url: string) =>
+  [...(await listUpstreams([location(url)], sources)).revisions.values()].flat().map((r) => `${r.ref} ${r.commit}`)
 
 test('a thread handed the refs the main thread listed lists the same revisions, whatever was pushed since', async () => {
   const repo = join(dir, 'blueprints')

@@ -92,7 +92,14 @@ export const catalogLabel = 'kpt-variants.dev/catalog'
 export function upstreamRepositories(fleet: Fleet): RepositoryLocation[] {
   const wanted = new Map<string, RepositoryLocation>()
   const want = (repo: Repository | undefined) => {
-    if (repo) wanted.set(repositoryKey(repo), { name: repo.name, namespace: repo.namespace, url: repo.url, branch: repo.branch, directory: repo.directory })
+    if (repo)
+      wanted.set(repositoryKey(repo), {
+        name: repo.name,
+        namespace: repo.namespace,
+        url: repo.url,
+        branch: repo.branch,
+        directory: repo.directory,
+      })
   }
   for (const object of [...fleet.sets, ...fleet.variants]) {
     const name = object.get(['spec', 'upstream', 'repo'])
@@ -103,7 +110,8 @@ export function upstreamRepositories(fleet: Fleet): RepositoryLocation[] {
     if (!isDependencyKind(object, packageCatalogKind)) continue
     const read = readPackageCatalog(object)
     if (!read.ok) continue
-    for (const pkg of read.value.packages) for (const v of pkg.versions) if (v.source) want(findRepository(fleet, object.namespace, v.source.repo))
+    for (const pkg of read.value.packages)
+      for (const v of pkg.versions) if (v.source) want(findRepository(fleet, object.namespace, v.source.repo))
   }
   return [...wanted.values()]
 }
@@ -148,19 +156,38 @@ export async function listRevisions(repo: RepositoryLocation, source: GitSource)
   const parsed = parseRevisionTags(tags.keys(), repo.directory)
   const named = parseNamedRevisionTags(tags.keys(), repo.directory)
   const commits = parsed.map((t) => tags.get(t.tag)!)
-  const hasKptfile = await source.exists([...parsed.map((t, i) => `${commits[i]}:${t.directory}/Kptfile`), ...named.map((t) => `${tags.get(t.tag)}:${t.directory}/Kptfile`)])
+  const hasKptfile = await source.exists([
+    ...parsed.map((t, i) => `${commits[i]}:${t.directory}/Kptfile`),
+    ...named.map((t) => `${tags.get(t.tag)}:${t.directory}/Kptfile`),
+  ])
   const messages = await source.commitMessages(commits)
   const revisions = revisionsOf(repo, parsed, tags, hasKptfile, messages)
   const packageName = (dir: string) => (repo.directory === '' ? dir : dir.slice(repo.directory.length + 1))
   const base = { repository: repo.name, namespace: repo.namespace, revision: -1 }
   named.forEach((t, i) => {
     if (hasKptfile[parsed.length + i])
-      revisions.push({ ...base, kind: 'named', packageName: packageName(t.directory), workspaceName: t.name, ref: t.tag, commit: tags.get(t.tag)!, directory: t.directory })
+      revisions.push({
+        ...base,
+        kind: 'named',
+        packageName: packageName(t.directory),
+        workspaceName: t.name,
+        ref: t.tag,
+        commit: tags.get(t.tag)!,
+        directory: t.directory,
+      })
   })
   const head = await source.branchHead(repo.branch)
   if (head) {
     for (const dir of await source.packageDirectories(head, repo.directory)) {
-      revisions.push({ ...base, kind: 'placeholder', packageName: packageName(dir), workspaceName: repo.branch, ref: repo.branch, commit: head, directory: dir })
+      revisions.push({
+        ...base,
+        kind: 'placeholder',
+        packageName: packageName(dir),
+        workspaceName: repo.branch,
+        ref: repo.branch,
+        commit: head,
+        directory: dir,
+      })
     }
   }
   return revisions

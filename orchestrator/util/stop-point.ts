@@ -9,7 +9,8 @@ const stopAt = process.env['KPT_VARIANTS_TEST_STOP_AT']
 let announced = false
 
 /** The points, in the order a `render --git --publish` reaches them. */
-export type StopPoint = 'rendered' | 'git-trees-written' | 'git-commits-imported' | 'git-pushed' | 'committed' | 'recorded'
+export type StopPoint =
+  'rendered' | 'git-trees-written' | 'git-commits-imported' | 'git-pushed' | 'committed' | 'recorded'
 
 /** Holds the run at `name` when the environment asks for it (see above); returns at once otherwise. */
 export function stopPoint(name: StopPoint): Promise<void> {

@@ -27,13 +27,21 @@ export type Downstream =
  * Classifies an existing downstream package: ours, adoptable (`adoptExisting`),
  * or someone else's, which `adoptNone` leaves alone (a failure with the reason).
  */
-export function classifyDownstream(variant: PlannedVariant, current: PackageFiles | undefined, upstreamRepoUrl: string): { ok: true; downstream: Downstream } | { ok: false; message: string } {
+export function classifyDownstream(
+  variant: PlannedVariant,
+  current: PackageFiles | undefined,
+  upstreamRepoUrl: string,
+): { ok: true; downstream: Downstream } | { ok: false; message: string } {
   if (!current) return { ok: true, downstream: { kind: 'new' } }
   const record = readPackageRecord(current)
   let adopted = false
   if (variant.dependency) {
     // A dependency moves a package installed as one, or one someone installed on purpose, never a PackageVariant's.
-    if (record.owner) return { ok: false, message: `${variant.downstream.repo}/${variant.downstream.package} is the package of PackageVariant ${record.owner}: a dependency is not installed over it` }
+    if (record.owner)
+      return {
+        ok: false,
+        message: `${variant.downstream.repo}/${variant.downstream.package} is the package of PackageVariant ${record.owner}: a dependency is not installed over it`,
+      }
   } else if (record.owner !== variant.key) {
     if ((variant.pv.spec.adoptionPolicy || 'adoptNone') !== 'adoptExisting') {
       const owner = record.owner ? `owned by PackageVariant ${record.owner}` : 'not owned by any PackageVariant'
@@ -46,16 +54,28 @@ export function classifyDownstream(variant: PlannedVariant, current: PackageFile
   }
   const lock = record.lock
   const wanted = variant.upstream
-  const sameRevision = lock !== undefined && lock.commit === wanted.commit && lock.ref === wanted.ref && trimSlashes(lock.directory) === wanted.directory && sameRepo(lock.repo, upstreamRepoUrl)
+  const sameRevision =
+    lock !== undefined &&
+    lock.commit === wanted.commit &&
+    lock.ref === wanted.ref &&
+    trimSlashes(lock.directory) === wanted.directory &&
+    sameRepo(lock.repo, upstreamRepoUrl)
   if (sameRevision) return { ok: true, downstream: { kind: 'current', files: current, adopted } }
   return { ok: true, downstream: { kind: 'update', files: current, adopted, lock } }
 }
 
 /** The outcome of applying a PackageVariant to a package; `injected`: what config injection put in it, `Kind name <- injected name`. */
-export type Applied = { ok: true; files: PackageFiles; results: Result[]; injected: string[] } | { ok: false; results: Result[]; injected: string[] }
+export type Applied =
+  | { ok: true; files: PackageFiles; results: Result[]; injected: string[] }
+  | { ok: false; results: Result[]; injected: string[] }
 
 /** Applies the PackageVariant's mutations and records its owner; on any error result nothing is returned. */
-export function applyPackageVariant(variant: PlannedVariant, files: PackageFiles, codec: ResourceCodec, sources: readonly KubeObject[]): Applied {
+export function applyPackageVariant(
+  variant: PlannedVariant,
+  files: PackageFiles,
+  codec: ResourceCodec,
+  sources: readonly KubeObject[],
+): Applied {
   const resources = codec.read(files)
   const found = findKptfile(resources.items)
   const rl = ResourceList.of(resources.items, variant.pv.object)
@@ -76,8 +96,17 @@ export function applyPackageVariant(variant: PlannedVariant, files: PackageFiles
   }
   // The plan read and validated the PackageVariant; the transform need not read it again.
   let outcomes: InjectionOutcome[] = []
-  applyTransform({ name: 'package-variant', transform: (list, options) => void (outcomes = applyMutations(list, variant.pv, options)) }, rl, { sources })
-  const injected = outcomes.flatMap((o) => (o.injected !== undefined ? [`${o.point.object.kind} ${o.point.object.name} <- ${o.injected}`] : []))
+  applyTransform(
+    {
+      name: 'package-variant',
+      transform: (list, options) => void (outcomes = applyMutations(list, variant.pv, options)),
+    },
+    rl,
+    { sources },
+  )
+  const injected = outcomes.flatMap((o) =>
+    o.injected !== undefined ? [`${o.point.object.kind} ${o.point.object.name} <- ${o.injected}`] : [],
+  )
   if (rl.results.hasErrors()) return { ok: false, results: rl.results.items, injected }
   return { ok: true, files: codec.write(resources, rl.items, files), results: rl.results.items, injected }
 }

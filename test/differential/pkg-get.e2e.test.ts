@@ -99,7 +99,8 @@ const blueprint: TreeSpec = {
   'blueprint/link.md': { link: 'README.md' },
   'blueprint/resource.json': '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"json-cm"},"data":{"a":"<b>"}}',
   'blueprint/sub/Kptfile': 'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: sub-name\n',
-  'blueprint/sub/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: sub-cm\n  namespace: team\ndata:\n  key: value\n',
+  'blueprint/sub/cm.yaml':
+    'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: sub-cm\n  namespace: team\ndata:\n  key: value\n',
   'blueprint/sub/nested/deeper.yml': 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: team\n',
   'other/Kptfile': 'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: other\n',
 }
@@ -132,7 +133,10 @@ describe('clone = kpt pkg get --for-deployment', () => {
       const gitSource = await GitSource.open(url, work, { scratch: work })
       const commit = (await gitSource.tags()).get('blueprint/v1')!
       const files = await gitSource.readDirectory(commit, 'blueprint')
-      const prepared = prepareRevision({ repo: kptRepoUrl(url), directory: 'blueprint', ref: 'blueprint/v1', commit }, files)
+      const prepared = prepareRevision(
+        { repo: kptRepoUrl(url), directory: 'blueprint', ref: 'blueprint/v1', commit },
+        files,
+      )
       if (!prepared.ok) throw new Error(prepared.message)
       expect(prepared.revision.warnings).toEqual(['Ignoring symlink "link.md"'])
       const clone = clonePackage(prepared.revision, 'edge-web')

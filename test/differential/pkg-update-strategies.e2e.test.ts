@@ -37,13 +37,23 @@ describe('updatePackage = kpt pkg update, with the Kptfile strategy', () => {
   /** A downstream got from pkg/v1 (edited locally or not), its Kptfile set to `strategy`, updated to v2 by kpt and by us. */
   async function updateBoth(name: string, strategy: string, options: { forDeployment: boolean; edit: boolean }) {
     const ds = join(work, name)
-    await execa('kpt', ['pkg', 'get', `${url}.git/pkg@v1`, ds, ...(options.forDeployment ? ['--for-deployment'] : [])], { cwd: work })
+    await execa(
+      'kpt',
+      ['pkg', 'get', `${url}.git/pkg@v1`, ds, ...(options.forDeployment ? ['--for-deployment'] : [])],
+      { cwd: work },
+    )
     if (options.edit) editLocally(ds)
     const kptfilePath = join(ds, 'Kptfile')
-    writeFileSync(kptfilePath, readFileSync(kptfilePath, 'utf8').replace('updateStrategy: resource-merge', `updateStrategy: ${strategy}`))
+    writeFileSync(
+      kptfilePath,
+      readFileSync(kptfilePath, 'utf8').replace('updateStrategy: resource-merge', `updateStrategy: ${strategy}`),
+    )
     const local = readPackageDirectory(ds)!
     // kpt's --strategy defaults to resource-merge whatever the Kptfile says, so it is given the Kptfile's.
-    const run = await execa('kpt', ['pkg', 'update', `${name}@v2`, '--strategy', strategy], { cwd: work, reject: false })
+    const run = await execa('kpt', ['pkg', 'update', `${name}@v2`, '--strategy', strategy], {
+      cwd: work,
+      reject: false,
+    })
     const kpt = { exitCode: run.exitCode, stderr: String(run.stderr), files: readPackageDirectory(ds)! }
     const ours = updatePackage({
       origin: gitPackageFiles(await gitSource.readDirectory(commits.c1, 'pkg')),
@@ -61,20 +71,25 @@ describe('updatePackage = kpt pkg update, with the Kptfile strategy', () => {
     expect([...ours.keys()]).toEqual([...kpt.keys()])
     for (const [path, file] of kpt) {
       expect({ path, value: comparable(path, ours.get(path)) }).toEqual({ path, value: comparable(path, file) })
-      if (/\.ya?ml$/.test(path)) expect({ path, comments: comments(ours.get(path)!) }).toEqual({ path, comments: comments(file) })
+      if (/\.ya?ml$/.test(path))
+        expect({ path, comments: comments(ours.get(path)!) }).toEqual({ path, comments: comments(file) })
     }
   }
 
   /** kpt's list of modified files (in no particular order), sorted. */
   function kptModifiedFiles(stderr: string): string[] {
-    const list = /local package files have been modified: \[(.*)\]\.\n {2}use a different update --strategy\./.exec(stderr)
+    const list = /local package files have been modified: \[(.*)\]\.\n {2}use a different update --strategy\./.exec(
+      stderr,
+    )
     if (!list) throw new Error(`kpt did not refuse the fast-forward:\n${stderr}`)
     return list[1]!.split(' ').sort()
   }
 
   /** Our list of modified files as kpt names them: a subpackage's files from the subpackage. */
   function asKptNames(message: string): string[] {
-    const list = /^local package files have been modified: \[(.*)\]\.\n {2}use a different update --strategy\.$/.exec(message)
+    const list = /^local package files have been modified: \[(.*)\]\.\n {2}use a different update --strategy\.$/.exec(
+      message,
+    )
     if (!list) throw new Error(`not a refused fast-forward: ${message}`)
     return [...new Set(list[1]!.split(' ').map((path) => path.replace(/^sub\//, '')))].sort()
   }
@@ -85,16 +100,21 @@ describe('updatePackage = kpt pkg update, with the Kptfile strategy', () => {
     expect(ours.ok).toBe(false)
     expect(ours.errors).toHaveLength(1)
     // kpt also names the package-context.yaml files it generated itself, which we do not count (strategies.ts).
-    expect(asKptNames(ours.errors[0]!)).toEqual(kptModifiedFiles(kpt.stderr).filter((path) => path !== 'package-context.yaml'))
+    expect(asKptNames(ours.errors[0]!)).toEqual(
+      kptModifiedFiles(kpt.stderr).filter((path) => path !== 'package-context.yaml'),
+    )
     // We change nothing. kpt, before it refuses, writes the new ref into the Kptfile and marks the
     // downstream's own resources with their identity: nothing else.
     expect(ours.files).toBe(local)
     expect([...kpt.files.keys()]).toEqual([...local.keys()])
     const unmarked = (path: string, file: PackageFile | undefined) =>
-      JSON.stringify(comparable(path, file), (key, value: unknown) => (key === 'internal.kpt.dev/upstream-identifier' ? undefined : value))
+      JSON.stringify(comparable(path, file), (key, value: unknown) =>
+        key === 'internal.kpt.dev/upstream-identifier' ? undefined : value,
+      )
         .replace(/,?"annotations":\{\}/g, '')
         .replace(/"ref":"v2"/, '"ref":"v1"')
-    for (const [path, file] of local) expect({ path, value: unmarked(path, kpt.files.get(path)) }).toEqual({ path, value: unmarked(path, file) })
+    for (const [path, file] of local)
+      expect({ path, value: unmarked(path, kpt.files.get(path)) }).toEqual({ path, value: unmarked(path, file) })
   }, 60_000)
 
   test('fast-forward without local changes: both take upstream', async () => {
@@ -112,7 +132,10 @@ describe('updatePackage = kpt pkg update, with the Kptfile strategy', () => {
   }, 60_000)
 
   test('force-delete-replace over local changes: upstream replaces them all', async () => {
-    const { local, kpt, ours } = await updateBoth('replaced', 'force-delete-replace', { forDeployment: true, edit: true })
+    const { local, kpt, ours } = await updateBoth('replaced', 'force-delete-replace', {
+      forDeployment: true,
+      edit: true,
+    })
     expect({ exitCode: kpt.exitCode, errors: ours.errors }).toEqual({ exitCode: 0, errors: [] })
     // A known difference: kpt deletes the package contexts its `get --for-deployment` made (upstream has none), leaving a
     // deployment package that package-context cannot render; we write them afresh, as a clone has them.
@@ -128,6 +151,8 @@ describe('updatePackage = kpt pkg update, with the Kptfile strategy', () => {
   test('resource-merge named in the Kptfile: the merge of the test above', async () => {
     const { kpt, ours } = await updateBoth('merged', 'resource-merge', { forDeployment: true, edit: true })
     expect({ exitCode: kpt.exitCode, errors: ours.errors }).toEqual({ exitCode: 0, errors: [] })
-    expect([...ours.files.keys()].filter((path) => !(path in knownDifferences))).toEqual([...kpt.files.keys()].filter((path) => !(path in knownDifferences)))
+    expect([...ours.files.keys()].filter((path) => !(path in knownDifferences))).toEqual(
+      [...kpt.files.keys()].filter((path) => !(path in knownDifferences)),
+    )
   }, 60_000)
 })

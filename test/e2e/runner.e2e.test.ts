@@ -49,23 +49,34 @@ function makeCase(config: Omit<CaseConfig, 'testType' | 'execPath'>, env: Record
   mkdirSync(join(dir, '.expected'), { recursive: true })
   writeFileSync(join(dir, 'Kptfile'), 'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: pkg\n')
   writeFileSync(join(dir, 'cm.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  a: b\n')
-  const full: CaseConfig = { testType: 'eval', execPath: join(root, 'fn.mjs'), ...config, env: { E2E_STATE: join(root, 'state'), ...env } }
+  const full: CaseConfig = {
+    testType: 'eval',
+    execPath: join(root, 'fn.mjs'),
+    ...config,
+    env: { E2E_STATE: join(root, 'state'), ...env },
+  }
   return { name: 'runner/case', dir, config: full }
 }
 
 describe('e2e runner: the second run', () => {
   test('is checked for the stderr the first run printed', async () => {
-    await expect(runCase(makeCase({ stdErr: 'the first run' }))).rejects.toThrow(/\(run 2\): stderr does not contain "the first run"/)
+    await expect(runCase(makeCase({ stdErr: 'the first run' }))).rejects.toThrow(
+      /\(run 2\): stderr does not contain "the first run"/,
+    )
   })
 
   test('of a failing case is checked against the results the first run wrote', async () => {
-    await expect(runCase(makeCase({ exitCode: 1 }, { E2E_FAIL: '1' }))).rejects.toThrow(/\(run 2\): .*results\.yaml differs/)
+    await expect(runCase(makeCase({ exitCode: 1 }, { E2E_FAIL: '1' }))).rejects.toThrow(
+      /\(run 2\): .*results\.yaml differs/,
+    )
   })
 
   test('passes when it prints and reports what the first run did', async () => {
     await expect(runCase(makeCase({ stdErr: 'every run' }, { E2E_SAME: '1' }))).resolves.toBeUndefined()
     rmSync(join(root, 'case'), { recursive: true })
-    await expect(runCase(makeCase({ exitCode: 1, stdErr: 'every run' }, { E2E_SAME: '1', E2E_FAIL: '1' }))).resolves.toBeUndefined()
+    await expect(
+      runCase(makeCase({ exitCode: 1, stdErr: 'every run' }, { E2E_SAME: '1', E2E_FAIL: '1' })),
+    ).resolves.toBeUndefined()
   })
 
   test('of a succeeding case may report other results (what it changed this time)', async () => {

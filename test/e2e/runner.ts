@@ -62,7 +62,12 @@ export function filesBelow(dir: string, prefix = ''): string[] {
 }
 
 /** A fixed git identity, so commits work on machines without git config. */
-export const gitIdentity = { GIT_AUTHOR_NAME: 'e2e', GIT_AUTHOR_EMAIL: 'e2e@example.com', GIT_COMMITTER_NAME: 'e2e', GIT_COMMITTER_EMAIL: 'e2e@example.com' }
+export const gitIdentity = {
+  GIT_AUTHOR_NAME: 'e2e',
+  GIT_AUTHOR_EMAIL: 'e2e@example.com',
+  GIT_COMMITTER_NAME: 'e2e',
+  GIT_COMMITTER_EMAIL: 'e2e@example.com',
+}
 const binDir = join(repoRoot, 'bin')
 const update = process.env['KPT_E2E_UPDATE_EXPECTED'] === 'true'
 
@@ -124,7 +129,14 @@ export async function runCase(testCase: E2eCase, images?: ImageRuntime): Promise
       // what it changed, which its second run (nothing left to change) does not repeat.
       const resultsChecked = i === 0 || wantExit !== 0
       if (resultsChecked && (existsSync(join(expectedDir, 'results.yaml')) || (update && i === 0 && run.results))) {
-        if (images) compareFile(label, join(expectedDir, 'results.yaml'), asImageResults(run.results ?? ''), false, asImageResults)
+        if (images)
+          compareFile(
+            label,
+            join(expectedDir, 'results.yaml'),
+            asImageResults(run.results ?? ''),
+            false,
+            asImageResults,
+          )
         else compareFile(label, join(expectedDir, 'results.yaml'), run.results ?? '', i === 0)
       }
     }
@@ -133,8 +145,17 @@ export async function runCase(testCase: E2eCase, images?: ImageRuntime): Promise
   }
 }
 
-async function runOnce(config: CaseConfig, pkg: string, resultsDir: string, base: string, images: ImageRuntime | undefined): Promise<RunResult> {
-  const args = config.testType === 'eval' ? evalArgs(config, pkg, resultsDir, images) : ['fn', 'render', '.', '--allow-exec', '--results-dir', resultsDir]
+async function runOnce(
+  config: CaseConfig,
+  pkg: string,
+  resultsDir: string,
+  base: string,
+  images: ImageRuntime | undefined,
+): Promise<RunResult> {
+  const args =
+    config.testType === 'eval'
+      ? evalArgs(config, pkg, resultsDir, images)
+      : ['fn', 'render', '.', '--allow-exec', '--results-dir', resultsDir]
   const env = {
     ...process.env,
     ...config.env,
@@ -157,7 +178,14 @@ async function runOnce(config: CaseConfig, pkg: string, resultsDir: string, base
 
 function evalArgs(config: CaseConfig, pkg: string, resultsDir: string, images: ImageRuntime | undefined): string[] {
   if (!config.execPath) throw new Error('an eval case needs `execPath` in .expected/config.yaml')
-  const args = ['fn', 'eval', '.', ...(images ? ['--image', images.tag(config.execPath)] : ['--exec', config.execPath]), '--results-dir', resultsDir]
+  const args = [
+    'fn',
+    'eval',
+    '.',
+    ...(images ? ['--image', images.tag(config.execPath)] : ['--exec', config.execPath]),
+    '--results-dir',
+    resultsDir,
+  ]
   if (images) {
     // A container sees neither the environment nor the files of the host: each variable is passed, and a path it names mounted where it is.
     for (const [name, value] of Object.entries(config.env ?? {})) {
@@ -212,14 +240,22 @@ function asImageResults(text: string): string {
   return stringify(list)
 }
 
-function compareFile(label: string, file: string, actual: string, mayUpdate: boolean, normalise = (text: string) => text): void {
+function compareFile(
+  label: string,
+  file: string,
+  actual: string,
+  mayUpdate: boolean,
+  normalise = (text: string) => text,
+): void {
   if (update && mayUpdate) {
     writeFileSync(file, actual)
     return
   }
   const expected = existsSync(file) ? normalise(readFileSync(file, 'utf8')) : ''
   if (expected !== actual) {
-    throw new Error(`${label}: ${file.slice(repoRoot.length + 1)} differs.\n--- expected\n${expected}\n--- actual\n${actual}`)
+    throw new Error(
+      `${label}: ${file.slice(repoRoot.length + 1)} differs.\n--- expected\n${expected}\n--- actual\n${actual}`,
+    )
   }
 }
 

@@ -20,8 +20,16 @@ async function runCase(name: string, hostile: HostileCase): Promise<void> {
     env: { NODE_OPTIONS: `--max-old-space-size=${hostile.heapMb ?? 512}` },
     stripFinalNewline: false,
   })
-  expect({ case: hostile.name, timedOut: run.timedOut, signal: run.signal }).toEqual({ case: hostile.name, timedOut: false, signal: undefined })
-  expectContract(hostile, name, { exitCode: run.exitCode ?? -1, stdout: String(run.stdout), stderr: String(run.stderr) })
+  expect({ case: hostile.name, timedOut: run.timedOut, signal: run.signal }).toEqual({
+    case: hostile.name,
+    timedOut: false,
+    signal: undefined,
+  })
+  expectContract(hostile, name, {
+    exitCode: run.exitCode ?? -1,
+    stdout: String(run.stdout),
+    stderr: String(run.stderr),
+  })
 }
 
 // The small cases of one program run side by side: each is a separate process, and the machine has more than one core.
@@ -35,5 +43,9 @@ test.each(bins)(
 )
 
 // The large ones (kept out of jest's slower in-process runtime) one at a time.
-const large = bins.flatMap((name) => corpus.filter((c) => c.process === 'only' && (c.programs ?? [name]).includes(name)).map((hostile) => ({ name, hostile })))
+const large = bins.flatMap((name) =>
+  corpus
+    .filter((c) => c.process === 'only' && (c.programs ?? [name]).includes(name))
+    .map((hostile) => ({ name, hostile })),
+)
 test.each(large)('bin/$name: $hostile.name', async ({ name, hostile }) => runCase(name, hostile), 90_000)

@@ -125,9 +125,15 @@ const list =
   (program: string) =>
     `${header}items:\n${packageItems}${extraItems}${functionConfig ?? validConfig(program)}`
 
-const configMap = (body: string) => `- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: bad\n    namespace: shop\n${body}`
+const configMap = (body: string) =>
+  `- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: bad\n    namespace: shop\n${body}`
 const aliasBomb = (indent: string) =>
-  ['a: &a [x, x, x, x, x, x, x, x, x, x]', ...'bcdefgh'.split('').map((c, i) => `${c}: &${c} [${Array(10).fill(`*${'abcdefgh'[i]}`).join(', ')}]`)].map((line) => `${indent}${line}\n`).join('')
+  [
+    'a: &a [x, x, x, x, x, x, x, x, x, x]',
+    ...'bcdefgh'.split('').map((c, i) => `${c}: &${c} [${Array(10).fill(`*${'abcdefgh'[i]}`).join(', ')}]`),
+  ]
+    .map((line) => `${indent}${line}\n`)
+    .join('')
 
 const celTarget = (expr: string) => `    - repositorySelector:
         matchLabels: {region: eu}
@@ -142,7 +148,9 @@ function dependencyChain(count: number, cycle: boolean): string {
   const packages: string[] = []
   for (let i = 0; i < count; i++) {
     const next = i + 1 < count ? `p${i + 1}` : cycle ? 'p0' : undefined
-    packages.push(`    - name: p${i}\n      versions:\n      - version: 1.0.0${next ? `\n        dependencies:\n        - name: ${next}` : ''}`)
+    packages.push(
+      `    - name: p${i}\n      versions:\n      - version: 1.0.0${next ? `\n        dependencies:\n        - name: ${next}` : ''}`,
+    )
   }
   return `- apiVersion: kpt-variants.dev/v1alpha1
   kind: PackageManifest
@@ -168,21 +176,65 @@ const malformed = /malformed YAML in ResourceList items\[5\]/
 
 export const corpus: HostileCase[] = [
   // Malformed YAML inside an item: never printed back verbatim.
-  { name: 'an unclosed flow mapping in an item', input: list(configMap('  data: {a: 1\n')), expect: 'error', message: malformed },
-  { name: 'a truncated quoted scalar in an item', input: list(configMap('  data:\n    a: "abc\n')), expect: 'error', message: malformed },
-  { name: 'an implicit key over 1,024 characters', input: list(configMap(`  data:\n    ${'k'.repeat(1100)}: x\n`)), expect: 'error', message: malformed },
-  { name: 'a duplicate key in an item', input: list(configMap('  data:\n    a: x\n    a: y\n')), expect: 'error', message: /items\[5\] \(ConfigMap\/shop\/bad\): duplicate key `data.a`/ },
-  { name: 'a duplicate metadata key', input: list('- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n    name: b\n'), expect: 'error', message: /duplicate key `metadata.name`/ },
+  {
+    name: 'an unclosed flow mapping in an item',
+    input: list(configMap('  data: {a: 1\n')),
+    expect: 'error',
+    message: malformed,
+  },
+  {
+    name: 'a truncated quoted scalar in an item',
+    input: list(configMap('  data:\n    a: "abc\n')),
+    expect: 'error',
+    message: malformed,
+  },
+  {
+    name: 'an implicit key over 1,024 characters',
+    input: list(configMap(`  data:\n    ${'k'.repeat(1100)}: x\n`)),
+    expect: 'error',
+    message: malformed,
+  },
+  {
+    name: 'a duplicate key in an item',
+    input: list(configMap('  data:\n    a: x\n    a: y\n')),
+    expect: 'error',
+    message: /items\[5\] \(ConfigMap\/shop\/bad\): duplicate key `data.a`/,
+  },
+  {
+    name: 'a duplicate metadata key',
+    input: list('- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n    name: b\n'),
+    expect: 'error',
+    message: /duplicate key `metadata.name`/,
+  },
   // Aliases.
-  { name: 'an alias before its anchor in an item', input: list(configMap('  data:\n    a: *x\n    b: &x y\n')), expect: 'error', message: /items\[5\].*Unresolved alias/ },
-  { name: 'an alias bomb in an item', input: list(configMap(`  data:\n${aliasBomb('    ')}`)), expect: 'error', message: /items\[5\].*Excessive alias count/, process: true },
+  {
+    name: 'an alias before its anchor in an item',
+    input: list(configMap('  data:\n    a: *x\n    b: &x y\n')),
+    expect: 'error',
+    message: /items\[5\].*Unresolved alias/,
+  },
+  {
+    name: 'an alias bomb in an item',
+    input: list(configMap(`  data:\n${aliasBomb('    ')}`)),
+    expect: 'error',
+    message: /items\[5\].*Excessive alias count/,
+    process: true,
+  },
   {
     name: 'an alias bomb in the functionConfig',
-    input: list('', `functionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: fc\n  data:\n${aliasBomb('    ')}`),
+    input: list(
+      '',
+      `functionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: fc\n  data:\n${aliasBomb('    ')}`,
+    ),
     expect: 'error',
     message: /functionConfig.*Excessive alias count/,
   },
-  { name: 'an alias before its anchor in the functionConfig', input: list('', 'functionConfig:\n  kind: *k\n  apiVersion: &k v1\n'), expect: 'error', message: /functionConfig.*Unresolved alias/ },
+  {
+    name: 'an alias before its anchor in the functionConfig',
+    input: list('', 'functionConfig:\n  kind: *k\n  apiVersion: &k v1\n'),
+    expect: 'error',
+    message: /functionConfig.*Unresolved alias/,
+  },
   {
     name: 'a duplicate key in the functionConfig',
     input: list('', 'functionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  kind: Secret\n'),
@@ -198,14 +250,35 @@ export const corpus: HostileCase[] = [
     message: /nested deeper than 500 levels/,
     process: true,
   },
-  { name: 'a flow collection 100,000 deep, never closed', input: list(configMap(`  data:\n    x: ${'{a: '.repeat(100_000)}\n`)), expect: 'error', message: /nested deeper than 500 levels/ },
-  { name: 'block sequences 10,000 deep', input: list(configMap(`  data:\n    x:\n    ${'- '.repeat(10_000)}x\n`)), expect: 'error', message: /nested deeper than 500 levels/ },
-  { name: 'a functionConfig 100,000 deep', input: list('', `functionConfig: ${'['.repeat(100_000)}\n`), expect: 'error', message: /nested deeper than 500 levels/ },
+  {
+    name: 'a flow collection 100,000 deep, never closed',
+    input: list(configMap(`  data:\n    x: ${'{a: '.repeat(100_000)}\n`)),
+    expect: 'error',
+    message: /nested deeper than 500 levels/,
+  },
+  {
+    name: 'block sequences 10,000 deep',
+    input: list(configMap(`  data:\n    x:\n    ${'- '.repeat(10_000)}x\n`)),
+    expect: 'error',
+    message: /nested deeper than 500 levels/,
+  },
+  {
+    name: 'a functionConfig 100,000 deep',
+    input: list('', `functionConfig: ${'['.repeat(100_000)}\n`),
+    expect: 'error',
+    message: /nested deeper than 500 levels/,
+  },
   // Wrong types: rejected, not taken as absent.
-  { name: '`metadata.annotations` as a list', input: list('- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: bad\n    annotations:\n    - x\n'), expect: 'any' },
+  {
+    name: '`metadata.annotations` as a list',
+    input: list('- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: bad\n    annotations:\n    - x\n'),
+    expect: 'any',
+  },
   {
     name: 'an annotation value that is a map',
-    input: list('- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: bad\n    annotations:\n      kpt.dev/config-injection: {a: b}\n'),
+    input: list(
+      '- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: bad\n    annotations:\n      kpt.dev/config-injection: {a: b}\n',
+    ),
     expect: 'any',
   },
   // Every program reads item paths (annotations), so `metadata` must be a map for all but dependency-check,
@@ -240,35 +313,55 @@ export const corpus: HostileCase[] = [
     input: (program) =>
       list(
         '',
-        (validConfig(program) || 'functionConfig:\n  apiVersion: kpt-variants.dev/v1alpha1\n  kind: DependencyCheck\n  metadata:\n    name: c\n').replace(
-          / {2}metadata:\n(?: {4}.*\n)*/,
-          '  metadata:\n  - name: x\n',
-        ),
+        (
+          validConfig(program) ||
+          'functionConfig:\n  apiVersion: kpt-variants.dev/v1alpha1\n  kind: DependencyCheck\n  metadata:\n    name: c\n'
+        ).replace(/ {2}metadata:\n(?: {4}.*\n)*/, '  metadata:\n  - name: x\n'),
       )(program),
     expect: 'error',
     message: /`metadata` must be a map/,
   },
   {
     name: 'a PackageRevision with `spec` a string',
-    input: list('- apiVersion: porch.kpt.dev/v1alpha1\n  kind: PackageRevision\n  metadata:\n    name: blueprints.nginx.v2\n    namespace: default\n  spec: hello\n'),
+    input: list(
+      '- apiVersion: porch.kpt.dev/v1alpha1\n  kind: PackageRevision\n  metadata:\n    name: blueprints.nginx.v2\n    namespace: default\n  spec: hello\n',
+    ),
     expect: 'any',
   },
   {
     name: 'a Repository with `metadata.labels` a string',
-    input: list('- apiVersion: config.porch.kpt.dev/v1alpha1\n  kind: Repository\n  metadata:\n    name: r\n    namespace: default\n    labels: eu\n  spec: {type: git}\n'),
+    input: list(
+      '- apiVersion: config.porch.kpt.dev/v1alpha1\n  kind: Repository\n  metadata:\n    name: r\n    namespace: default\n    labels: eu\n  spec: {type: git}\n',
+    ),
     expect: 'any',
   },
   // The input as a whole.
   { name: 'empty stdin', input: () => '', expect: 'error', message: /input is empty/ },
-  { name: 'whitespace and comments only', input: () => '\n  \n# nothing\n', expect: 'error', message: /input is empty|not a ResourceList/ },
+  {
+    name: 'whitespace and comments only',
+    input: () => '\n  \n# nothing\n',
+    expect: 'error',
+    message: /input is empty|not a ResourceList/,
+  },
   { name: 'a YAML scalar', input: () => 'hello\n', expect: 'error', message: /not a ResourceList/ },
   { name: 'a YAML list', input: () => '- a\n- b\n', expect: 'error', message: /not a ResourceList/ },
-  { name: 'several documents', input: (program) => `${list()(program)}---\n${list()(program)}`, expect: 'error', message: /malformed YAML|ResourceList/ },
-  { name: '`items` as a map', input: () => `${header}items: {a: b}\n`, expect: 'error', message: /`items` must be a list/ },
+  {
+    name: 'several documents',
+    input: (program) => `${list()(program)}---\n${list()(program)}`,
+    expect: 'error',
+    message: /malformed YAML|ResourceList/,
+  },
+  {
+    name: '`items` as a map',
+    input: () => `${header}items: {a: b}\n`,
+    expect: 'error',
+    message: /`items` must be a list/,
+  },
   // One reader for every program: a key twice at the top is an error, as in kpt's go-yaml, never the first or last one silently.
   {
     name: 'two `items` keys',
-    input: (program) => `${list()(program)}items:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: second\n`,
+    input: (program) =>
+      `${list()(program)}items:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: second\n`,
     expect: 'error',
     message: /malformed YAML in ResourceList: duplicate key `items`/,
   },
@@ -280,31 +373,103 @@ export const corpus: HostileCase[] = [
   },
   {
     name: 'two `functionConfig` keys',
-    input: (program) => `${list()(program)}${'functionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: second\n'.repeat(program === 'dependency-check' ? 2 : 1)}`,
+    input: (program) =>
+      `${list()(program)}${'functionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: second\n'.repeat(program === 'dependency-check' ? 2 : 1)}`,
     expect: 'error',
     message: /malformed YAML in ResourceList: duplicate key `functionConfig`/,
   },
-  { name: 'two `kind` keys', input: (program) => `kind: List\n${list()(program)}`, expect: 'error', message: /malformed YAML in ResourceList: duplicate key `kind`/ },
-  { name: 'an item that is a string', input: () => `${header}items:\n- hello\n`, expect: 'error', message: /is not an object/ },
-  { name: 'truncated stdin', input: (program) => list(configMap('  data:\n    a: "abc def'))(program).slice(0, -1), expect: 'any' },
+  {
+    name: 'two `kind` keys',
+    input: (program) => `kind: List\n${list()(program)}`,
+    expect: 'error',
+    message: /malformed YAML in ResourceList: duplicate key `kind`/,
+  },
+  {
+    name: 'an item that is a string',
+    input: () => `${header}items:\n- hello\n`,
+    expect: 'error',
+    message: /is not an object/,
+  },
+  {
+    name: 'truncated stdin',
+    input: (program) => list(configMap('  data:\n    a: "abc def'))(program).slice(0, -1),
+    expect: 'any',
+  },
   { name: 'truncated in the middle of a key', input: (program) => `${list()(program).slice(0, 400)}`, expect: 'any' },
-  { name: 'binary stdin', input: () => Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919 + 13) % 256)), expect: 'error', message: /not valid UTF-8/, process: true },
-  { name: 'a NUL byte', input: (program) => list(configMap('  data:\n    a: "x\0y"\n'))(program), expect: 'error', message: /NUL character/ },
+  {
+    name: 'binary stdin',
+    input: () => Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919 + 13) % 256)),
+    expect: 'error',
+    message: /not valid UTF-8/,
+    process: true,
+  },
+  {
+    name: 'a NUL byte',
+    input: (program) => list(configMap('  data:\n    a: "x\0y"\n'))(program),
+    expect: 'error',
+    message: /NUL character/,
+  },
   { name: 'a byte-order mark', input: (program) => `\ufeff${list()(program)}`, expect: 'any' },
   { name: 'CRLF line ends', input: (program) => list()(program).replace(/\n/g, '\r\n'), expect: 'any' },
-  { name: 'mixed CRLF and LF', input: (program) => list()(program).replace(/name: pkg\n/, 'name: pkg\r\n'), expect: 'any' },
-  { name: 'a tab in indentation', input: list(configMap('  data:\n\ta: x\n')), expect: 'error', message: /malformed YAML/ },
-  { name: 'control characters and line separators', input: list(configMap('  data:\n    a: "\\u0007\\u2028\\u0085"\n    b: x\u2028y\n')), expect: 'any' },
+  {
+    name: 'mixed CRLF and LF',
+    input: (program) => list()(program).replace(/name: pkg\n/, 'name: pkg\r\n'),
+    expect: 'any',
+  },
+  {
+    name: 'a tab in indentation',
+    input: list(configMap('  data:\n\ta: x\n')),
+    expect: 'error',
+    message: /malformed YAML/,
+  },
+  {
+    name: 'control characters and line separators',
+    input: list(configMap('  data:\n    a: "\\u0007\\u2028\\u0085"\n    b: x\u2028y\n')),
+    expect: 'any',
+  },
   // Size.
-  { name: 'a 5 MB scalar', input: list(configMap(`  data:\n    big: ${'x'.repeat(5_000_000)}\n`)), expect: 'any', process: true },
-  { name: 'a 100,000-character name', input: list(`- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: ${'n'.repeat(100_000)}\n`), expect: 'any' },
-  { name: 'a 100,000-character annotation key', input: list(`- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: bad\n    annotations:\n      ${'k'.repeat(100_000)}: x\n`), expect: 'any' },
-  { name: '10,000 items', input: list(Array.from({ length: 10_000 }, (_, i) => `- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: c${i}\n`).join('')), expect: 'any' },
-  { name: 'a map of 20,000 keys', input: list(configMap(`  data:\n${Array.from({ length: 20_000 }, (_, i) => `    k${i}: v\n`).join('')}`)), expect: 'any' },
+  {
+    name: 'a 5 MB scalar',
+    input: list(configMap(`  data:\n    big: ${'x'.repeat(5_000_000)}\n`)),
+    expect: 'any',
+    process: true,
+  },
+  {
+    name: 'a 100,000-character name',
+    input: list(`- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: ${'n'.repeat(100_000)}\n`),
+    expect: 'any',
+  },
+  {
+    name: 'a 100,000-character annotation key',
+    input: list(
+      `- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: bad\n    annotations:\n      ${'k'.repeat(100_000)}: x\n`,
+    ),
+    expect: 'any',
+  },
+  {
+    name: '10,000 items',
+    input: list(
+      Array.from(
+        { length: 10_000 },
+        (_, i) => `- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: c${i}\n`,
+      ).join(''),
+    ),
+    expect: 'any',
+  },
+  {
+    name: 'a map of 20,000 keys',
+    input: list(configMap(`  data:\n${Array.from({ length: 20_000 }, (_, i) => `    k${i}: v\n`).join('')}`)),
+    expect: 'any',
+  },
   // Label selectors (fan-out; the others reject the functionConfig's kind or ignore it).
   {
     name: 'an invalid label selector operator',
-    input: list('', packageVariantSet('    - repositorySelector:\n        matchExpressions:\n        - {key: region, operator: Bogus}\n')),
+    input: list(
+      '',
+      packageVariantSet(
+        '    - repositorySelector:\n        matchExpressions:\n        - {key: region, operator: Bogus}\n',
+      ),
+    ),
     expect: 'error',
     message: /Bogus|operator/,
     errorIn: ['fan-out'],
@@ -351,7 +516,14 @@ export const corpus: HostileCase[] = [
   },
   {
     name: 'CEL building a huge string',
-    input: list('', packageVariantSet(celTarget(`${'[1,2,3,4,5,6,7,8,9,10].map(x, '.repeat(5)}${Array(50).fill('repository.name').join(' + ')}${')'.repeat(5)}`))),
+    input: list(
+      '',
+      packageVariantSet(
+        celTarget(
+          `${'[1,2,3,4,5,6,7,8,9,10].map(x, '.repeat(5)}${Array(50).fill('repository.name').join(' + ')}${')'.repeat(5)}`,
+        ),
+      ),
+    ),
     expect: 'error',
     message: /budget|cost|string/,
     errorIn: ['fan-out'],
@@ -361,16 +533,30 @@ export const corpus: HostileCase[] = [
     input: list(
       '',
       packageVariantSet(
-        celTarget("[1,2,3,4,5,6,7,8,9,10].all(a, [1,2,3,4,5,6,7,8,9,10].all(b, [1,2,3,4,5,6,7,8,9,10].all(c, [1,2,3,4,5,6,7,8,9,10].all(d, [1,2,3,4,5,6,7,8,9,10].all(e, true))))) ? 'x' : 'y'"),
+        celTarget(
+          "[1,2,3,4,5,6,7,8,9,10].all(a, [1,2,3,4,5,6,7,8,9,10].all(b, [1,2,3,4,5,6,7,8,9,10].all(c, [1,2,3,4,5,6,7,8,9,10].all(d, [1,2,3,4,5,6,7,8,9,10].all(e, true))))) ? 'x' : 'y'",
+        ),
       ),
     ),
     expect: 'error',
     message: /budget|cost/,
     errorIn: ['fan-out'],
   },
-  { name: 'CEL reading a field it may not see', input: list('', packageVariantSet(celTarget('repository.spec.git.repo'))), expect: 'error', message: /no such key|spec/, errorIn: ['fan-out'] },
+  {
+    name: 'CEL reading a field it may not see',
+    input: list('', packageVariantSet(celTarget('repository.spec.git.repo'))),
+    expect: 'error',
+    message: /no such key|spec/,
+    errorIn: ['fan-out'],
+  },
   // Dependencies (dependency-check; the others never read them).
-  { name: 'a 10,000-package dependency chain', input: list(dependencyChain(10_000, false)), expect: 'any', process: 'only', programs: ['dependency-check'] },
+  {
+    name: 'a 10,000-package dependency chain',
+    input: list(dependencyChain(10_000, false)),
+    expect: 'any',
+    process: 'only',
+    programs: ['dependency-check'],
+  },
   {
     name: 'a 10,000-package dependency cycle',
     input: list(dependencyChain(10_000, true)),

@@ -13,7 +13,11 @@ interface Output {
  * no alias expansion beyond 100), with `items:`; exit 1 exactly when there is
  * an error result; no internal error or stack trace; the case's expectation.
  */
-export function expectContract(hostile: HostileCase, program: string, run: { exitCode: number; stdout: string; stderr: string }): void {
+export function expectContract(
+  hostile: HostileCase,
+  program: string,
+  run: { exitCode: number; stdout: string; stderr: string },
+): void {
   expect(run.stdout).not.toBe('')
   // No uniqueKeys: the library's duplicate check is quadratic, and the output of a 50,000-key map is legitimate.
   const docs = parseAllDocuments(run.stdout, { uniqueKeys: false })
@@ -26,7 +30,8 @@ export function expectContract(hostile: HostileCase, program: string, run: { exi
   const results = out.results ?? []
   const errors = results.filter((r) => r.severity === 'error').map((r) => String(r.message))
   expect(run.exitCode).toBe(errors.length > 0 ? 1 : 0)
-  for (const r of results) expect(String(r.message)).not.toMatch(/internal error|Maximum call stack|RangeError|TypeError/)
+  for (const r of results)
+    expect(String(r.message)).not.toMatch(/internal error|Maximum call stack|RangeError|TypeError/)
   expect(run.stderr).not.toMatch(/\n\s+at /)
   if (hostile.expect === 'error' && (hostile.errorIn ?? [program]).includes(program)) {
     expect(run.exitCode).toBe(1)

@@ -52,10 +52,21 @@ describe('kpt-variants render with hostile names and packages', () => {
   let dir: string
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'kpt-variants-hostile-'))
-    writeFileSync(join(dir, 'outside.yaml'), 'apiVersion: v1\nkind: Secret\nmetadata: {name: outside}\ndata: {token: c2VjcmV0}\n')
+    writeFileSync(
+      join(dir, 'outside.yaml'),
+      'apiVersion: v1\nkind: Secret\nmetadata: {name: outside}\ndata: {token: c2VjcmV0}\n',
+    )
     // The blueprint's nginx package carries links out of itself: to a file, to a directory, absolute and relative.
     await createRepo(join(dir, 'repos', 'blueprints'), [
-      ['nginx/v1', { ...nginxV1, 'nginx/stolen.yaml': { link: '../../../outside.yaml' }, 'nginx/passwd.yaml': { link: '/etc/passwd' }, 'nginx/etc': { link: '/etc' } }],
+      [
+        'nginx/v1',
+        {
+          ...nginxV1,
+          'nginx/stolen.yaml': { link: '../../../outside.yaml' },
+          'nginx/passwd.yaml': { link: '/etc/passwd' },
+          'nginx/etc': { link: '/etc' },
+        },
+      ],
     ])
     mkdirSync(join(dir, 'fleet'))
     writeTree(join(dir, 'fleet'), {
@@ -77,12 +88,27 @@ describe('kpt-variants render with hostile names and packages', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
   test('each bad name fails alone with a reason; the good variant renders; nothing lands outside --out; links are not followed', async () => {
-    const run = await execa('node', [bin, 'render', 'fleet', '--out', 'out', '--json'], { cwd: dir, env: { ...process.env, ...gitIdentity }, reject: false, stdin: 'ignore', timeout: 60_000 })
+    const run = await execa('node', [bin, 'render', 'fleet', '--out', 'out', '--json'], {
+      cwd: dir,
+      env: { ...process.env, ...gitIdentity },
+      reject: false,
+      stdin: 'ignore',
+      timeout: 60_000,
+    })
     expect(run.exitCode).toBe(1)
     const report = JSON.parse(String(run.stdout)) as Report
     const byName = new Map(report.variants.map((v) => [v.subject.replace(/^.*\//, ''), v]))
     expect(byName.get('fine')?.status).toBe('created')
-    for (const name of ['dot-dot-package', 'dot-dot-repo', 'absolute-package', 'nul-package', 'nested-dot-dot', 'upstream-dot-dot', 'upstream-absolute', 'upstream-nul']) {
+    for (const name of [
+      'dot-dot-package',
+      'dot-dot-repo',
+      'absolute-package',
+      'nul-package',
+      'nested-dot-dot',
+      'upstream-dot-dot',
+      'upstream-absolute',
+      'upstream-nul',
+    ]) {
       const entry = byName.get(name)
       expect({ name, status: entry?.status }).toEqual({ name, status: 'failed' })
       expect(entry!.reasons.join(' ')).not.toMatch(/\n\s+at /)
@@ -124,7 +150,13 @@ describe('kpt-variants render with an exec: function in the upstream pipeline', 
   afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
   test('is not run without --allow-exec: the variant fails saying so, nothing is written', async () => {
-    const run = await execa('node', [bin, 'render', 'fleet', '--out', 'out', '--json'], { cwd: dir, env: { ...process.env, ...gitIdentity }, reject: false, stdin: 'ignore', timeout: 60_000 })
+    const run = await execa('node', [bin, 'render', 'fleet', '--out', 'out', '--json'], {
+      cwd: dir,
+      env: { ...process.env, ...gitIdentity },
+      reject: false,
+      stdin: 'ignore',
+      timeout: 60_000,
+    })
     expect(run.exitCode).toBe(1)
     const report = JSON.parse(String(run.stdout)) as Report
     expect(report.variants.map((v) => v.status)).toEqual(['failed'])

@@ -76,10 +76,14 @@ export class ApiProxy {
     }
     const { host: _, ...headers } = req.headers
     return new Promise((resolve, reject) => {
-      const forwarded = httpsRequest(`${this.upstream.url}${req.url}`, { method: req.method, headers, ca: this.upstream.ca }, (answer) => {
-        this.requests.push({ method: req.method!, path: req.url!, status: answer.statusCode! })
-        resolve(answer)
-      })
+      const forwarded = httpsRequest(
+        `${this.upstream.url}${req.url}`,
+        { method: req.method, headers, ca: this.upstream.ca },
+        (answer) => {
+          this.requests.push({ method: req.method!, path: req.url!, status: answer.statusCode! })
+          resolve(answer)
+        },
+      )
       forwarded.on('error', reject)
       forwarded.end(Buffer.concat(chunks))
     })

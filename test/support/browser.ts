@@ -13,7 +13,10 @@ export const chromiumPath = process.env['KPT_VARIANTS_CHROMIUM'] || '/usr/bin/ch
 
 /** Whether the browser tests run: Chromium is there, or this is CI (where its absence must fail them). */
 export const browserTestsRun = existsSync(chromiumPath) || Boolean(process.env['CI'])
-if (!browserTestsRun) console.warn(`SKIPPED: the browser tests need Chromium at ${chromiumPath} (apt-get install chromium, or set KPT_VARIANTS_CHROMIUM)`)
+if (!browserTestsRun)
+  console.warn(
+    `SKIPPED: the browser tests need Chromium at ${chromiumPath} (apt-get install chromium, or set KPT_VARIANTS_CHROMIUM)`,
+  )
 
 /** A headless Chromium with a new, empty profile, nothing reached over the network; `close` removes the profile. */
 export async function launchChromium(): Promise<{ context: BrowserContext; close(): Promise<void> }> {
@@ -21,7 +24,16 @@ export async function launchChromium(): Promise<{ context: BrowserContext; close
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: chromiumPath,
     viewport: { width: 1400, height: 800 },
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   })
   return {
     context,

@@ -24,6 +24,9 @@ export class TestClock {
   /** The environment of a run at this clock's time (extends `env`'s NODE_OPTIONS). */
   env(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
     if (this.aheadMs === 0) return {}
-    return { NODE_OPTIONS: `${env['NODE_OPTIONS'] ?? ''} --import=${preload}`.trim(), KPT_VARIANTS_TEST_CLOCK_AHEAD_MS: String(this.aheadMs) }
+    return {
+      NODE_OPTIONS: `${env['NODE_OPTIONS'] ?? ''} --import=${preload}`.trim(),
+      KPT_VARIANTS_TEST_CLOCK_AHEAD_MS: String(this.aheadMs),
+    }
   }
 }

@@ -17,7 +17,10 @@ export interface CycleLine {
   trigger: string[]
   changed: string[]
   scope: 'all' | { variants: string[]; repositories: string[] }
-  report: { variants: { subject: string; status: string; path?: string; reasons: string[]; draft?: string }[]; problems: string[] }
+  report: {
+    variants: { subject: string; status: string; path?: string; reasons: string[]; draft?: string }[]
+    problems: string[]
+  }
   status: { written: number; changed: number; failures: string[] }
   startedAt: number
   doneAt: number
@@ -40,8 +43,15 @@ export class ControllerProcess {
   readonly exited: Promise<number | null>
 
   /** `nodeFlags`: flags for the controller's Node (the soak's `--expose-gc`). */
-  constructor(args: readonly string[], options: { cwd: string; env: Record<string, string | undefined>; nodeFlags?: readonly string[] }) {
-    this.#child = spawn(process.execPath, [...(options.nodeFlags ?? []), bin, 'controller', '--json', ...args], { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] })
+  constructor(
+    args: readonly string[],
+    options: { cwd: string; env: Record<string, string | undefined>; nodeFlags?: readonly string[] },
+  ) {
+    this.#child = spawn(process.execPath, [...(options.nodeFlags ?? []), bin, 'controller', '--json', ...args], {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     running.add(this.#child)
     this.exited = new Promise((resolve) =>
       this.#child.once('exit', (code, signal) => {
@@ -80,9 +90,13 @@ export class ControllerProcess {
     for (;;) {
       const found = find()
       if (found !== undefined) return found
-      if (!this.running) throw new Error(`the controller exited (${this.#child.exitCode ?? this.#child.signalCode}) before ${what}; its log:\n${this.log.join('\n')}`)
+      if (!this.running)
+        throw new Error(
+          `the controller exited (${this.#child.exitCode ?? this.#child.signalCode}) before ${what}; its log:\n${this.log.join('\n')}`,
+        )
       const left = deadline - Date.now()
-      if (left <= 0) throw new Error(`no ${what} after ${timeout / 1000} s; the controller's log:\n${this.log.join('\n')}`)
+      if (left <= 0)
+        throw new Error(`no ${what} after ${timeout / 1000} s; the controller's log:\n${this.log.join('\n')}`)
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left)
         this.#waiters.push(() => {
@@ -105,7 +119,11 @@ export class ControllerProcess {
 
   /** The first log line (from line `from` on) that matches. */
   logged(pattern: RegExp, from = 0, timeout?: number): Promise<string> {
-    return this.until(() => this.log.slice(from).find((line) => pattern.test(line)), `a log line matching ${pattern}`, timeout)
+    return this.until(
+      () => this.log.slice(from).find((line) => pattern.test(line)),
+      `a log line matching ${pattern}`,
+      timeout,
+    )
   }
 
   /** Sends a signal. */

@@ -46,10 +46,34 @@ export const token = 'test-token'
 
 /** Porch's kinds and the fleet tests' ones. */
 export const defaultKinds: ServedKind[] = [
-  { group: 'config.porch.kpt.dev', version: 'v1alpha1', kind: 'Repository', resource: 'repositories', namespaced: true },
-  { group: 'config.porch.kpt.dev', version: 'v1alpha1', kind: 'PackageVariant', resource: 'packagevariants', namespaced: true },
-  { group: 'config.porch.kpt.dev', version: 'v1alpha2', kind: 'PackageVariantSet', resource: 'packagevariantsets', namespaced: true },
-  { group: 'infra.nephio.org', version: 'v1alpha1', kind: 'WorkloadCluster', resource: 'workloadclusters', namespaced: true },
+  {
+    group: 'config.porch.kpt.dev',
+    version: 'v1alpha1',
+    kind: 'Repository',
+    resource: 'repositories',
+    namespaced: true,
+  },
+  {
+    group: 'config.porch.kpt.dev',
+    version: 'v1alpha1',
+    kind: 'PackageVariant',
+    resource: 'packagevariants',
+    namespaced: true,
+  },
+  {
+    group: 'config.porch.kpt.dev',
+    version: 'v1alpha2',
+    kind: 'PackageVariantSet',
+    resource: 'packagevariantsets',
+    namespaced: true,
+  },
+  {
+    group: 'infra.nephio.org',
+    version: 'v1alpha1',
+    kind: 'WorkloadCluster',
+    resource: 'workloadclusters',
+    namespaced: true,
+  },
   { group: '', version: 'v1', kind: 'ConfigMap', resource: 'configmaps', namespaced: true },
   { group: '', version: 'v1', kind: 'Namespace', resource: 'namespaces', namespaced: false },
 ]
@@ -86,7 +110,10 @@ export class FakeApiServer {
 
   /** The object as stored (status included). */
   object(kind: string, namespace: string, name: string): Json | undefined {
-    return this.objects.find((o) => o['kind'] === kind && (o['metadata']?.['namespace'] ?? '') === namespace && o['metadata']?.['name'] === name)
+    return this.objects.find(
+      (o) =>
+        o['kind'] === kind && (o['metadata']?.['namespace'] ?? '') === namespace && o['metadata']?.['name'] === name,
+    )
   }
 
   /** Moves an object's resourceVersion on, as another writer's change would. */
@@ -130,14 +157,26 @@ export class FakeApiServer {
       res.writeHead(code, { 'content-type': 'application/json' })
       res.end(JSON.stringify(body))
     }
-    const status = (code: number, reason: string, message: string) => send(code, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code })
+    const status = (code: number, reason: string, message: string) =>
+      send(code, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code })
     if (req.headers.authorization !== `Bearer ${token}`) return status(401, 'Unauthorized', 'Unauthorized')
     const refused = this.refuse(recorded)
-    if (refused) return status(refused, refused === 403 ? 'Forbidden' : 'Failure', `${url.pathname} is refused (${refused}): User "tester" cannot ${req.method === 'GET' ? 'list' : 'patch'} it`)
-    const answer = req.method === 'GET' ? this.get(url) : req.method === 'PATCH' ? this.patch(url.pathname, recorded) : undefined
-    if (answer === undefined) return status(404, 'NotFound', `the server could not find the requested resource (${req.method} ${url.pathname})`)
+    if (refused)
+      return status(
+        refused,
+        refused === 403 ? 'Forbidden' : 'Failure',
+        `${url.pathname} is refused (${refused}): User "tester" cannot ${req.method === 'GET' ? 'list' : 'patch'} it`,
+      )
+    const answer =
+      req.method === 'GET' ? this.get(url) : req.method === 'PATCH' ? this.patch(url.pathname, recorded) : undefined
+    if (answer === undefined)
+      return status(404, 'NotFound', `the server could not find the requested resource (${req.method} ${url.pathname})`)
     if (answer === conflict)
-      return status(409, 'Conflict', `Operation cannot be fulfilled on ${url.pathname}: the object has been modified; please apply your changes to the latest version and try again`)
+      return status(
+        409,
+        'Conflict',
+        `Operation cannot be fulfilled on ${url.pathname}: the object has been modified; please apply your changes to the latest version and try again`,
+      )
     send(200, answer)
   }
 
@@ -149,8 +188,10 @@ export class FakeApiServer {
       return { kind: 'APIGroupList', apiVersion: 'v1', groups: groups.map((g) => this.group(g)) }
     }
     const parts = path.split('/').filter(Boolean)
-    const [group, version, rest] = parts[0] === 'api' ? ['', parts[1], parts.slice(2)] : [parts[1]!, parts[2], parts.slice(3)]
-    if (parts[0] === 'apis' && version === undefined) return this.kinds.some((k) => k.group === group) ? this.group(group) : undefined
+    const [group, version, rest] =
+      parts[0] === 'api' ? ['', parts[1], parts.slice(2)] : [parts[1]!, parts[2], parts.slice(3)]
+    if (parts[0] === 'apis' && version === undefined)
+      return this.kinds.some((k) => k.group === group) ? this.group(group) : undefined
     const served = this.kinds.filter((k) => k.group === group && k.version === version)
     if (served.length === 0) return undefined
     if (rest.length === 0) {
@@ -159,12 +200,29 @@ export class FakeApiServer {
         apiVersion: 'v1',
         groupVersion: group ? `${group}/${version}` : version,
         resources: served.flatMap((k) => [
-          { name: k.resource, singularName: k.kind.toLowerCase(), namespaced: k.namespaced, kind: k.kind, verbs: ['get', 'list', 'patch', 'update'] },
-          { name: `${k.resource}/status`, singularName: '', namespaced: k.namespaced, kind: k.kind, verbs: ['get', 'patch', 'update'] },
+          {
+            name: k.resource,
+            singularName: k.kind.toLowerCase(),
+            namespaced: k.namespaced,
+            kind: k.kind,
+            verbs: ['get', 'list', 'patch', 'update'],
+          },
+          {
+            name: `${k.resource}/status`,
+            singularName: '',
+            namespaced: k.namespaced,
+            kind: k.kind,
+            verbs: ['get', 'patch', 'update'],
+          },
         ]),
       }
     }
-    const [namespace, resource] = rest[0] === 'namespaces' && rest.length === 3 ? [rest[1]!, rest[2]!] : rest.length === 1 ? [undefined, rest[0]!] : [undefined, undefined]
+    const [namespace, resource] =
+      rest[0] === 'namespaces' && rest.length === 3
+        ? [rest[1]!, rest[2]!]
+        : rest.length === 1
+          ? [undefined, rest[0]!]
+          : [undefined, undefined]
     const kind = served.find((k) => k.resource === resource)
     if (!kind || (namespace !== undefined && !kind.namespaced)) return undefined
     const all = this.objects
@@ -201,7 +259,9 @@ export class FakeApiServer {
     const expected = patch['metadata']?.['resourceVersion']
     if (expected !== undefined && expected !== String(this.versionOf(object))) return conflict
     if (subresource) object['status'] = mergePatch(object['status'], patch['status'])
-    else for (const [field, value] of Object.entries(patch)) if (field !== 'status' && field !== 'metadata') object[field] = mergePatch(object[field], value)
+    else
+      for (const [field, value] of Object.entries(patch))
+        if (field !== 'status' && field !== 'metadata') object[field] = mergePatch(object[field], value)
     this.versions.set(object, this.versionOf(object) + 1)
     return object
   }
@@ -217,7 +277,8 @@ const conflict = Symbol('conflict')
 /** RFC 7386: maps merge key by key, null removes, anything else replaces. */
 function mergePatch(target: unknown, patch: unknown): unknown {
   if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return patch
-  const out: Json = typeof target === 'object' && target !== null && !Array.isArray(target) ? { ...(target as Json) } : {}
+  const out: Json =
+    typeof target === 'object' && target !== null && !Array.isArray(target) ? { ...(target as Json) } : {}
   for (const [k, v] of Object.entries(patch as Json)) {
     if (v === null) delete out[k]
     else out[k] = mergePatch(out[k], v)
@@ -232,7 +293,10 @@ function key(o: Json): string {
 /** An object as a list returns it: server fields added, core items without apiVersion and kind. */
 function decorate(o: Json, core: boolean, resourceVersion: number): Json {
   const { apiVersion, kind, metadata, ...rest } = o
-  const annotations = { ...(metadata?.annotations ?? {}), 'kubectl.kubernetes.io/last-applied-configuration': JSON.stringify(o) }
+  const annotations = {
+    ...(metadata?.annotations ?? {}),
+    'kubectl.kubernetes.io/last-applied-configuration': JSON.stringify(o),
+  }
   const decorated = {
     ...metadata,
     annotations,

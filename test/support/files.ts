@@ -19,5 +19,10 @@ export function readTree(dir: string): Map<string, string> {
 
 /** Every file below `dir` with its mode and bytes: two outputs compared byte for byte. */
 export function treeWithModesAndBytes(dir: string): Record<string, string> {
-  return Object.fromEntries(filesBelow(dir).map((path) => [path, `${(statSync(join(dir, path)).mode & 0o777).toString(8)} ${readFileSync(join(dir, path), 'base64')}`]))
+  return Object.fromEntries(
+    filesBelow(dir).map((path) => [
+      path,
+      `${(statSync(join(dir, path)).mode & 0o777).toString(8)} ${readFileSync(join(dir, path), 'base64')}`,
+    ]),
+  )
 }

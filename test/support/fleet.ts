@@ -71,7 +71,10 @@ export function blueprint(image: string, extraContainerFields = ''): TreeSpec {
 export const v1Image = 'nginx:1.25.5'
 export const v2Image = 'nginx:1.27.3'
 export const nginxV1 = blueprint(v1Image)
-export const nginxV2 = blueprint(v2Image, '        readinessProbe:\n          httpGet:\n            path: /healthz\n            port: 8080\n')
+export const nginxV2 = blueprint(
+  v2Image,
+  '        readinessProbe:\n          httpGet:\n            path: /healthz\n            port: 8080\n',
+)
 
 /** The blueprints repository at `dir`: package nginx tagged `nginx/v1` and `nginx/v2`. */
 export function createBlueprints(dir: string): Promise<void> {
@@ -121,7 +124,9 @@ export function repository(name: string, deployment: boolean): string {
 export function fleetFiles(options: FleetOptions): Record<string, string> {
   const { clusters, revision = 1, deletionPolicy = 'delete', team = 'web-platform' } = options
   return {
-    'repositories.yaml': [repository('blueprints', false), ...clusters.map((c) => repository(c.name, true))].join('---\n'),
+    'repositories.yaml': [repository('blueprints', false), ...clusters.map((c) => repository(c.name, true))].join(
+      '---\n',
+    ),
     'clusters.yaml': clusters
       .map(
         (c) => source`

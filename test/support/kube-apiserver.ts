@@ -56,7 +56,8 @@ export interface AuditEvent {
 
 const startTimeout = 60_000
 const stopTimeout = 15_000
-const auditPolicy = 'apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: [RequestReceived]\nrules:\n- level: Metadata\n'
+const auditPolicy =
+  'apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: [RequestReceived]\nrules:\n- level: Metadata\n'
 
 /** Processes still running, killed if the test process exits without stopping them (a failed afterAll). */
 const running = new Set<ChildProcess>()
@@ -105,10 +106,18 @@ export class KubeApiServer {
     const [etcdPort, peerPort, port] = await freePorts(3)
     this.#port = port!
     const data = join(this.dir, `etcd-${etcdPort}`)
-    const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1', publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } })
+    const { privateKey, publicKey } = generateKeyPairSync('ec', {
+      namedCurve: 'prime256v1',
+      publicKeyEncoding: { type: 'spki', format: 'pem' },
+      privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+    })
     writeFileSync(join(this.dir, 'sa.key'), privateKey, { mode: 0o600 })
     writeFileSync(join(this.dir, 'sa.pub'), publicKey)
-    writeFileSync(join(this.dir, 'tokens.csv'), `${this.adminToken},kpt-variants-test-admin,kpt-variants-test-admin,system:masters\n`, { mode: 0o600 })
+    writeFileSync(
+      join(this.dir, 'tokens.csv'),
+      `${this.adminToken},kpt-variants-test-admin,kpt-variants-test-admin,system:masters\n`,
+      { mode: 0o600 },
+    )
     writeFileSync(join(this.dir, 'audit-policy.yaml'), auditPolicy)
     writeFileSync(join(this.dir, 'audit.log'), '')
 
@@ -117,7 +126,14 @@ export class KubeApiServer {
     const etcd = this.#spawn('etcd', [
       ...['--name', 'test', '--data-dir', data, '--log-level', 'warn'],
       ...['--listen-client-urls', etcdUrl, '--advertise-client-urls', etcdUrl],
-      ...['--listen-peer-urls', peerUrl, '--initial-advertise-peer-urls', peerUrl, '--initial-cluster', `test=${peerUrl}`],
+      ...[
+        '--listen-peer-urls',
+        peerUrl,
+        '--initial-advertise-peer-urls',
+        peerUrl,
+        '--initial-cluster',
+        `test=${peerUrl}`,
+      ],
       // A test's data need not survive a crash.
       '--unsafe-no-fsync',
     ])
@@ -137,13 +153,20 @@ export class KubeApiServer {
       `--audit-policy-file=${join(this.dir, 'audit-policy.yaml')}`,
       `--audit-log-path=${join(this.dir, 'audit.log')}`,
     ])
-    const exited = Promise.race([etcd, apiserver].map((child) => new Promise<never>((_, reject) => child.once('exit', () => reject(this.#exitError(child))))))
+    const exited = Promise.race(
+      [etcd, apiserver].map(
+        (child) => new Promise<never>((_, reject) => child.once('exit', () => reject(this.#exitError(child)))),
+      ),
+    )
     exited.catch(() => undefined)
     const deadline = Date.now() + startTimeout
     for (;;) {
       const ready = await Promise.race([this.#readyz(), exited])
       if (ready) break
-      if (Date.now() > deadline) throw new Error(`kube-apiserver not ready after ${startTimeout / 1000} s; its log: ${join(this.dir, 'kube-apiserver.log')}\n${this.#logTail('kube-apiserver')}`)
+      if (Date.now() > deadline)
+        throw new Error(
+          `kube-apiserver not ready after ${startTimeout / 1000} s; its log: ${join(this.dir, 'kube-apiserver.log')}\n${this.#logTail('kube-apiserver')}`,
+        )
       await Promise.race([new Promise((resolve) => setTimeout(resolve, 100)), exited])
     }
     this.#ca = readFileSync(join(this.dir, 'certs', 'apiserver.crt'), 'utf8')
@@ -162,7 +185,9 @@ export class KubeApiServer {
 
   #exitError(child: ChildProcess): Error {
     const name = this.#names.get(child)!
-    return new Error(`${name} exited (${child.exitCode ?? child.signalCode}) before kube-apiserver was ready:\n${this.#logTail(name)}`)
+    return new Error(
+      `${name} exited (${child.exitCode ?? child.signalCode}) before kube-apiserver was ready:\n${this.#logTail(name)}`,
+    )
   }
 
   #logTail(name: string): string {
@@ -204,7 +229,12 @@ export class KubeApiServer {
       'current-context': 'test',
       // @kubernetes/client-node takes plain HTTP (a proxy of the tests) only with TLS verification off.
       clusters: [
-        { name: 'test', cluster: server.startsWith('http:') ? { server, 'insecure-skip-tls-verify': true } : { server, 'certificate-authority-data': Buffer.from(this.#ca).toString('base64') } },
+        {
+          name: 'test',
+          cluster: server.startsWith('http:')
+            ? { server, 'insecure-skip-tls-verify': true }
+            : { server, 'certificate-authority-data': Buffer.from(this.#ca).toString('base64') },
+        },
       ],
       users: [{ name: 'test', user: { token: options.token ?? this.adminToken } }],
       contexts: [{ name: 'test', context: { cluster: 'test', user: 'test' } }],
@@ -213,7 +243,12 @@ export class KubeApiServer {
   }
 
   /** One request, as the admin unless `token` says otherwise. */
-  request(method: string, path: string, body?: unknown, options: { token?: string; contentType?: string; insecure?: boolean } = {}): Promise<Response> {
+  request(
+    method: string,
+    path: string,
+    body?: unknown,
+    options: { token?: string; contentType?: string; insecure?: boolean } = {},
+  ): Promise<Response> {
     return new Promise((resolve, reject) => {
       const text = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body)
       const req = httpsRequest(
@@ -249,9 +284,15 @@ export class KubeApiServer {
   }
 
   /** A request that must succeed (2xx): its body. */
-  async ok(method: string, path: string, body?: unknown, options: { token?: string; contentType?: string } = {}): Promise<Json> {
+  async ok(
+    method: string,
+    path: string,
+    body?: unknown,
+    options: { token?: string; contentType?: string } = {},
+  ): Promise<Json> {
     const response = await this.request(method, path, body, options)
-    if (response.status < 200 || response.status > 299) throw new Error(`${method} ${path}: ${response.status}: ${JSON.stringify(response.body)}`)
+    if (response.status < 200 || response.status > 299)
+      throw new Error(`${method} ${path}: ${response.status}: ${JSON.stringify(response.body)}`)
     return response.body as Json
   }
 
@@ -285,14 +326,26 @@ export class KubeApiServer {
       const applied = await this.ok('PATCH', `${await this.path(object, undefined, namespace)}${query}`, rest, apply)
       if (status !== undefined) {
         const metadata = { name: object['metadata']['name'], namespace: applied['metadata']['namespace'] }
-        await this.ok('PATCH', `${await this.path(object, 'status', namespace)}${query}`, { apiVersion: object['apiVersion'], kind: object['kind'], metadata, status }, apply)
+        await this.ok(
+          'PATCH',
+          `${await this.path(object, 'status', namespace)}${query}`,
+          { apiVersion: object['apiVersion'], kind: object['kind'], metadata, status },
+          apply,
+        )
       }
       if (object['kind'] === 'CustomResourceDefinition') {
-        await this.waitFor(object, (crd) => (crd['status']?.['conditions'] ?? []).some((c: Json) => c['type'] === 'Established' && c['status'] === 'True'))
+        await this.waitFor(object, (crd) =>
+          (crd['status']?.['conditions'] ?? []).some(
+            (c: Json) => c['type'] === 'Established' && c['status'] === 'True',
+          ),
+        )
         const gv = `/apis/${applied['spec']['group']}/${applied['spec']['versions'][0]['name']}`
         this.#discovery.delete(gv)
         // Established is not yet listable: its watch cache answers 429 "storage is (re)initializing" for a moment.
-        await this.#until(async () => (await this.request('GET', `${gv}/${applied['spec']['names']['plural']}?limit=1`)).status === 200, `${gv}: not listable`)
+        await this.#until(
+          async () => (await this.request('GET', `${gv}/${applied['spec']['names']['plural']}?limit=1`)).status === 200,
+          `${gv}: not listable`,
+        )
       }
     }
   }
@@ -302,7 +355,8 @@ export class KubeApiServer {
     for (const object of [...objects].reverse()) {
       const path = await this.path(object, undefined, namespace)
       const response = await this.request('DELETE', path)
-      if (response.status !== 200 && response.status !== 202 && response.status !== 404) throw new Error(`DELETE ${path}: ${response.status}: ${JSON.stringify(response.body)}`)
+      if (response.status !== 200 && response.status !== 202 && response.status !== 404)
+        throw new Error(`DELETE ${path}: ${response.status}: ${JSON.stringify(response.body)}`)
     }
   }
 
@@ -368,7 +422,11 @@ export class KubeApiServer {
   /** A token of a service account from the TokenRequest API, as a pod would be given. */
   async token(namespace: string, serviceAccount: string): Promise<string> {
     const request = { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } }
-    const response = await this.ok('POST', `/api/v1/namespaces/${namespace}/serviceaccounts/${serviceAccount}/token`, request)
+    const response = await this.ok(
+      'POST',
+      `/api/v1/namespaces/${namespace}/serviceaccounts/${serviceAccount}/token`,
+      request,
+    )
     return response['status']['token'] as string
   }
 
@@ -377,10 +435,25 @@ export class KubeApiServer {
    * answers `allowed` for `user` doing `verb` on a resource: the point after
    * which a changed role holds.
    */
-  async waitForAccess(user: string, attributes: { verb: string; group: string; resource: string; subresource?: string }, allowed: boolean, timeout = 30_000): Promise<void> {
-    const review = { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec: { user, resourceAttributes: attributes } }
-    const answer = async () => (await this.ok('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', review))['status']['allowed'] === allowed
-    await this.#until(answer, `${user} ${attributes.verb} ${attributes.resource}: still not ${allowed ? 'allowed' : 'denied'}`, timeout)
+  async waitForAccess(
+    user: string,
+    attributes: { verb: string; group: string; resource: string; subresource?: string },
+    allowed: boolean,
+    timeout = 30_000,
+  ): Promise<void> {
+    const review = {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SubjectAccessReview',
+      spec: { user, resourceAttributes: attributes },
+    }
+    const answer = async () =>
+      (await this.ok('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', review))['status']['allowed'] ===
+      allowed
+    await this.#until(
+      answer,
+      `${user} ${attributes.verb} ${attributes.resource}: still not ${allowed ? 'allowed' : 'denied'}`,
+      timeout,
+    )
   }
 
   /**
@@ -435,7 +508,15 @@ export function schemalessCrd(group: string, kind: string, scope: 'Namespaced' |
       group,
       scope,
       names: { kind, plural, singular: kind.toLowerCase(), listKind: `${kind}List` },
-      versions: [{ name: 'v1alpha1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } }, subresources: { status: {} } }],
+      versions: [
+        {
+          name: 'v1alpha1',
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+          subresources: { status: {} },
+        },
+      ],
     },
   }
 }

@@ -96,7 +96,8 @@ export class Workspace {
   /** `render fleet --out out <args>`, which must exit 0. */
   async renderOk(...args: string[]): Promise<Run> {
     const run = await this.render('fleet', '--out', 'out', ...args)
-    if (run.exitCode !== 0) throw new Error(`render exited ${run.exitCode}\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`)
+    if (run.exitCode !== 0)
+      throw new Error(`render exited ${run.exitCode}\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`)
     return run
   }
 
@@ -162,7 +163,10 @@ export function summaryRow(status: string, path: string, variant: string, upstre
 export const paths = (report: JsonReport) => report.variants.map((v) => v.path)
 export const entry = (report: JsonReport, path: string) => {
   const found = report.variants.filter((v) => v.path === path)
-  if (found.length !== 1) throw new Error(`expected one report entry for ${path}, got ${found.length}:\n${JSON.stringify(report.variants, null, 2)}`)
+  if (found.length !== 1)
+    throw new Error(
+      `expected one report entry for ${path}, got ${found.length}:\n${JSON.stringify(report.variants, null, 2)}`,
+    )
   return found[0]!
 }
 

@@ -43,7 +43,9 @@ export const now = new Date('2025-06-02T10:00:00Z')
 
 /** A variant `default/<name>` whose target is named `name`. */
 export function variant(name: string, o: VariantOptions = {}): RolloutVariant {
-  const conditions: TargetCondition[] = o.ready ? [{ type: 'Ready', status: o.ready, ...(o.ready === 'False' ? { reason: 'ImagePullBackOff' } : {}) }] : []
+  const conditions: TargetCondition[] = o.ready
+    ? [{ type: 'Ready', status: o.ready, ...(o.ready === 'False' ? { reason: 'ImagePullBackOff' } : {}) }]
+    : []
   const v: RolloutVariant = {
     key: `default/${name}`,
     target: { name, labels: o.labels ?? {}, annotations: o.annotations ?? {}, conditions },

@@ -29,7 +29,9 @@ export async function compiledWorker(source: URL): Promise<URL> {
     target: 'node20',
     outfile,
     // Bundled CommonJS libraries require Node's modules; an ES module has no `require` of its own.
-    banner: { js: "import { createRequire as createRequireForWorker } from 'node:module'; const require = createRequireForWorker(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as createRequireForWorker } from 'node:module'; const require = createRequireForWorker(import.meta.url);",
+    },
     logLevel: 'warning',
   })
   return pathToFileURL(outfile)

@@ -20,7 +20,11 @@ export function buildGraph(input: PlanInput): { graph: PlanGraph; targetIds: str
   const catalog = indexCatalogs(input.catalogs)
   const graph = new PlanGraph(catalog, input.policy, new Set(input.clusterAPIs.map(gvkKey)))
   for (const p of catalog.problems) {
-    graph.issues.push({ severity: 'warning', package: p.package, message: `catalog ${p.catalog}: version ${JSON.stringify(p.version)} of ${p.package} is not a semantic version; skipped` })
+    graph.issues.push({
+      severity: 'warning',
+      package: p.package,
+      message: `catalog ${p.catalog}: version ${JSON.stringify(p.version)} of ${p.package} is not a semantic version; skipped`,
+    })
   }
   addInstalled(graph, input.installed)
   const targetIds = addTargets(graph, input.targets)
@@ -30,7 +34,9 @@ export function buildGraph(input: PlanInput): { graph: PlanGraph; targetIds: str
 
 function addInstalled(graph: PlanGraph, all: PlanInput['installed']): void {
   const installed = [...all].filter((i) => !i.deleting)
-  installed.sort((a, b) => byString(nodeId(a.package, a.namespace), nodeId(b.package, b.namespace)) || byString(a.name, b.name))
+  installed.sort(
+    (a, b) => byString(nodeId(a.package, a.namespace), nodeId(b.package, b.namespace)) || byString(a.name, b.name),
+  )
   for (const inst of installed) {
     const id = nodeId(inst.package, inst.namespace)
     const existing = graph.nodes.get(id)
@@ -69,7 +75,13 @@ function addInstalled(graph: PlanGraph, all: PlanInput['installed']): void {
       id,
       package: inst.package,
       namespace: inst.namespace,
-      installed: { name: inst.name, version, asDependency: inst.installedAsDependency, deps, provides: inst.provides ?? spec?.provides ?? [] },
+      installed: {
+        name: inst.name,
+        version,
+        asDependency: inst.installedAsDependency,
+        deps,
+        provides: inst.provides ?? spec?.provides ?? [],
+      },
       action: 'keep',
       version,
       deps,
@@ -93,7 +105,16 @@ function addTargets(graph: PlanGraph, all: readonly PlanTarget[]): string[] {
     const entry = graph.catalog.packages.get(t.package)
     let node = graph.nodes.get(id)
     if (!node) {
-      node = { id, package: t.package, namespace: t.namespace, action: 'target', deps: [], provides: [], installationType: 'NoRestrictions', changes: 0 }
+      node = {
+        id,
+        package: t.package,
+        namespace: t.namespace,
+        action: 'target',
+        deps: [],
+        provides: [],
+        installationType: 'NoRestrictions',
+        changes: 0,
+      }
       graph.addNode(node)
     }
     node.action = 'target'
@@ -103,12 +124,17 @@ function addTargets(graph: PlanGraph, all: readonly PlanTarget[]): string[] {
     if (t.version) {
       version = parseVersion(t.version, { coerce: true })
       if (!version) {
-        graph.issues.push({ severity: 'error', package: t.package, message: `target ${id}: version ${JSON.stringify(t.version)} is not a semantic version` })
+        graph.issues.push({
+          severity: 'error',
+          package: t.package,
+          message: `target ${id}: version ${JSON.stringify(t.version)} is not a semantic version`,
+        })
         continue
       }
     }
     node.version = version
-    if (version && refusedDowngrade(graph.policy, node.installed?.version, version)) graph.targetConflicts.push(downgradeRefused(node, version))
+    if (version && refusedDowngrade(graph.policy, node.installed?.version, version))
+      graph.targetConflicts.push(downgradeRefused(node, version))
     if (t.manifest) {
       node.deps = t.manifest.dependencies
       node.provides = t.manifest.provides
@@ -204,7 +230,11 @@ export function chooseConstraintTargets(graph: PlanGraph, targets: readonly Plan
 }
 
 /** The candidates a target may move to: with `downgrades: Deny`, none below its installed version. */
-export function notBelowInstalled<T extends { version: Version }>(graph: PlanGraph, node: PlanNode, admitted: readonly T[]): T[] {
+export function notBelowInstalled<T extends { version: Version }>(
+  graph: PlanGraph,
+  node: PlanNode,
+  admitted: readonly T[],
+): T[] {
   return admitted.filter((c) => !refusedDowngrade(graph.policy, node.installed?.version, c.version))
 }
 

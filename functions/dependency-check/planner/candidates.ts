@@ -10,8 +10,14 @@ import { compareVersions, isPrerelease, parseVersion } from '../versions.js'
 import type { Version } from '../versions.js'
 
 /** avail(D) ∩ every constraint: incomplete-version, prerelease and digest policies first. */
-export function candidates(entry: IndexedPackage, constraints: readonly Constraint[], policy: DependencyPolicy): IndexedVersion[] {
-  return entry.versions.filter((v) => admitted(v.version, constraints, policy) && constraints.every((c) => satisfies(v.version, c)))
+export function candidates(
+  entry: IndexedPackage,
+  constraints: readonly Constraint[],
+  policy: DependencyPolicy,
+): IndexedVersion[] {
+  return entry.versions.filter(
+    (v) => admitted(v.version, constraints, policy) && constraints.every((c) => satisfies(v.version, c)),
+  )
 }
 
 /** A version may be picked at all: complete (or coerced by policy), a prerelease the policy admits, a digest only where pinned. */
@@ -40,13 +46,20 @@ export function funnel(entry: IndexedPackage, constraints: readonly Constraint[]
  * (`latestVersion` if listed and admitted, else the highest stable);
  * otherwise the highest candidate (build metadata breaks ties).
  */
-export function pick(entry: IndexedPackage, candidates: readonly IndexedVersion[], constraints: readonly Constraint[], policy: DependencyPolicy): IndexedVersion | undefined {
+export function pick(
+  entry: IndexedPackage,
+  candidates: readonly IndexedVersion[],
+  constraints: readonly Constraint[],
+  policy: DependencyPolicy,
+): IndexedVersion | undefined {
   if (candidates.length === 0) return undefined
   const highest = candidates[candidates.length - 1]!
   if (constraints.some((c) => c.kind !== 'any') || policy.latest === 'Highest') return highest
   if (policy.latest === 'LatestVersionField' && entry.latestVersion) {
     const latest = parseVersion(entry.latestVersion, { coerce: true })
-    const hit = latest && candidates.find((c) => compareVersions(c.version, latest) === 0 || c.version.raw === entry.latestVersion)
+    const hit =
+      latest &&
+      candidates.find((c) => compareVersions(c.version, latest) === 0 || c.version.raw === entry.latestVersion)
     if (hit) return hit
   }
   const stable = candidates.filter((c) => !isPrerelease(c.version))
@@ -60,5 +73,10 @@ export function pick(entry: IndexedPackage, candidates: readonly IndexedVersion[
  * have no order.
  */
 export function refusedDowngrade(policy: DependencyPolicy, installed: Version | undefined, to: Version): boolean {
-  return policy.downgrades === 'Deny' && installed?.semver !== undefined && to.semver !== undefined && compareVersions(to, installed) < 0
+  return (
+    policy.downgrades === 'Deny' &&
+    installed?.semver !== undefined &&
+    to.semver !== undefined &&
+    compareVersions(to, installed) < 0
+  )
 }

@@ -19,7 +19,15 @@ export function decideGVK(graph: PlanGraph, node: PlanNode, dep: GVKDependency):
   const { catalog, policy } = graph
   const key = gvkKey(dep.gvk)
   const base = reportName(key, 'GVK', dep.optional)
-  if (graph.clusterAPIs.has(key)) return { report: { ...base, state: 'Fulfilled', satisfiedBy: { clusterAPI: true }, message: `${key} is served by the cluster` } }
+  if (graph.clusterAPIs.has(key))
+    return {
+      report: {
+        ...base,
+        state: 'Fulfilled',
+        satisfiedBy: { clusterAPI: true },
+        message: `${key} is served by the cluster`,
+      },
+    }
   const providers = graph.providersOf(key)
   const provider = providers.find((n) => n === node) ?? providers[0]
   if (provider) {
@@ -38,15 +46,27 @@ export function decideGVK(graph: PlanGraph, node: PlanNode, dep: GVKDependency):
     if (provider !== node) decision.to = provider.id
     return decision
   }
-  if (dep.optional && policy.optional === 'Skip') return { report: { ...base, state: 'Skipped', message: `optional dependency ${key} is not served; skipped` } }
+  if (dep.optional && policy.optional === 'Skip')
+    return { report: { ...base, state: 'Skipped', message: `optional dependency ${key} is not served; skipped` } }
   if (node.action === 'keep') {
     // An untouched installation's API: the targets are to blame only if an installed version served it before.
     const before = graph.servedBefore().get(key) ?? []
-    if (before.length === 0) return { report: { ...base, state: 'Missing', resolvable: false, preExisting: true, message: `${key} is not served` } }
+    if (before.length === 0)
+      return {
+        report: { ...base, state: 'Missing', resolvable: false, preExisting: true, message: `${key} is not served` },
+      }
     const message = `${key} would no longer be served (provided before by ${before.join(', ')})`
     return {
       report: { ...base, state: 'Missing', resolvable: false, message },
-      conflict: { id: key, package: key, namespace: node.namespace, required: key, resolvable: false, reason: 'Missing', message },
+      conflict: {
+        id: key,
+        package: key,
+        namespace: node.namespace,
+        required: key,
+        resolvable: false,
+        reason: 'Missing',
+        message,
+      },
     }
   }
   const names = catalog.providers.get(key) ?? []
@@ -64,23 +84,47 @@ export function decideGVK(graph: PlanGraph, node: PlanNode, dep: GVKDependency):
     const entry = catalog.packages.get(name)!
     const namespace = graph.installNamespace(name, node.namespace)
     const constraints = graph.rangesOn({ package: name, id: nodeId(name, namespace) }).map((r) => r.constraint)
-    const providing = candidates(entry, constraints, policy).filter((v) => v.spec.provides.some((g) => gvkKey(g) === key))
+    const providing = candidates(entry, constraints, policy).filter((v) =>
+      v.spec.provides.some((g) => gvkKey(g) === key),
+    )
     const chosen = providing[providing.length - 1]
     if (!chosen) continue
     const ambiguous = absent.length > 1
-    const message = ambiguous ? `${key} is provided by ${absent.join(', ')}; picked ${name}@${chosen.version.raw} (catalog order)` : `install ${name}@${chosen.version.raw}, which provides ${key}`
+    const message = ambiguous
+      ? `${key} is provided by ${absent.join(', ')}; picked ${name}@${chosen.version.raw} (catalog order)`
+      : `install ${name}@${chosen.version.raw}, which provides ${key}`
     return {
       to: nodeId(name, namespace),
       effect: { kind: 'install', package: name, namespace, version: chosen },
-      report: { ...base, state: ambiguous ? 'Ambiguous' : 'Install', satisfiedBy: { package: name, version: chosen.version.raw }, message },
+      report: {
+        ...base,
+        state: ambiguous ? 'Ambiguous' : 'Install',
+        satisfiedBy: { package: name, version: chosen.version.raw },
+        message,
+      },
     }
   }
   if (failed) return failed
-  if (dep.optional) return { report: { ...base, state: 'Skipped', message: `optional dependency ${key} is not served and no package provides it; skipped` } }
+  if (dep.optional)
+    return {
+      report: {
+        ...base,
+        state: 'Skipped',
+        message: `optional dependency ${key} is not served and no package provides it; skipped`,
+      },
+    }
   const message = `no installed package, cluster API or catalog package provides ${key}`
   return {
     report: { ...base, state: 'Missing', resolvable: false, message },
-    conflict: { id: key, package: key, namespace: node.namespace, required: key, resolvable: false, reason: 'Missing', message },
+    conflict: {
+      id: key,
+      package: key,
+      namespace: node.namespace,
+      required: key,
+      resolvable: false,
+      reason: 'Missing',
+      message,
+    },
   }
 }
 
@@ -97,15 +141,37 @@ function providerChange(graph: PlanGraph, present: PlanNode, key: string, base: 
   const label = nodeLabel(present.package, present.namespace, current?.raw)
   const actual = present.installed?.version.raw ?? current?.raw
   const to = present.id
-  const fail = (reason: Conflict['reason'], resolvable: boolean, text: string, extra: { direction?: Conflict['direction']; resolution?: Conflict['resolution'] } = {}): Decision => {
+  const fail = (
+    reason: Conflict['reason'],
+    resolvable: boolean,
+    text: string,
+    extra: { direction?: Conflict['direction']; resolution?: Conflict['resolution'] } = {},
+  ): Decision => {
     const message = `${label} does not provide ${key}: ${text}`
     return {
       to,
-      report: { ...base, state: 'Conflict', resolvable, ...(present.installed ? { installed: present.installed.version.raw } : {}), message },
-      conflict: { id: present.id, package: present.package, namespace: present.namespace, ...(actual ? { actual } : {}), required: key, resolvable, reason, message, ...extra },
+      report: {
+        ...base,
+        state: 'Conflict',
+        resolvable,
+        ...(present.installed ? { installed: present.installed.version.raw } : {}),
+        message,
+      },
+      conflict: {
+        id: present.id,
+        package: present.package,
+        namespace: present.namespace,
+        ...(actual ? { actual } : {}),
+        required: key,
+        resolvable,
+        reason,
+        message,
+        ...extra,
+      },
     }
   }
-  if (present.action === 'target' || !current) return fail('Missing', false, `${present.package} is a target, so its version is fixed`)
+  if (present.action === 'target' || !current)
+    return fail('Missing', false, `${present.package} is a target, so its version is fixed`)
   const constraints = graph.rangesOn(present).map((r) => r.constraint)
   const providing = candidates(entry, constraints, policy).filter((v) => v.spec.provides.some((g) => gvkKey(g) === key))
   if (providing.length === 0) {
@@ -116,49 +182,89 @@ function providerChange(graph: PlanGraph, present: PlanNode, key: string, base: 
         : `no version of ${present.package} that provides it is admitted by \`policy.prereleases\` / \`policy.incompleteVersions\``
     return fail('NoVersionSatisfiesAll', false, `${text} (versions that provide it: ${all.join(', ')})`)
   }
-  const report = (state: 'Install' | 'Upgrade' | 'Downgrade' | 'Fulfilled', v: IndexedVersion, message: string, effect: Effect): Decision => ({
+  const report = (
+    state: 'Install' | 'Upgrade' | 'Downgrade' | 'Fulfilled',
+    v: IndexedVersion,
+    message: string,
+    effect: Effect,
+  ): Decision => ({
     to,
     effect,
     report: {
       ...base,
       state,
       ...(present.installed ? { installed: present.installed.version.raw } : {}),
-      satisfiedBy: { package: present.package, version: v.version.raw, ...(present.namespace ? { namespace: present.namespace } : {}) },
+      satisfiedBy: {
+        package: present.package,
+        version: v.version.raw,
+        ...(present.namespace ? { namespace: present.namespace } : {}),
+      },
       message,
     },
   })
   if (present.action === 'install') {
     const chosen = providing[providing.length - 1]!
-    return report('Install', chosen, `install ${present.package}@${chosen.version.raw}, which provides ${key}`, { kind: 'change', node: present, version: chosen, action: 'install' })
+    return report('Install', chosen, `install ${present.package}@${chosen.version.raw}, which provides ${key}`, {
+      kind: 'change',
+      node: present,
+      version: chosen,
+      action: 'install',
+    })
   }
   const original = present.installed!.version
   const kept = providing.find((v) => compareVersions(v.version, original) === 0)
-  if (kept) return report('Fulfilled', kept, `${present.package}@${original.raw} kept; it provides ${key}`, { kind: 'change', node: present, version: undefined, action: 'keep' })
+  if (kept)
+    return report('Fulfilled', kept, `${present.package}@${original.raw} kept; it provides ${key}`, {
+      kind: 'change',
+      node: present,
+      version: undefined,
+      action: 'keep',
+    })
   const up = providing.filter((v) => compareVersions(v.version, original) !== 0 && isUpgrade(original, v.version))
   const down = providing.filter((v) => compareVersions(v.version, original) !== 0 && !isUpgrade(original, v.version))
   if (up.length > 0) {
     const chosen = policy.upgradeTarget === 'Lowest' ? up[0]! : up[up.length - 1]!
     if (policy.upgrades === 'Allow') {
-      return report('Upgrade', chosen, `upgrade ${present.package} from ${original.raw} to ${chosen.version.raw}, which provides ${key}`, {
-        kind: 'change',
-        node: present,
-        version: chosen,
-        action: 'upgrade',
-      })
+      return report(
+        'Upgrade',
+        chosen,
+        `upgrade ${present.package} from ${original.raw} to ${chosen.version.raw}, which provides ${key}`,
+        {
+          kind: 'change',
+          node: present,
+          version: chosen,
+          action: 'upgrade',
+        },
+      )
     }
-    return fail('UpgradeNotAllowed', true, `upgrading to ${chosen.version.raw} resolves it (\`policy.upgrades\` is Deny)`, {
-      direction: 'Below',
-      resolution: { action: 'Upgrade', version: chosen.version.raw },
-    })
+    return fail(
+      'UpgradeNotAllowed',
+      true,
+      `upgrading to ${chosen.version.raw} resolves it (\`policy.upgrades\` is Deny)`,
+      {
+        direction: 'Below',
+        resolution: { action: 'Upgrade', version: chosen.version.raw },
+      },
+    )
   }
   const chosen = down[down.length - 1]!
   if (policy.downgrades === 'Allow') {
-    return report('Downgrade', chosen, `downgrade ${present.package} from ${original.raw} to ${chosen.version.raw}, which provides ${key}`, {
-      kind: 'change',
-      node: present,
-      version: chosen,
-      action: 'downgrade',
-    })
+    return report(
+      'Downgrade',
+      chosen,
+      `downgrade ${present.package} from ${original.raw} to ${chosen.version.raw}, which provides ${key}`,
+      {
+        kind: 'change',
+        node: present,
+        version: chosen,
+        action: 'downgrade',
+      },
+    )
   }
-  return fail('InstalledTooNew', false, `only a downgrade to ${chosen.version.raw} would provide it (\`policy.downgrades\` is Deny)`, { direction: 'Above' })
+  return fail(
+    'InstalledTooNew',
+    false,
+    `only a downgrade to ${chosen.version.raw} would provide it (\`policy.downgrades\` is Deny)`,
+    { direction: 'Above' },
+  )
 }

@@ -7,11 +7,16 @@ import type { Conflict, DependencyReport, SatisfiedBy } from '../plan.js'
 import type { Action, PlanNode } from './plan-graph.js'
 
 /** What applying a decision would change. */
-export type Effect = { kind: 'install'; package: string; namespace: string; version: IndexedVersion } | { kind: 'change'; node: PlanNode; version: IndexedVersion | undefined; action: Action }
+export type Effect =
+  | { kind: 'install'; package: string; namespace: string; version: IndexedVersion }
+  | { kind: 'change'; node: PlanNode; version: IndexedVersion | undefined; action: Action }
 
 export interface Decision {
   report: Omit<DependencyReport, 'requiredBy' | 'transitive' | 'declaredAt'>
-  conflict?: Omit<Conflict, 'requiredBy' | 'declaredAt' | 'namespace' | 'constraints'> & { namespace: string; id: string }
+  conflict?: Omit<Conflict, 'requiredBy' | 'declaredAt' | 'namespace' | 'constraints'> & {
+    namespace: string
+    id: string
+  }
   effect?: Effect
   /** The node id the dependency resolves to (graph edge), if any. */
   to?: string
@@ -27,7 +32,11 @@ export type ReportBase = Omit<DependencyReport, 'requiredBy' | 'transitive' | 's
  * undefined one that the report would have to delete (which turns each of
  * 50,000 objects into a slow dictionary).
  */
-export function reportName<T extends DependencyReport['type']>(name: string, type: T, optional: boolean): { name: string; type: T; optional?: true } {
+export function reportName<T extends DependencyReport['type']>(
+  name: string,
+  type: T,
+  optional: boolean,
+): { name: string; type: T; optional?: true } {
   return optional ? { name, type, optional: true } : { name, type }
 }
 
@@ -38,7 +47,13 @@ export function changesPlan(decision: Decision): boolean {
 
 /** The report state of a dependency met by `target`, from what the plan does to it. */
 export function stateOf(target: PlanNode): 'Install' | 'Upgrade' | 'Downgrade' | 'Fulfilled' {
-  return target.action === 'install' ? 'Install' : target.action === 'upgrade' ? 'Upgrade' : target.action === 'downgrade' ? 'Downgrade' : 'Fulfilled'
+  return target.action === 'install'
+    ? 'Install'
+    : target.action === 'upgrade'
+      ? 'Upgrade'
+      : target.action === 'downgrade'
+        ? 'Downgrade'
+        : 'Fulfilled'
 }
 
 export function satisfiedBy(n: PlanNode): SatisfiedBy {

@@ -15,7 +15,13 @@ import type { ConflictList, Evaluated } from './evaluated.js'
  * closes it, when the plan changes a node on it. `closing(from, on)` is the
  * dependency of `from` that leads to `on`.
  */
-export function reportCycles(graph: PlanGraph, cycles: readonly Cycle[], closing: (from: string, on: string) => Evaluated | undefined, conflicts: ConflictList, issues: PlanIssue[]): void {
+export function reportCycles(
+  graph: PlanGraph,
+  cycles: readonly Cycle[],
+  closing: (from: string, on: string) => Evaluated | undefined,
+  conflicts: ConflictList,
+  issues: PlanIssue[],
+): void {
   for (const cycle of cycles) {
     const involved = cycle.path.some((id) => isChanged(graph.nodes.get(id)!))
     const message = `detected cycle on: ${cycle.on} (${cycle.path.join(' -> ')})`
@@ -58,23 +64,43 @@ export function reportInstallationTypes(graph: PlanGraph, conflicts: ConflictLis
   })
   for (const [pkg, list] of restricted.sort((a, b) => byString(a[0], b[0]))) {
     const present = list.filter((n) => graph.nodes.has(n.id))
-    const type = present.some((n) => n.installationType === 'OnePerCluster') ? 'OnePerCluster' : present.some((n) => n.installationType === 'OnePerNamespace') ? 'OnePerNamespace' : undefined
+    const type = present.some((n) => n.installationType === 'OnePerCluster')
+      ? 'OnePerCluster'
+      : present.some((n) => n.installationType === 'OnePerNamespace')
+        ? 'OnePerNamespace'
+        : undefined
     if (!type) continue
     const groups = type === 'OnePerCluster' ? [present] : present.map((n) => [n])
     for (const group of groups) {
-      const duplicates = group.flatMap((n) => (graph.duplicates.get(n.id) ?? []).map((d) => ({ node: n, label: `${d.name} (${nodeLabel(pkg, n.namespace, d.version)})` })))
+      const duplicates = group.flatMap((n) =>
+        (graph.duplicates.get(n.id) ?? []).map((d) => ({
+          node: n,
+          label: `${d.name} (${nodeLabel(pkg, n.namespace, d.version)})`,
+        })),
+      )
       if (group.length + duplicates.length < 2) continue
       const scopeOf = (n: PlanNode) => n.namespace || 'the cluster scope'
       // A target at the version already installed creates nothing new.
-      const extra = group.filter((n) => isChanged(n) && !(n.action === 'target' && n.installed && n.version && compareVersions(n.version, n.installed.version) === 0))
+      const extra = group.filter(
+        (n) =>
+          isChanged(n) &&
+          !(n.action === 'target' && n.installed && n.version && compareVersions(n.version, n.installed.version) === 0),
+      )
       if (extra.length === 0) {
         const places = [...group, ...duplicates.map((d) => d.node)].map(scopeOf).sort(byString)
         const text = type === 'OnePerNamespace' ? `${places.length} times in ${places[0]}` : `in ${places.join(', ')}`
-        issues.push({ severity: 'warning', package: pkg, message: `${pkg} is ${type} but installed ${text} (pre-existing)` })
+        issues.push({
+          severity: 'warning',
+          package: pkg,
+          message: `${pkg} is ${type} but installed ${text} (pre-existing)`,
+        })
         continue
       }
       for (const n of extra) {
-        const others = [...group.filter((o) => o !== n).map((o) => nodeLabel(o.package, o.namespace, o.version?.raw)), ...duplicates.map((d) => `installation ${d.label}`)]
+        const others = [
+          ...group.filter((o) => o !== n).map((o) => nodeLabel(o.package, o.namespace, o.version?.raw)),
+          ...duplicates.map((d) => `installation ${d.label}`),
+        ]
         const sameScope = duplicates.filter((d) => d.node === n).map((d) => `installation ${d.label}`)
         const verb = n.action === 'target' ? (n.installed ? 'update' : 'install') : n.action
         const message =

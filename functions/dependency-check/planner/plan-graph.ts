@@ -155,7 +155,11 @@ export class PlanGraph {
     this.register(node)
   }
 
-  private chosenPackage(node: PlanNode, dep: Extract<Dependency, { type: 'AnyOf' }>, index: number): PackageDependency | undefined {
+  private chosenPackage(
+    node: PlanNode,
+    dep: Extract<Dependency, { type: 'AnyOf' }>,
+    index: number,
+  ): PackageDependency | undefined {
     const choice = node.choices?.get(index)
     const alt = choice === undefined ? undefined : dep.anyOf[choice]
     return alt?.type === 'Package' ? alt : undefined

@@ -62,17 +62,29 @@ export function report(graph: PlanGraph, targetIds: readonly string[], options: 
   const targets = targetIds.map((id) => positions.get(id)!)
   const edgesOf = (i: number) => edges[i] ?? noEdges
   const { cycles, order } = walkGraph(nodes.length, [...targets, ...nodes.keys()], edgesOf, (to) => to)
-  const ids = (cycle: Cycle<number>): Cycle => ({ on: nodes[cycle.on]!.id, from: nodes[cycle.from]!.id, path: cycle.path.map((i) => nodes[i]!.id) })
-  const closing = (from: string, on: string) => evaluation.evaluated[positions.get(from)!]?.find((e) => e.target === positions.get(on))
+  const ids = (cycle: Cycle<number>): Cycle => ({
+    on: nodes[cycle.on]!.id,
+    from: nodes[cycle.from]!.id,
+    path: cycle.path.map((i) => nodes[i]!.id),
+  })
+  const closing = (from: string, on: string) =>
+    evaluation.evaluated[positions.get(from)!]?.find((e) => e.target === positions.get(on))
   reportCycles(graph, cycles.map(ids), closing, conflicts, issues)
   reportInstallationTypes(graph, conflicts, issues)
 
   const { install, upgrade, downgrade } = planSteps(targets, evaluation)
   const prune = pruneSteps(nodes, edgesOf)
   const packages = targets.map((t) => targetReport(t, evaluation))
-  const sorted = conflicts.list.sort((a, b) => byString(a.package, b.package) || byString(a.requiredBy, b.requiredBy) || byString(a.message, b.message))
+  const sorted = conflicts.list.sort(
+    (a, b) => byString(a.package, b.package) || byString(a.requiredBy, b.requiredBy) || byString(a.message, b.message),
+  )
   const planOrder = order.filter((i) => isChanged(nodes[i]!)).map((i) => nodes[i]!.id)
-  const result = sorted.length > 0 || issues.some((i) => i.severity === 'error') ? 'CONFLICT' : install.length + upgrade.length + downgrade.length > 0 ? 'RESOLVABLE' : 'OK'
+  const result =
+    sorted.length > 0 || issues.some((i) => i.severity === 'error')
+      ? 'CONFLICT'
+      : install.length + upgrade.length + downgrade.length > 0
+        ? 'RESOLVABLE'
+        : 'OK'
   return { result, packages, install, upgrade, downgrade, prune, order: planOrder, conflicts: sorted, issues }
 }
 
@@ -99,7 +111,12 @@ interface Evaluation {
  * where the plan is to blame (a pre-existing problem between untouched
  * installations is a warning). Also the graph's edges and who requires each node.
  */
-function evaluateDependencies(graph: PlanGraph, options: ReportOptions, conflicts: ConflictList, issues: PlanIssue[]): Evaluation {
+function evaluateDependencies(
+  graph: PlanGraph,
+  options: ReportOptions,
+  conflicts: ConflictList,
+  issues: PlanIssue[],
+): Evaluation {
   const nodes = graph.sortedNodes()
   const positions = new Map<string, number>()
   nodes.forEach((n, i) => positions.set(n.id, i))
@@ -122,16 +139,30 @@ function evaluateDependencies(graph: PlanGraph, options: ReportOptions, conflict
         if (target !== at) edges[at] = append(edges[at], target)
       }
       if (report.preExisting) {
-        issues.push({ severity: 'warning', package: node.package, message: `${label}: ${report.message}`, ...(dep.declaredAt ? { declaredAt: dep.declaredAt } : {}) })
+        issues.push({
+          severity: 'warning',
+          package: node.package,
+          message: `${label}: ${report.message}`,
+          ...(dep.declaredAt ? { declaredAt: dep.declaredAt } : {}),
+        })
         return
       }
       if (decision.conflict && (isChanged(node) || target === undefined || isChanged(nodes[target]!))) {
         const { id: _id, ...rest } = decision.conflict
         void _id
         const constraints = constraintList(graph, to, decision.conflict.package)
-        conflicts.add({ ...rest, requiredBy: label, constraints, ...(dep.declaredAt ? { declaredAt: dep.declaredAt } : {}) })
+        conflicts.add({
+          ...rest,
+          requiredBy: label,
+          constraints,
+          ...(dep.declaredAt ? { declaredAt: dep.declaredAt } : {}),
+        })
       } else if (decision.conflict) {
-        issues.push({ severity: 'warning', package: node.package, message: `${label}: ${report.message} (pre-existing)` })
+        issues.push({
+          severity: 'warning',
+          package: node.package,
+          message: `${label}: ${report.message} (pre-existing)`,
+        })
       }
     })
   })
@@ -143,12 +174,18 @@ function constraintList(graph: PlanGraph, to: string | undefined, pkg: string): 
   const node = to ? graph.nodes.get(to) : undefined
   const list = node ? graph.rangesOn(node) : (graph.ranges.get(pkg) ?? [])
   return list
-    .map((r) => ({ from: nodeLabel(r.from.package, r.from.namespace, r.from.version?.raw), range: r.constraint.display }))
+    .map((r) => ({
+      from: nodeLabel(r.from.package, r.from.namespace, r.from.version?.raw),
+      range: r.constraint.display,
+    }))
     .sort((a, b) => byString(a.from, b.from) || byString(a.range, b.range))
 }
 
 /** The install, upgrade and downgrade steps, each with who requires it, by package and namespace. */
-function planSteps(targets: readonly number[], { nodes, requiredBy }: Evaluation): { install: InstallStep[]; upgrade: ChangeStep[]; downgrade: ChangeStep[] } {
+function planSteps(
+  targets: readonly number[],
+  { nodes, requiredBy }: Evaluation,
+): { install: InstallStep[]; upgrade: ChangeStep[]; downgrade: ChangeStep[] } {
   const labels = (i: number) => {
     const list = requiredBy[i]
     if (!list) return []
@@ -166,13 +203,26 @@ function planSteps(targets: readonly number[], { nodes, requiredBy }: Evaluation
   nodes.forEach((n, i) => {
     if (n.action === 'install') {
       const by = labels(i)
-      install.push({ package: n.package, version: n.version!.raw, namespace: n.namespace, requiredBy: by, transitive: !by.some((l) => targetLabels.has(l)) })
+      install.push({
+        package: n.package,
+        version: n.version!.raw,
+        namespace: n.namespace,
+        requiredBy: by,
+        transitive: !by.some((l) => targetLabels.has(l)),
+      })
     } else if (n.action === 'upgrade' || n.action === 'downgrade') {
-      const step = { package: n.package, namespace: n.namespace, from: n.installed!.version.raw, to: n.version!.raw, requiredBy: labels(i) }
+      const step = {
+        package: n.package,
+        namespace: n.namespace,
+        from: n.installed!.version.raw,
+        to: n.version!.raw,
+        requiredBy: labels(i),
+      }
       ;(n.action === 'upgrade' ? upgrade : downgrade).push(step)
     }
   })
-  const byPlace = (a: { package: string; namespace: string }, b: { package: string; namespace: string }) => byString(a.package, b.package) || byString(a.namespace, b.namespace)
+  const byPlace = (a: { package: string; namespace: string }, b: { package: string; namespace: string }) =>
+    byString(a.package, b.package) || byString(a.namespace, b.namespace)
   return { install: install.sort(byPlace), upgrade: upgrade.sort(byPlace), downgrade: downgrade.sort(byPlace) }
 }
 
@@ -181,7 +231,8 @@ function pruneSteps(nodes: readonly PlanNode[], edges: (i: number) => readonly n
   const inbound = new Int32Array(nodes.length)
   for (let i = 0; i < nodes.length; i++) for (const to of edges(i)) inbound[to]!++
   const queued = new Uint8Array(nodes.length)
-  const prunable = (i: number) => queued[i] === 0 && inbound[i] === 0 && nodes[i]!.action === 'keep' && !!nodes[i]!.installed?.asDependency
+  const prunable = (i: number) =>
+    queued[i] === 0 && inbound[i] === 0 && nodes[i]!.action === 'keep' && !!nodes[i]!.installed?.asDependency
   const queue: number[] = []
   for (let i = 0; i < nodes.length; i++) if (prunable(i)) queue.push(i)
   for (const i of queue) queued[i] = 1
@@ -217,5 +268,10 @@ function targetReport(target: number, { nodes, evaluated }: Evaluation): TargetR
       }
     }
   }
-  return { package: node.package, namespace: node.namespace, ...(node.version ? { version: node.version.raw } : {}), dependencies }
+  return {
+    package: node.package,
+    namespace: node.namespace,
+    ...(node.version ? { version: node.version.raw } : {}),
+    dependencies,
+  }
 }

@@ -10,7 +10,17 @@ import { EdgeRounds, maxChanges } from './rounds.js'
  * the range 2.0.0, for ever but for the bound on how often a version changes.
  */
 const flipFlop: PlanInput = {
-  targets: [{ package: 'app', namespace: '', version: '1.0.0', manifest: { provides: [], dependencies: [{ type: 'GVK', gvk: { apiVersion: 'x/v1', kind: 'B' }, optional: false }] } }],
+  targets: [
+    {
+      package: 'app',
+      namespace: '',
+      version: '1.0.0',
+      manifest: {
+        provides: [],
+        dependencies: [{ type: 'GVK', gvk: { apiVersion: 'x/v1', kind: 'B' }, optional: false }],
+      },
+    },
+  ],
   catalogs: [
     {
       name: 'main',
@@ -18,7 +28,11 @@ const flipFlop: PlanInput = {
         {
           name: 'p',
           versions: [
-            { version: '1.0.0', provides: [{ apiVersion: 'x/v1', kind: 'B' }], dependencies: [{ type: 'Package', name: 'p', version: '^2', optional: false }] },
+            {
+              version: '1.0.0',
+              provides: [{ apiVersion: 'x/v1', kind: 'B' }],
+              dependencies: [{ type: 'Package', name: 'p', version: '^2', optional: false }],
+            },
             { version: '2.0.0', provides: [], dependencies: [] },
           ],
         },
@@ -53,7 +67,11 @@ describe('diagnosis rounds', () => {
     expect(runRounds().ended).toBe(true)
     const plan = planDependencies(flipFlop)
     expect(plan.result).toBe('CONFLICT')
-    expect(plan.conflicts.map((c) => c.message)).toEqual(['install p@2.0.0, but no plan satisfies every dependency together'])
-    expect(plan.explanation).toEqual(['p@1.0.0 needs p (^2), itself and app@1.0.0 needs the API x/v1/B (provided by p@1.0.0); therefore no set of versions satisfies every dependency'])
+    expect(plan.conflicts.map((c) => c.message)).toEqual([
+      'install p@2.0.0, but no plan satisfies every dependency together',
+    ])
+    expect(plan.explanation).toEqual([
+      'p@1.0.0 needs p (^2), itself and app@1.0.0 needs the API x/v1/B (provided by p@1.0.0); therefore no set of versions satisfies every dependency',
+    ])
   })
 })

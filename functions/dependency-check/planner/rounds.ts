@@ -46,7 +46,9 @@ export class EdgeRounds {
           graph.choose(node, i, decision.choice)
         }
         if (decision.to && dep.type !== 'Package') {
-          const pkg = graph.nodes.get(decision.to)?.package ?? (decision.effect?.kind === 'install' ? decision.effect.package : undefined)
+          const pkg =
+            graph.nodes.get(decision.to)?.package ??
+            (decision.effect?.kind === 'install' ? decision.effect.package : undefined)
           if (pkg) {
             const set = this.apiDependants.get(pkg)
             if (set) set.add(node.id)

@@ -43,10 +43,19 @@ export class CycleRules {
       const terms: Term[] = []
       for (let k = 0; k + 1 < path.length; k++) {
         const edge = edgesOf(path[k]!).find((e) => e.to === path[k + 1])!
-        terms.push(this.withDependency(path[k]!, edge.dep), ...(edge.terms ? edge.terms() : this.packageTerms(edge.to, edge.dep as PackageDependency)))
+        terms.push(
+          this.withDependency(path[k]!, edge.dep),
+          ...(edge.terms ? edge.terms() : this.packageTerms(edge.to, edge.dep as PackageDependency)),
+        )
       }
-      const labels = path.map((v) => `${this.domains.variables[v]!.label}@${this.domains.variables[v]!.valueLabels[values[v]!]}`)
-      const inc = incompatibility(terms, { kind: 'external', text: () => `${labels.join(' -> ')} would be a cycle (detected cycle on: ${this.domains.variables[path[0]!]!.label})` })
+      const labels = path.map(
+        (v) => `${this.domains.variables[v]!.label}@${this.domains.variables[v]!.valueLabels[values[v]!]}`,
+      )
+      const inc = incompatibility(terms, {
+        kind: 'external',
+        text: () =>
+          `${labels.join(' -> ')} would be a cycle (detected cycle on: ${this.domains.variables[path[0]!]!.label})`,
+      })
       if (inc) out.push(inc)
     }
     return out
@@ -56,13 +65,21 @@ export class CycleRules {
   private withDependency(v: number, dep: Dependency): Term {
     const values = this.domains.variables[v]!.values
     const key = dependencyKey(dep)
-    return { variable: v, set: ValueSet.where(values.length, (i) => values[i]!.kind !== 'absent' && values[i]!.deps.some((d) => dependencyKey(d) === key)) }
+    return {
+      variable: v,
+      set: ValueSet.where(
+        values.length,
+        (i) => values[i]!.kind !== 'absent' && values[i]!.deps.some((d) => dependencyKey(d) === key),
+      ),
+    }
   }
 
   /** The terms of a package edge to `y`: `y` at a version in the range (any present version if the range does not parse). */
   private packageTerms(y: number, dep: PackageDependency): Term[] {
     const parsed = parseConstraint(dep.version)
-    return [{ variable: y, set: parsed.ok ? this.domains.satisfying(y, parsed.constraint) : this.domains.absentSet(y).not() }]
+    return [
+      { variable: y, set: parsed.ok ? this.domains.satisfying(y, parsed.constraint) : this.domains.absentSet(y).not() },
+    ]
   }
 
   /** The present variable a package dependency of `v` resolves to, if another. */
@@ -112,22 +129,31 @@ export class CycleRules {
           break
         }
         const y = this.domains.byId.get(this.domains.scope(alt.name, variable.namespace))
-        if (y !== undefined && parsed.ok) unmet.push({ variable: y, set: this.domains.satisfying(y, parsed.constraint).not() })
+        if (y !== undefined && parsed.ok)
+          unmet.push({ variable: y, set: this.domains.satisfying(y, parsed.constraint).not() })
       }
     }
     return out
   }
 
   /** The edge of an API dependency of `v`: none when `v` or the cluster serves it, else to its first present provider. */
-  private apiEdge(v: number, key: string, values: readonly number[]): { to: number; terms: () => Term[] } | undefined | 'served' {
+  private apiEdge(
+    v: number,
+    key: string,
+    values: readonly number[],
+  ): { to: number; terms: () => Term[] } | undefined | 'served' {
     if (this.domains.context.clusterAPIs.has(key)) return 'served'
-    const providers = this.domains.providing(key, this.domains.variables[v]!.namespace).sort((a, b) => (this.domains.variables[a.variable]!.id < this.domains.variables[b.variable]!.id ? -1 : 1))
+    const providers = this.domains
+      .providing(key, this.domains.variables[v]!.namespace)
+      .sort((a, b) => (this.domains.variables[a.variable]!.id < this.domains.variables[b.variable]!.id ? -1 : 1))
     // A package that provides the API itself needs no other (the planner's rule).
     const own = providers.find((p) => p.variable === v)
     if (own?.set.has(values[v]!)) return 'served'
     const first = providers.find((p) => p.set.has(values[p.variable]!))
     if (!first) return undefined
-    const before = providers.filter((p) => this.domains.variables[p.variable]!.id < this.domains.variables[first.variable]!.id).map((p) => ({ variable: p.variable, set: p.set.not() }))
+    const before = providers
+      .filter((p) => this.domains.variables[p.variable]!.id < this.domains.variables[first.variable]!.id)
+      .map((p) => ({ variable: p.variable, set: p.set.not() }))
     const notOwn = own ? [{ variable: v, set: own.set.not() }] : []
     return { to: first.variable, terms: () => [first, ...before, ...notOwn] }
   }

@@ -35,7 +35,11 @@ export class DependencyRules {
   readonly incompatibilities: Incompatibility[] = []
   readonly choices: Choice[] = []
   /** Scratch for addDependencies, reused per variable: changed values' groups by key, then the dependencies of a value alone in its class. */
-  private readonly groups: [Map<string, DependencyGroup>, DependencyGroup[], DependencyGroup[]] = [new Map<string, DependencyGroup>(), [], []]
+  private readonly groups: [Map<string, DependencyGroup>, DependencyGroup[], DependencyGroup[]] = [
+    new Map<string, DependencyGroup>(),
+    [],
+    [],
+  ]
   /** Dependency objects are shared between catalog versions: their grouping keys, by identity. */
   private readonly dependencyKeys = new Map<Dependency, string>()
   /** Per variable: the values of each dependant (by variable) that need it, from changed or new packages only. */
@@ -132,7 +136,14 @@ export class DependencyRules {
     if (inc) this.incompatibilities.push(inc)
   }
 
-  private addPackageDependency(x: number, head: Term, name: string, version: string, optional: boolean, keep: boolean): void {
+  private addPackageDependency(
+    x: number,
+    head: Term,
+    name: string,
+    version: string,
+    optional: boolean,
+    keep: boolean,
+  ): void {
     const namespace = this.domains.variables[x]!.namespace
     const y = this.domains.variableFor(name, namespace)
     const parsed = parseConstraint(version)
@@ -145,22 +156,36 @@ export class DependencyRules {
     const sat = this.domains.satisfying(y, c)
     if (y === x) {
       // A package that depends on itself: only the versions inside their own range.
-      if (!keep) this.add([{ variable: x, set: head.set.and(sat.not()) }], () => `${this.who(head)} needs ${name} (${range}), itself`)
+      if (!keep)
+        this.add(
+          [{ variable: x, set: head.set.and(sat.not()) }],
+          () => `${this.who(head)} needs ${name} (${range}), itself`,
+        )
       return
     }
     this.addIncoming(y, { from: x, set: head.set, constraint: c })
     if (keep) {
       // An untouched installation binds only a dependency the plan installs or changes.
-      this.add([head, { variable: y, set: sat.or(this.domains.absentSet(y)).or(this.domains.keepSet(y)).not() }], () => `${this.who(head)} needs ${name} (${range}) if the plan installs or changes it`)
+      this.add(
+        [head, { variable: y, set: sat.or(this.domains.absentSet(y)).or(this.domains.keepSet(y)).not() }],
+        () => `${this.who(head)} needs ${name} (${range}) if the plan installs or changes it`,
+      )
       return
     }
     this.need(y, head)
     if (optional) {
-      this.add([head, { variable: y, set: sat.or(this.domains.absentSet(y)).not() }], () => `${this.who(head)} needs ${name} (${range}) if it is installed`)
-      if (this.domains.context.policy.optional === 'InstallIfResolvable') this.choices.push({ head, alternatives: [{ variable: y, set: sat }], wish: true })
+      this.add(
+        [head, { variable: y, set: sat.or(this.domains.absentSet(y)).not() }],
+        () => `${this.who(head)} needs ${name} (${range}) if it is installed`,
+      )
+      if (this.domains.context.policy.optional === 'InstallIfResolvable')
+        this.choices.push({ head, alternatives: [{ variable: y, set: sat }], wish: true })
       return
     }
-    this.add([head, { variable: y, set: sat.not() }], () => `${this.who(head)} needs ${name} (${range})${this.noneSatisfies(y, sat)}`)
+    this.add(
+      [head, { variable: y, set: sat.not() }],
+      () => `${this.who(head)} needs ${name} (${range})${this.noneSatisfies(y, sat)}`,
+    )
   }
 
   private addApiDependency(x: number, head: Term, key: string, optional: boolean, keep: boolean): void {
@@ -200,7 +225,10 @@ export class DependencyRules {
     for (const a of alternatives) merged.set(a.variable, merged.get(a.variable)?.or(a.set) ?? a.set)
     const terms = [...merged].map(([variable, set]) => ({ variable, set }))
     for (const t of terms) this.need(t.variable, head)
-    this.add([head, ...terms.map((t) => ({ variable: t.variable, set: t.set.not() }))], () => `${this.who(head)} needs one of ${texts.join(', ')}`)
+    this.add(
+      [head, ...terms.map((t) => ({ variable: t.variable, set: t.set.not() }))],
+      () => `${this.who(head)} needs one of ${texts.join(', ')}`,
+    )
     if (terms.length > 1) this.choices.push({ head, alternatives: terms })
   }
 }

@@ -79,7 +79,12 @@ export class Domains {
         this.digestPins.set(dep.name, pins.add(parsed.constraint.digest))
         return
       }
-      if (!parsed.ok || parsed.constraint.kind !== 'range' || !parsed.constraint.branches.some((b) => b.namesPrerelease)) return
+      if (
+        !parsed.ok ||
+        parsed.constraint.kind !== 'range' ||
+        !parsed.constraint.branches.some((b) => b.namesPrerelease)
+      )
+        return
       const list = this.prereleaseRanges.get(dep.name) ?? []
       if (!list.includes(parsed.constraint)) list.push(parsed.constraint)
       this.prereleaseRanges.set(dep.name, list)
@@ -97,13 +102,18 @@ export class Domains {
     const policy = this.context.policy
     if (v.version.coerced && policy.incompleteVersions !== 'Coerce') return false
     if (v.version.digest) return this.digestPins.get(entry.name)?.has(v.version.digest) ?? false
-    return !isPrerelease(v.version) || candidateAdmitted(v.version, policy.prereleases, this.prereleaseRanges.get(entry.name) ?? [])
+    return (
+      !isPrerelease(v.version) ||
+      candidateAdmitted(v.version, policy.prereleases, this.prereleaseRanges.get(entry.name) ?? [])
+    )
   }
 
   private addVariable(variable: Omit<Variable, 'valueLabels' | 'label' | 'incoming'>): number {
     const index = this.variables.length
     // A copy of the values that were pushed one by one: exactly their size (see append.ts), since every variable lives to the end.
-    this.variables.push(new ModelVariable(variable.id, variable.package, variable.namespace, variable.values.slice(), variable.order))
+    this.variables.push(
+      new ModelVariable(variable.id, variable.package, variable.namespace, variable.values.slice(), variable.order),
+    )
     this.byId.set(variable.id, index)
     return index
   }
@@ -119,11 +129,19 @@ export class Domains {
         deps: t.deps,
         provides: t.provides,
       }))
-      this.addVariable({ id: node.id, package: node.package, namespace: node.namespace, values, order: values.map((_, i) => i) })
+      this.addVariable({
+        id: node.id,
+        package: node.package,
+        namespace: node.namespace,
+        values,
+        order: values.map((_, i) => i),
+      })
       return
     }
     const installed = node.installed!
-    const values: Value[] = [{ kind: 'keep', version: installed.version, deps: installed.deps, provides: installed.provides }]
+    const values: Value[] = [
+      { kind: 'keep', version: installed.version, deps: installed.deps, provides: installed.provides },
+    ]
     const up: number[] = []
     const down: number[] = []
     for (const v of entry?.versions ?? []) {
@@ -132,10 +150,22 @@ export class Domains {
       const upgrade = isUpgrade(installed.version, v.version)
       if ((upgrade && policy.upgrades !== 'Allow') || (!upgrade && policy.downgrades !== 'Allow')) continue
       ;(upgrade ? up : down).push(values.length)
-      values.push({ kind: 'change', version: v.version, indexed: v, deps: v.spec.dependencies, provides: v.spec.provides })
+      values.push({
+        kind: 'change',
+        version: v.version,
+        indexed: v,
+        deps: v.spec.dependencies,
+        provides: v.spec.provides,
+      })
     }
     const ups = policy.upgradeTarget === 'Lowest' ? up : up.reverse()
-    this.addVariable({ id: node.id, package: node.package, namespace: node.namespace, values, order: [0, ...ups, ...down.reverse()] })
+    this.addVariable({
+      id: node.id,
+      package: node.package,
+      namespace: node.namespace,
+      values,
+      order: [0, ...ups, ...down.reverse()],
+    })
   }
 
   /** Where a dependency of a package in `namespace` on `pkg` lives (the planner's scopes, over the starting nodes). */
@@ -152,7 +182,8 @@ export class Domains {
     if (this.existing.has(own)) return own
     const cluster = nodeId(pkg, '')
     if (namespace && this.existing.has(cluster)) return cluster
-    if (this.context.catalog.packages.get(pkg)?.installationType === 'OnePerCluster') return this.existingByPackage.get(pkg)?.[0]?.id ?? cluster
+    if (this.context.catalog.packages.get(pkg)?.installationType === 'OnePerCluster')
+      return this.existingByPackage.get(pkg)?.[0]?.id ?? cluster
     return own
   }
 
@@ -164,7 +195,14 @@ export class Domains {
     const entry = this.context.catalog.packages.get(pkg)
     const values: Value[] = [absentValue]
     for (const v of entry?.versions ?? []) {
-      if (this.admitted(entry!, v)) values.push({ kind: 'change', version: v.version, indexed: v, deps: v.spec.dependencies, provides: v.spec.provides })
+      if (this.admitted(entry!, v))
+        values.push({
+          kind: 'change',
+          version: v.version,
+          indexed: v,
+          deps: v.spec.dependencies,
+          provides: v.spec.provides,
+        })
     }
     return this.addVariable({ id, package: pkg, namespace: id.includes('/') ? namespace : '', values })
   }
@@ -178,7 +216,10 @@ export class Domains {
   /** Present values that satisfy the constraint (a target of unknown version satisfies every range). */
   satisfying(y: number, c: Constraint): ValueSet {
     const values = this.variables[y]!.values
-    return ValueSet.where(values.length, (i) => values[i]!.kind !== 'absent' && (!values[i]!.version || satisfies(values[i]!.version, c)))
+    return ValueSet.where(
+      values.length,
+      (i) => values[i]!.kind !== 'absent' && (!values[i]!.version || satisfies(values[i]!.version, c)),
+    )
   }
 
   absentSet(y: number): ValueSet {
@@ -202,11 +243,25 @@ export class Domains {
       this.providers.set(key, list)
     }
     // The dependant's own scope first, in catalog order (the planner's preference), then the rest.
-    const preferred = (this.context.catalog.providers.get(key) ?? []).map((name) => this.byId.get(this.scope(name, namespace))).filter((v): v is number => v !== undefined)
-    const ordered = [...new Set([...list.filter((v) => !this.variables[v]!.values.some((x) => x.kind === 'absent')), ...preferred, ...list])]
+    const preferred = (this.context.catalog.providers.get(key) ?? [])
+      .map((name) => this.byId.get(this.scope(name, namespace)))
+      .filter((v): v is number => v !== undefined)
+    const ordered = [
+      ...new Set([
+        ...list.filter((v) => !this.variables[v]!.values.some((x) => x.kind === 'absent')),
+        ...preferred,
+        ...list,
+      ]),
+    ]
     return ordered.map((v) => {
       const values = this.variables[v]!.values
-      return { variable: v, set: ValueSet.where(values.length, (i) => values[i]!.kind !== 'absent' && values[i]!.provides.some((g) => gvkKey(g) === key)) }
+      return {
+        variable: v,
+        set: ValueSet.where(
+          values.length,
+          (i) => values[i]!.kind !== 'absent' && values[i]!.provides.some((g) => gvkKey(g) === key),
+        ),
+      }
     })
   }
 }

@@ -21,7 +21,9 @@ const maxLines = 40
 
 /** `p@1.0.0`, `every p`, `p 1.0.0, 1.1.0 or 2.0.0`, `p not installed`, `p 1.0.0 or not installed`. */
 export function describeTerm(variable: NamedVariable, set: ValueSet): string {
-  const present = variable.valueLabels.map((l, i) => (l !== undefined && set.has(i) ? l : undefined)).filter((l): l is string => l !== undefined)
+  const present = variable.valueLabels
+    .map((l, i) => (l !== undefined && set.has(i) ? l : undefined))
+    .filter((l): l is string => l !== undefined)
   const absent = variable.valueLabels.some((l, i) => l === undefined && set.has(i))
   const allPresent = present.length === variable.valueLabels.filter((l) => l !== undefined).length
   if (present.length === 0) return `${variable.label} not installed`
@@ -33,7 +35,8 @@ export function describeTerm(variable: NamedVariable, set: ValueSet): string {
 }
 
 function listed(labels: readonly string[]): string {
-  if (labels.length <= maxListed) return labels.length === 1 ? labels[0]! : `${labels.slice(0, -1).join(', ')} or ${labels[labels.length - 1]}`
+  if (labels.length <= maxListed)
+    return labels.length === 1 ? labels[0]! : `${labels.slice(0, -1).join(', ')} or ${labels[labels.length - 1]}`
   return `${labels.slice(0, maxListed).join(', ')} or ${labels.length - maxListed} more`
 }
 
@@ -47,16 +50,24 @@ export function describeIncompatibility(inc: Incompatibility, variables: readonl
     const only = inc.terms[0]!
     const variable = variables[only.variable]!
     const absent = variable.valueLabels.map((l, i) => (l === undefined ? i : -1)).filter((i) => i >= 0)
-    if (absent.length > 0 && absent.every((i) => !only.set.has(i)) && only.set.count() === variable.valueLabels.length - absent.length) return `${variable.label} cannot be installed`
-    if (absent.length > 0 && only.set.count() === absent.length && absent.every((i) => only.set.has(i))) return `${variable.label} must be installed`
+    if (
+      absent.length > 0 &&
+      absent.every((i) => !only.set.has(i)) &&
+      only.set.count() === variable.valueLabels.length - absent.length
+    )
+      return `${variable.label} cannot be installed`
+    if (absent.length > 0 && only.set.count() === absent.length && absent.every((i) => only.set.has(i)))
+      return `${variable.label} must be installed`
     return `${term(only)} is ruled out, so ${negated(only)}`
   }
   if (inc.terms.length === 2) {
     // Phrase it from a side that is installed: "every a needs c 1.0.0", "a and b cannot both be installed".
     const [a, b] = inc.terms as [Term, Term]
     const installed = (t: Term) => variables[t.variable]!.valueLabels.every((l, i) => l !== undefined || !t.set.has(i))
-    const everyVersion = (t: Term) => installed(t) && variables[t.variable]!.valueLabels.every((l, i) => l === undefined || t.set.has(i))
-    if (everyVersion(a) && everyVersion(b)) return `${variables[a.variable]!.label} and ${variables[b.variable]!.label} cannot both be installed`
+    const everyVersion = (t: Term) =>
+      installed(t) && variables[t.variable]!.valueLabels.every((l, i) => l === undefined || t.set.has(i))
+    if (everyVersion(a) && everyVersion(b))
+      return `${variables[a.variable]!.label} and ${variables[b.variable]!.label} cannot both be installed`
     if (!installed(a) && installed(b)) return `${term(b)} needs ${negated(a)}`
     return `${term(a)} needs ${negated(b)}`
   }
@@ -76,7 +87,11 @@ export function explain(root: Incompatibility, variables: readonly NamedVariable
     const cause = top.inc.cause
     if (cause.kind === 'external' || numbers.has(top.inc)) continue
     if (!top.expanded) {
-      stack.push({ inc: top.inc, expanded: true }, { inc: cause.right, expanded: false }, { inc: cause.left, expanded: false })
+      stack.push(
+        { inc: top.inc, expanded: true },
+        { inc: cause.right, expanded: false },
+        { inc: cause.left, expanded: false },
+      )
       continue
     }
     steps.push(top.inc)
@@ -89,7 +104,9 @@ export function explain(root: Incompatibility, variables: readonly NamedVariable
   const lines = shown.map((inc) => {
     const cause = inc.cause as Extract<Incompatibility['cause'], { kind: 'derived' }>
     const because = `${describeIncompatibility(cause.left, variables)}${ref(cause.left)} and ${describeIncompatibility(cause.right, variables)}${ref(cause.right)}`
-    return inc === root ? `${because}; therefore ${describeIncompatibility(inc, variables)}` : `(${numbers.get(inc)}) ${because}; so ${describeIncompatibility(inc, variables)}`
+    return inc === root
+      ? `${because}; therefore ${describeIncompatibility(inc, variables)}`
+      : `(${numbers.get(inc)}) ${because}; so ${describeIncompatibility(inc, variables)}`
   })
   return steps.length > maxLines ? [`(${steps.length - maxLines} earlier steps left out)`, ...lines] : lines
 }

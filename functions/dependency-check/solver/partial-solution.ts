@@ -65,7 +65,8 @@ export class PartialSolution {
       const step = this.trail.pop()!
       const list = this.history[step.variable]!
       list.pop()
-      const previous = list.length > 0 ? this.trail[list[list.length - 1]!]!.set : ValueSet.full(this.domainSizes[step.variable]!)
+      const previous =
+        list.length > 0 ? this.trail[list[list.length - 1]!]!.set : ValueSet.full(this.domainSizes[step.variable]!)
       this.allowed[step.variable] = previous
       this.sizes[step.variable] = previous.count()
       undone.push(step.variable)

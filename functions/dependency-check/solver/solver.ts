@@ -122,7 +122,8 @@ class Solver {
           if (!learned.ok) return learned.root
           pending.length = 0
           const unit = this.solution.relation(learned.incompatibility)
-          if (unit.kind !== 'almost') throw new Error('internal: a learned incompatibility is not unit after backjumping')
+          if (unit.kind !== 'almost')
+            throw new Error('internal: a learned incompatibility is not unit after backjumping')
           this.derive(unit.term, learned.incompatibility)
           pending.push(unit.term.variable)
           break
@@ -144,7 +145,9 @@ class Solver {
   }
 
   /** PubGrub's conflict resolution: resolve until the learned incompatibility can be made unit by backjumping. */
-  private resolveConflict(start: Incompatibility): { ok: true; incompatibility: Incompatibility } | { ok: false; root: Incompatibility } {
+  private resolveConflict(
+    start: Incompatibility,
+  ): { ok: true; incompatibility: Incompatibility } | { ok: false; root: Incompatibility } {
     let inc = start
     // Terms carried from one step to the next keep their satisfier: look each up once.
     const satisfiers = new Map<Term, number>()
@@ -199,9 +202,14 @@ class Solver {
     for (const choice of this.problem.choices) {
       if (!s.allowedOf(choice.head.variable).subsetOf(choice.head.set)) continue
       if (choice.alternatives.some((a) => s.allowedOf(a.variable).subsetOf(a.set))) continue
-      const open = choice.alternatives.find((a) => !s.isAssigned(a.variable) && !s.allowedOf(a.variable).disjoint(a.set))
+      const open = choice.alternatives.find(
+        (a) => !s.isAssigned(a.variable) && !s.allowedOf(a.variable).disjoint(a.set),
+      )
       if (!open) continue
-      return { variable: open.variable, value: this.problem.prefer(open.variable, s.allowedOf(open.variable).and(open.set), s) }
+      return {
+        variable: open.variable,
+        value: this.problem.prefer(open.variable, s.allowedOf(open.variable).and(open.set), s),
+      }
     }
     const later = this.problem.later
     for (; this.laterCursor < later.length; this.laterCursor++) {

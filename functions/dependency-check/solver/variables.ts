@@ -66,7 +66,11 @@ export interface ModelContext {
 }
 
 /** "Not installed": one object for every variable (values are never changed). */
-export const absentValue: Value = Object.freeze({ kind: 'absent', deps: Object.freeze([]) as unknown as Dependency[], provides: Object.freeze([]) as unknown as GVK[] })
+export const absentValue: Value = Object.freeze({
+  kind: 'absent',
+  deps: Object.freeze([]) as unknown as Dependency[],
+  provides: Object.freeze([]) as unknown as GVK[],
+})
 
 export class ModelVariable implements Variable {
   incoming: Incoming[] | undefined = undefined
@@ -90,7 +94,11 @@ export class ModelVariable implements Variable {
 
   /** Computed when an explanation first names a value. */
   get valueLabels(): (string | undefined)[] {
-    this.labels ??= this.values.map((x) => (x.kind === 'absent' ? undefined : `${x.version?.raw ?? '(any version)'}${x.kind === 'keep' ? ' (installed)' : ''}`))
+    this.labels ??= this.values.map((x) =>
+      x.kind === 'absent'
+        ? undefined
+        : `${x.version?.raw ?? '(any version)'}${x.kind === 'keep' ? ' (installed)' : ''}`,
+    )
     return this.labels
   }
 }

@@ -15,9 +15,31 @@ function readsAsOtherType(value: string): boolean {
   }
 }
 
-const ascii = fc.string({ unit: fc.constantFrom(...' !"#$%&\'()*+,-./0123456789:;<=>?@AZaz[\\]^_`{|}~'.split('')), maxLength: 10 })
-const letterFirst = fc.tuple(fc.constantFrom('a', 'y', 'n', 'o', 'N', 'T', 'f', 'x'), ascii).map(([first, rest]) => first + rest)
-const words = fc.constantFrom('yes', 'No', 'on', 'OFF', 'null', 'True', 'y', 'n', 'spec.packages[0].versions[1].dependencies[0]', 'a: b', 'a #b', 'a:', 'a ', 'a,b', 'a]', 'it\'s "x"')
+const ascii = fc.string({
+  unit: fc.constantFrom(...' !"#$%&\'()*+,-./0123456789:;<=>?@AZaz[\\]^_`{|}~'.split('')),
+  maxLength: 10,
+})
+const letterFirst = fc
+  .tuple(fc.constantFrom('a', 'y', 'n', 'o', 'N', 'T', 'f', 'x'), ascii)
+  .map(([first, rest]) => first + rest)
+const words = fc.constantFrom(
+  'yes',
+  'No',
+  'on',
+  'OFF',
+  'null',
+  'True',
+  'y',
+  'n',
+  'spec.packages[0].versions[1].dependencies[0]',
+  'a: b',
+  'a #b',
+  'a:',
+  'a ',
+  'a,b',
+  'a]',
+  'it\'s "x"',
+)
 
 test('isAmbiguousString is YAML 1.1 reading the text as another type', () => {
   fc.assert(

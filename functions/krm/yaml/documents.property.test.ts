@@ -12,7 +12,20 @@ const comment = fc.stringMatching(/^[a-zA-Z0-9 :/.-]{0,20}$/).map((c) => `# ${c}
 const scalarText = fc.oneof(
   word,
   fc.integer({ min: -1000, max: 100000 }).map(String),
-  fc.constantFrom('true', 'false', 'null', '"yes"', "'0755'", '"nginx:1.25"', "'it''s'", '0755', '1e3', '0xFF', '~', '""'),
+  fc.constantFrom(
+    'true',
+    'false',
+    'null',
+    '"yes"',
+    "'0755'",
+    '"nginx:1.25"',
+    "'it''s'",
+    '0755',
+    '1e3',
+    '0xFF',
+    '~',
+    '""',
+  ),
   fc.stringMatching(/^[a-z ]{1,12}$/).map((s) => JSON.stringify(s)),
 )
 const scalar: fc.Arbitrary<Scalar> = scalarText.map((text) => ({ kind: 'scalar', text }))
@@ -20,11 +33,19 @@ const scalar: fc.Arbitrary<Scalar> = scalarText.map((text) => ({ kind: 'scalar',
 const tree = fc.letrec<{ map: MapNode; seq: SeqNode; value: Tree }>((tie) => ({
   value: fc.oneof({ depthSize: 'small', withCrossShrink: true }, scalar, tie('map'), tie('seq')),
   map: fc
-    .uniqueArray(fc.record({ key: word, head: fc.option(comment, { nil: undefined }), comment: fc.option(comment, { nil: undefined }), value: tie('value') }), {
-      minLength: 1,
-      maxLength: 4,
-      selector: (e) => e.key,
-    })
+    .uniqueArray(
+      fc.record({
+        key: word,
+        head: fc.option(comment, { nil: undefined }),
+        comment: fc.option(comment, { nil: undefined }),
+        value: tie('value'),
+      }),
+      {
+        minLength: 1,
+        maxLength: 4,
+        selector: (e) => e.key,
+      },
+    )
     .map((entries) => ({ kind: 'map' as const, entries })),
   seq: fc
     .array(

@@ -1,6 +1,13 @@
 import { parseDocument } from 'yaml'
 import { source } from '../../../test/support/source.js'
-import { isAmbiguousString, parseYamlDocument, parseYamlDocuments, reconcileNode, stringifyYamlDocument, toNode } from './documents.js'
+import {
+  isAmbiguousString,
+  parseYamlDocument,
+  parseYamlDocuments,
+  reconcileNode,
+  stringifyYamlDocument,
+  toNode,
+} from './documents.js'
 
 const roundTrip = (text: string) => stringifyYamlDocument(parseYamlDocument(text))
 
@@ -99,7 +106,11 @@ describe('round trip keeps kpt-written YAML byte for byte', () => {
 
 describe('parse errors are reported, not thrown raw', () => {
   test.each([
-    ['an unclosed flow sequence', 'a: [b, c\n', /^ResourceList:2:1: Flow sequence in block collection must be sufficiently indented and end with a \]$/],
+    [
+      'an unclosed flow sequence',
+      'a: [b, c\n',
+      /^ResourceList:2:1: Flow sequence in block collection must be sufficiently indented and end with a \]$/,
+    ],
     ['a tab indentation', 'a:\n\tb: c\n', /ResourceList:\d+:\d+/],
     ['very deep nesting', `${'['.repeat(5000)}${']'.repeat(5000)}\n`, /ResourceList/],
   ])('%s', (_name, text, message) => {
@@ -112,10 +123,31 @@ describe('parse errors are reported, not thrown raw', () => {
 })
 
 describe('isAmbiguousString', () => {
-  test.each(['yes', 'No', 'on', 'OFF', 'y', '0755', '08', '1:20', '2001-12-14', '1e3', '.5', '~', 'null', 'true', '0x1F', '1_000', '+1', '', ' padded'])('%j is quoted', (value) =>
-    expect(isAmbiguousString(value)).toBe(true),
+  test.each([
+    'yes',
+    'No',
+    'on',
+    'OFF',
+    'y',
+    '0755',
+    '08',
+    '1:20',
+    '2001-12-14',
+    '1e3',
+    '.5',
+    '~',
+    'null',
+    'true',
+    '0x1F',
+    '1_000',
+    '+1',
+    '',
+    ' padded',
+  ])('%j is quoted', (value) => expect(isAmbiguousString(value)).toBe(true))
+  test.each(['us-east1', 'nginx:1.25', 'gold', 'a.b.c', 'hello world', 'v1.2.3', 'example.com/name'])(
+    '%j stays plain',
+    (value) => expect(isAmbiguousString(value)).toBe(false),
   )
-  test.each(['us-east1', 'nginx:1.25', 'gold', 'a.b.c', 'hello world', 'v1.2.3', 'example.com/name'])('%j stays plain', (value) => expect(isAmbiguousString(value)).toBe(false))
 })
 
 describe('toNode and reconcileNode', () => {

@@ -3,7 +3,25 @@
  * that is read and written without changes comes back byte for byte as kpt
  * (kyaml / go-yaml) wrote it. See docs/upstream-behaviour.md, "Comments and field order".
  */
-import { CST, Document, isAlias, isCollection, isMap, isPair, isScalar, isSeq, Lexer, Pair, parseAllDocuments, parseDocument, parse as parseValue, Scalar, visit, YAMLMap, YAMLSeq } from 'yaml'
+import {
+  CST,
+  Document,
+  isAlias,
+  isCollection,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  Lexer,
+  Pair,
+  parseAllDocuments,
+  parseDocument,
+  parse as parseValue,
+  Scalar,
+  visit,
+  YAMLMap,
+  YAMLSeq,
+} from 'yaml'
 import type { Node, ParsedNode, Tags } from 'yaml'
 import { printSimpleWholeDocument } from './emit-node.js'
 import { readPlainBlock } from './plain-block.js'
@@ -19,7 +37,8 @@ export const maxAliasCount = 100
  */
 function keepNumberSource(tags: Tags): Tags {
   return tags.map((tag) => {
-    if (typeof tag === 'string' || tag.tag === 'tag:yaml.org,2002:str' || !('stringify' in tag) || !tag.stringify) return tag
+    if (typeof tag === 'string' || tag.tag === 'tag:yaml.org,2002:str' || !('stringify' in tag) || !tag.stringify)
+      return tag
     const stringify = tag.stringify
     return {
       ...tag,
@@ -133,7 +152,9 @@ export function readPlainDocument(text: string): Document.Parsed | undefined {
   // is declined here, before the copy below is made for nothing. One with it gets the options the library would.
   const commented = text.includes('#')
   if (commented && !text.includes(': #')) return undefined
-  const template = commented ? (commentedTemplate ??= parseDocument('', commentedParseOptions)) : (plainTemplate ??= parseDocument('', plainParseOptions))
+  const template = commented
+    ? (commentedTemplate ??= parseDocument('', commentedParseOptions))
+    : (plainTemplate ??= parseDocument('', plainParseOptions))
   // A copy with a schema of its own, as the library gives each parse one (a declined text wastes only this).
   const doc = template.clone() as Document.Parsed
   const read = readPlainBlock(text, doc.schema)
@@ -151,7 +172,13 @@ export function readPlainItemValue(text: string): Record<string, unknown> | unde
   if (text.includes('#') && !text.includes(': #')) return undefined
   const schema = (plainTemplate ??= parseDocument('', plainParseOptions)).schema
   const value = readPlainValue(text, schema)
-  return Array.isArray(value) && value.length === 1 && typeof value[0] === 'object' && value[0] !== null && !Array.isArray(value[0]) ? value[0] : undefined
+  return Array.isArray(value) &&
+    value.length === 1 &&
+    typeof value[0] === 'object' &&
+    value[0] !== null &&
+    !Array.isArray(value[0])
+    ? value[0]
+    : undefined
 }
 
 /** parseYamlDocument with the library alone (the plain reader is checked against it). */
@@ -226,7 +253,8 @@ function checkKeys(node: unknown, ancestors: unknown[], source: string): boolean
     for (const pair of node.items) {
       const key = scalarKey(pair.key)
       if (key === undefined) continue
-      if (seen.has(key)) throw new YamlSyntaxError(`${source}: duplicate key \`${fieldPathOf([...ancestors, node], key)}\``)
+      if (seen.has(key))
+        throw new YamlSyntaxError(`${source}: duplicate key \`${fieldPathOf([...ancestors, node], key)}\``)
       seen.add(key)
     }
     ancestors.push(node, undefined)
@@ -304,7 +332,9 @@ export function fixCommentPlacement(doc: Document): void {
         if (!itemToken || !isMap(item) || item.commentBefore == null || item.items.length === 0) return
         if (!hasCommentAfterDash(itemToken.start)) return
         const firstKey = item.items[0]!.key as Node
-        firstKey.commentBefore = firstKey.commentBefore ? `${item.commentBefore}\n${firstKey.commentBefore}` : item.commentBefore
+        firstKey.commentBefore = firstKey.commentBefore
+          ? `${item.commentBefore}\n${firstKey.commentBefore}`
+          : item.commentBefore
         item.commentBefore = undefined
       })
     },
@@ -362,7 +392,8 @@ export function isAmbiguousString(value: string): boolean {
   if (/^[A-Za-z][^\n"'\\]*: /.test(value)) return true
   // A line starting with a letter reads as a string (no YAML 1.1 number, date or null starts with one) unless it is a
   // keyword, or holds what makes it a map or a comment: field paths (`spec.x[0]`) and messages, without a parse each.
-  if (/^[A-Za-z][\x20-\x7e]*$/.test(value) && !value.includes(': ') && !value.includes(' #') && !/[: ]$/.test(value)) return yaml11Words.has(value)
+  if (/^[A-Za-z][\x20-\x7e]*$/.test(value) && !value.includes(': ') && !value.includes(' #') && !/[: ]$/.test(value))
+    return yaml11Words.has(value)
   let ambiguous = ambiguousStrings.get(value)
   if (ambiguous !== undefined) return ambiguous
   try {
@@ -378,7 +409,9 @@ export function isAmbiguousString(value: string): boolean {
 const ambiguousStrings = new Map<string, boolean>()
 
 /** The words YAML 1.1 reads as booleans or null (`yes`, `on`, `Null`...): the only ambiguous plain words starting with a letter. */
-export const yaml11Words: ReadonlySet<string> = new Set('y Y yes Yes YES n N no No NO true True TRUE false False FALSE on On ON off Off OFF null Null NULL'.split(' '))
+export const yaml11Words: ReadonlySet<string> = new Set(
+  'y Y yes Yes YES n N no No NO true True TRUE false False FALSE on On ON off Off OFF null Null NULL'.split(' '),
+)
 
 /** Sets a scalar's value in place, keeping its style where the style can still hold the value. */
 function setScalarValue(node: Scalar, value: string | number | boolean | null): void {

@@ -64,13 +64,38 @@ const text = fc.constantFrom(
 /** What most documents hold: names, versions, paths, URLs and sentences. */
 const common = fc.oneof(
   fc.stringMatching(/^[a-z][a-z0-9.-]{0,12}$/),
-  fc.constantFrom('v1', 'kpt.dev/v1', 'config.kubernetes.io/local-config', 'https://example.com/a', '1.0.0', 'injected resource from cluster'),
+  fc.constantFrom(
+    'v1',
+    'kpt.dev/v1',
+    'config.kubernetes.io/local-config',
+    'https://example.com/a',
+    '1.0.0',
+    'injected resource from cluster',
+  ),
 )
-const key = fc.oneof({ weight: 4, arbitrary: fc.constantFrom('apiVersion', 'kind', 'metadata', 'name', 'spec', 'data', 'items', 'a.b/c', 'k8s') }, text)
+const key = fc.oneof(
+  {
+    weight: 4,
+    arbitrary: fc.constantFrom('apiVersion', 'kind', 'metadata', 'name', 'spec', 'data', 'items', 'a.b/c', 'k8s'),
+  },
+  text,
+)
 // Mostly common strings: a document is printed fast only when every one of its scalars allows it.
-const scalar = fc.oneof({ weight: 30, arbitrary: common }, { weight: 2, arbitrary: text }, fc.integer(), fc.double(), fc.boolean(), fc.constant(null))
+const scalar = fc.oneof(
+  { weight: 30, arbitrary: common },
+  { weight: 2, arbitrary: text },
+  fc.integer(),
+  fc.double(),
+  fc.boolean(),
+  fc.constant(null),
+)
 const { value } = fc.letrec((tie) => ({
-  value: fc.oneof({ depthSize: 'small', withCrossShrink: true }, scalar, fc.array(tie('value'), { maxLength: 3 }), fc.dictionary(key, tie('value'), { maxKeys: 4 })),
+  value: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    scalar,
+    fc.array(tie('value'), { maxLength: 3 }),
+    fc.dictionary(key, tie('value'), { maxKeys: 4 }),
+  ),
 }))
 const documentValue = fc.dictionary(key, value, { minKeys: 1, maxKeys: 5 })
 
@@ -98,7 +123,13 @@ function compare(doc: Document, counts: Counts, whole: Counts = { fast: 0, all: 
   }
   // ...and the object and the item parsed back as whole documents, bare or with a marker or comments around them.
   for (const printed of [stringifyWithLibrary(doc), library]) {
-    for (const text of [printed, `---\n${printed}`, `# above\n${printed}`, `${printed}# below\n`, `%YAML 1.2\n---\n${printed}`]) {
+    for (const text of [
+      printed,
+      `---\n${printed}`,
+      `# above\n${printed}`,
+      `${printed}# below\n`,
+      `%YAML 1.2\n---\n${printed}`,
+    ]) {
       let parsed: Document
       try {
         parsed = parseYamlDocument(text, 'test')
@@ -171,7 +202,13 @@ test("every document of the repository's examples prints the same fast as with t
   const counts = { fast: 0, all: 0 }
   const yamlFiles = (dir: string): string[] =>
     readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-      e.isDirectory() ? (e.name === 'node_modules' ? [] : yamlFiles(join(dir, e.name))) : /\.ya?ml$|^Kptfile$/.test(e.name) ? [join(dir, e.name)] : [],
+      e.isDirectory()
+        ? e.name === 'node_modules'
+          ? []
+          : yamlFiles(join(dir, e.name))
+        : /\.ya?ml$|^Kptfile$/.test(e.name)
+          ? [join(dir, e.name)]
+          : [],
     )
   for (const file of [...yamlFiles('functions'), ...yamlFiles('examples')]) {
     for (const parsed of parseAllDocuments(readFileSync(file, 'utf8'))) {

@@ -41,13 +41,20 @@ export function printSimpleItem(contents: unknown, schema: Schema): string | und
  */
 export function printSimpleWholeDocument(doc: Document, wide: boolean): string | undefined {
   const { contents, directives } = doc
-  if (doc.commentBefore || doc.comment || directives?.docStart || directives?.docEnd || directives?.yaml.explicit) return undefined
+  if (doc.commentBefore || doc.comment || directives?.docStart || directives?.docEnd || directives?.yaml.explicit)
+    return undefined
   if (isMap(contents)) return printSimpleDocument(contents, doc.schema, wide)
   if (wide || !isSeq(contents) || contents.items.length !== 1 || !isPlainNode(contents)) return undefined
   return printSimpleItem(contents.items[0], doc.schema)
 }
 
-function printSimple(contents: unknown, schema: Schema, wide: boolean, indent: number, firstPrefix: string | undefined): string | undefined {
+function printSimple(
+  contents: unknown,
+  schema: Schema,
+  wide: boolean,
+  indent: number,
+  firstPrefix: string | undefined,
+): string | undefined {
   if (printOptions.lineWidth !== 0) return undefined // folding long lines is the library's
   if (!isMap(contents) || contents.items.length === 0) return undefined
   try {
@@ -80,7 +87,13 @@ class Printer {
       if (!isPair(pair)) throw new NotSimple()
       const lead = i === 0 && firstPrefix !== undefined ? `${' '.repeat(indent - 2)}${firstPrefix}` : pad
       const key = pair.key
-      if (!isScalar(key) || !isPlainNode(key, true) || typeof key.value !== 'string' || (key.type !== undefined && key.type !== Scalar.PLAIN)) throw new NotSimple()
+      if (
+        !isScalar(key) ||
+        !isPlainNode(key, true) ||
+        typeof key.value !== 'string' ||
+        (key.type !== undefined && key.type !== Scalar.PLAIN)
+      )
+        throw new NotSimple()
       const k = this.plain(key.value)
       const value = pair.value
       // A key's own comment is printed after it only before a block collection (`metadata: # kpt-merge: ...`).
@@ -142,16 +155,31 @@ class Printer {
 
   /** A key printed plain, as the library's plainString would; anything it would quote or fold is not simple. */
   plain(value: string): string {
-    if (value.length > 1000 || !plainSafe.test(value) || value.endsWith(':') || value.endsWith(' ') || value.includes(': ')) throw new NotSimple()
+    if (
+      value.length > 1000 ||
+      !plainSafe.test(value) ||
+      value.endsWith(':') ||
+      value.endsWith(' ') ||
+      value.includes(': ')
+    )
+      throw new NotSimple()
     // The library quotes a plain string that one of the schema's other tags would read (true, null, 12, 1e3, 0x1F...).
-    for (const tag of this.schema.tags) if (tag.default && tag.tag !== 'tag:yaml.org,2002:str' && tag.test?.test(value)) throw new NotSimple()
+    for (const tag of this.schema.tags)
+      if (tag.default && tag.tag !== 'tag:yaml.org,2002:str' && tag.test?.test(value)) throw new NotSimple()
     return value
   }
 }
 
 /** No comment (but a trailing one where `trailing` allows it), blank line before, anchor, explicit tag or flow style: the rest is the library's. */
 function isPlainNode(node: object, trailing = false): boolean {
-  const n = node as { comment?: string | null; commentBefore?: string | null; spaceBefore?: boolean; anchor?: string; tag?: string; flow?: boolean }
+  const n = node as {
+    comment?: string | null
+    commentBefore?: string | null
+    spaceBefore?: boolean
+    anchor?: string
+    tag?: string
+    flow?: boolean
+  }
   if (n.comment && !(trailing && simpleComment.test(n.comment))) return false
   return !n.commentBefore && !n.spaceBefore && !n.anchor && !n.tag && !n.flow
 }

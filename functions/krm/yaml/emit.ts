@@ -119,7 +119,8 @@ function scalarText(value: unknown): string {
   // A line of text starting with a letter (a name, a path, a message) prints plain, unless it is a keyword, which
   // `toNode` double-quotes, or holds what the library quotes (string-style.ts) for: `: `, ` #`, an end in `:` or space.
   // (Such a line is ambiguous only as a keyword: isAmbiguousString's own fast path.)
-  if (letterLine.test(value) && !value.includes(': ') && !value.includes(' #') && !/[: ]$/.test(value)) return yaml11Words.has(value) ? `"${value}"` : value
+  if (letterLine.test(value) && !value.includes(': ') && !value.includes(' #') && !/[: ]$/.test(value))
+    return yaml11Words.has(value) ? `"${value}"` : value
   // `toNode` double-quotes what YAML 1.1 would misread; the library decides the rest (string-style.ts). Versions and
   // ranges (`1.0.0`, `^1`) recur, and their test tries every tag of the schema: the answers are kept.
   let text = otherTexts.get(value)
@@ -159,7 +160,13 @@ function newKeyText(value: string): string {
     if (!quoteSafe.test(value) || value.includes('"') || value.includes('\\')) throw new NotSimple()
     return `"${value}"`
   }
-  if (!plainSafe.test(value) || value.endsWith(':') || value.endsWith(' ') || value.includes(': ') || value.includes(' #')) {
+  if (
+    !plainSafe.test(value) ||
+    value.endsWith(':') ||
+    value.endsWith(' ') ||
+    value.includes(': ') ||
+    value.includes(' #')
+  ) {
     throw new NotSimple()
   }
   return value

@@ -20,7 +20,10 @@ export interface ParseOptions {
 /** Parses one YAML document for round-tripping; throws YamlSyntaxError on bad input. With `stream`, every document of a stream. */
 export function parse(text: string, options?: ParseOptions & { stream?: false }): Document.Parsed
 export function parse(text: string, options: ParseOptions & { stream: true }): Document.Parsed[]
-export function parse(text: string, options: ParseOptions & { stream?: boolean } = {}): Document.Parsed | Document.Parsed[] {
+export function parse(
+  text: string,
+  options: ParseOptions & { stream?: boolean } = {},
+): Document.Parsed | Document.Parsed[] {
   return options.stream ? parseYamlDocuments(text, options.source) : parseYamlDocument(text, options.source)
 }
 

@@ -132,7 +132,12 @@ export function isPlainBlockItem(chunk: string): boolean {
   function enterMap(col: number): Level | undefined {
     const wasOpen = open
     open = undefined
-    for (let top = stack[stack.length - 1]; top && (top.indent > col || (top.indent === col && top.kind === 'seq')); top = stack[stack.length - 1]) stack.pop()
+    for (
+      let top = stack[stack.length - 1];
+      top && (top.indent > col || (top.indent === col && top.kind === 'seq'));
+      top = stack[stack.length - 1]
+    )
+      stack.pop()
     const top = stack[stack.length - 1]
     if (top?.kind === 'map' && top.indent === col) return top
     if (wasOpen === undefined || wasOpen >= col) return undefined

@@ -11,7 +11,10 @@ import { isMap, isPair, isScalar, isSeq } from 'yaml'
 import type { Document } from 'yaml'
 import { parseYamlDocument, parseYamlDocumentWithLibrary, readPlainDocument } from './documents.js'
 
-type Value = { kind: 'scalar'; text: string } | { kind: 'map'; entries: { key: string; value: Value }[] } | { kind: 'seq'; items: Value[] }
+type Value =
+  | { kind: 'scalar'; text: string }
+  | { kind: 'map'; entries: { key: string; value: Value }[] }
+  | { kind: 'seq'; items: Value[] }
 
 const key = fc.oneof(
   { weight: 30, arbitrary: fc.stringMatching(/^[a-z][a-zA-Z0-9]{0,6}$/) },
@@ -38,8 +41,44 @@ const scalarText = fc.oneof(
   { weight: 20, arbitrary: fc.stringMatching(/^[a-z][a-z0-9.-]{0,8}$/) },
   // Commits, versions and numbers of every kind: a digit first is a string only where no number reads it.
   { weight: 10, arbitrary: fc.stringMatching(/^[0-9][0-9a-fA-FxoeE.:_+ -]{0,8}$/) },
-  { weight: 10, arbitrary: fc.constantFrom('true', 'false', '0', '42', '../repos/edge-1', '"a b"', "'single'", '{}', '[]', 'https://api.example.com', 'benchmark blueprint') },
-  fc.constantFrom('true', 'false', 'True', 'FALSE', 'null', 'Null', '~', '0', '7', '007', '-3', '+4', '12345678901234567890', '1.5', '.5', '1e3', '0x1F', '0o17', '.inf', '.nan'),
+  {
+    weight: 10,
+    arbitrary: fc.constantFrom(
+      'true',
+      'false',
+      '0',
+      '42',
+      '../repos/edge-1',
+      '"a b"',
+      "'single'",
+      '{}',
+      '[]',
+      'https://api.example.com',
+      'benchmark blueprint',
+    ),
+  },
+  fc.constantFrom(
+    'true',
+    'false',
+    'True',
+    'FALSE',
+    'null',
+    'Null',
+    '~',
+    '0',
+    '7',
+    '007',
+    '-3',
+    '+4',
+    '12345678901234567890',
+    '1.5',
+    '.5',
+    '1e3',
+    '0x1F',
+    '0o17',
+    '.inf',
+    '.nan',
+  ),
   fc.constantFrom(
     '../repos/edge-1',
     '.hidden',
@@ -100,7 +139,23 @@ const scalarText = fc.oneof(
     '1:',
     '2 b: c',
   ),
-  fc.constantFrom('"plain"', '"a b"', "'single'", "'it''s'", '"esc\\n"', '"unterminated', "'x", '""', "''", '"é"', '{}', '[]', '{a: 1}', '[a]', '{ }'),
+  fc.constantFrom(
+    '"plain"',
+    '"a b"',
+    "'single'",
+    "'it''s'",
+    '"esc\\n"',
+    '"unterminated',
+    "'x",
+    '""',
+    "''",
+    '"é"',
+    '{}',
+    '[]',
+    '{a: 1}',
+    '[a]',
+    '{ }',
+  ),
 )
 
 const tree = fc.letrec<{ value: Value; map: Value; seq: Value }>((tie) => ({
@@ -110,7 +165,9 @@ const tree = fc.letrec<{ value: Value; map: Value; seq: Value }>((tie) => ({
     tie('map'),
     tie('seq'),
   ),
-  map: fc.array(fc.record({ key, value: tie('value') }), { minLength: 1, maxLength: 4 }).map((entries) => ({ kind: 'map' as const, entries })),
+  map: fc
+    .array(fc.record({ key, value: tie('value') }), { minLength: 1, maxLength: 4 })
+    .map((entries) => ({ kind: 'map' as const, entries })),
   seq: fc.array(tie('value'), { minLength: 1, maxLength: 3 }).map((items) => ({ kind: 'seq' as const, items })),
 }))
 
@@ -138,17 +195,63 @@ const perturbation = fc.oneof(
   { weight: 6, arbitrary: fc.constant(undefined) },
   fc.record({
     at: fc.nat(),
-    line: fc.constantFrom('', '# comment', '  # comment', '---', '...', '%YAML 1.2', '\t', 'x: y', '  x: y', '    continued', '- item', 'key', '&a x: y', 'x: *a', 'x: !!str y', 'x: |', '  block'),
+    line: fc.constantFrom(
+      '',
+      '# comment',
+      '  # comment',
+      '---',
+      '...',
+      '%YAML 1.2',
+      '\t',
+      'x: y',
+      '  x: y',
+      '    continued',
+      '- item',
+      'key',
+      '&a x: y',
+      'x: *a',
+      'x: !!str y',
+      'x: |',
+      '  block',
+    ),
   }),
-  fc.record({ at: fc.nat(), suffix: fc.constantFrom(' ', ' # trailing', '\r', ':', ' x', ' #', '  # two spaces', ' #x', ' # a # b', ' # kpt-merge: ns/name') }),
+  fc.record({
+    at: fc.nat(),
+    suffix: fc.constantFrom(
+      ' ',
+      ' # trailing',
+      '\r',
+      ':',
+      ' x',
+      ' #',
+      '  # two spaces',
+      ' #x',
+      ' # a # b',
+      ' # kpt-merge: ns/name',
+    ),
+  }),
   // kpt's comment on every key that opens a block (what a package fetched by kpt holds), or on some of them.
-  { weight: 3, arbitrary: fc.record({ comment: fc.constantFrom(' # kpt-merge: default/app', ' #kpt-merge: /x', ' # a: b #c'), every: fc.boolean() }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      comment: fc.constantFrom(' # kpt-merge: default/app', ' #kpt-merge: /x', ' # a: b #c'),
+      every: fc.boolean(),
+    }),
+  },
 )
 
-function textOf(root: Value, kyaml: boolean, step: number, change: { at: number; line?: string; suffix?: string } | { comment: string; every: boolean } | undefined, final: boolean): string {
+function textOf(
+  root: Value,
+  kyaml: boolean,
+  step: number,
+  change: { at: number; line?: string; suffix?: string } | { comment: string; every: boolean } | undefined,
+  final: boolean,
+): string {
   let lines = print(root, 0, kyaml, step)
   if (change && 'comment' in change) {
-    lines = lines.map((line, i) => (line.endsWith(':') && (change.every || i % 2 === 0) ? `${line}${change.comment}` : line))
+    lines = lines.map((line, i) =>
+      line.endsWith(':') && (change.every || i % 2 === 0) ? `${line}${change.comment}` : line,
+    )
   } else if (change) {
     const at = change.at % lines.length
     if (change.line !== undefined) lines.splice(at, 0, change.line)
@@ -190,22 +293,30 @@ let read = 0
 let commented = 0
 test('the plain reader builds what the library parses, or declines', () => {
   fc.assert(
-    fc.property(tree.map, fc.boolean(), fc.constantFrom(2, 2, 4, 1), perturbation, fc.boolean(), fc.boolean(), (root, kyaml, step, change, final, asItem) => {
-      if (root.kind === 'scalar') return
-      let text = textOf(root, kyaml, step, change, final || asItem)
-      if (asItem) text = `- ${text.replace(/\n(?=.)/g, '\n  ')}`
-      const plain = readPlainDocument(text)
-      if (!plain) return
-      read++
-      if (text.includes('#')) commented++
-      let library: Document.Parsed
-      try {
-        library = parseYamlDocumentWithLibrary(text, 'input')
-      } catch (err) {
-        throw new Error(`read a text the library rejects (${(err as Error).message}):\n${text}`)
-      }
-      expect(documentShape(plain)).toEqual(documentShape(library))
-    }),
+    fc.property(
+      tree.map,
+      fc.boolean(),
+      fc.constantFrom(2, 2, 4, 1),
+      perturbation,
+      fc.boolean(),
+      fc.boolean(),
+      (root, kyaml, step, change, final, asItem) => {
+        if (root.kind === 'scalar') return
+        let text = textOf(root, kyaml, step, change, final || asItem)
+        if (asItem) text = `- ${text.replace(/\n(?=.)/g, '\n  ')}`
+        const plain = readPlainDocument(text)
+        if (!plain) return
+        read++
+        if (text.includes('#')) commented++
+        let library: Document.Parsed
+        try {
+          library = parseYamlDocumentWithLibrary(text, 'input')
+        } catch (err) {
+          throw new Error(`read a text the library rejects (${(err as Error).message}):\n${text}`)
+        }
+        expect(documentShape(plain)).toEqual(documentShape(library))
+      },
+    ),
     { numRuns: 4000 },
   )
   // Not a vacuous property: a good share of the drawn texts are plain.
@@ -230,5 +341,6 @@ test('fleet objects and rendered Kptfiles as kpt writes them take the plain path
     expect(documentShape(parseYamlDocument(text))).toEqual(documentShape(parseYamlDocumentWithLibrary(text, 'input')))
   }
   // A comment, a blank line or a null: the library's.
-  for (const text of ['a: b # c\n', 'a: b\n\nc: d\n', 'a:\nb: c\n', 'a: b\n  c\n', '# c\na: b\n', 'a: #\n  b: c\n']) expect(readPlainDocument(text)).toBeUndefined()
+  for (const text of ['a: b # c\n', 'a: b\n\nc: d\n', 'a:\nb: c\n', 'a: b\n  c\n', '# c\na: b\n', 'a: #\n  b: c\n'])
+    expect(readPlainDocument(text)).toBeUndefined()
 })

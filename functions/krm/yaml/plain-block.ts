@@ -32,13 +32,15 @@ const plainKey = /^[A-Za-z_][A-Za-z0-9_./-]*$/
  * first character, quotes, commas, brackets and braces are text in a block scalar (a condition's
  * `message: injected resource "x" from cluster`); `#` never reaches here and `: ` is checked apart.
  */
-const plainString = /^[A-Za-z_/.][!"$%&'()*+,\-./0-9:;<=>?@A-Z[\\\]^_`a-z{|}~]*(?: [!"$%&'()*+,\-./0-9:;<=>?@A-Z[\\\]^_`a-z{|}~]+)*$/
+const plainString =
+  /^[A-Za-z_/.][!"$%&'()*+,\-./0-9:;<=>?@A-Z[\\\]^_`a-z{|}~]*(?: [!"$%&'()*+,\-./0-9:;<=>?@A-Z[\\\]^_`a-z{|}~]+)*$/
 /**
  * The same text starting with a digit (a commit, a version) or with another character that no indicator is and a
  * core-schema tag may read (a range, `^1`, `~1.2`, `<2`, `=1.0`, `+1`): a string only if the schema reads it as none
  * of its other types.
  */
-const digitString = /^[0-9^~<=(+$;][!"$%&'()*+,\-./0-9:;<=>?@A-Z[\\\]^_`a-z{|}~]*(?: [!"$%&'()*+,\-./0-9:;<=>?@A-Z[\\\]^_`a-z{|}~]+)*$/
+const digitString =
+  /^[0-9^~<=(+$;][!"$%&'()*+,\-./0-9:;<=>?@A-Z[\\\]^_`a-z{|}~]*(?: [!"$%&'()*+,\-./0-9:;<=>?@A-Z[\\\]^_`a-z{|}~]+)*$/
 /** Of the strings above, those the core schema reads as floats (`.5`, `.inf`, `.NaN`). */
 const dotFloat = /^\.(?:[0-9]|(?:inf|Inf|INF|nan|NaN|NAN)$)/
 const decimalInteger = /^(?:0|[1-9][0-9]{0,14})$/
@@ -85,10 +87,20 @@ export function splitLines(text: string): Lines | undefined {
     while (text.charCodeAt(start + indent) === 32) indent++
     // Blank lines, trailing spaces and document markers are the library's to place.
     if (start + indent === end || text.charCodeAt(end - 1) === 32 || indent > maxIndent) return undefined
-    if (indent === 0 && (text.startsWith('---', start) || text.startsWith('...', start) || text.charCodeAt(start) === 37)) return undefined
+    if (
+      indent === 0 &&
+      (text.startsWith('---', start) || text.startsWith('...', start) || text.charCodeAt(start) === 37)
+    )
+      return undefined
     if (hash >= 0 && hash < end) {
       // Only `key: # comment`: a colon and a space before the line's first `#`, and a key with a block below it.
-      if (hash < start + indent + 2 || text.charCodeAt(hash - 1) !== 32 || text.charCodeAt(hash - 2) !== 58 || hash + 1 === newline) return undefined
+      if (
+        hash < start + indent + 2 ||
+        text.charCodeAt(hash - 1) !== 32 ||
+        text.charCodeAt(hash - 2) !== 58 ||
+        hash + 1 === newline
+      )
+        return undefined
       lines.comment[lines.count] = text.slice(hash + 1, newline)
       end = hash - 1
       hash = text.indexOf('#', newline)
@@ -174,7 +186,8 @@ class PlainReader {
       end = item.end
       i = item.next
     }
-    if (i < lines.count && lines.indent[i]! >= col && !(lines.indent[i] === col && !this.#isDash(i, col))) return undefined
+    if (i < lines.count && lines.indent[i]! >= col && !(lines.indent[i] === col && !this.#isDash(i, col)))
+      return undefined
     seq.range = [first, end, end]
     return { node: seq, end, next: i }
   }
@@ -182,7 +195,8 @@ class PlainReader {
   /** The key of a map entry at `at` (`key:` then a space or the line's end) and its colon; undefined for a scalar or a key that is not plain. */
   #entryKey(at: number, lineEnd: number): { key: Scalar; colon: number } | undefined {
     const colon = this.text.indexOf(':', at)
-    if (colon < 0 || colon > lineEnd || (colon + 1 !== lineEnd && this.text.charCodeAt(colon + 1) !== 32)) return undefined
+    if (colon < 0 || colon > lineEnd || (colon + 1 !== lineEnd && this.text.charCodeAt(colon + 1) !== 32))
+      return undefined
     const key = this.#key(at, colon)
     return key && { key, colon }
   }
@@ -229,8 +243,16 @@ export function plainKeyValue(source: string): string | undefined {
 export function plainScalarValue(source: string, schema: Schema): string | number | boolean | undefined {
   if (source === 'true' || source === 'false') return source === 'true'
   if (decimalInteger.test(source)) return Number(source)
-  if (plainString.test(source) && !keywords.has(source) && !dotFloat.test(source) && !source.includes(': ') && !source.endsWith(':')) return source
-  if (digitString.test(source) && !source.includes(': ') && !source.endsWith(':') && readsAsString(source, schema)) return source
+  if (
+    plainString.test(source) &&
+    !keywords.has(source) &&
+    !dotFloat.test(source) &&
+    !source.includes(': ') &&
+    !source.endsWith(':')
+  )
+    return source
+  if (digitString.test(source) && !source.includes(': ') && !source.endsWith(':') && readsAsString(source, schema))
+    return source
   return undefined
 }
 
@@ -257,14 +279,23 @@ const readsAsStringCache = new Map<string, boolean>()
 /** A single-quoted string without quotes inside, or a double-quoted one without escapes. */
 export function quotedValue(source: string): { value: string; type: 'QUOTE_SINGLE' | 'QUOTE_DOUBLE' } | undefined {
   const quote = source.charCodeAt(0)
-  if ((quote !== 39 && quote !== 34) || source.length < 2 || source.charCodeAt(source.length - 1) !== quote) return undefined
+  if ((quote !== 39 && quote !== 34) || source.length < 2 || source.charCodeAt(source.length - 1) !== quote)
+    return undefined
   const value = source.slice(1, -1)
-  if (value.includes(quote === 39 ? "'" : '"') || (quote === 34 && value.includes('\\')) || /[^ -~]/.test(value)) return undefined
+  if (value.includes(quote === 39 ? "'" : '"') || (quote === 34 && value.includes('\\')) || /[^ -~]/.test(value))
+    return undefined
   return { value, type: quote === 39 ? 'QUOTE_SINGLE' : 'QUOTE_DOUBLE' }
 }
 
 /** A scalar with the fields the library's composer gives it, in its order (value, range, source, type). */
-function scalar(value: string | number | boolean, start: number, valueEnd: number, end: number, source: string, type: Scalar.Type): Scalar {
+function scalar(
+  value: string | number | boolean,
+  start: number,
+  valueEnd: number,
+  end: number,
+  source: string,
+  type: Scalar.Type,
+): Scalar {
   const node = new Scalar(value)
   node.range = [start, valueEnd, end]
   ;(node as { source?: string }).source = source

@@ -8,10 +8,16 @@ import { Document, parseDocument } from 'yaml'
 import { readPlainValue } from './plain-values.js'
 import { readPlainDocument } from './documents.js'
 
-type Tree = { kind: 'scalar'; text: string } | { kind: 'map'; entries: { key: string; value: Tree }[] } | { kind: 'seq'; items: Tree[] }
+type Tree =
+  | { kind: 'scalar'; text: string }
+  | { kind: 'map'; entries: { key: string; value: Tree }[] }
+  | { kind: 'seq'; items: Tree[] }
 
 const schema = new Document().schema
-const key = fc.oneof({ weight: 10, arbitrary: fc.constantFrom('a', 'b', 'name', 'version', 'x.y/z') }, fc.constantFrom("'q'", '"dq"', 'true', '__proto__', 'a b', '-x'))
+const key = fc.oneof(
+  { weight: 10, arbitrary: fc.constantFrom('a', 'b', 'name', 'version', 'x.y/z') },
+  fc.constantFrom("'q'", '"dq"', 'true', '__proto__', 'a b', '-x'),
+)
 const scalarText = fc.oneof(
   { weight: 5, arbitrary: fc.stringMatching(/^[a-z][a-z0-9.-]{0,6}$/) },
   { weight: 5, arbitrary: fc.stringMatching(/^[\^~<=(+$;0-9][0-9a-z.,|<>= *x-]{0,7}$/) },
@@ -51,7 +57,9 @@ const tree = fc.letrec<{ value: Tree; map: Tree; seq: Tree }>((tie) => ({
     tie('map'),
     tie('seq'),
   ),
-  map: fc.array(fc.record({ key, value: tie('value') }), { minLength: 1, maxLength: 4 }).map((entries) => ({ kind: 'map' as const, entries })),
+  map: fc
+    .array(fc.record({ key, value: tie('value') }), { minLength: 1, maxLength: 4 })
+    .map((entries) => ({ kind: 'map' as const, entries })),
   seq: fc.array(tie('value'), { minLength: 1, maxLength: 3 }).map((items) => ({ kind: 'seq' as const, items })),
 }))
 
@@ -59,7 +67,11 @@ function print(node: Tree, indent: number): string[] {
   const pad = ' '.repeat(indent)
   if (node.kind === 'scalar') return [`${pad}${node.text}`]
   if (node.kind === 'map') {
-    return node.entries.flatMap(({ key: k, value }) => (value.kind === 'scalar' ? [`${pad}${k}: ${value.text}`] : [`${pad}${k}:`, ...print(value, value.kind === 'seq' ? indent : indent + 2)]))
+    return node.entries.flatMap(({ key: k, value }) =>
+      value.kind === 'scalar'
+        ? [`${pad}${k}: ${value.text}`]
+        : [`${pad}${k}:`, ...print(value, value.kind === 'seq' ? indent : indent + 2)],
+    )
   }
   return node.items.flatMap((item) => {
     if (item.kind === 'scalar') return [`${pad}- ${item.text}`]

@@ -89,7 +89,8 @@ class ValueReader {
       seq.push(item)
       i = this.next
     }
-    if (i < lines.count && lines.indent[i]! >= col && !(lines.indent[i] === col && !this.#isDash(i, col))) return undefined
+    if (i < lines.count && lines.indent[i]! >= col && !(lines.indent[i] === col && !this.#isDash(i, col)))
+      return undefined
     this.next = i
     return seq
   }
@@ -97,7 +98,8 @@ class ValueReader {
   /** The key of an entry at `at`, its colon left in `colon`. */
   #entryKey(at: number, lineEnd: number): string | undefined {
     const colon = this.text.indexOf(':', at)
-    if (colon < 0 || colon > lineEnd || (colon + 1 !== lineEnd && this.text.charCodeAt(colon + 1) !== 32)) return undefined
+    if (colon < 0 || colon > lineEnd || (colon + 1 !== lineEnd && this.text.charCodeAt(colon + 1) !== 32))
+      return undefined
     this.colon = colon
     return this.#keyAt(at, colon)
   }

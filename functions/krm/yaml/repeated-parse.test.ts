@@ -55,7 +55,9 @@ describe('parseRepeatedYamlDocument', () => {
     const docs = [0, 1, 2, 3].map(() => parseRepeatedYamlDocument(text, 'test'))
     docs.forEach((doc, i) => doc.setIn([0, 'data', 'x'], String(i)))
     expect(docs.map((doc) => doc.getIn([0, 'data', 'x']))).toEqual(['0', '1', '2', '3'])
-    expect(stringifyYamlDocument(parseRepeatedYamlDocument(text, 'test'))).toBe(stringifyYamlDocument(parseYamlDocument(text)))
+    expect(stringifyYamlDocument(parseRepeatedYamlDocument(text, 'test'))).toBe(
+      stringifyYamlDocument(parseYamlDocument(text)),
+    )
   })
 
   test('a text that does not parse throws every time', () => {
@@ -76,13 +78,15 @@ describe('parseRepeatedYamlDocument', () => {
     const check = (doc: Document.Parsed) => {
       if (doc.getIn([0, 'metadata', 'name']) === 'refused') throw new Error('refused by the check')
     }
-    for (let i = 0; i < 4; i++) expect(() => parseRepeatedYamlDocument(text, 'test', check)).toThrow('refused by the check')
+    for (let i = 0; i < 4; i++)
+      expect(() => parseRepeatedYamlDocument(text, 'test', check)).toThrow('refused by the check')
   })
 
   test("a clone has the document fields of yaml's own clone, and shares only the schema", () => {
     const parsed = parseYamlDocument('%YAML 1.2\n--- # head\na: 1\n# foot\n')
     const [ours, theirs] = [cloneDocument(parsed), parsed.clone()]
-    for (const field of ['commentBefore', 'comment', 'errors', 'warnings', 'options', 'range'] as const) expect(ours[field]).toEqual(theirs[field])
+    for (const field of ['commentBefore', 'comment', 'errors', 'warnings', 'options', 'range'] as const)
+      expect(ours[field]).toEqual(theirs[field])
     expect(ours.directives).toEqual(theirs.directives)
     expect(ours.directives).not.toBe(parsed.directives)
     expect(ours.options).not.toBe(parsed.options)

@@ -32,7 +32,11 @@ let pristine: LRUCache<string, Document.Parsed> | undefined
  * parse. `check` (duplicate keys, alias bombs: see checkNode) runs on each
  * parse; a text is kept only once it has passed, so its clones need no check.
  */
-export function parseRepeatedYamlDocument(text: string, source: string, check?: (doc: Document.Parsed) => void): Document.Parsed {
+export function parseRepeatedYamlDocument(
+  text: string,
+  source: string,
+  check?: (doc: Document.Parsed) => void,
+): Document.Parsed {
   const cached = pristine?.get(text)
   if (cached) return cloneDocument(cached)
   if (text.length > maxCachedLength || !seen?.has(text)) {
@@ -73,7 +77,9 @@ function cloneNode(node: unknown, schema: Schema): unknown {
   if (isScalar(node)) return copyFields(new Scalar(node.value), node)
   if (isMap(node)) {
     const map = copyFields(new YAMLMap(schema), node)
-    map.items = node.items.map((pair) => copyFields(new Pair(cloneNode(pair.key, schema), cloneNode(pair.value, schema)), pair))
+    map.items = node.items.map((pair) =>
+      copyFields(new Pair(cloneNode(pair.key, schema), cloneNode(pair.value, schema)), pair),
+    )
     return map
   }
   if (isSeq(node)) {

@@ -17,7 +17,10 @@ function libraryText(value: string, doubleQuoted: boolean): string {
 }
 
 const schema = new Document().schema
-const ascii = fc.string({ unit: fc.constantFrom(...' !"#$%&\'()*+,-./0123456789:;<=>?@AZ[\\]^_`az{|}~'.split('')), maxLength: 12 })
+const ascii = fc.string({
+  unit: fc.constantFrom(...' !"#$%&\'()*+,-./0123456789:;<=>?@AZ[\\]^_`az{|}~'.split('')),
+  maxLength: 12,
+})
 const samples = fc.constantFrom(
   'dependency check: RESOLVABLE; plan: install p0@1.0.0',
   'say "hi"',

@@ -40,6 +40,7 @@ function quoted(value: string): string {
 function readsAsOtherType(value: string, schema: Schema): boolean {
   // Every null, boolean and number of the core schema starts so (or is empty): most text need not be tried.
   if (value !== '' && !maybeOtherType.test(value)) return false
-  const reads = (tag: Schema['tags'][number]) => Boolean(tag.default) && tag.tag !== 'tag:yaml.org,2002:str' && 'test' in tag && tag.test?.test(value) === true
+  const reads = (tag: Schema['tags'][number]) =>
+    Boolean(tag.default) && tag.tag !== 'tag:yaml.org,2002:str' && 'test' in tag && tag.test?.test(value) === true
   return schema.tags.some(reads) || (schema.compat?.some(reads) ?? false)
 }

@@ -15,7 +15,17 @@ import { recordFailures } from '../last-failures.js'
 import { textFile } from '../../package/files.js'
 import { readPackageRecord } from '../../package/ownership.js'
 import { rolloutRevision } from '../../rollout/gather.js'
-import type { PackageState, PrefetchOptions, Removal, RemovalSettings, RunOutput, StagedChange, StagedPackage, StateReads, StoredPackage } from '../output.js'
+import type {
+  PackageState,
+  PrefetchOptions,
+  Removal,
+  RemovalSettings,
+  RunOutput,
+  StagedChange,
+  StagedPackage,
+  StateReads,
+  StoredPackage,
+} from '../output.js'
 import { stagedDir } from '../output.js'
 import { ReadAhead } from './read-ahead.js'
 import { DirectoryWriter } from './writer.js'
@@ -157,7 +167,10 @@ export class DirectoryOutput implements RunOutput {
         continue
       }
       const lock = readPackageRecord(new Map([['Kptfile', textFile(text)]])).lock
-      if (lock) states.set(path, { published: { tag: lock.ref || lock.commit, commit: lock.commit, upstream: rolloutRevision(lock), time } })
+      if (lock)
+        states.set(path, {
+          published: { tag: lock.ref || lock.commit, commit: lock.commit, upstream: rolloutRevision(lock), time },
+        })
     }
     return states
   }

@@ -82,7 +82,8 @@ export class ReadAhead {
     for (const earlier of this.#arrived.keys()) if (earlier < index) this.#arrived.delete(earlier)
     let message = this.#arrived.get(index)
     this.#arrived.delete(index)
-    if (!message && !this.#stopped) message = await new Promise<ReadAheadMessage | undefined>((resolve) => this.#waiting.set(index, resolve))
+    if (!message && !this.#stopped)
+      message = await new Promise<ReadAheadMessage | undefined>((resolve) => this.#waiting.set(index, resolve))
     if (!message || message.failed) return undefined
     if (!message.files) return { files: undefined }
     const files: PackageFiles = new Map()

@@ -35,12 +35,19 @@ export function backgroundShare(count: number): number {
  * compiled worker): the caller then takes each digest when it needs it.
  * `now` is the time the racy window is measured from (default: the clock's).
  */
-export function digestInBackground(dirs: readonly string[], worker = workerFile, now?: number): Promise<Map<string, string | undefined>> | undefined {
+export function digestInBackground(
+  dirs: readonly string[],
+  worker = workerFile,
+  now?: number,
+): Promise<Map<string, string | undefined>> | undefined {
   if (dirs.length === 0 || !compiledThread(worker)) return undefined
   return new Promise((resolve) => {
     const thread = startThread(worker, now === undefined ? { dirs } : { dirs, now })
     let digests: Map<string, string | undefined> | undefined
-    thread.on('message', (list: (string | null)[]) => (digests = new Map(dirs.map((dir, i) => [dir, list[i] ?? undefined]))))
+    thread.on(
+      'message',
+      (list: (string | null)[]) => (digests = new Map(dirs.map((dir, i) => [dir, list[i] ?? undefined]))),
+    )
     // A thread that fails only costs the time: each digest is then taken when needed.
     thread.on('error', () => undefined)
     thread.on('exit', () => resolve(digests ?? new Map()))

@@ -34,10 +34,14 @@ describe('fastImportStream', () => {
     )
     expect(stream.toString().match(/^blob$/gm)).toHaveLength(2)
     await fastImport(repo, stream)
-    expect(await git(['ls-tree', '-r', 'refs/heads/a'], { cwd: repo })).toMatch(/^100644 blob \w+\tpkgs\/a\/cm\.yaml\n100755 blob \w+\tpkgs\/a\/run\.sh$/)
+    expect(await git(['ls-tree', '-r', 'refs/heads/a'], { cwd: repo })).toMatch(
+      /^100644 blob \w+\tpkgs\/a\/cm\.yaml\n100755 blob \w+\tpkgs\/a\/run\.sh$/,
+    )
     const a = await git(['rev-parse', 'refs/heads/a:pkgs/a/cm.yaml'], { cwd: repo })
     expect(await git(['rev-parse', 'refs/heads/b:pkgs/b/cm.yaml'], { cwd: repo })).toBe(a)
-    expect(await git(['log', '-1', '--format=%an <%ae> %at %s', 'refs/heads/b'], { cwd: repo })).toBe('test <test@example.com> 1700000000 b')
+    expect(await git(['log', '-1', '--format=%an <%ae> %at %s', 'refs/heads/b'], { cwd: repo })).toBe(
+      'test <test@example.com> 1700000000 b',
+    )
 
     // On top of a: replace pkgs/a by a tree of the repository, remove nothing else; then remove it; tag the first.
     const tree = await git(['rev-parse', 'refs/heads/b:pkgs/b'], { cwd: repo })
@@ -55,7 +59,9 @@ describe('fastImportStream', () => {
     )
     expect(await git(['ls-tree', '-r', '--name-only', 'refs/tags/c1'], { cwd: repo })).toBe('pkgs/a/cm.yaml')
     expect(await git(['ls-tree', '-r', '--name-only', 'refs/heads/c'], { cwd: repo })).toBe('')
-    expect(await git(['rev-parse', 'refs/heads/c~1'], { cwd: repo })).toBe(await git(['rev-parse', 'refs/tags/c1'], { cwd: repo }))
+    expect(await git(['rev-parse', 'refs/heads/c~1'], { cwd: repo })).toBe(
+      await git(['rev-parse', 'refs/tags/c1'], { cwd: repo }),
+    )
   })
 
   test('a commit can set and remove more package directories than its own', async () => {
@@ -72,8 +78,27 @@ describe('fastImportStream', () => {
     )
     const tree = await git(['rev-parse', 'refs/heads/base:a'], { cwd: repo })
     const parent = await git(['rev-parse', 'refs/heads/base'], { cwd: repo })
-    await fastImport(repo, fastImportStream([{ ref: 'refs/heads/both', parent, message: 'b, c, no gone\n', directory: 'b', tree, more: [{ directory: 'c', tree }, { directory: 'gone' }] }], committer))
-    expect((await git(['ls-tree', '-r', '--name-only', 'refs/heads/both'], { cwd: repo })).split('\n')).toEqual(['a/cm.yaml', 'b/cm.yaml', 'c/cm.yaml'])
+    await fastImport(
+      repo,
+      fastImportStream(
+        [
+          {
+            ref: 'refs/heads/both',
+            parent,
+            message: 'b, c, no gone\n',
+            directory: 'b',
+            tree,
+            more: [{ directory: 'c', tree }, { directory: 'gone' }],
+          },
+        ],
+        committer,
+      ),
+    )
+    expect((await git(['ls-tree', '-r', '--name-only', 'refs/heads/both'], { cwd: repo })).split('\n')).toEqual([
+      'a/cm.yaml',
+      'b/cm.yaml',
+      'c/cm.yaml',
+    ])
   })
 
   test('equal contents in different Buffers are sent once; a message in any script keeps its bytes', async () => {
@@ -95,7 +120,9 @@ describe('fastImportStream', () => {
     )
     expect(stream.toString().match(/^blob$/gm)).toHaveLength(2)
     await fastImport(repo, stream)
-    expect(await git(['rev-parse', 'refs/heads/a:a/svc.yaml'], { cwd: repo })).toBe(await git(['rev-parse', 'refs/heads/b:b/svc.yaml'], { cwd: repo }))
+    expect(await git(['rev-parse', 'refs/heads/a:a/svc.yaml'], { cwd: repo })).toBe(
+      await git(['rev-parse', 'refs/heads/b:b/svc.yaml'], { cwd: repo }),
+    )
     expect(await git(['log', '-1', '--format=%s', 'refs/heads/a'], { cwd: repo })).toBe('Créer a ✓')
   })
 

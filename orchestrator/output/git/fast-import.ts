@@ -42,12 +42,20 @@ export interface Signature {
  * then the commits in order (a commit to a ref the stream already wrote
  * continues from it), then `tags`: refs set to the commit at `commitIndex`.
  */
-export function fastImportStream(commits: readonly PackageCommit[], committer: Signature, tags: readonly { ref: string; commitIndex: number }[] = []): Buffer {
+export function fastImportStream(
+  commits: readonly PackageCommit[],
+  committer: Signature,
+  tags: readonly { ref: string; commitIndex: number }[] = [],
+): Buffer {
   return importStream(commits, committer, tags).stream
 }
 
 /** The stream of fastImportStream, and the mark of each commit (as `--export-marks` names them). */
-export function importStream(commits: readonly PackageCommit[], committer: Signature, tags: readonly { ref: string; commitIndex: number }[] = []): { stream: Buffer; commitMarks: number[] } {
+export function importStream(
+  commits: readonly PackageCommit[],
+  committer: Signature,
+  tags: readonly { ref: string; commitIndex: number }[] = [],
+): { stream: Buffer; commitMarks: number[] } {
   // The stream is text but for the blobs' contents: text is gathered in a string and turned into bytes once
   // per blob (a Buffer per line would be hundreds of thousands of small objects for a big fleet).
   const chunks: Buffer[] = []
@@ -73,7 +81,13 @@ export function importStream(commits: readonly PackageCommit[], committer: Signa
   }
   const changesOf = (commit: PackageCommit): DirectoryChange[] => [commit, ...(commit.more ?? [])]
   const entries = commits.map((commit) =>
-    changesOf(commit).map((change) => [...(change.files ?? [])].map(([path, file]) => ({ path, mode: file.executable ? '100755' : '100644', mark: markOf(file.content) }))),
+    changesOf(commit).map((change) =>
+      [...(change.files ?? [])].map(([path, file]) => ({
+        path,
+        mode: file.executable ? '100755' : '100644',
+        mark: markOf(file.content),
+      })),
+    ),
   )
   const who = `${committer.name} <${committer.email}> ${Math.floor(committer.time)} +0000`
   const commitMarks: number[] = []
@@ -85,7 +99,8 @@ export function importStream(commits: readonly PackageCommit[], committer: Signa
     changesOf(commit).forEach((change, k) => {
       text += `D ${quotePath(change.directory)}\n`
       if (change.tree) text += `M 040000 ${change.tree} ${quotePath(change.directory)}\n`
-      for (const entry of entries[i]![k]!) text += `M ${entry.mode} :${entry.mark} ${quotePath(`${change.directory}/${entry.path}`)}\n`
+      for (const entry of entries[i]![k]!)
+        text += `M ${entry.mode} :${entry.mark} ${quotePath(`${change.directory}/${entry.path}`)}\n`
     })
     text += '\n'
   })

@@ -19,11 +19,28 @@ import { orphanPackage } from '../../package/ownership.js'
 import { packageDiff } from '../diff.js'
 import { appendTo } from '../../util/collections.js'
 import { recordFailures } from '../last-failures.js'
-import type { PackageState, PrefetchOptions, Removal, RemovalSettings, RunOutput, StagedChange, StagedPackage, StateReads, StoredPackage } from '../output.js'
+import type {
+  PackageState,
+  PrefetchOptions,
+  Removal,
+  RemovalSettings,
+  RunOutput,
+  StagedChange,
+  StagedPackage,
+  StateReads,
+  StoredPackage,
+} from '../output.js'
 import { splitPath } from '../output.js'
 import type { Signature } from './fast-import.js'
 import { draftMessage } from './messages.js'
-import { lockRepository, packageDigests, packageDir, readLockedRepository, readPackages, unclaimedPackages } from './repository.js'
+import {
+  lockRepository,
+  packageDigests,
+  packageDir,
+  readLockedRepository,
+  readPackages,
+  unclaimedPackages,
+} from './repository.js'
 import type { LockedRepository, RepositorySnapshot } from './repository.js'
 import { heldForDeletion } from '../../rollout/pacing.js'
 import { readPackageStates } from './package-states.js'
@@ -56,7 +73,12 @@ export interface SharedRepositories {
  * of those only the ones named in `only`; the locks are the caller's to
  * release. A repository that cannot be opened is named with the reason.
  */
-export async function openRepositories(fleet: Fleet, plan: FleetPlan, settings: GitSettings, only?: ReadonlySet<string>): Promise<{ shared: SharedRepositories; locks: Lock[] }> {
+export async function openRepositories(
+  fleet: Fleet,
+  plan: FleetPlan,
+  settings: GitSettings,
+  only?: ReadonlySet<string>,
+): Promise<{ shared: SharedRepositories; locks: Lock[] }> {
   const wanted = new Map<string, Repository>()
   for (const v of plan.variants) if (!wanted.has(v.downstream.repo)) wanted.set(v.downstream.repo, v.downstreamRepo)
   for (const repo of fleet.repositories) if (repo.deployment && !wanted.has(repo.name)) wanted.set(repo.name, repo)
@@ -67,7 +89,13 @@ export async function openRepositories(fleet: Fleet, plan: FleetPlan, settings: 
   const locked: LockedRepository[] = []
   for (const [name, repo] of [...wanted].sort(([a], [b]) => (a < b ? -1 : 1))) {
     try {
-      locked.push(await lockRepository(repo, { base: fleet.base, cacheDir: settings.cacheDir, lockTimeoutMs: settings.lockTimeoutMs }))
+      locked.push(
+        await lockRepository(repo, {
+          base: fleet.base,
+          cacheDir: settings.cacheDir,
+          lockTimeoutMs: settings.lockTimeoutMs,
+        }),
+      )
     } catch (err) {
       shared.unavailable[name] = (err as Error).message
     }
@@ -109,7 +137,13 @@ export class GitOutput implements RunOutput {
   constructor(
     readonly shared: SharedRepositories,
     private readonly root: string,
-    private readonly writes?: { locks: Lock[]; env: Readonly<Record<string, string | undefined>>; now?: Date; cacheDir: string; failureKey: string },
+    private readonly writes?: {
+      locks: Lock[]
+      env: Readonly<Record<string, string | undefined>>
+      now?: Date
+      cacheDir: string
+      failureKey: string
+    },
   ) {
     this.#repos = new Map(shared.snapshots.map((s) => [s.name, s]))
   }
@@ -177,7 +211,11 @@ export class GitOutput implements RunOutput {
    * needs are published with it; without (packages a person named), a
    * package whose needs are not published is refused.
    */
-  async commit(changes: readonly StagedChange[], publish: ReadonlyMap<string, VariantReport> = new Map(), withNeeded = true): Promise<VariantReport[]> {
+  async commit(
+    changes: readonly StagedChange[],
+    publish: ReadonlyMap<string, VariantReport> = new Map(),
+    withNeeded = true,
+  ): Promise<VariantReport[]> {
     const byRepo = new Map<string, { entries: Proposal[]; publish: Map<string, VariantReport> }>()
     const slot = (repo: string) => byRepo.get(repo) ?? byRepo.set(repo, { entries: [], publish: new Map() }).get(repo)!
     for (const { report, staged } of changes) {
@@ -188,7 +226,11 @@ export class GitOutput implements RunOutput {
       if (this.#repos.has(repo)) slot(repo).publish.set(pkg, report)
     }
     const needed: VariantReport[] = []
-    await forEachConcurrently(byRepo, async ([repo, { entries, publish }]) => void needed.push(...(await this.#propose(repo, entries, publish, withNeeded))))
+    await forEachConcurrently(
+      byRepo,
+      async ([repo, { entries, publish }]) =>
+        void needed.push(...(await this.#propose(repo, entries, publish, withNeeded))),
+    )
     return needed
   }
 
@@ -197,8 +239,14 @@ export class GitOutput implements RunOutput {
     const others = new Map<string, StoredPackage>()
     const wanted = only && new Set(only)
     await forEachConcurrently(this.shared.snapshots, async (snapshot) => {
-      const ours = (pkg: string) => rendered.has(`${snapshot.name}/${pkg}`) || (wanted !== undefined && !wanted.has(`${snapshot.name}/${pkg}`))
-      const packages = [...new Set([...(await unclaimedPackages(snapshot, ours)), ...Object.keys(snapshot.drafts).filter((pkg) => !ours(pkg))])].sort()
+      const ours = (pkg: string) =>
+        rendered.has(`${snapshot.name}/${pkg}`) || (wanted !== undefined && !wanted.has(`${snapshot.name}/${pkg}`))
+      const packages = [
+        ...new Set([
+          ...(await unclaimedPackages(snapshot, ours)),
+          ...Object.keys(snapshot.drafts).filter((pkg) => !ours(pkg)),
+        ]),
+      ].sort()
       if (packages.length === 0) return
       for (const [pkg, stored] of await readPackages(snapshot, packages)) others.set(`${snapshot.name}/${pkg}`, stored)
     })
@@ -214,7 +262,8 @@ export class GitOutput implements RunOutput {
   async remove(removals: readonly Removal[], settings: RemovalSettings): Promise<Removal[]> {
     const proposed: Removal[] = []
     const byRepo = new Map<string, { entries: Proposal[]; publish: Map<string, VariantReport>; gone: Removal[] }>()
-    const slot = (repo: string) => byRepo.get(repo) ?? byRepo.set(repo, { entries: [], publish: new Map(), gone: [] }).get(repo)!
+    const slot = (repo: string) =>
+      byRepo.get(repo) ?? byRepo.set(repo, { entries: [], publish: new Map(), gone: [] }).get(repo)!
     for (const removal of removals) {
       const { report, stored, orphan } = removal
       const path = report.path!
@@ -225,7 +274,8 @@ export class GitOutput implements RunOutput {
         // Never published: deleting it is deleting its draft; orphaning it, a draft without the owner.
         if (!draft || draft.size === 0) continue
         proposed.push(removal)
-        if (settings.dryRun && settings.diff) report.diff = packageDiff(path, draft, orphan ? orphanPackage(draft) : undefined)
+        if (settings.dryRun && settings.diff)
+          report.diff = packageDiff(path, draft, orphan ? orphanPackage(draft) : undefined)
         if (!orphan) slot(repo).gone.push(removal)
         else {
           slot(repo).entries.push({ report, files: orphanPackage(draft) })
@@ -315,15 +365,24 @@ export class GitOutput implements RunOutput {
     } catch (err) {
       deleted = { ok: false as const, reason: (err as Error).message }
     }
-    if (!deleted.ok) for (const { report } of removals) fail(report, `pushing to ${snapshot.source} was refused: ${deleted.reason}`)
+    if (!deleted.ok)
+      for (const { report } of removals) fail(report, `pushing to ${snapshot.source} was refused: ${deleted.reason}`)
   }
 
-  async #propose(repo: string, entries: readonly Proposal[], publish: ReadonlyMap<string, VariantReport>, withNeeded: boolean): Promise<VariantReport[]> {
+  async #propose(
+    repo: string,
+    entries: readonly Proposal[],
+    publish: ReadonlyMap<string, VariantReport>,
+    withNeeded: boolean,
+  ): Promise<VariantReport[]> {
     const snapshot = this.#repos.get(repo)
     if (!snapshot || (entries.length === 0 && publish.size === 0)) return []
     const changes: DraftChange[] = entries.map(({ report, files }) => {
       const pkg = splitPath(report.path!).pkg
-      const change: DraftChange = { package: pkg, message: (workspace) => draftMessage(report, packageDir(snapshot, pkg), workspace) }
+      const change: DraftChange = {
+        package: pkg,
+        message: (workspace) => draftMessage(report, packageDir(snapshot, pkg), workspace),
+      }
       if (files) change.files = files
       return change
     })
@@ -336,7 +395,8 @@ export class GitOutput implements RunOutput {
     }
     if (!written.ok) {
       for (const { report } of entries) fail(report, `pushing to ${snapshot.source} was refused: ${written.reason}`)
-      for (const report of publish.values()) if (report.status !== 'failed') fail(report, `publishing to ${snapshot.source} was refused: ${written.reason}`)
+      for (const report of publish.values())
+        if (report.status !== 'failed') fail(report, `publishing to ${snapshot.source} was refused: ${written.reason}`)
       return []
     }
     for (const { report } of entries) {
@@ -348,7 +408,14 @@ export class GitOutput implements RunOutput {
       let report = publish.get(outcome.package)
       if (!report) {
         // An open draft one of the published packages needed, published with it.
-        report = { subject: `Dependency ${repo}/${outcome.package}`, path: `${repo}/${outcome.package}`, status: 'unchanged', reasons: [], warnings: [], conflicts: [] }
+        report = {
+          subject: `Dependency ${repo}/${outcome.package}`,
+          path: `${repo}/${outcome.package}`,
+          status: 'unchanged',
+          reasons: [],
+          warnings: [],
+          conflicts: [],
+        }
         needed.push(report)
       }
       if (outcome.ok) {
@@ -367,7 +434,10 @@ interface Proposal {
 }
 
 /** The identity commits are made with: git's own environment variables, else kpt-variants. */
-export function committerFrom(env: Readonly<Record<string, string | undefined>>, now: Date | number = Date.now()): Signature {
+export function committerFrom(
+  env: Readonly<Record<string, string | undefined>>,
+  now: Date | number = Date.now(),
+): Signature {
   return {
     name: env['GIT_COMMITTER_NAME'] || env['GIT_AUTHOR_NAME'] || 'kpt-variants',
     email: env['GIT_COMMITTER_EMAIL'] || env['GIT_AUTHOR_EMAIL'] || 'kpt-variants@localhost',

@@ -13,7 +13,17 @@ describe('draft commit messages', () => {
         injected: ['ConfigMap region-endpoints <- us-east1-endpoints'],
         reasons: [],
         warnings: [],
-        conflicts: [{ file: 'deployment.yaml', resource: 'Deployment web/nginx', field: 'spec.replicas', origin: '2', local: '5', upstream: '3', resolution: 'upstream' }],
+        conflicts: [
+          {
+            file: 'deployment.yaml',
+            resource: 'Deployment web/nginx',
+            field: 'spec.replicas',
+            origin: '2',
+            local: '5',
+            upstream: '3',
+            resolution: 'upstream',
+          },
+        ],
       },
       'nginx',
       'packagevariant-2',
@@ -72,7 +82,17 @@ describe('what a draft declares in its trailers', () => {
   })
 
   test('a draft that removes its package says so, with the PackageVariant that no longer wants it', () => {
-    const report = { subject: 'PackageVariant default/web', path: 'edge-01/web', status: 'deleted' as const, reasons: [], warnings: [], conflicts: [] }
-    expect(draftDeclaration(`tree 0\n\n${draftMessage(report, 'web', 'packagevariant-2')}`)).toMatchObject({ owner: 'default/web', removes: true })
+    const report = {
+      subject: 'PackageVariant default/web',
+      path: 'edge-01/web',
+      status: 'deleted' as const,
+      reasons: [],
+      warnings: [],
+      conflicts: [],
+    }
+    expect(draftDeclaration(`tree 0\n\n${draftMessage(report, 'web', 'packagevariant-2')}`)).toMatchObject({
+      owner: 'default/web',
+      removes: true,
+    })
   })
 })

@@ -26,25 +26,47 @@ export function draftMessage(report: VariantReport, dir: string, workspace: stri
       break
     case 'deleted':
     case 'orphaned': {
-      const why = dependency ? 'no package of the repository needs it any more' : report.movedTo ? `PackageVariant ${owner} now renders ${report.movedTo}` : `PackageVariant ${owner} is gone`
-      lines.push(`${report.status === 'deleted' ? 'Remove' : 'Orphan'} ${dir}: ${why}${report.status === 'orphaned' ? ' (deletionPolicy orphan)' : ''}`)
+      const why = dependency
+        ? 'no package of the repository needs it any more'
+        : report.movedTo
+          ? `PackageVariant ${owner} now renders ${report.movedTo}`
+          : `PackageVariant ${owner} is gone`
+      lines.push(
+        `${report.status === 'deleted' ? 'Remove' : 'Orphan'} ${dir}: ${why}${report.status === 'orphaned' ? ' (deletionPolicy orphan)' : ''}`,
+      )
       break
     }
     default:
-      lines.push(report.previousUpstream ? `Update ${dir} from ${report.previousUpstream} to ${report.upstream}` : `Update ${dir} (${report.upstream})`)
+      lines.push(
+        report.previousUpstream
+          ? `Update ${dir} from ${report.previousUpstream} to ${report.upstream}`
+          : `Update ${dir} (${report.upstream})`,
+      )
   }
-  lines.push('', dependency ? `Dependency of: ${report.requiredBy?.length ? report.requiredBy.join(', ') : 'no package any more'}` : `${ownerTrailer}: ${owner}`)
-  if (report.upstream) lines.push(`Upstream: ${report.upstream}${report.previousUpstream ? ` (was ${report.previousUpstream})` : ''}`)
+  lines.push(
+    '',
+    dependency
+      ? `Dependency of: ${report.requiredBy?.length ? report.requiredBy.join(', ') : 'no package any more'}`
+      : `${ownerTrailer}: ${owner}`,
+  )
+  if (report.upstream)
+    lines.push(`Upstream: ${report.upstream}${report.previousUpstream ? ` (was ${report.previousUpstream})` : ''}`)
   if (report.injected && report.injected.length > 0) lines.push(`Injected: ${report.injected.join(', ')}`)
   for (const c of report.conflicts) {
     const took = c.resolution === 'fail' ? 'failed' : `took ${c.resolution}`
-    lines.push(`Conflict: ${c.file} ${c.resource} ${c.field}: downstream ${c.local ?? '(deleted)'}, upstream ${c.upstream ?? '(deleted)'}: ${took}`)
+    lines.push(
+      `Conflict: ${c.file} ${c.resource} ${c.field}: downstream ${c.local ?? '(deleted)'}, upstream ${c.upstream ?? '(deleted)'}: ${took}`,
+    )
   }
   for (const w of report.warnings) lines.push(`Warning: ${w}`)
-  for (const [key, value] of Object.entries(report.revisionLabels ?? {})) lines.push(`${labelTrailer}: ${key}=${trailerValue(value)}`)
-  for (const [key, value] of Object.entries(report.revisionAnnotations ?? {})) lines.push(`${annotationTrailer}: ${key}=${trailerValue(value)}`)
+  for (const [key, value] of Object.entries(report.revisionLabels ?? {}))
+    lines.push(`${labelTrailer}: ${key}=${trailerValue(value)}`)
+  for (const [key, value] of Object.entries(report.revisionAnnotations ?? {}))
+    lines.push(`${annotationTrailer}: ${key}=${trailerValue(value)}`)
   if (report.manifest) {
-    lines.push(`${packageTrailer}: ${report.manifest.name}${report.manifest.version ? ` ${report.manifest.version}` : ''}`)
+    lines.push(
+      `${packageTrailer}: ${report.manifest.name}${report.manifest.version ? ` ${report.manifest.version}` : ''}`,
+    )
     for (const name of report.manifest.requires) lines.push(`${requiresTrailer}: ${name}`)
   }
   lines.push('', `kpt:${JSON.stringify({ package: dir, workspaceName: workspace, revision: '' })}`)
@@ -70,7 +92,12 @@ export interface DraftDeclaration {
 /** Reads a commit's declaration from its trailers (a commit written without them declares nothing). */
 export function draftDeclaration(commit: string): DraftDeclaration {
   const message = commit.slice(commit.indexOf('\n\n') + 2)
-  const declared: DraftDeclaration = { removes: /^(Remove|Orphan) /.test(message), requires: [], labels: {}, annotations: {} }
+  const declared: DraftDeclaration = {
+    removes: /^(Remove|Orphan) /.test(message),
+    requires: [],
+    labels: {},
+    annotations: {},
+  }
   for (const line of message.split('\n')) {
     const [key, ...rest] = line.split(': ')
     const value = rest.join(': ').trim()

@@ -15,12 +15,18 @@ import { packageDir } from './repository.js'
 import type { RepositorySnapshot } from './repository.js'
 
 /** The states of `packages`; `upstreams` and `drafts`: the packages whose upstream revision, and whose draft's content, are read. */
-export async function readPackageStates(snapshot: RepositorySnapshot, packages: readonly string[], upstreams: readonly string[], drafts: readonly string[]): Promise<Map<string, PackageState>> {
+export async function readPackageStates(
+  snapshot: RepositorySnapshot,
+  packages: readonly string[],
+  upstreams: readonly string[],
+  drafts: readonly string[],
+): Promise<Map<string, PackageState>> {
   const states = new Map<string, PackageState>()
   for (const pkg of packages) {
     const state: PackageState = {}
     const latest = snapshot.published[pkg]?.at(-1)
-    if (latest) state.published = { tag: latest.tag, commit: latest.commit, upstream: '', time: new Date(latest.time * 1000) }
+    if (latest)
+      state.published = { tag: latest.tag, commit: latest.commit, upstream: '', time: new Date(latest.time * 1000) }
     if (snapshot.drafts[pkg]) state.draft = {}
     states.set(pkg, state)
   }
@@ -28,12 +34,18 @@ export async function readPackageStates(snapshot: RepositorySnapshot, packages: 
   const opened = drafts.filter((pkg) => snapshot.drafts[pkg])
   const names = [
     ...locks.map((pkg) => `${states.get(pkg)!.published!.commit}:${packageDir(snapshot, pkg)}/Kptfile`),
-    ...opened.flatMap((pkg) => [snapshot.drafts[pkg]!.commit, `${snapshot.drafts[pkg]!.commit}:${packageDir(snapshot, pkg)}`]),
+    ...opened.flatMap((pkg) => [
+      snapshot.drafts[pkg]!.commit,
+      `${snapshot.drafts[pkg]!.commit}:${packageDir(snapshot, pkg)}`,
+    ]),
   ]
   const objects = await catFileBatch(snapshot.clone, names)
   locks.forEach((pkg, i) => {
     const object = objects[i]!
-    const lock = 'content' in object ? readPackageRecord(new Map([['Kptfile', textFile(object.content.toString('utf8'))]])).lock : undefined
+    const lock =
+      'content' in object
+        ? readPackageRecord(new Map([['Kptfile', textFile(object.content.toString('utf8'))]])).lock
+        : undefined
     if (lock) states.get(pkg)!.published!.upstream = rolloutRevision(lock)
   })
   opened.forEach((pkg, i) => {

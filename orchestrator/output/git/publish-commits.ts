@@ -63,7 +63,10 @@ export function commitMessage(object: Buffer): string {
  * (indented under `<dir> v<N>:`), then an annotation per package.
  */
 export function publishMessage(group: readonly PublishEntry[]): string {
-  const annotations = group.map((e) => `kpt:${JSON.stringify({ package: e.directory, workspaceName: e.workspace, revision: e.revision > 0 ? `v${e.revision}` : '' })}`)
+  const annotations = group.map(
+    (e) =>
+      `kpt:${JSON.stringify({ package: e.directory, workspaceName: e.workspace, revision: e.revision > 0 ? `v${e.revision}` : '' })}`,
+  )
   if (group.length === 1) {
     const e = group[0]!
     return `${e.revision > 0 ? `Publish ${e.directory} v${e.revision}` : `Remove ${e.directory}`}\n\n${withoutAnnotation(e.draftMessage)}\n\n${annotations[0]}\n`
@@ -75,7 +78,10 @@ export function publishMessage(group: readonly PublishEntry[]): string {
   })
   const published = group.filter((e) => e.revision > 0).length
   const removed = group.length - published
-  const what = published === 0 ? `Remove ${removed} packages` : `Publish ${published} package(s)${removed > 0 ? `, remove ${removed}` : ''}`
+  const what =
+    published === 0
+      ? `Remove ${removed} packages`
+      : `Publish ${published} package(s)${removed > 0 ? `, remove ${removed}` : ''}`
   return `${what}: ${group[0]!.directory} to ${group[group.length - 1]!.directory}\n\n${sections.join('\n\n')}\n\n${annotations.join('\n')}\n`
 }
 

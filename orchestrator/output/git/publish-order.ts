@@ -29,7 +29,10 @@ export function publishOrder(
   // Which draft provides each package name.
   const provider = new Map<string, string>()
   for (const [pkg, d] of declared) if (d.name) provider.set(d.name, pkg)
-  const needed = (pkg: string) => (declared.get(pkg)?.requires ?? []).flatMap((name) => (provider.has(name) && provider.get(name) !== pkg ? [[name, provider.get(name)!] as const] : []))
+  const needed = (pkg: string) =>
+    (declared.get(pkg)?.requires ?? []).flatMap((name) =>
+      provider.has(name) && provider.get(name) !== pkg ? [[name, provider.get(name)!] as const] : [],
+    )
   const chosen = new Set(publish)
   const ordered: string[] = []
   const refused: PublishOrder['refused'] = []
@@ -47,7 +50,11 @@ export function publishOrder(
     state.set(pkg, 'visiting')
     for (const [name, other] of needed(pkg)) {
       if (withNeeded) chosen.add(other)
-      if (!chosen.has(other)) return refuse(pkg, `it needs ${name}, whose draft ${branch(other)} is not published: publish ${other} first, or with it`)
+      if (!chosen.has(other))
+        return refuse(
+          pkg,
+          `it needs ${name}, whose draft ${branch(other)} is not published: publish ${other} first, or with it`,
+        )
       if (!visit(other)) return refuse(pkg, `it needs ${name}, whose draft ${branch(other)} cannot be published`)
     }
     state.set(pkg, 'ok')

@@ -57,7 +57,10 @@ export interface PublishedTag {
 }
 
 /** Locks, syncs and reads the refs of a Repository's working clone. The lock is the caller's to release. */
-export async function openRepository(repo: RepositoryLocation, options: { base: string; cacheDir: string; lockTimeoutMs: number }): Promise<{ snapshot: RepositorySnapshot; lock: Lock }> {
+export async function openRepository(
+  repo: RepositoryLocation,
+  options: { base: string; cacheDir: string; lockTimeoutMs: number },
+): Promise<{ snapshot: RepositorySnapshot; lock: Lock }> {
   const locked = await lockRepository(repo, options)
   return { snapshot: await readLockedRepository(locked), lock: locked.lock }
 }
@@ -75,7 +78,10 @@ export interface LockedRepository {
  * takes their locks one after another in one order (their names'), so two
  * runs wanting the same ones never each hold one the other waits for.
  */
-export async function lockRepository(repo: RepositoryLocation, options: { base: string; cacheDir: string; lockTimeoutMs: number }): Promise<LockedRepository> {
+export async function lockRepository(
+  repo: RepositoryLocation,
+  options: { base: string; cacheDir: string; lockTimeoutMs: number },
+): Promise<LockedRepository> {
   const source = cloneSource(repo.url, options.base)
   const clone = clonePath(options.cacheDir, source)
   mkdirSync(join(clone, '..'), { recursive: true })
@@ -96,7 +102,15 @@ export async function readLockedRepository(locked: LockedRepository): Promise<Re
 async function readSnapshot(repo: RepositoryLocation, source: string, clone: string): Promise<RepositorySnapshot> {
   // The tags' dates come with the refs, in the same process: a rollout's soak counts from them.
   const { refs, dates } = await listRefsWithDates(clone, ['refs/heads/', 'refs/tags/'])
-  const snapshot: RepositorySnapshot = { name: repo.name, source, clone, branch: repo.branch, directory: repo.directory, drafts: {}, published: {} }
+  const snapshot: RepositorySnapshot = {
+    name: repo.name,
+    source,
+    clone,
+    branch: repo.branch,
+    directory: repo.directory,
+    drafts: {},
+    published: {},
+  }
   const head = refs.get(`refs/heads/${repo.branch}`)
   if (head) snapshot.head = head
   for (const [ref, commit] of refs) {
@@ -104,13 +118,19 @@ async function readSnapshot(repo: RepositoryLocation, source: string, clone: str
     if (!match) continue
     const pkg = packageOf(snapshot, match[1]!)
     // Several drafts of one package (made by hand): the first by name is the open one.
-    if (pkg !== undefined && !snapshot.drafts[pkg]) snapshot.drafts[pkg] = { branch: `drafts/${match[1]}/${match[2]}`, commit, workspace: match[2]! }
+    if (pkg !== undefined && !snapshot.drafts[pkg])
+      snapshot.drafts[pkg] = { branch: `drafts/${match[1]}/${match[2]}`, commit, workspace: match[2]! }
   }
   const tags = [...refs.keys()].filter((r) => r.startsWith('refs/tags/')).map((r) => r.slice('refs/tags/'.length))
   for (const t of parseRevisionTags(tags, repo.directory)) {
     const pkg = packageOf(snapshot, t.directory)
     if (pkg === undefined) continue
-    ;(snapshot.published[pkg] ??= []).push({ revision: t.revision, tag: t.tag, commit: refs.get(`refs/tags/${t.tag}`)!, time: dates.get(`refs/tags/${t.tag}`) ?? 0 })
+    ;(snapshot.published[pkg] ??= []).push({
+      revision: t.revision,
+      tag: t.tag,
+      commit: refs.get(`refs/tags/${t.tag}`)!,
+      time: dates.get(`refs/tags/${t.tag}`) ?? 0,
+    })
   }
   return snapshot
 }
@@ -131,11 +151,17 @@ function packageOf(snapshot: Pick<RepositorySnapshot, 'directory'>, dir: string)
  * whatever their number: the published tree, the drafts' changes against it,
  * and the contents.
  */
-export async function readPackages(snapshot: RepositorySnapshot, packages: readonly string[]): Promise<Map<string, StoredPackage>> {
+export async function readPackages(
+  snapshot: RepositorySnapshot,
+  packages: readonly string[],
+): Promise<Map<string, StoredPackage>> {
   // No package, no process: a re-render that its record answers reads none, and the published tree may be big.
   if (packages.length === 0) return new Map()
   const wanted = new Map(packages.map((pkg) => [packageDir(snapshot, pkg), pkg]))
-  const found = new Map<string, { published?: Map<string, { mode: string; oid: string }>; draft?: Map<string, { mode: string; oid: string }> }>()
+  const found = new Map<
+    string,
+    { published?: Map<string, { mode: string; oid: string }>; draft?: Map<string, { mode: string; oid: string }> }
+  >()
   const slot = (pkg: string) => found.get(pkg) ?? found.set(pkg, {}).get(pkg)!
   if (snapshot.head) {
     for (const entry of await listTree(snapshot.clone, snapshot.head, snapshot.directory)) {
@@ -165,14 +191,21 @@ export async function readPackages(snapshot: RepositorySnapshot, packages: reado
     if (files.size > 0) s.draft = new Map([...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
     else s.draft = new Map()
   }
-  const oids = [...new Set([...found.values()].flatMap((s) => [...(s.published?.values() ?? []), ...(s.draft?.values() ?? [])].map((e) => e.oid)))]
+  const oids = [
+    ...new Set(
+      [...found.values()].flatMap((s) =>
+        [...(s.published?.values() ?? []), ...(s.draft?.values() ?? [])].map((e) => e.oid),
+      ),
+    ),
+  ]
   const objects = await catFileBatch(snapshot.clone, oids)
   const contents = new Map<string, Buffer>()
   objects.forEach((o, i) => {
     if (!('content' in o)) throw new Error(`repository ${snapshot.source}: object ${oids[i]} is missing`)
     contents.set(oids[i]!, o.content)
   })
-  const asFiles = (entries: Map<string, { mode: string; oid: string }>) => gitPackageFiles(new Map([...entries].map(([path, e]) => [path, { mode: e.mode, content: contents.get(e.oid)! }])))
+  const asFiles = (entries: Map<string, { mode: string; oid: string }>) =>
+    gitPackageFiles(new Map([...entries].map(([path, e]) => [path, { mode: e.mode, content: contents.get(e.oid)! }])))
   const out = new Map<string, StoredPackage>()
   for (const [pkg, s] of found) {
     const stored: StoredPackage = {}
@@ -192,7 +225,10 @@ export async function readPackages(snapshot: RepositorySnapshot, packages: reado
  * directories: resolving `<commit>:<dir>` reads the whole root tree each
  * time, which for 10,000 packages in one directory took 2.6 s.
  */
-export async function packageDigests(snapshot: RepositorySnapshot, packages: readonly string[]): Promise<Map<string, string>> {
+export async function packageDigests(
+  snapshot: RepositorySnapshot,
+  packages: readonly string[],
+): Promise<Map<string, string>> {
   const listed = snapshot.head && packages.length > listingFrom ? await directoryTrees(snapshot) : undefined
   const names: string[] = []
   for (const pkg of packages) {
@@ -203,9 +239,12 @@ export async function packageDigests(snapshot: RepositorySnapshot, packages: rea
   const trees = await resolveObjects(snapshot.clone, names)
   let at = 0
   const next = () => trees[at++] ?? 'none'
-  const published = (pkg: string) => (!snapshot.head ? 'none' : listed ? (listed.get(packageDir(snapshot, pkg)) ?? 'none') : next())
+  const published = (pkg: string) =>
+    !snapshot.head ? 'none' : listed ? (listed.get(packageDir(snapshot, pkg)) ?? 'none') : next()
   // A draft without the directory proposes the package's removal: not the same as no draft.
-  return new Map(packages.map((pkg) => [pkg, `git published:${published(pkg)} draft:${snapshot.drafts[pkg] ? next() : 'no draft'}`]))
+  return new Map(
+    packages.map((pkg) => [pkg, `git published:${published(pkg)} draft:${snapshot.drafts[pkg] ? next() : 'no draft'}`]),
+  )
 }
 
 /** From this many packages on, their published trees are listed rather than resolved one by one. */
@@ -233,7 +272,10 @@ function enclosing(path: string, wanted: ReadonlyMap<string, string>): { pkg: st
  * 10,000 claimed packages costs a listing of 10,000 directories, not of
  * half a million files.
  */
-export async function unclaimedPackages(snapshot: RepositorySnapshot, claimed: (pkg: string) => boolean): Promise<string[]> {
+export async function unclaimedPackages(
+  snapshot: RepositorySnapshot,
+  claimed: (pkg: string) => boolean,
+): Promise<string[]> {
   if (!snapshot.head) return []
   const taken = new Set<string>()
   const candidates: string[] = []
@@ -244,7 +286,8 @@ export async function unclaimedPackages(snapshot: RepositorySnapshot, claimed: (
     else candidates.push(dir)
   }
   const inside = (dir: string) => {
-    for (let cut = dir.lastIndexOf('/'); cut > 0; cut = dir.lastIndexOf('/', cut - 1)) if (taken.has(dir.slice(0, cut))) return true
+    for (let cut = dir.lastIndexOf('/'); cut > 0; cut = dir.lastIndexOf('/', cut - 1))
+      if (taken.has(dir.slice(0, cut))) return true
     return false
   }
   const open = candidates.filter((dir) => !inside(dir)).sort()

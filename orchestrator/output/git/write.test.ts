@@ -15,14 +15,18 @@ const change = (pkg: string, text = `name: ${pkg}\n`): DraftChange => ({
     ['Kptfile', textFile(`kind: Kptfile\nmetadata: {name: ${pkg}}\n`)],
     ['sub/cm.yaml', textFile(text)],
   ]),
-  message: (workspace) => `Create ${pkg}\n\nkpt:${JSON.stringify({ package: pkg, workspaceName: workspace, revision: '' })}\n`,
+  message: (workspace) =>
+    `Create ${pkg}\n\nkpt:${JSON.stringify({ package: pkg, workspaceName: workspace, revision: '' })}\n`,
 })
 
 describe('writeDrafts', () => {
   let dir: string
   let remote: string
   const open = async (): Promise<RepositorySnapshot> => {
-    const { snapshot, lock } = await openRepository({ name: 'edge', url: remote, branch: 'main', directory: '' }, { base: dir, cacheDir: join(dir, 'cache'), lockTimeoutMs: 1000 })
+    const { snapshot, lock } = await openRepository(
+      { name: 'edge', url: remote, branch: 'main', directory: '' },
+      { base: dir, cacheDir: join(dir, 'cache'), lockTimeoutMs: 1000 },
+    )
     lock.release()
     return snapshot
   }
@@ -39,13 +43,17 @@ describe('writeDrafts', () => {
     const snapshot = await open()
     const written = await writeDrafts(snapshot, [change('a'), change('b')], committer, ['a'])
     expect(written).toMatchObject({ ok: true, published: [{ package: 'a', ok: true, revision: 1, tag: 'a/v1' }] })
-    expect(await remoteGit('for-each-ref', '--format=%(refname)')).toBe('refs/heads/drafts/b/packagevariant-1\nrefs/heads/main\nrefs/tags/a/v1')
+    expect(await remoteGit('for-each-ref', '--format=%(refname)')).toBe(
+      'refs/heads/drafts/b/packagevariant-1\nrefs/heads/main\nrefs/tags/a/v1',
+    )
     expect(await remoteGit('ls-tree', '-r', '--name-only', 'main')).toBe('a/Kptfile\na/sub/cm.yaml')
     expect(await remoteGit('log', '--format=%s', 'main')).toBe('Publish a v1')
     // The draft is made on the new head: it changes b alone.
     expect(await remoteGit('rev-parse', 'drafts/b/packagevariant-1~1')).toBe(await remoteGit('rev-parse', 'main'))
     expect(await remoteGit('log', '-1', '--format=%ct', 'a/v1')).toBe('1750000000')
-    expect(snapshot.published['a']).toEqual([{ revision: 1, tag: 'a/v1', commit: await remoteGit('rev-parse', 'a/v1'), time: 1_750_000_000 }])
+    expect(snapshot.published['a']).toEqual([
+      { revision: 1, tag: 'a/v1', commit: await remoteGit('rev-parse', 'a/v1'), time: 1_750_000_000 },
+    ])
 
     // A later run publishes b's open draft, and a new revision of a.
     const later = await open()
@@ -93,7 +101,13 @@ describe('writeDrafts', () => {
     expect(rejected).toBeUndefined()
     expect(outcomes).toEqual([
       { package: 'missing', ok: false, reason: 'no open draft' },
-      { package: 'b', ok: false, reason: expect.stringMatching(/^the published package changed after draft drafts\/b\/packagevariant-1 was made/) },
+      {
+        package: 'b',
+        ok: false,
+        reason: expect.stringMatching(
+          /^the published package changed after draft drafts\/b\/packagevariant-1 was made/,
+        ),
+      },
     ])
   })
 })

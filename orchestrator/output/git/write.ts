@@ -30,10 +30,14 @@ export interface DraftChange {
 }
 
 /** One package published: its new revision and tag, or why it was not. */
-export type PublishOutcome = { package: string; ok: true; revision: number; tag: string; removed: boolean } | { package: string; ok: false; reason: string }
+export type PublishOutcome =
+  | { package: string; ok: true; revision: number; tag: string; removed: boolean }
+  | { package: string; ok: false; reason: string }
 
 /** The outcome of a write: each package's draft branch and each publish's outcome, or why the repository refused them all. */
-export type DraftsWritten = { ok: true; drafts: Map<string, Draft>; published: PublishOutcome[] } | { ok: false; reason: string; published: PublishOutcome[] }
+export type DraftsWritten =
+  | { ok: true; drafts: Map<string, Draft>; published: PublishOutcome[] }
+  | { ok: false; reason: string; published: PublishOutcome[] }
 
 /**
  * Writes each change as a draft, one commit on the published branch that
@@ -65,7 +69,12 @@ export async function writeDrafts(
   const order =
     existing.length === 0
       ? { ordered: [], needs: new Map<string, string[]>(), refused: [] }
-      : publishOrder(existing, await declarations(snapshot, changed), (pkg) => snapshot.drafts[pkg]?.branch ?? `(this run's) of ${pkg}`, options.withNeeded === true)
+      : publishOrder(
+          existing,
+          await declarations(snapshot, changed),
+          (pkg) => snapshot.drafts[pkg]?.branch ?? `(this run's) of ${pkg}`,
+          options.withNeeded === true,
+        )
   for (const { package: pkg, reason } of order.refused) outcomes.push({ package: pkg, ok: false, reason })
   for (const pkg of order.ordered) publishing.add(pkg)
   const fromDrafts = [...publishing].filter((pkg) => !changed.has(pkg))
@@ -81,28 +90,51 @@ export async function writeDrafts(
     const revision = Math.max(0, ...(snapshot.published[pkg] ?? []).map((p) => p.revision)) + 1
     const base = { package: pkg, directory: packageDir(snapshot, pkg), workspace: workspaceOf(pkg) }
     if (change) {
-      entries.push({ ...base, revision: change.files ? revision : 0, draftMessage: change.message(base.workspace), ...(change.files ? { files: change.files } : {}) })
+      entries.push({
+        ...base,
+        revision: change.files ? revision : 0,
+        draftMessage: change.message(base.workspace),
+        ...(change.files ? { files: change.files } : {}),
+      })
       continue
     }
     const draft = drafted.get(pkg)!
     if (!draft.current) {
-      outcomes.push({ package: pkg, ok: false, reason: `the published package changed after draft ${snapshot.drafts[pkg]!.branch} was made: render again to update the draft` })
+      outcomes.push({
+        package: pkg,
+        ok: false,
+        reason: `the published package changed after draft ${snapshot.drafts[pkg]!.branch} was made: render again to update the draft`,
+      })
       publishing.delete(pkg)
       continue
     }
     const blocked = order.needs.get(pkg)?.find((other) => !publishing.has(other))
     if (blocked !== undefined) {
-      outcomes.push({ package: pkg, ok: false, reason: `it needs the package of draft ${snapshot.drafts[blocked]?.branch ?? blocked}, which is not published` })
+      outcomes.push({
+        package: pkg,
+        ok: false,
+        reason: `it needs the package of draft ${snapshot.drafts[blocked]?.branch ?? blocked}, which is not published`,
+      })
       publishing.delete(pkg)
       continue
     }
-    entries.push({ ...base, revision: draft.tree ? revision : 0, draftMessage: draft.message, ...(draft.tree ? { tree: draft.tree } : {}) })
+    entries.push({
+      ...base,
+      revision: draft.tree ? revision : 0,
+      draftMessage: draft.message,
+      ...(draft.tree ? { tree: draft.tree } : {}),
+    })
   }
 
   // Into a big directory, packages go as trees written beforehand (see packageTrees).
   const before = Object.keys(snapshot.published).length
   const after = new Set([...Object.keys(snapshot.published), ...entries.map((e) => e.package)]).size
-  const asTrees = [...(after > directWriteLimit ? entries : []), ...((entries.length > 0 ? after : before) > directWriteLimit ? changes.filter((c) => !publishing.has(c.package)) : [])]
+  const asTrees = [
+    ...(after > directWriteLimit ? entries : []),
+    ...((entries.length > 0 ? after : before) > directWriteLimit
+      ? changes.filter((c) => !publishing.has(c.package))
+      : []),
+  ]
   const trees = await packageTrees(snapshot, asTrees, committer)
   await stopPoint('git-trees-written')
   for (const e of entries) if (trees.has(e.package)) [e.tree, e.files] = [trees.get(e.package)!, undefined]
@@ -113,11 +145,21 @@ export async function writeDrafts(
   // Packages share commits only where a commit each would write too many trees (see publishGroups).
   const known = new Set([...Object.keys(snapshot.published), ...entries.map((e) => e.package)])
   for (const group of publishGroups(entries, known.size)) {
-    const [first, ...rest] = group.map((e) => ({ directory: e.directory, ...(e.files ? { files: e.files } : {}), ...(e.tree ? { tree: e.tree } : {}) }))
+    const [first, ...rest] = group.map((e) => ({
+      directory: e.directory,
+      ...(e.files ? { files: e.files } : {}),
+      ...(e.tree ? { tree: e.tree } : {}),
+    }))
     const commit: PackageCommit = { ref: chainRef, message: publishMessage(group), ...first! }
     if (commits.length === 0) Object.assign(commit, snapshot.head ? { parent: snapshot.head } : { orphan: true })
     if (rest.length > 0) commit.more = rest
-    for (const e of group) if (e.revision > 0) tagged.set(e.package, { revision: e.revision, tag: `${e.directory}/v${e.revision}`, commitIndex: commits.length })
+    for (const e of group)
+      if (e.revision > 0)
+        tagged.set(e.package, {
+          revision: e.revision,
+          tag: `${e.directory}/v${e.revision}`,
+          commitIndex: commits.length,
+        })
     commits.push(commit)
   }
   const head = commits.length
@@ -127,9 +169,17 @@ export async function writeDrafts(
   for (const change of changes) {
     if (publishing.has(change.package)) continue
     const workspace = workspaceOf(change.package)
-    drafts.set(change.package, { branch: `drafts/${packageDir(snapshot, change.package)}/${workspace}`, commit: '', workspace })
+    drafts.set(change.package, {
+      branch: `drafts/${packageDir(snapshot, change.package)}/${workspace}`,
+      commit: '',
+      workspace,
+    })
     // Each draft names its parent (or has none): the one ref they are written to holds no history of theirs.
-    const commit: PackageCommit = { ref: draftRef, message: change.message(workspace), directory: packageDir(snapshot, change.package) }
+    const commit: PackageCommit = {
+      ref: draftRef,
+      message: change.message(workspace),
+      directory: packageDir(snapshot, change.package),
+    }
     draftIndex.set(change.package, commits.length)
     if (parent) commit.parent = parent
     else commit.orphan = true
@@ -150,7 +200,9 @@ export async function writeDrafts(
     draft.commit = written[draftIndex.get(pkg)!]!
     updates.push({ ref: `refs/heads/${draft.branch}`, oid: draft.commit, expect: snapshot.drafts[pkg]?.commit ?? '' })
   }
-  for (const pkg of publishing) if (snapshot.drafts[pkg]) updates.push({ ref: `refs/heads/${snapshot.drafts[pkg].branch}`, expect: snapshot.drafts[pkg].commit })
+  for (const pkg of publishing)
+    if (snapshot.drafts[pkg])
+      updates.push({ ref: `refs/heads/${snapshot.drafts[pkg].branch}`, expect: snapshot.drafts[pkg].commit })
   const pushed = await pushAndRecord(snapshot, updates)
   if (!pushed.ok) return { ...pushed, published: outcomes }
   await stopPoint('git-pushed')
@@ -159,15 +211,28 @@ export async function writeDrafts(
   for (const [pkg, draft] of drafts) snapshot.drafts[pkg] = draft
   for (const e of entries) {
     const t = tagged.get(e.package)
-    if (t) (snapshot.published[e.package] ??= []).push({ revision: t.revision, tag: t.tag, commit: written[t.commitIndex]!, time: committer.time })
-    outcomes.push(t ? { package: e.package, ok: true, revision: t.revision, tag: t.tag, removed: false } : { package: e.package, ok: true, revision: 0, tag: '', removed: true })
+    if (t)
+      (snapshot.published[e.package] ??= []).push({
+        revision: t.revision,
+        tag: t.tag,
+        commit: written[t.commitIndex]!,
+        time: committer.time,
+      })
+    outcomes.push(
+      t
+        ? { package: e.package, ok: true, revision: t.revision, tag: t.tag, removed: false }
+        : { package: e.package, ok: true, revision: 0, tag: '', removed: true },
+    )
     delete snapshot.drafts[e.package]
   }
   return { ok: true, drafts, published: outcomes }
 }
 
 /** What each open draft, and each draft of this write, declares (one git process for the open ones). */
-async function declarations(snapshot: RepositorySnapshot, changed: ReadonlyMap<string, DraftChange>): Promise<Map<string, DraftDeclaration>> {
+async function declarations(
+  snapshot: RepositorySnapshot,
+  changed: ReadonlyMap<string, DraftChange>,
+): Promise<Map<string, DraftDeclaration>> {
   const declared = await openDraftDeclarations(
     snapshot,
     Object.keys(snapshot.drafts).filter((pkg) => !changed.has(pkg)),
@@ -178,7 +243,10 @@ async function declarations(snapshot: RepositorySnapshot, changed: ReadonlyMap<s
 }
 
 /** What the open drafts of `packages` declare in their messages, by package (one git process). */
-export async function openDraftDeclarations(snapshot: RepositorySnapshot, packages: readonly string[]): Promise<Map<string, DraftDeclaration>> {
+export async function openDraftDeclarations(
+  snapshot: RepositorySnapshot,
+  packages: readonly string[],
+): Promise<Map<string, DraftDeclaration>> {
   const declared = new Map<string, DraftDeclaration>()
   const open = packages.filter((pkg) => snapshot.drafts[pkg])
   if (open.length === 0) return declared
@@ -194,8 +262,15 @@ export async function openDraftDeclarations(snapshot: RepositorySnapshot, packag
 }
 
 /** Deletes the open drafts of `packages` (packages never published: nothing else of them is left), in one atomic, leased push. */
-export async function deleteDrafts(snapshot: RepositorySnapshot, packages: readonly string[]): Promise<{ ok: true } | { ok: false; reason: string }> {
-  const updates: RefUpdate[] = packages.flatMap((pkg) => (snapshot.drafts[pkg] ? [{ ref: `refs/heads/${snapshot.drafts[pkg].branch}`, expect: snapshot.drafts[pkg].commit }] : []))
+export async function deleteDrafts(
+  snapshot: RepositorySnapshot,
+  packages: readonly string[],
+): Promise<{ ok: true } | { ok: false; reason: string }> {
+  const updates: RefUpdate[] = packages.flatMap((pkg) =>
+    snapshot.drafts[pkg]
+      ? [{ ref: `refs/heads/${snapshot.drafts[pkg].branch}`, expect: snapshot.drafts[pkg].commit }]
+      : [],
+  )
   if (updates.length === 0) return { ok: true }
   const pushed = await pushAndRecord(snapshot, updates)
   if (pushed.ok) for (const pkg of packages) delete snapshot.drafts[pkg]
@@ -207,7 +282,11 @@ export async function deleteDrafts(snapshot: RepositorySnapshot, packages: reado
  * `writeDrafts` publishes them: a draft that needs another open draft is
  * refused unless that one is published with it.
  */
-export async function publishDrafts(snapshot: RepositorySnapshot, packages: readonly string[], committer: Signature): Promise<{ outcomes: PublishOutcome[]; rejected?: string }> {
+export async function publishDrafts(
+  snapshot: RepositorySnapshot,
+  packages: readonly string[],
+  committer: Signature,
+): Promise<{ outcomes: PublishOutcome[]; rejected?: string }> {
   const chosen = packages.length > 0 ? [...packages] : Object.keys(snapshot.drafts).sort()
   const written = await writeDrafts(snapshot, [], committer, chosen)
   return written.ok ? { outcomes: written.published } : { outcomes: written.published, rejected: written.reason }
@@ -224,11 +303,21 @@ const directWriteLimit = 64
  * into a directory of 10,000 packages cost 51 searches of 10,000 entries, a
  * minute for 10,000 packages; a directory set to a tree costs one search.
  */
-async function packageTrees(snapshot: RepositorySnapshot, changes: readonly { package: string; files?: PackageFiles }[], committer: Signature): Promise<Map<string, string>> {
+async function packageTrees(
+  snapshot: RepositorySnapshot,
+  changes: readonly { package: string; files?: PackageFiles }[],
+  committer: Signature,
+): Promise<Map<string, string>> {
   const withFiles = changes.filter((c) => c.files && c.files.size > 0)
   if (withFiles.length === 0) return new Map()
   const { stream, commitMarks } = importStream(
-    withFiles.map((c) => ({ ref: treeRef, orphan: true, message: 'tree\n', directory: packageDir(snapshot, c.package), files: c.files! })),
+    withFiles.map((c) => ({
+      ref: treeRef,
+      orphan: true,
+      message: 'tree\n',
+      directory: packageDir(snapshot, c.package),
+      files: c.files!,
+    })),
     committer,
   )
   const marks = await fastImportMarks(snapshot.clone, stream)
@@ -247,7 +336,10 @@ interface DraftToPublish {
 }
 
 /** Reads the open drafts of `packages`: one git process whatever their number. */
-async function readDrafts(snapshot: RepositorySnapshot, packages: readonly string[]): Promise<Map<string, DraftToPublish>> {
+async function readDrafts(
+  snapshot: RepositorySnapshot,
+  packages: readonly string[],
+): Promise<Map<string, DraftToPublish>> {
   if (packages.length === 0) return new Map()
   // Each draft's commit, and its package's tree in the draft, in the draft's parent, and now (`<commit>:<dir>`: a tree, or missing).
   const objects = await catFileBatch(
@@ -264,7 +356,10 @@ async function readDrafts(snapshot: RepositorySnapshot, packages: readonly strin
       const commit = objects[4 * i]!
       const tree = oidOf(4 * i + 1)
       // A draft without a parent (in a repository without commits) was made from a missing package.
-      const draft: DraftToPublish = { message: 'content' in commit ? commitMessage(commit.content) : '', current: oidOf(4 * i + 2) === oidOf(4 * i + 3) }
+      const draft: DraftToPublish = {
+        message: 'content' in commit ? commitMessage(commit.content) : '',
+        current: oidOf(4 * i + 2) === oidOf(4 * i + 3),
+      }
       if (tree) draft.tree = tree
       return [pkg, draft]
     }),
@@ -287,7 +382,11 @@ const treeRef = 'refs/kpt-variants/pending/trees'
 const emptyTree = '4b825dc642cb6eb9a060e54bf8d69288fbee4904'
 
 /** Imports commits; resolves to each one's id, in order. */
-async function importCommits(snapshot: RepositorySnapshot, commits: readonly PackageCommit[], committer: Signature): Promise<string[]> {
+async function importCommits(
+  snapshot: RepositorySnapshot,
+  commits: readonly PackageCommit[],
+  committer: Signature,
+): Promise<string[]> {
   const { stream, commitMarks } = importStream(commits, committer)
   const marks = await fastImportMarks(snapshot.clone, stream)
   return commitMarks.map((mark) => marks.get(mark)!)
@@ -297,22 +396,33 @@ async function importCommits(snapshot: RepositorySnapshot, commits: readonly Pac
  * Pushes the updates; the clone's refs follow the remote's once it took them.
  * The pending refs stay until the next write writes over them.
  */
-async function pushAndRecord(snapshot: RepositorySnapshot, updates: readonly RefUpdate[]): Promise<{ ok: true } | { ok: false; reason: string }> {
+async function pushAndRecord(
+  snapshot: RepositorySnapshot,
+  updates: readonly RefUpdate[],
+): Promise<{ ok: true } | { ok: false; reason: string }> {
   // The clone was made from `source`: its origin's URL.
   return pushAtomic(snapshot.clone, 'origin', updates, { url: snapshot.source, mirror: true })
 }
 
 /** The workspace names each package's drafts and published revisions use (Porch's `kpt:` commit annotations). */
-async function workspacesInUse(snapshot: RepositorySnapshot, packages: readonly string[]): Promise<Map<string, string[]>> {
+async function workspacesInUse(
+  snapshot: RepositorySnapshot,
+  packages: readonly string[],
+): Promise<Map<string, string[]>> {
   const used = new Map<string, string[]>()
-  const revisions = packages.flatMap((pkg) => (snapshot.drafts[pkg] ? [] : (snapshot.published[pkg] ?? []).map((p) => ({ pkg, commit: p.commit }))))
+  const revisions = packages.flatMap((pkg) =>
+    snapshot.drafts[pkg] ? [] : (snapshot.published[pkg] ?? []).map((p) => ({ pkg, commit: p.commit })),
+  )
   const messages = await catFileBatch(
     snapshot.clone,
     revisions.map((r) => r.commit),
   )
   revisions.forEach((r, i) => {
     const object = messages[i]!
-    const workspace = 'content' in object ? workspaceFromMessage(object.content.toString('utf8'), packageDir(snapshot, r.pkg)) : undefined
+    const workspace =
+      'content' in object
+        ? workspaceFromMessage(object.content.toString('utf8'), packageDir(snapshot, r.pkg))
+        : undefined
     if (workspace) appendTo(used, r.pkg, workspace)
   })
   return used

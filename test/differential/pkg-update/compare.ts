@@ -6,7 +6,11 @@ import type { PackageFile } from '../../../orchestrator/package/files.js'
 const serviceHead = {
   apiVersion: 'v1',
   kind: 'Service',
-  metadata: { name: 'web-metrics', namespace: 'prod', annotations: { 'internal.kpt.dev/upstream-identifier': '|Service|prod|web-metrics' } },
+  metadata: {
+    name: 'web-metrics',
+    namespace: 'prod',
+    annotations: { 'internal.kpt.dev/upstream-identifier': '|Service|prod|web-metrics' },
+  },
 }
 const metricsPort = { name: 'metrics', port: 9090 }
 const adminPort = { name: 'admin', port: 9091, protocol: 'TCP' }
@@ -21,8 +25,15 @@ export const knownDifferences: Record<string, { kpt: unknown; ours: unknown }> =
   // it keeps the old port and adds the new one: port 9090/TCP twice, which the API server rejects.
   // We drop the old element and append upstream's.
   'metrics-service.yaml': {
-    kpt: [{ ...serviceHead, spec: { selector: { app: 'web' }, ports: [metricsPort, { ...metricsPort, protocol: 'TCP' }, adminPort] } }],
-    ours: [{ ...serviceHead, spec: { selector: { app: 'web' }, ports: [adminPort, { ...metricsPort, protocol: 'TCP' }] } }],
+    kpt: [
+      {
+        ...serviceHead,
+        spec: { selector: { app: 'web' }, ports: [metricsPort, { ...metricsPort, protocol: 'TCP' }, adminPort] },
+      },
+    ],
+    ours: [
+      { ...serviceHead, spec: { selector: { app: 'web' }, ports: [adminPort, { ...metricsPort, protocol: 'TCP' }] } },
+    ],
   },
   // YAML files a .krmignore excludes: kpt's resource merge does not read them and its sync of
   // other files skips every *.yaml, so they never change after `kpt pkg get` (upstream

@@ -18,7 +18,10 @@ export function editLocally(dir: string): void {
     'Kptfile',
     // [Kptfile] a label and a mutator added downstream; upstream bumps a function's tag.
     ['  annotations:\n', '  labels:\n    env: prod\n  annotations:\n'],
-    ['  validators:\n', '    - image: gcr.io/kpt-fn/set-namespace:v0.4\n      configMap:\n        namespace: prod\n  validators:\n'],
+    [
+      '  validators:\n',
+      '    - image: gcr.io/kpt-fn/set-namespace:v0.4\n      configMap:\n        namespace: prod\n  validators:\n',
+    ],
   )
   edit(
     'deployment.yaml',
@@ -46,7 +49,10 @@ export function editLocally(dir: string): void {
   edit(
     'service.yaml',
     // [assoc list by port+protocol] a local port; upstream changes port 80 and adds 443.
-    ['    protocol: TCP\n', '    protocol: TCP\n  - name: metrics\n    port: 9090\n    targetPort: 9090\n    protocol: TCP\n'],
+    [
+      '    protocol: TCP\n',
+      '    protocol: TCP\n  - name: metrics\n    port: 9090\n    targetPort: 9090\n    protocol: TCP\n',
+    ],
   )
   edit(
     'configmap.yaml',
@@ -63,7 +69,10 @@ export function editLocally(dir: string): void {
   edit(
     'monitor.yaml',
     // [non-assoc list, upstream changed] endpoints: the local one is lost.
-    ['    interval: 30s\n  namespaceSelector', '    interval: 30s\n  - port: admin\n    interval: 60s\n  namespaceSelector'],
+    [
+      '    interval: 30s\n  namespaceSelector',
+      '    interval: 30s\n  - port: admin\n    interval: 60s\n  namespaceSelector',
+    ],
     // [non-assoc list, only local changed] matchNames.
     ['matchNames: [prod]', 'matchNames: [prod, staging]'],
     // [map deleted upstream + local key] extra.
@@ -85,7 +94,8 @@ export function editLocally(dir: string): void {
   rmSync(join(dir, 'pdb.yaml'))
   // [resource added both sides] both.yaml; [resource added locally] local-cm.yaml.
   writeTree(dir, {
-    'both.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: both\n  namespace: prod\ndata:\n  shared: local\n  mine: local\n',
+    'both.yaml':
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: both\n  namespace: prod\ndata:\n  shared: local\n  mine: local\n',
     'local-cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: local\n  namespace: prod\ndata:\n  k: v\n',
   })
   // [subpackage] a local edit in a local subpackage, upstream changes another field.

@@ -233,6 +233,7 @@ export const v1: TreeSpec = {
   'pkg/CHANGELOG.md': '## v1\n',
   'pkg/docs/guide.md': 'guide v1\n',
   'pkg/.gitignore': 'tmp/\n',
-  'pkg/values.json': '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"json-values","namespace":"prod"},"data":{"replicas":"1"}}',
+  'pkg/values.json':
+    '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"json-values","namespace":"prod"},"data":{"replicas":"1"}}',
   'pkg/scripts/check.sh': { text: '#!/bin/sh\necho v1\n', executable: true },
 }

@@ -295,7 +295,8 @@ export const v2: Record<string, TreeSpec[string] | undefined> = {
   'pkg/CHANGELOG.md': undefined,
   'pkg/docs/upgrade.md': 'upgrading to v2\n',
   'pkg/.gitignore': 'tmp/\nout/\n',
-  'pkg/values.json': '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"json-values","namespace":"prod"},"data":{"replicas":"2"}}',
+  'pkg/values.json':
+    '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"json-values","namespace":"prod"},"data":{"replicas":"2"}}',
   'pkg/scripts/check.sh': { text: '#!/bin/sh\necho v2\n', executable: true },
 }
 
@@ -303,7 +304,12 @@ export const v2: Record<string, TreeSpec[string] | undefined> = {
 export async function createUpstream(repo: string): Promise<void> {
   await createRepo(repo, [['pkg/v1', v1]])
   rmSync(join(repo, 'pkg'), { recursive: true })
-  writeTree(repo, Object.fromEntries(Object.entries(v2).filter((entry): entry is [string, TreeSpec[string]] => entry[1] !== undefined)))
+  writeTree(
+    repo,
+    Object.fromEntries(
+      Object.entries(v2).filter((entry): entry is [string, TreeSpec[string]] => entry[1] !== undefined),
+    ),
+  )
   await git(repo, 'add', '-A')
   await git(repo, 'commit', '-q', '-m', 'pkg/v2')
   await git(repo, 'tag', 'pkg/v2')
