@@ -91,7 +91,7 @@ export default tseslint.config(
   },
   {
     // Tests read parsed YAML and API objects of any shape (`Json`): reading into them is what they do.
-    files: ['**/*.test.ts', 'test/**/*.ts', 'bench/**/*.ts'],
+    files: ['**/*.test.ts', '**/*.fixtures.ts', 'test/**/*.ts', 'bench/**/*.ts'],
     rules: {
       '@typescript-eslint/no-explicit-any': 'off',
       '@typescript-eslint/no-non-null-assertion': 'off',

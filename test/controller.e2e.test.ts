@@ -21,7 +21,8 @@ import { gitIdentity, repoRoot } from './e2e/runner.js'
 import { ControllerProcess, outcomes } from './support/controller-process.js'
 import { createBlueprints, fleetFiles, repository, threeClusters } from './support/fleet.js'
 import { git, writeTree } from './support/git-repo.js'
-import { KubeApiServer, kubeApiServerBuilt, schemalessCrd } from './support/kube-apiserver.js'
+import { KubeApiServer, kubeApiServerBuilt } from './support/kube-apiserver.js'
+import { schemalessCrd } from './support/schemaless-crd.js'
 import type { Json } from './support/kube-apiserver.js'
 
 const bin = join(repoRoot, 'bin', 'kpt-variants')

@@ -4,7 +4,8 @@ import { Document, YAMLSeq } from 'yaml'
 import { renderedHeader, renderItemText } from './yaml/emit.js'
 import { KubeObject } from './kube-object.js'
 import { scanHeader } from './yaml/lazy-items.js'
-import { stringifyWithLibrary, toNode } from './yaml/documents.js'
+import { stringifyWithLibrary } from './yaml/documents.js'
+import { toNode } from './yaml/nodes.js'
 
 function libraryText(value: Record<string, unknown>): string {
   const doc = new Document()

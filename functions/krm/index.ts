@@ -1,7 +1,9 @@
 /** The kpt-variants KRM function SDK. See README.md. */
 export * from './annotations.js'
-export { FieldTypeError, formatFieldPath, KubeObject } from './kube-object.js'
-export type { FieldPath, ObjectOrigin } from './kube-object.js'
+export { formatFieldPath } from './field-path.js'
+export type { FieldPath } from './field-path.js'
+export { FieldTypeError, KubeObject } from './kube-object.js'
+export type { ObjectOrigin } from './kube-object.js'
 export { parseObjects } from './objects.js'
 export { ResourceList, ResourceListError } from './resource-list.js'
 export { newResult, Results } from './results.js'

@@ -1,5 +1,6 @@
 import { source } from '../../test/support/source.js'
-import { FieldTypeError, formatFieldPath, KubeObject } from './kube-object.js'
+import { formatFieldPath } from './field-path.js'
+import { FieldTypeError, KubeObject } from './kube-object.js'
 import { ResourceList } from './resource-list.js'
 
 function objectOf(yaml: string) {

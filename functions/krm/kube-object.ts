@@ -31,24 +31,14 @@ import {
   YamlSyntaxError,
 } from './yaml/index.js'
 import type { ItemHeader, ObjectBacking } from './yaml/index.js'
+import { formatFieldPath } from './field-path.js'
+import type { FieldPath } from './field-path.js'
+import { pathAnnotations, withPathAnnotations } from './path-annotations.js'
 
 /** The file an object is in (and a result is about), relative to the package, and its index there. */
 export interface FileRef {
   path: string
   index?: number
-}
-
-/** A field path: keys for maps, numbers for sequence indexes. */
-export type FieldPath = readonly (string | number)[]
-
-/** Formats a field path the way results report it: `spec.injectors[0].name`. */
-export function formatFieldPath(path: FieldPath): string {
-  let out = ''
-  for (const part of path) {
-    if (typeof part === 'number') out += `[${part}]`
-    else out += out === '' ? part : `.${part}`
-  }
-  return out
 }
 
 /** A field holds a value of another type than the caller asked for. */
@@ -475,33 +465,6 @@ export class KubeObject {
       map = child
     }
     return map
-  }
-}
-
-/** The path annotations kpt expects on a generated object, internal and legacy forms, in kpt's order. */
-function pathAnnotations(path: string, index: number): Record<string, string> {
-  return {
-    [pathAnnotation]: path,
-    [legacyPathAnnotation]: path,
-    [indexAnnotation]: String(index),
-    [legacyIndexAnnotation]: String(index),
-  }
-}
-
-/** `value` with the four path annotations set (existing keys keep their place), as `setPath` does. */
-function withPathAnnotations(value: Record<string, unknown>, path: string, index: number): Record<string, unknown> {
-  const metadata = (
-    typeof value['metadata'] === 'object' && value['metadata'] !== null ? value['metadata'] : {}
-  ) as Record<string, unknown>
-  const annotations = (
-    typeof metadata['annotations'] === 'object' && metadata['annotations'] !== null ? metadata['annotations'] : {}
-  ) as Record<string, unknown>
-  return {
-    ...value,
-    metadata: {
-      ...metadata,
-      annotations: { ...annotations, ...pathAnnotations(path, index) },
-    },
   }
 }
 

@@ -4,7 +4,7 @@ import { Document, parseDocument, YAMLSeq } from 'yaml'
 import { printOptions } from './yaml/print-options.js'
 import { ResourceList } from './resource-list.js'
 import type { Result } from './results.js'
-import { toNode } from './yaml/documents.js'
+import { toNode } from './yaml/nodes.js'
 
 const input =
   'apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n'

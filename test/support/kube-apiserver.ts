@@ -15,11 +15,10 @@ import type { ChildProcess } from 'node:child_process'
 import { generateKeyPairSync, randomBytes } from 'node:crypto'
 import { existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, closeSync } from 'node:fs'
 import { request as httpsRequest } from 'node:https'
-import { createServer } from 'node:net'
-import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { repositoryRoot } from './root.js'
+import { freePorts } from './ports.js'
 
 export type Json = Record<string, any>
 
@@ -477,46 +476,5 @@ export class KubeApiServer {
       events = read()
     }
     return events.filter((e) => !e.requestURI.includes('audit-marker=')).slice(since)
-  }
-}
-
-/** `count` distinct free loopback ports, held open together while chosen. */
-export async function freePorts(count: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from(
-      { length: count },
-      () =>
-        new Promise<ReturnType<typeof createServer>>((resolve) => {
-          const server = createServer()
-          server.listen(0, '127.0.0.1', () => resolve(server))
-        }),
-    ),
-  )
-  const ports = servers.map((s) => (s.address() as AddressInfo).port)
-  await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))))
-  return ports
-}
-
-/** A CRD without a schema (any fields kept), for the kinds the fleets use that have no CRD in deploy/. */
-export function schemalessCrd(group: string, kind: string, scope: 'Namespaced' | 'Cluster' = 'Namespaced'): Json {
-  const plural = `${kind.toLowerCase()}${kind.endsWith('s') ? '' : 's'}`
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `${plural}.${group}` },
-    spec: {
-      group,
-      scope,
-      names: { kind, plural, singular: kind.toLowerCase(), listKind: `${kind}List` },
-      versions: [
-        {
-          name: 'v1alpha1',
-          served: true,
-          storage: true,
-          schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
-          subresources: { status: {} },
-        },
-      ],
-    },
   }
 }

@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check'
 import { parse } from 'yaml'
-import { isAmbiguousString } from './documents.js'
+import { isAmbiguousString } from './ambiguous-string.js'
 
 function readsAsOtherType(value: string): boolean {
   if (value === '' || /^\s|\s$/.test(value)) return true

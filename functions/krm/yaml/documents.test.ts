@@ -1,13 +1,8 @@
 import { parseDocument } from 'yaml'
 import { source } from '../../../test/support/source.js'
-import {
-  isAmbiguousString,
-  parseYamlDocument,
-  parseYamlDocuments,
-  reconcileNode,
-  stringifyYamlDocument,
-  toNode,
-} from './documents.js'
+import { isAmbiguousString } from './ambiguous-string.js'
+import { parseYamlDocument, parseYamlDocuments, stringifyYamlDocument } from './documents.js'
+import { reconcileNode, toNode } from './nodes.js'
 
 const roundTrip = (text: string) => stringifyYamlDocument(parseYamlDocument(text))
 

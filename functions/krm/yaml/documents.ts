@@ -7,26 +7,21 @@ import {
   CST,
   Document,
   isAlias,
-  isCollection,
   isMap,
   isPair,
-  isScalar,
   isSeq,
   Lexer,
-  Pair,
   parseAllDocuments,
   parseDocument,
   parse as parseValue,
-  Scalar,
-  visit,
-  YAMLMap,
-  YAMLSeq,
 } from 'yaml'
 import type { Node, ParsedNode, Tags } from 'yaml'
 import { printSimpleWholeDocument } from './emit-node.js'
 import { readPlainBlock } from './plain-block.js'
 import { readPlainValue } from './plain-values.js'
 import { printOptions } from './print-options.js'
+import { fixCommentPlacement } from './comment-placement.js'
+import { scalarKey } from './nodes.js'
 
 /** Alias expansions allowed when converting to JS: stops "billion laughs" documents. */
 export const maxAliasCount = 100
@@ -305,204 +300,6 @@ export function stringifyYamlDocument(doc: Document, options: { wide?: boolean }
 /** The library's print in kpt's style: what stringifyYamlDocument falls back to, and the fast printers are held to. */
 export function stringifyWithLibrary(doc: Document, options: { wide?: boolean } = {}): string {
   return doc.toString(options.wide ? { ...printOptions, indentSeq: true } : printOptions)
-}
-
-/**
- * Moves two comment placements back to where go-yaml keeps them, so that kpt's
- * comment copy-back does not duplicate them (docs/upstream-behaviour.md, "Comments and field order"):
- * 1. `- # comment` before a map item: the comment belongs to the first key;
- * 2. `key: # comment` before a block collection: the comment belongs to the key.
- * The source tokens it reads are released afterwards: nothing else reads them,
- * and they are more than half of what a parsed document holds. A document
- * parsed without them (its text had no `#`) has no comment to move.
- */
-export function fixCommentPlacement(doc: Document): void {
-  if (!doc.contents?.srcToken) return
-  const release = (node: { srcToken?: unknown }) => void (node.srcToken = undefined)
-  visit(doc, {
-    Scalar: (_, scalar) => release(scalar),
-    Alias: (_, alias) => release(alias),
-    Pair: (_, pair) => release(pair),
-    Seq(_, seq) {
-      const token = seq.srcToken
-      release(seq)
-      if (token?.type !== 'block-seq') return
-      seq.items.forEach((item, i) => {
-        const itemToken = token.items[i]
-        if (!itemToken || !isMap(item) || item.commentBefore == null || item.items.length === 0) return
-        if (!hasCommentAfterDash(itemToken.start)) return
-        const firstKey = item.items[0]!.key as Node
-        firstKey.commentBefore = firstKey.commentBefore
-          ? `${item.commentBefore}\n${firstKey.commentBefore}`
-          : item.commentBefore
-        item.commentBefore = undefined
-      })
-    },
-    Map(_, map) {
-      const token = map.srcToken
-      release(map)
-      if (token?.type !== 'block-map') return
-      map.items.forEach((pair, i) => {
-        const value = pair.value
-        const itemToken = token.items[i]
-        if (!itemToken || !isCollection(value) || value.commentBefore == null || !isScalar(pair.key)) return
-        const inline = inlineComment(itemToken.sep)
-        if (inline === undefined) return
-        const [first, ...rest] = value.commentBefore.split('\n')
-        if (first !== inline) return
-        pair.key.comment = inline
-        value.commentBefore = rest.length > 0 ? rest.join('\n') : undefined
-      })
-    },
-  })
-}
-
-type SourceToken = { type: string; source?: string }
-
-function hasCommentAfterDash(start: readonly SourceToken[]): boolean {
-  let afterDash = false
-  for (const t of start) {
-    if (t.type === 'seq-item-ind') afterDash = true
-    else if (t.type === 'newline') afterDash = false
-    else if (afterDash && t.type === 'comment') return true
-  }
-  return false
-}
-
-function inlineComment(sep: readonly SourceToken[] | undefined): string | undefined {
-  for (const t of sep ?? []) {
-    if (t.type === 'newline') return undefined
-    // The library stores an empty `#` comment as ' '.
-    if (t.type === 'comment') return t.source!.slice(1) || ' '
-  }
-  return undefined
-}
-
-/**
- * True when YAML 1.1 (go-yaml v2, kubectl) would read this plain string as
- * something else: `yes`, `on`, `0755`, `2001-12-14`, `1e3`, `~`...
- */
-export function isAmbiguousString(value: string): boolean {
-  if (value === '' || /^\s|\s$/.test(value)) return true
-  // Fast path: a word starting with a letter is a string unless it is a YAML 1.1 bool/null.
-  if (/^[A-Za-z][A-Za-z0-9_/.-]*$/.test(value)) return yaml11Words.has(value)
-  // Fast paths for sentences (result messages), which would otherwise each cost a parse:
-  // words and spaces are a string; `: ` after a letter makes a map or an error.
-  if (/^[A-Za-z][A-Za-z0-9 _/.@+=()-]*[A-Za-z0-9_/.)-]$/.test(value)) return false
-  if (/^[A-Za-z][^\n"'\\]*: /.test(value)) return true
-  // A line starting with a letter reads as a string (no YAML 1.1 number, date or null starts with one) unless it is a
-  // keyword, or holds what makes it a map or a comment: field paths (`spec.x[0]`) and messages, without a parse each.
-  if (/^[A-Za-z][\x20-\x7e]*$/.test(value) && !value.includes(': ') && !value.includes(' #') && !/[: ]$/.test(value))
-    return yaml11Words.has(value)
-  let ambiguous = ambiguousStrings.get(value)
-  if (ambiguous !== undefined) return ambiguous
-  try {
-    ambiguous = typeof parseValue(value, { version: '1.1', uniqueKeys: false, logLevel: 'error' }) !== 'string'
-  } catch {
-    ambiguous = true
-  }
-  // Versions and other repeated values are parsed once.
-  if (ambiguousStrings.size < 10_000 && value.length < 100) ambiguousStrings.set(value, ambiguous)
-  return ambiguous
-}
-
-const ambiguousStrings = new Map<string, boolean>()
-
-/** The words YAML 1.1 reads as booleans or null (`yes`, `on`, `Null`...): the only ambiguous plain words starting with a letter. */
-export const yaml11Words: ReadonlySet<string> = new Set(
-  'y Y yes Yes YES n N no No NO true True TRUE false False FALSE on On ON off Off OFF null Null NULL'.split(' '),
-)
-
-/** Sets a scalar's value in place, keeping its style where the style can still hold the value. */
-function setScalarValue(node: Scalar, value: string | number | boolean | null): void {
-  const wasBlock = node.type === Scalar.BLOCK_LITERAL || node.type === Scalar.BLOCK_FOLDED
-  const wasPlain = node.type === undefined || node.type === Scalar.PLAIN
-  node.value = value
-  if (typeof value !== 'string') {
-    node.type = undefined
-  } else if (wasPlain || (wasBlock && !value.includes('\n'))) {
-    node.type = isAmbiguousString(value) ? Scalar.QUOTE_DOUBLE : undefined
-  }
-}
-
-/** A new scalar for a value, double-quoted when YAML 1.1 would misread it. */
-export function newScalar(value: string | number | boolean | null): Scalar {
-  const scalar = new Scalar(value)
-  if (typeof value === 'string' && isAmbiguousString(value)) scalar.type = Scalar.QUOTE_DOUBLE
-  return scalar
-}
-
-/** Builds fresh YAML nodes for a plain JS value (block style, safe quoting). */
-export function toNode(value: unknown): Node {
-  if (value === null || value === undefined) return new Scalar(null)
-  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
-    return newScalar(value)
-  }
-  if (Array.isArray(value)) {
-    const seq = new YAMLSeq()
-    for (const v of value) seq.items.push(toNode(v))
-    return seq
-  }
-  if (typeof value === 'object') {
-    const map = new YAMLMap()
-    for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-      if (v === undefined) continue
-      map.items.push(new Pair(newScalar(k), toNode(v)))
-    }
-    return map
-  }
-  throw new TypeError(`cannot represent a ${typeof value} in YAML`)
-}
-
-/**
- * Makes `node` hold `value`, reusing existing nodes wherever the shape allows,
- * so comments, key order and scalar styles survive:
- * - a scalar keeps its node and style (a plain one is quoted if the new string is ambiguous);
- * - a map keeps its existing keys in place, drops keys not in `value`, appends new ones;
- * - a sequence is updated index by index.
- * Returns the node to store: `node` itself, or a fresh one when the kinds differ.
- */
-export function reconcileNode(node: Node | null | undefined, value: unknown): Node {
-  if (value === undefined) return toNode(null)
-  if (isScalar(node) && (value === null || typeof value !== 'object')) {
-    if (node.value !== value) setScalarValue(node, value as string | number | boolean | null)
-    return node
-  }
-  if (isMap(node) && isPlainObject(value)) {
-    const wanted = value as Record<string, unknown>
-    const kept: Pair[] = []
-    const seen = new Set<string>()
-    for (const pair of node.items) {
-      const key = scalarKey(pair.key)
-      if (key === undefined || !(key in wanted) || wanted[key] === undefined || seen.has(key)) continue
-      seen.add(key)
-      pair.value = reconcileNode(pair.value as Node, wanted[key])
-      kept.push(pair)
-    }
-    for (const [key, v] of Object.entries(wanted)) {
-      if (seen.has(key) || v === undefined) continue
-      kept.push(new Pair(newScalar(key), toNode(v)))
-    }
-    node.items = kept
-    return node
-  }
-  if (isSeq(node) && Array.isArray(value)) {
-    const items = value.map((v, i) => reconcileNode(node.items[i] as Node, v))
-    node.items = items
-    return node
-  }
-  return toNode(value)
-}
-
-/** The string form of a map key, or undefined for complex keys. */
-export function scalarKey(key: unknown): string | undefined {
-  if (isScalar(key)) return key.value === null ? '' : String(key.value)
-  if (typeof key === 'string') return key
-  return undefined
-}
-
-function isPlainObject(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 export type { Node, ParsedNode }

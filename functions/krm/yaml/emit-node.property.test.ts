@@ -3,7 +3,8 @@ import { join } from 'node:path'
 import fc from 'fast-check'
 import { Document, isMap, isScalar, isSeq, Pair, parseAllDocuments, Scalar, YAMLMap, YAMLSeq } from 'yaml'
 import { printSimpleDocument, printSimpleItem, printSimpleWholeDocument } from './emit-node.js'
-import { parseYamlDocument, stringifyWithLibrary, toNode } from './documents.js'
+import { parseYamlDocument, stringifyWithLibrary } from './documents.js'
+import { toNode } from './nodes.js'
 
 /** Strings around every rule of the library's choice between plain, quoted and folded. */
 const text = fc.constantFrom(

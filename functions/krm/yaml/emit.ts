@@ -10,7 +10,7 @@
 import { Document } from 'yaml'
 import type { ItemHeader } from './lazy-items.js'
 import { stringValueText } from './string-style.js'
-import { isAmbiguousString, yaml11Words } from './documents.js'
+import { isAmbiguousString, yaml11Words } from './ambiguous-string.js'
 
 /** Thrown internally when a value needs the library's judgement. */
 class NotSimple extends Error {}

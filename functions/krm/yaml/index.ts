@@ -38,21 +38,18 @@ export function print(doc: Document | readonly Document[], options: PrintOptions
 }
 
 // The parts the SDK's API builds on, and the older names of the verbs (parseYamlDocument(s), stringifyYamlDocument(s)).
+export { isAmbiguousString } from './ambiguous-string.js'
+export { fixCommentPlacement } from './comment-placement.js'
 export {
   checkNode,
-  fixCommentPlacement,
-  isAmbiguousString,
   maxAliasCount,
-  newScalar,
   parseYamlDocument,
   parseYamlDocuments,
-  reconcileNode,
-  scalarKey,
   stringifyYamlDocument,
   stringifyYamlDocuments,
-  toNode,
   YamlSyntaxError,
 } from './documents.js'
+export { newScalar, reconcileNode, scalarKey, toNode } from './nodes.js'
 export type { Node, ParsedNode } from './documents.js'
 export { renderedHeader, renderFieldText, renderItemText } from './emit.js'
 export type { SharedTexts } from './emit.js'

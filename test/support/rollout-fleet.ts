@@ -1,0 +1,157 @@
+/** The fleet of the progressive rollout e2e tests (rollout*.e2e.test.ts): six clusters, a Rollout, runs at a given `--now`. */
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { execa } from 'execa'
+import { gitIdentity, repoRoot } from '../e2e/runner.js'
+import { createBlueprints, fleetFiles } from './fleet.js'
+import { git, writeTree } from './git-repo.js'
+import { source } from './source.js'
+
+const bin = join(repoRoot, 'bin', 'kpt-variants')
+export const timeout = 180_000
+
+/** The clusters: a canary, four in eu-west1, one elsewhere. */
+export const clusters = [
+  { name: 'edge-01', region: 'us-east1', tier: 'canary' },
+  { name: 'eu-1', region: 'eu-west1' },
+  { name: 'eu-2', region: 'eu-west1' },
+  { name: 'eu-3', region: 'eu-west1' },
+  { name: 'eu-4', region: 'eu-west1' },
+  { name: 'us-1', region: 'us-west1' },
+]
+
+export const rollout = (extra = '') =>
+  source`
+  apiVersion: kpt-variants.dev/v1alpha1
+  kind: Rollout
+  metadata:
+    name: edge-monitor
+    namespace: default
+  spec:
+    packageVariantSet: nginx
+    steps:
+    - name: canary
+      targets: {matchLabels: {tier: canary}}
+    - name: eu
+      targets: {matchLabels: {region: eu-west1}}
+      maxConcurrent: 2
+    - name: rest
+    gates:
+      soak: 30m
+      health: {condition: Ready}
+      approval: manual
+    # Weekdays, 08:00 to 18:00 UTC.
+    windows:
+    - {schedule: "0 8 * * 1-5", duration: 10h}
+` + extra
+
+export interface Run {
+  exitCode: number
+  stdout: string
+  stderr: string
+}
+
+export interface Report {
+  variants: { path?: string; status: string; draft?: string; published?: string; held?: string }[]
+  rollouts?: { rollout: string; state: string; reason: string; steps: { name: string; state: string }[] }[]
+}
+
+export class Fleet {
+  readonly ready = new Map<string, 'True' | 'False'>()
+
+  constructor(readonly dir: string) {}
+
+  static async create(): Promise<Fleet> {
+    const fleet = new Fleet(mkdtempSync(join(tmpdir(), 'kpt-variants-rollout-e2e-')))
+    await createBlueprints(join(fleet.dir, 'repos', 'blueprints'))
+    for (const c of clusters) await git(fleet.dir, 'init', '-q', '--bare', '-b', 'main', `repos/${c.name}.git`)
+    fleet.write(1)
+    writeTree(join(fleet.dir, 'fleet'), { 'rollout.yaml': rollout() })
+    return fleet
+  }
+
+  /** Writes the fleet at upstream revision `revision`, each cluster (but `gone`) with its Ready condition (none until set); the Rollout's file is left as it is. */
+  write(revision: number, gone?: string): void {
+    const files = fleetFiles({ clusters: clusters.map((c) => ({ name: c.name, region: c.region })), revision })
+    files['clusters.yaml'] = clusters
+      .filter((c) => c.name !== gone)
+      .map((c) => {
+        const ready = this.ready.get(c.name)
+        const lines = [
+          'apiVersion: infra.nephio.org/v1alpha1',
+          'kind: WorkloadCluster',
+          'metadata:',
+          `  name: ${c.name}`,
+          '  namespace: default',
+          '  labels:',
+          '    nephio.org/site-type: edge',
+          `    region: ${c.region}`,
+        ]
+        if (c.tier) lines.push(`    tier: ${c.tier}`)
+        lines.push('spec:', `  clusterName: ${c.name}`)
+        if (ready)
+          lines.push(
+            'status:',
+            '  conditions:',
+            `  - {type: Ready, status: "${ready}", reason: ${ready === 'True' ? 'Running' : 'CrashLoopBackOff'}}`,
+          )
+        return `${lines.join('\n')}\n`
+      })
+      .join('---\n')
+    writeTree(join(this.dir, 'fleet'), files)
+  }
+
+  /** Sets clusters' Ready condition and rewrites the fleet. */
+  health(revision: number, conditions: Record<string, 'True' | 'False'>): void {
+    for (const [name, status] of Object.entries(conditions)) this.ready.set(name, status)
+    this.write(revision)
+  }
+
+  async run(...args: string[]): Promise<Run> {
+    const run = await execa('node', [bin, ...args], {
+      cwd: this.dir,
+      env: { ...process.env, ...gitIdentity },
+      reject: false,
+      stdin: 'ignore',
+    })
+    return { exitCode: run.exitCode ?? -1, stdout: String(run.stdout), stderr: String(run.stderr) }
+  }
+
+  async ok(...args: string[]): Promise<Run> {
+    const run = await this.run(...args)
+    if (run.exitCode !== 0)
+      throw new Error(
+        `kpt-variants ${args.join(' ')} exited ${run.exitCode}\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`,
+      )
+    return run
+  }
+
+  /** `render fleet --git --publish --now NOW --json`: the report, and each variant's held reason or published tag by cluster. */
+  async publish(now: string): Promise<{ report: Report; outcome: Record<string, string> }> {
+    const run = await this.ok('render', 'fleet', '--git', '--publish', '--cache', 'cache', '--json', '--now', now)
+    const report = JSON.parse(run.stdout) as Report
+    const outcome = Object.fromEntries(
+      report.variants.filter((v) => v.published || v.held).map((v) => [v.path!.split('/')[0]!, v.published ?? v.held!]),
+    )
+    return { report, outcome }
+  }
+
+  /** The published tags of every cluster's repository. */
+  async tags(): Promise<Record<string, string[]>> {
+    const out: Record<string, string[]> = {}
+    for (const c of clusters)
+      out[c.name] = (await git(join(this.dir, 'repos', `${c.name}.git`), 'tag', '--list')).split('\n').filter(Boolean)
+    return out
+  }
+
+  /** Every ref of every cluster's repository. */
+  async refs(): Promise<string> {
+    const all: string[] = []
+    for (const c of clusters)
+      all.push(await git(join(this.dir, 'repos', `${c.name}.git`), 'for-each-ref', '--format=%(refname) %(objectname)'))
+    return all.join('\n')
+  }
+}
+
+export const v1 = 'nginx/v1@'
