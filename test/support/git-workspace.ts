@@ -18,13 +18,6 @@ export interface Run {
   stderr: string
 }
 
-/**
- * Kills a run's node process alone, as a crash would, and waits for the git
- * processes it had started: they outlive it (a push killed with its parent
- * still completes), and the next run racing one would meet a remote that
- * moves under it, a lease refused (the run fails that variant, as it should)
- * rather than the crash the test is about.
- */
 /** Resolves once the run says it is held at `point`; rejects if it ends first (it never reached the point). */
 export function stoppedAt(child: ResultPromise, point: string): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -42,6 +35,13 @@ export function stoppedAt(child: ResultPromise, point: string): Promise<void> {
   })
 }
 
+/**
+ * Kills a run's node process alone, as a crash would, and waits for the git
+ * processes it had started: they outlive it (a push killed with its parent
+ * still completes), and the next run racing one would meet a remote that
+ * moves under it, a lease refused (the run fails that variant, as it should)
+ * rather than the crash the test is about.
+ */
 export async function crash(child: ResultPromise): Promise<void> {
   child.kill('SIGSTOP') // so that it starts no process while its children are listed
   const parents = new Map<number, number>()
