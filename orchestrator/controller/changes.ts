@@ -16,6 +16,7 @@ import type { Fleet } from '../fleet/fleet.js'
 import type { FleetPlan, PlannedVariant } from '../plan/plan.js'
 import type { RenderScope } from '../plan/scope.js'
 import type { MemoEntry } from '../run/memo.js'
+import { appendTo } from '../util/collections.js'
 
 /** What the plan says about each PackageVariant, by key (`namespace/name`). */
 export interface PlanState {
@@ -129,10 +130,4 @@ function textOf(object: KubeObject): string {
   let text = texts.get(object)
   if (text === undefined) texts.set(object, (text = object.toItemText()))
   return text
-}
-
-function appendTo<K, V>(map: Map<K, V[]>, key: K, value: V): void {
-  const list = map.get(key)
-  if (list) list.push(value)
-  else map.set(key, [value])
 }
