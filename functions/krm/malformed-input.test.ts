@@ -136,6 +136,20 @@ describe.each([true, false])('lazy reader %s', (lazy) => {
     expectError(run.output, message)
   })
 
+  // Found by the fuzz test (seed 1215680869): the list's own fields are printed back, and an unresolved alias there
+  // made printing the output throw.
+  test.each([
+    [
+      'apiVersion',
+      (l: string) => l.replace('apiVersion: config.kubernetes.io/v1', 'apiVersion: *aconfig.kubernetes.io/v1'),
+    ],
+    ['results', (l: string) => `${l}results:\n- message: *m\n  severity: info\n`],
+  ])("the list's own %s with an alias to no anchor: an error naming the field", (field, edit) => {
+    const run = runFunction(reader, edit(list('')))
+    expect(run.exitCode).toBe(1)
+    expectError(run.output, new RegExp(`ResourceList ${field}: Unresolved alias`))
+  })
+
   test.each([
     ['items', 'items:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: second\n'],
     ['items', 'items: []\n'],

@@ -1,6 +1,6 @@
 /** ResourceList: the wire format between kpt and a KRM function. */
-import { Document, isMap, isScalar, isSeq, parseDocument, visit, YAMLSeq } from 'yaml'
-import type { YAMLMap } from 'yaml'
+import { Document, isMap, isNode, isScalar, isSeq, parseDocument, visit, YAMLSeq } from 'yaml'
+import type { Node, YAMLMap } from 'yaml'
 import { KubeObject } from './kube-object.js'
 import { Results } from './results.js'
 import type { Result } from './results.js'
@@ -78,6 +78,13 @@ export class ResourceList {
     const duplicate = duplicateKey(root)
     if (duplicate !== undefined)
       throw new ResourceListError(`malformed YAML in ResourceList: duplicate key \`${duplicate}\``)
+    // The list's own fields are printed back: an alias there to an anchor never set (or an alias bomb) is an input error,
+    // not a crash when the output is printed. Items and the functionConfig are checked as they are read.
+    for (const pair of root.items) {
+      const key = scalarKey(pair.key)
+      if (key !== 'items' && key !== 'functionConfig' && isNode(pair.value))
+        checkOrThrow(pair.value, doc, () => `ResourceList ${key ?? 'key'}`)
+    }
     const kind: unknown = root.get('kind')
     if (kind !== 'ResourceList') {
       throw new ResourceListError(
@@ -251,7 +258,7 @@ function duplicateKey(root: YAMLMap): string | undefined {
 }
 
 /** Checks a parsed item or functionConfig; `source` names it, built only when there is a problem. */
-function checkOrThrow(node: YAMLMap, doc: Document, source: () => string): void {
+function checkOrThrow(node: Node, doc: Document, source: () => string): void {
   try {
     checkNode(node, doc, '\0')
   } catch (err) {
