@@ -2,21 +2,17 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { execa } from 'execa'
+import { bin, runCli, runCliOk } from './cli-run.js'
+import type { Run } from './cli-run.js'
 import type { ResultPromise } from 'execa'
-import { gitIdentity, repoRoot } from '../e2e/runner.js'
 import { createBlueprints, fleetFiles, threeClusters } from './fleet.js'
 import type { FleetOptions } from './fleet.js'
 import { createRepo, git, writeTree } from './git-repo.js'
 
-export const bin = join(repoRoot, 'bin', 'kpt-variants')
+export { bin }
 export const timeout = 60_000
 
-export interface Run {
-  exitCode: number
-  stdout: string
-  stderr: string
-}
+export type { Run }
 
 /** Resolves once the run says it is held at `point`; rejects if it ends first (it never reached the point). */
 export function stoppedAt(child: ResultPromise, point: string): Promise<void> {
@@ -109,23 +105,12 @@ export class Workspace {
     return join(this.dir, 'repos', name === 'edge-03' ? name : `${name}.git`)
   }
 
-  async run(...args: string[]): Promise<Run> {
-    const run = await execa('node', [bin, ...args], {
-      cwd: this.dir,
-      env: { ...process.env, ...gitIdentity },
-      reject: false,
-      stdin: 'ignore',
-    })
-    return { exitCode: run.exitCode ?? -1, stdout: String(run.stdout), stderr: String(run.stderr) }
+  run(...args: string[]): Promise<Run> {
+    return runCli(this.dir, args)
   }
 
-  async ok(...args: string[]): Promise<Run> {
-    const run = await this.run(...args)
-    if (run.exitCode !== 0)
-      throw new Error(
-        `kpt-variants ${args.join(' ')} exited ${run.exitCode}\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`,
-      )
-    return run
+  ok(...args: string[]): Promise<Run> {
+    return runCliOk(this.dir, args)
   }
 
   /** `render fleet --git --cache cache --json <args>`: the parsed report. */

@@ -2,13 +2,12 @@
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { execa } from 'execa'
-import { gitIdentity, repoRoot } from '../e2e/runner.js'
+import { runCli, runCliOk } from './cli-run.js'
+import type { Run } from './cli-run.js'
 import { createBlueprints, fleetFiles } from './fleet.js'
 import { git, writeTree } from './git-repo.js'
 import { source } from './source.js'
 
-const bin = join(repoRoot, 'bin', 'kpt-variants')
 export const timeout = 180_000
 
 /** The clusters: a canary, four in eu-west1, one elsewhere. */
@@ -46,11 +45,7 @@ export const rollout = (extra = '') =>
     - {schedule: "0 8 * * 1-5", duration: 10h}
 ` + extra
 
-export interface Run {
-  exitCode: number
-  stdout: string
-  stderr: string
-}
+export type { Run }
 
 export interface Report {
   variants: { path?: string; status: string; draft?: string; published?: string; held?: string }[]
@@ -108,23 +103,12 @@ export class Fleet {
     this.write(revision)
   }
 
-  async run(...args: string[]): Promise<Run> {
-    const run = await execa('node', [bin, ...args], {
-      cwd: this.dir,
-      env: { ...process.env, ...gitIdentity },
-      reject: false,
-      stdin: 'ignore',
-    })
-    return { exitCode: run.exitCode ?? -1, stdout: String(run.stdout), stderr: String(run.stderr) }
+  run(...args: string[]): Promise<Run> {
+    return runCli(this.dir, args)
   }
 
-  async ok(...args: string[]): Promise<Run> {
-    const run = await this.run(...args)
-    if (run.exitCode !== 0)
-      throw new Error(
-        `kpt-variants ${args.join(' ')} exited ${run.exitCode}\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`,
-      )
-    return run
+  ok(...args: string[]): Promise<Run> {
+    return runCliOk(this.dir, args)
   }
 
   /** `render fleet --git --publish --now NOW --json`: the report, and each variant's held reason or published tag by cluster. */
