@@ -99,6 +99,19 @@ describe('round trip keeps kpt-written YAML byte for byte', () => {
   })
 })
 
+describe('comments print back as comments', () => {
+  // The library starts a comment line after a line separator; YAML does not break there (fuzz seed -1958739682).
+  test.each([
+    ['a line separator first', 'm:\n  a: re  #\u2028gion: eu\n', 'm:\n  a: re # gion: eu\n'],
+    ['a paragraph separator inside', 'b: 1 # x\u2029y\n', 'b: 1 # x y\n'],
+    ['one before a key', '# a\u2028b\nc: d\n', '# a b\nc: d\n'],
+  ])('%s', (_name, text, printed) => {
+    const out = stringifyYamlDocument(parseYamlDocument(text, 'ResourceList'))
+    expect(out).toBe(printed)
+    expect(parseDocument(out).errors).toEqual([])
+  })
+})
+
 describe('parse errors are reported, not thrown raw', () => {
   test.each([
     [
