@@ -102,8 +102,21 @@ const documentValue = fc.dictionary(key, value, { minKeys: 1, maxKeys: 5 })
 
 type Counts = { fast: number; all: number }
 
-/** The library's print of the document, and ours where ours applies; counts how often ours did (`whole`: of the documents parsed back). */
-function compare(doc: Document, counts: Counts, whole: Counts = { fast: 0, all: 0 }): void {
+/** How a printed document is read back as a whole: bare, or with a marker or comments around it. */
+const wrappers: ((printed: string) => string)[] = [
+  (printed) => printed,
+  (printed) => `---\n${printed}`,
+  (printed) => `# above\n${printed}`,
+  (printed) => `${printed}# below\n`,
+  (printed) => `%YAML 1.2\n---\n${printed}`,
+]
+
+/**
+ * The library's print of the document, and ours where ours applies; counts how
+ * often ours did (`whole`: of the documents parsed back, each in the wrappers
+ * given: all of them unless the caller picks some).
+ */
+function compare(doc: Document, counts: Counts, whole: Counts = { fast: 0, all: 0 }, wraps = wrappers): void {
   for (const wide of [false, true]) {
     counts.all++
     const fast = printSimpleDocument(doc.contents, doc.schema, wide)
@@ -124,13 +137,7 @@ function compare(doc: Document, counts: Counts, whole: Counts = { fast: 0, all: 
   }
   // ...and the object and the item parsed back as whole documents, bare or with a marker or comments around them.
   for (const printed of [stringifyWithLibrary(doc), library]) {
-    for (const text of [
-      printed,
-      `---\n${printed}`,
-      `# above\n${printed}`,
-      `${printed}# below\n`,
-      `%YAML 1.2\n---\n${printed}`,
-    ]) {
+    for (const text of wraps.map((wrap) => wrap(printed))) {
       let parsed: Document
       try {
         parsed = parseYamlDocument(text, 'test')
@@ -173,30 +180,37 @@ function decorate(node: unknown, choices: number[], at = { i: 0 }): void {
 test('property: a document printed fast is byte for byte what the library prints, built fresh or parsed', () => {
   const counts = { fast: 0, all: 0 }
   const whole = { fast: 0, all: 0 }
+  // Each run reads the documents back in one of the wrappers (parsing is most of this test's time).
+  const wrapper = fc.constantFrom(...wrappers)
   fc.assert(
-    fc.property(documentValue, fc.array(fc.nat(12), { minLength: 1, maxLength: 40 }), (object, choices) => {
-      // Fresh nodes (what a function builds), as toNode makes them, some with comments...
-      const fresh = new Document()
-      fresh.contents = toNode(object)
-      decorate(fresh.contents, choices)
-      compare(fresh, counts, whole)
-      // ...and the same document parsed back from the library's print (plain and quoted styles as read).
-      const printed = stringifyWithLibrary(fresh)
-      let parsed: Document
-      try {
-        parsed = parseYamlDocument(printed, 'test')
-      } catch {
-        return // the library printed what it cannot read back (some comment placements): nothing to compare
-      }
-      compare(parsed, counts, whole)
-    }),
+    fc.property(
+      documentValue,
+      fc.array(fc.nat(12), { minLength: 1, maxLength: 40 }),
+      wrapper,
+      (object, choices, wrap) => {
+        // Fresh nodes (what a function builds), as toNode makes them, some with comments...
+        const fresh = new Document()
+        fresh.contents = toNode(object)
+        decorate(fresh.contents, choices)
+        compare(fresh, counts, whole, [wrap])
+        // ...and the same document parsed back from the library's print (plain and quoted styles as read).
+        const printed = stringifyWithLibrary(fresh)
+        let parsed: Document
+        try {
+          parsed = parseYamlDocument(printed, 'test')
+        } catch {
+          return // the library printed what it cannot read back (some comment placements): nothing to compare
+        }
+        compare(parsed, counts, whole, [wrap])
+      },
+    ),
     { numRuns: 3000 },
   )
   // The fast printer must actually print a good share of these documents, or this test proves nothing.
   expect(counts.fast / counts.all).toBeGreaterThan(0.04)
   // Of the documents parsed back most have a marker or a comment, which the simple printer leaves to the
-  // library: about 1,200 of 115,000 print fast (a share too close to any threshold to test it as one).
-  expect(whole.fast).toBeGreaterThan(500)
+  // library: about 260 of 23,000 print fast (a share too close to any threshold to test it as one).
+  expect(whole.fast).toBeGreaterThan(100)
 })
 
 test("every document of the repository's examples prints the same fast as with the library", () => {
