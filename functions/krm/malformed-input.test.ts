@@ -136,14 +136,16 @@ describe.each([true, false])('lazy reader %s', (lazy) => {
     expectError(run.output, message)
   })
 
-  // Found by the fuzz test (seed 1215680869): the list's own fields are printed back, and an unresolved alias there
-  // made printing the output throw.
+  // Found by the fuzz test (seeds 1215680869 and, in its 908th run, 1984151837): the list's own fields and keys are
+  // printed back, and an unresolved alias there made printing the output throw.
   test.each([
     [
       'apiVersion',
       (l: string) => l.replace('apiVersion: config.kubernetes.io/v1', 'apiVersion: *aconfig.kubernetes.io/v1'),
     ],
     ['results', (l: string) => `${l}results:\n- message: *m\n  severity: info\n`],
+    ['key', (l: string) => `? *a${l}`],
+    ['key', (l: string) => `${l}? [*b]\n: c\n`],
   ])("the list's own %s with an alias to no anchor: an error naming the field", (field, edit) => {
     const run = runFunction(reader, edit(list('')))
     expect(run.exitCode).toBe(1)

@@ -82,6 +82,8 @@ export class ResourceList {
     // not a crash when the output is printed. Items and the functionConfig are checked as they are read.
     for (const pair of root.items) {
       const key = scalarKey(pair.key)
+      // A key that is no scalar (`? *a`, `? [x]`) is printed back too.
+      if (key === undefined && isNode(pair.key)) checkOrThrow(pair.key, doc, () => 'ResourceList key')
       if (key !== 'items' && key !== 'functionConfig' && isNode(pair.value))
         checkOrThrow(pair.value, doc, () => `ResourceList ${key ?? 'key'}`)
     }
