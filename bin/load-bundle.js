@@ -6,10 +6,10 @@
 // a function, which kpt starts once per package, loads its ~0.3 MB sooner too. A cache V8 rejects
 // (another Node, other V8 flags, a bundle rebuilt without it) only costs that time: the code is
 // compiled as usual. Node 20 has no compile cache of its own (module.enableCompileCache is Node 22's),
-// and none at all for ES modules, hence CommonJS. On Node 22 this one is still the faster: Node's cache
-// is made when the code is compiled, this one after the module code ran, so it also holds the functions
-// that code compiled. `status` of the demo fleet, best of 25 on Node 22.23: 103-115 ms with this cache,
-// 125-131 ms with module.enableCompileCache.
+// and none at all for ES modules, hence CommonJS. On Node 22 this one is still the faster, measured:
+// `status` of the demo fleet, best of 25 on Node 22.23, 103-115 ms with this cache, 125-131 ms with
+// module.enableCompileCache (likely because this one is made after the module code ran, so it also
+// holds the functions that code compiled).
 import { readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname } from 'node:path'
