@@ -116,6 +116,13 @@ async function stopController(w: Work): Promise<void> {
   delete w.controller
 }
 
+/** After the last case: the server's processes would otherwise keep `npm run bench` from ever exiting. */
+async function stopServer(): Promise<void> {
+  const w = await work
+  work = undefined
+  await w?.server.stop()
+}
+
 const regions = ['us-east1', 'us-west1', 'eu-west1', 'ap-south1']
 
 /**
@@ -301,6 +308,9 @@ export const benchmarks: Benchmark[] = !built
             'watch event to done (median)': `${median(cycles.map((c) => c.doneAt - (c.firstChangeAt ?? c.startedAt)))} ms`,
           }
         },
-        teardown: (input) => stopController(input as Work),
+        teardown: async (input) => {
+          await stopController(input as Work)
+          await stopServer()
+        },
       },
     ]
