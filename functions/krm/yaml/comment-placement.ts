@@ -97,6 +97,6 @@ function cleanComments(node: Commented): void {
  * the comment becomes part of the value (fuzz seed -1958739682). A space
  * keeps the comment's words and the output parseable.
  */
-export function printableComment(text: string): string {
-  return /[\u2028\u2029]/.test(text) ? text.replace(/[\u2028\u2029]/g, ' ') : text
+function printableComment(text: string): string {
+  return text.replace(/[\u2028\u2029]/g, ' ')
 }
