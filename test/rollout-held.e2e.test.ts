@@ -37,18 +37,7 @@ describe('a progressive rollout, end to end', () => {
       expect(held(await out('2025-06-02T08:20:00Z'))['eu-1']).toBe(
         'waiting: step eu starts after canary has soaked 30m since its last publish (2025-06-02T08:00:00Z): 10m left',
       )
-      await fleet.ok(
-        'rollout',
-        'approve',
-        'edge-monitor',
-        'eu',
-        '--fleet',
-        'fleet',
-        '--cache',
-        'cache',
-        '--now',
-        '2025-06-02T08:31:00Z',
-      )
+      await fleet.rollout(['approve', 'edge-monitor', 'eu'], '2025-06-02T08:31:00Z')
       // The held variants were not recorded as written: this run renders and writes the next batch.
       await out('2025-06-02T08:32:00Z')
       expect(readdirSync(join(fleet.dir, 'out')).sort()).toEqual(['edge-01', 'eu-1', 'eu-2'])

@@ -98,35 +98,14 @@ describe('a progressive rollout, end to end', () => {
         'eu-1/nginx: waiting: step eu needs approval: kpt-variants rollout approve edge-monitor eu',
       )
       expect(await fleet.tags()).toMatchObject({ 'eu-1': [] })
-      const status = await fleet.ok(
-        'rollout',
-        'status',
-        'edge-monitor',
-        '--fleet',
-        'fleet',
-        '--cache',
-        'cache',
-        '--now',
-        '2025-06-02T08:31:00Z',
-      )
+      const status = await fleet.rollout(['status', 'edge-monitor'], '2025-06-02T08:31:00Z')
       expect(status.stdout).toMatch(/^canary +done +1 +1 +1 /m)
       expect(status.stdout).toMatch(
         /^eu +waiting +4 +0 +0 +needs approval: kpt-variants rollout approve edge-monitor eu$/m,
       )
 
       // 4. Approved in the fleet's own file (a change to review and commit), for this revision.
-      const approved = await fleet.ok(
-        'rollout',
-        'approve',
-        'edge-monitor',
-        'eu',
-        '--fleet',
-        'fleet',
-        '--cache',
-        'cache',
-        '--now',
-        '2025-06-02T08:32:00Z',
-      )
+      const approved = await fleet.rollout(['approve', 'edge-monitor', 'eu'], '2025-06-02T08:32:00Z')
       expect(approved.stderr).toMatch(
         new RegExp(
           `^approved step eu of rollout edge-monitor for ${v1}[0-9a-f]{12} \\(rollout.yaml: commit the change\\)`,
@@ -154,18 +133,7 @@ describe('a progressive rollout, end to end', () => {
         state: 'halted',
         reason: 'eu-2 Ready is False: CrashLoopBackOff: nothing is published until it recovers',
       })
-      const haltedStatus = await fleet.ok(
-        'rollout',
-        'status',
-        'edge-monitor',
-        '--fleet',
-        'fleet',
-        '--cache',
-        'cache',
-        '--now',
-        '2025-06-02T08:40:00Z',
-        '--json',
-      )
+      const haltedStatus = await fleet.rollout(['status', 'edge-monitor', '--json'], '2025-06-02T08:40:00Z')
       expect(JSON.parse(haltedStatus.stdout)).toMatchObject({
         kind: 'RolloutStatus',
         state: 'halted',
@@ -214,18 +182,7 @@ describe('a progressive rollout, end to end', () => {
         'us-1/nginx: waiting: step rest needs approval: kpt-variants rollout approve edge-monitor rest',
       )
       expect(waiting.stderr).toContain('0 published, 0 removed, 1 held back, 0 not published')
-      await fleet.ok(
-        'rollout',
-        'approve',
-        'edge-monitor',
-        'rest',
-        '--fleet',
-        'fleet',
-        '--cache',
-        'cache',
-        '--now',
-        '2025-06-03T09:11:00Z',
-      )
+      await fleet.rollout(['approve', 'edge-monitor', 'rest'], '2025-06-03T09:11:00Z')
       const bulk = await fleet.ok(...byLabel.slice(0, -1), '2025-06-03T09:12:00Z')
       expect(bulk.stderr).toContain('us-1/nginx: published nginx/v1')
       expect(bulk.stderr).toContain('1 published, 0 removed, 0 held back, 0 not published')

@@ -111,6 +111,11 @@ export class Fleet {
     return runCliOk(this.dir, args)
   }
 
+  /** `rollout COMMAND... --fleet fleet --cache cache --now NOW`. */
+  rollout(command: string[], now: string): Promise<Run> {
+    return this.ok('rollout', ...command, '--fleet', 'fleet', '--cache', 'cache', '--now', now)
+  }
+
   /** `render fleet --git --publish --now NOW --json`: the report, and each variant's held reason or published tag by cluster. */
   async publish(now: string): Promise<{ report: Report; outcome: Record<string, string> }> {
     const run = await this.ok('render', 'fleet', '--git', '--publish', '--cache', 'cache', '--json', '--now', now)
