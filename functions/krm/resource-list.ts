@@ -41,6 +41,8 @@ export class ResourceList {
   functionConfig: KubeObject | undefined
   /** Results produced by this run (appended after any the input carried). */
   readonly results = new Results()
+  /** Items whose `status` a failed run's output keeps (see keepStatusOnFailure). */
+  readonly #statusOnFailure: KubeObject[] = []
 
   private constructor(
     private readonly doc: Document,
@@ -127,6 +129,20 @@ export class ResourceList {
     const resultsNode = root.get('results', true)
     const inputResults = isSeq(resultsNode) ? resultsNode.items : []
     return new ResourceList(doc, items, functionConfig, inputResults, split !== undefined)
+  }
+
+  /**
+   * Keeps this item's `status` in the output of a run that fails, whose items
+   * are otherwise the input's, unchanged: as a controller writes an object's
+   * status before returning its error (Porch's PackageVariantSet conditions).
+   */
+  keepStatusOnFailure(item: KubeObject): void {
+    if (!this.#statusOnFailure.includes(item)) this.#statusOnFailure.push(item)
+  }
+
+  /** The items whose status a failed run keeps, in the order they were named. */
+  get statusOnFailure(): readonly KubeObject[] {
+    return this.#statusOnFailure
   }
 
   /** A new, empty ResourceList (for errors before any input could be read). */

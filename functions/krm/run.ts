@@ -63,8 +63,26 @@ export function runFunction(
   if (thrown) return failure(ResourceList.parse(input), rl.results.items, thrown.message)
   if (!rl.results.hasErrors()) return { output: rl.toString(), exitCode: 0, stderr: [] }
   const errors = rl.results.items.filter((r) => r.severity === 'error')
+  const unchanged = ResourceList.parse(input)
+  carryStatus(rl.statusOnFailure, unchanged.items)
   const summary = `${fn.name}: ${errors.length} error(s); the package was not changed`
-  return failure(ResourceList.parse(input), rl.results.items, summary)
+  return failure(unchanged, rl.results.items, summary)
+}
+
+/** Sets the `status` of each input item that `from` has (same identity and file) to `from`'s. */
+function carryStatus(from: readonly KubeObject[], items: readonly KubeObject[]): void {
+  for (const object of from) {
+    const item = items.find(
+      (o) =>
+        o.apiVersion === object.apiVersion &&
+        o.kind === object.kind &&
+        o.namespace === object.namespace &&
+        o.name === object.name &&
+        o.path === object.path,
+    )
+    const status = object.get(['status'])
+    if (item && status !== undefined) item.set(['status'], status)
+  }
 }
 
 /**
