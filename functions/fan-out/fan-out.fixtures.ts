@@ -89,3 +89,21 @@ export function run(input: string) {
   return { ...out, items: parsed.items, results: parsed.results ?? [] }
 }
 export const variants = (items: Record<string, any>[]) => items.filter((i) => i['kind'] === 'PackageVariant')
+
+/**
+ * A failed run's items are the input's but for the set's `status` (Porch writes it before returning the error):
+ * checks both, and that the conditions carry `reason` and `message`.
+ */
+export function expectFailedSet(input: string, items: Record<string, any>[], reason: string, message: string) {
+  const expected = (parse(input) as { items: Record<string, any>[] }).items
+  const isSet = (i: Record<string, any>) => i['kind'] === 'PackageVariantSet'
+  const { status, ...set } = items.find(isSet)!
+  expect(set).toEqual(expected.find(isSet))
+  expect(items.filter((i) => !isSet(i))).toEqual(expected.filter((i) => !isSet(i)))
+  expect(status).toEqual({
+    conditions: [
+      { type: 'Stalled', status: 'True', reason, message: expect.stringContaining(message) },
+      { type: 'Ready', status: 'False', reason, message: expect.stringContaining(message) },
+    ],
+  })
+}

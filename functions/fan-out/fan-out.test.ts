@@ -1,8 +1,16 @@
-import { parse } from 'yaml'
 import { ResourceList, runFunction } from '../krm/index.js'
 import { source } from '../../test/support/source.js'
 import { fanOutFunction } from './index.js'
-import { clusterTargets, fleet, pvsWith, repo, resourceList, run, variants } from './fan-out.fixtures.js'
+import {
+  clusterTargets,
+  expectFailedSet,
+  fleet,
+  pvsWith,
+  repo,
+  resourceList,
+  run,
+  variants,
+} from './fan-out.fixtures.js'
 
 describe('fan-out', () => {
   test('one PackageVariant per selected object, each bound to its own target (kpt#3985)', () => {
@@ -124,7 +132,7 @@ describe('fan-out', () => {
     ],
     [
       'a missing Repository',
-      '- repositories: [{name: edge-zz}]\n  template: {}\n',
+      '- objectSelector: {apiVersion: infra.nephio.org/v1alpha1, kind: WorkloadCluster, matchLabels: {region: us-east1}}\n  template: {downstream: {repoExpr: "\'edge-zz\'"}}\n',
       'repository "edge-zz" could not be loaded',
       'spec.targets[0].template.downstream',
     ],
@@ -138,9 +146,9 @@ describe('fan-out', () => {
       'a bad label selector',
       '- repositorySelector: {matchExpressions: [{key: a, operator: in, values: [b]}]}\n',
       '"in" is not a valid label selector operator',
-      'spec.targets',
+      'spec.targets[0].repositorySelector',
     ],
-  ])('%s: error result, nothing changed', (_, targets, message, field) => {
+  ])("%s: error result, nothing changed but the set's status", (_, targets, message, field) => {
     const input = resourceList(pvsWith(targets), ...fleet)
     const out = run(input)
     expect(out.exitCode).toBe(1)
@@ -150,7 +158,7 @@ describe('fan-out', () => {
       tags: { reason: 'UnexpectedError' },
     })
     expect(out.results[0]!['message']).toContain(message)
-    expect(out.items).toEqual((parse(input) as { items: unknown[] }).items)
+    expectFailedSet(input, out.items, 'UnexpectedError', message)
   })
 
   test('nested package paths are not sanitised: every invalid name is an error result on its target, nothing written', () => {
@@ -185,7 +193,7 @@ describe('fan-out', () => {
         },
       })),
     )
-    expect(out.items).toEqual((parse(input) as { items: unknown[] }).items)
+    expectFailedSet(input, out.items, 'UnexpectedError', 'invalid PackageVariant name "nginx-edge-c2-network/upf"')
   })
 
   test("a nested package path past the cut of a long name gives a valid hashed name and a file in the set's directory", () => {

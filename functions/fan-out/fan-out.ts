@@ -21,7 +21,7 @@ import type { RenderInputs } from './template.js'
 import { setConditions } from './status.js'
 import type { FailureReason } from './status.js'
 import { buildInventory, findUpstreamRevision, unrollTargets } from './targets.js'
-import type { PvContext } from './targets.js'
+import type { EmptyMatch, KnownKinds, PvContext } from './targets.js'
 
 /** Options of a fan-out run beyond the transform's. */
 export interface FanOutOptions {
@@ -35,6 +35,13 @@ export interface FanOutOptions {
    * the orchestrator isolates them so one bad cluster fails alone.
    */
   isolateTargets?: boolean
+  /**
+   * The kinds the API server serves (`--cluster`'s discovery, keys of
+   * kindKey): a selector's kind must be one of them. Without, a kind must be
+   * built in, or declared by an object or a CustomResourceDefinition of the
+   * items or sources (see buildInventory).
+   */
+  servedKinds?: KnownKinds
 }
 
 /** Why a set, or one of its targets, made no PackageVariant: what its error result says, as data. */
@@ -48,12 +55,16 @@ export interface FanOutFailure {
   downstream?: string
   /** The downstream repository, when only that is known (it does not exist). */
   downstreamRepo?: string
+  /** The object the failed target selected, when it has one (a Rollout places it in its steps by its labels). */
+  targetObject?: KubeObject
 }
 
 /** What a fan-out run did: the reconciliation (none when the set failed as a whole) and every failure. */
 export interface FanOutOutcome {
   summary?: ReconcileSummary
   failures: FanOutFailure[]
+  /** Targets whose known kind matched no object: each a warning result too. */
+  emptyMatches: EmptyMatch[]
 }
 
 /** The transform `bin/fan-out` runs. */
@@ -68,20 +79,27 @@ export function runFanOut(
   fanOutOptions: FanOutOptions = {},
 ): FanOutOutcome {
   const failures: FanOutFailure[] = []
+  const emptyMatches: EmptyMatch[] = []
   const parsed = parseConfig(rl.functionConfig)
   if (!parsed.ok) {
     rl.results.push(...parsed.results)
     for (const r of parsed.results) if (r.severity === 'error') failures.push({ message: r.message })
-    return { failures }
+    return { failures, emptyMatches }
   }
   const pvs = parsed.config
   const fc = pvs.object
   const pvsItem = findSetItem(rl.items, fc, pvs)
+  // Porch writes the set's status before it returns the error: the set's conditions stay on a failed run's output.
+  const failed = (reason: FailureReason, message: string) => {
+    if (!pvsItem) return
+    setConditions(pvsItem, { ok: false, reason, message })
+    rl.keepStatusOnFailure(pvsItem)
+  }
   const fail = (reason: FailureReason, message: string, field?: string, target?: string): FanOutOutcome => {
-    if (pvsItem) setConditions(pvsItem, { ok: false, reason, message })
+    failed(reason, message)
     rl.results.error(message, { object: fc, field, tags: { reason, ...(target !== undefined ? { target } : {}) } })
     failures.push({ reason, message, ...(target !== undefined ? { target } : {}) })
-    return { failures }
+    return { failures, emptyMatches }
   }
 
   for (const w of pvs.warnings) rl.results.warning(w.message, { object: fc, field: w.field })
@@ -89,12 +107,16 @@ export function runFanOut(
   if (validation.length > 0) return fail('ValidationError', combineErrors(validation), validation[0]!.field)
 
   // A set without a namespace (a manifest written for kubectl apply) is where kubectl would put it: `default`.
-  const inventory = buildInventory(pvs.namespace || 'default', rl.items, options.sources)
+  const inventory = buildInventory(pvs.namespace || 'default', rl.items, options.sources, fanOutOptions.servedKinds)
   const upstream = findUpstreamRevision(pvs, inventory)
   if (!upstream.ok) return fail('UpstreamNotFound', upstream.message, 'spec.upstream')
 
   const unrolled = unrollTargets(pvs, inventory)
-  if (!unrolled.ok) return fail('UnexpectedError', unrolled.message, 'spec.targets')
+  if (!unrolled.ok) return fail(unrolled.reason, unrolled.message, unrolled.field)
+  for (const empty of unrolled.empty) {
+    rl.results.warning(empty.message, { object: fc, field: empty.field })
+    emptyMatches.push(empty)
+  }
 
   const isolate = fanOutOptions.isolateTargets === true
   const rendered = renderAll(
@@ -116,16 +138,17 @@ export function runFanOut(
   if (problems.length > 0) {
     // One result per target (render failures, then names, each in target order); the conditions carry the first, as
     // Porch stops at its first failed create.
-    if (pvsItem) setConditions(pvsItem, { ok: false, reason: 'UnexpectedError', message: problems[0]!.message })
+    failed('UnexpectedError', problems[0]!.message)
     for (const p of problems) {
       const failure: FanOutFailure = { reason: 'UnexpectedError', message: p.message, target: p.target }
       const tags: Record<string, string> = { reason: 'UnexpectedError', target: p.target }
       if (p.downstream) tags['downstream'] = failure.downstream = p.downstream
       if (p.downstreamRepo !== undefined) tags['downstream-repo'] = failure.downstreamRepo = p.downstreamRepo
+      if (p.targetObject) failure.targetObject = p.targetObject
       rl.results.error(p.message, { object: fc, field: p.field, tags })
       failures.push(failure)
     }
-    if (!isolate) return { failures }
+    if (!isolate) return { failures, emptyMatches }
     for (const p of problems) if (p.id !== undefined) rendered.desired.delete(p.id)
   }
   for (const warning of rendered.collisions) rl.results.warning(warning, { object: fc, field: 'spec.targets' })
@@ -133,7 +156,7 @@ export function runFanOut(
   const summary = reconcileVariants(pvs, rl.items, existing, rendered.desired, directoryOf(pvsItem))
   if (pvsItem && problems.length === 0) setConditions(pvsItem, { ok: true })
   rl.results.info(summaryMessage(pvs, rendered.desired.size, summary), { object: fc })
-  return { summary, failures }
+  return { summary, failures, emptyMatches }
 }
 
 type Rendered =
@@ -164,6 +187,8 @@ function renderAll(
         target: describeTarget(ctx),
         ...(result.error.repo !== undefined ? { downstreamRepo: result.error.repo } : {}),
       }
+      const targetObject = ctx.object ?? inputs.repositories.get(ctx.repoDefault)
+      if (targetObject) Object.assign(failure, { targetObject })
       if (isolate) {
         skipped.push(failure)
         continue
@@ -203,6 +228,8 @@ interface NameProblem {
   downstream?: string
   /** The downstream repository that does not exist (the package is unknown). */
   downstreamRepo?: string
+  /** The object the target selected, if any. */
+  targetObject?: KubeObject
 }
 
 /**
@@ -232,6 +259,7 @@ function checkNewNames(
       target: want.target,
       id,
       downstream: `${downstream.repo ?? ''}/${downstream.package ?? ''}`,
+      ...(want.targetObject ? { targetObject: want.targetObject } : {}),
     }
     if (errors.length > 0) {
       problems.push({

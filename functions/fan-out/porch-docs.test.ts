@@ -66,6 +66,8 @@ function variants(output: string): object[] {
     })
 }
 
+// The Repositories are in the list: unlike Porch, a `repositories` entry naming no Repository fails the set
+// (NoMatchingTargets, README "Differences from Porch"); in Porch the PackageVariants would fail instead.
 test("the docs' repositories example unrolls to repo-1/pkg-a, repo-1/pkg-b, repo-2/pkg-c", () => {
   const pvs = source`
     apiVersion: config.porch.kpt.dev/v1alpha2
@@ -78,7 +80,7 @@ test("the docs' repositories example unrolls to repo-1/pkg-a, repo-1/pkg-b, repo
         - {name: repo-1, packageNames: [pkg-a, pkg-b]}
         - {name: repo-2, packageNames: [pkg-c]}
   `
-  const out = runFunction(fanOutFunction, list(pvs, [upstreamRevision]))
+  const out = runFunction(fanOutFunction, list(pvs, [upstreamRevision, repository('repo-1'), repository('repo-2')]))
   expect(out.exitCode).toBe(0)
   expect(variants(out.output)).toEqual([
     porchPv('my-pvs-repo-1-pkg-a', 'repo-1', 'pkg-a'),

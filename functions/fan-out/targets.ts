@@ -3,8 +3,10 @@
  * objects in its namespace, the upstream PackageRevision, Repositories, and
  * the unrolled targets (`unrollDownstreamTargets`).
  */
+import { isBuiltinKind, kindKey, noKindMatchMessage } from '../api/builtin-kinds.js'
+import { crdProvides, isCustomResourceDefinition } from '../api/dependencies.js'
 import type { PackageVariantSet, PackageVariantTemplate } from '../api/package-variant-set.js'
-import { compileLabelSelector } from '../krm/index.js'
+import { compileLabelSelector, formatLabelSelector } from '../krm/index.js'
 import type { KubeObject, LabelSelector } from '../krm/index.js'
 
 export const repositoryApiVersion = 'config.porch.kpt.dev/v1alpha1'
@@ -28,7 +30,19 @@ export interface Inventory {
   objects: readonly KubeObject[]
   /** Repository objects by name; the first one of a name wins (Porch takes the first in its list). */
   repositories: ReadonlyMap<string, KubeObject>
+  /** True when a selector may name the kind: it is served (see KnownKinds), declared or built in. */
+  knows(apiVersion: string, kind: string): boolean
 }
+
+/**
+ * The kinds an API server serves (`apiVersion|Kind`, see kindKey), from its
+ * discovery: with them, a selector's kind is known only when served, as
+ * Porch's controller lists targets from the API server. Without them (a
+ * directory of YAML), a kind is known when an object of it or a
+ * CustomResourceDefinition serving it is among the objects, in any
+ * namespace, or it is built in.
+ */
+export type KnownKinds = ReadonlySet<string>
 
 /**
  * Collects the objects in the set's namespace. An object without a namespace
@@ -40,10 +54,18 @@ export function buildInventory(
   namespace: string,
   items: readonly KubeObject[],
   sources: readonly KubeObject[],
+  served?: KnownKinds,
 ): Inventory {
   const seen = new Set<string>()
   const objects: KubeObject[] = []
   const repositories = new Map<string, KubeObject>()
+  let declared: Set<string> | undefined
+  const knows = (apiVersion: string, kind: string): boolean => {
+    if (served) return served.has(kindKey(apiVersion, kind))
+    if (isBuiltinKind(apiVersion, kind)) return true
+    declared ??= declaredKinds([...items, ...sources])
+    return declared.has(kindKey(apiVersion, kind))
+  }
   for (const object of [...items, ...sources]) {
     const ns = object.namespace
     if (ns !== '' && ns !== namespace) continue
@@ -54,7 +76,18 @@ export function buildInventory(
     if (object.isGVK(repositoryApiVersion, repositoryKind) && !repositories.has(object.name))
       repositories.set(object.name, object)
   }
-  return { objects, repositories }
+  return { objects, repositories, knows }
+}
+
+/** The kinds of the objects (any namespace) and those their CustomResourceDefinitions serve. */
+function declaredKinds(objects: readonly KubeObject[]): Set<string> {
+  const kinds = new Set<string>()
+  for (const object of objects) {
+    kinds.add(kindKey(object.apiVersion, object.kind))
+    if (isCustomResourceDefinition(object))
+      for (const gvk of crdProvides(object)) kinds.add(kindKey(gvk.apiVersion, gvk.kind))
+  }
+  return kinds
 }
 
 /**
@@ -84,22 +117,51 @@ export function findUpstreamRevision(
   return { ok: false, message: `could not find upstream package revision '${pkg}/${revision}' in repo '${repo}'` }
 }
 
+/** Why targets could not be unrolled: the field, and Porch's condition reason. */
+export interface UnrollFailure {
+  ok: false
+  reason: 'NoMatchingTargets' | 'UnexpectedError'
+  message: string
+  field: string
+}
+
+/** A target that matched nothing though its kind is known: worth a warning, since deleting follows. */
+export interface EmptyMatch {
+  message: string
+  field: string
+}
+
 /**
  * Unrolls `spec.targets` in order: `repositories` entries (one per package
  * name, default the upstream package), then the objects each selector picks,
  * in API-server list order (namespace, then name). A selector error is the
- * apimachinery text; an unknown kind simply selects nothing.
+ * apimachinery text. Targets that cannot be found fail the set with Porch's
+ * `NoMatchingTargets`, never select nothing: a kind the inventory does not
+ * know (Porch: the API server does not serve it), a `repositorySelector`
+ * with no Repository at all, a `repositories` entry naming none. A known kind
+ * that selects nothing is an empty match, reported as such.
  */
 export function unrollTargets(
   pvs: PackageVariantSet,
   inventory: Inventory,
-): { ok: true; contexts: PvContext[] } | { ok: false; message: string } {
+): { ok: true; contexts: PvContext[]; empty: EmptyMatch[] } | UnrollFailure {
   const contexts: PvContext[] = []
+  const empty: EmptyMatch[] = []
   const upstreamPackage = pvs.spec.upstream?.package ?? ''
   const targets = pvs.spec.targets ?? []
   for (let i = 0; i < targets.length; i++) {
     const target = targets[i]!
     if (target.repositories && target.repositories.length > 0) {
+      const missing = target.repositories.flatMap((rt, j) => (inventory.repositories.has(rt.name) ? [] : [{ rt, j }]))
+      if (missing.length > 0) {
+        const names = missing.map(({ rt }) => JSON.stringify(rt.name)).join(', ')
+        return {
+          ok: false,
+          reason: 'NoMatchingTargets',
+          message: `${missing.length === 1 ? 'Repository' : 'Repositories'} ${names} of spec.targets[${i}].repositories not found: no Repository of that name in namespace ${JSON.stringify(pvs.namespace || 'default')}`,
+          field: `spec.targets[${i}].repositories[${missing[0]!.j}].name`,
+        }
+      }
       for (const rt of target.repositories) {
         const names = rt.packageNames && rt.packageNames.length > 0 ? rt.packageNames : [upstreamPackage]
         for (const pn of names) {
@@ -117,24 +179,46 @@ export function unrollTargets(
     let apiVersion: string
     let kind: string
     let selector: LabelSelector
+    let field: string
     if (target.repositorySelector) {
       apiVersion = repositoryApiVersion
       kind = repositoryKind
       selector = target.repositorySelector
+      field = `spec.targets[${i}].repositorySelector`
+      if (inventory.repositories.size === 0)
+        return {
+          ok: false,
+          reason: 'NoMatchingTargets',
+          message: `${field}: there is no Repository (${repositoryApiVersion}) at all to select from`,
+          field,
+        }
     } else if (target.objectSelector) {
       ;({ apiVersion, kind } = target.objectSelector)
       selector = {
         matchLabels: target.objectSelector.matchLabels,
         matchExpressions: target.objectSelector.matchExpressions,
       }
+      field = `spec.targets[${i}].objectSelector`
+      if (!inventory.knows(apiVersion, kind))
+        return {
+          ok: false,
+          reason: 'NoMatchingTargets',
+          message: `${field}: ${noKindMatchMessage(apiVersion, kind)}`,
+          field: `${field}.kind`,
+        }
     } else {
       continue
     }
     const compiled = compileLabelSelector(selector)
-    if (!compiled.ok) return { ok: false, message: compiled.error }
+    if (!compiled.ok) return { ok: false, reason: 'UnexpectedError', message: compiled.error, field }
     const selected = inventory.objects
       .filter((o) => o.isGVK(apiVersion, kind) && compiled.matches(o.labels()))
       .sort(byNamespaceAndName)
+    if (selected.length === 0)
+      empty.push({
+        message: `${field}: no ${kind} (${apiVersion}) matches ${selector.matchLabels || selector.matchExpressions ? `the selector ${JSON.stringify(formatLabelSelector(selector))}` : 'the empty selector'}`,
+        field,
+      })
     for (const object of selected) {
       contexts.push({
         targetIndex: i,
@@ -145,7 +229,7 @@ export function unrollTargets(
       })
     }
   }
-  return { ok: true, contexts }
+  return { ok: true, contexts, empty }
 }
 
 function byNamespaceAndName(a: KubeObject, b: KubeObject): number {

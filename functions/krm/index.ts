@@ -14,6 +14,7 @@ export {
   compileLabelSelector,
   dns1123LabelErrors,
   dns1123SubdomainErrors,
+  formatLabelSelector,
   labelValueErrors,
   matchesLabelSelector,
   qualifiedNameErrors,

@@ -1,5 +1,11 @@
 import fc from 'fast-check'
-import { compileLabelSelector, dns1123LabelErrors, dns1123SubdomainErrors, matchesLabelSelector } from './selectors.js'
+import {
+  compileLabelSelector,
+  dns1123LabelErrors,
+  dns1123SubdomainErrors,
+  formatLabelSelector,
+  matchesLabelSelector,
+} from './selectors.js'
 import type { LabelSelector } from './selectors.js'
 
 const labels = { region: 'us-east1', tier: 'gold', env: '' }
@@ -116,4 +122,21 @@ describe('DNS-1123 labels', () => {
     expect(dns1123LabelErrors('Edge_01')).toEqual([
       "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
     ]))
+})
+
+describe('formatLabelSelector', () => {
+  test("writes kubectl's syntax, requirements by key, values sorted", () => {
+    expect(
+      formatLabelSelector({
+        matchLabels: { tier: 'edge', env: 'prod' },
+        matchExpressions: [
+          { key: 'region', operator: 'NotIn', values: ['us', 'eu'] },
+          { key: 'canary', operator: 'DoesNotExist' },
+          { key: 'zone', operator: 'Exists' },
+          { key: 'app', operator: 'In', values: ['web'] },
+        ],
+      }),
+    ).toBe('app in (web),!canary,env=prod,region notin (eu,us),tier=edge,zone')
+    expect(formatLabelSelector({})).toBe('')
+  })
 })

@@ -173,3 +173,31 @@ function jsonOrNull(values: string[]): string {
 function aggregate(errors: string[]): string {
   return errors.length === 1 ? errors[0]! : `[${errors.join(', ')}]`
 }
+
+/**
+ * A selector in kubectl's syntax, as apimachinery's `LabelSelectorAsSelector(...).String()`
+ * writes it: requirements sorted by key, `key=value`, `key in (a,b)`, `key notin (a,b)`, `key`, `!key`.
+ */
+export function formatLabelSelector(selector: LabelSelector): string {
+  const terms: { key: string; text: string }[] = [
+    ...Object.entries(selector.matchLabels ?? {}).map(([key, value]) => ({ key, text: `${key}=${value}` })),
+    ...(selector.matchExpressions ?? []).map((e) => {
+      const values = [...(e.values ?? [])].sort().join(',')
+      const text =
+        e.operator === 'In'
+          ? `${e.key} in (${values})`
+          : e.operator === 'NotIn'
+            ? `${e.key} notin (${values})`
+            : e.operator === 'Exists'
+              ? e.key
+              : e.operator === 'DoesNotExist'
+                ? `!${e.key}`
+                : `${e.key} ${e.operator} (${values})`
+      return { key: e.key, text }
+    }),
+  ]
+  return terms
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+    .map((t) => t.text)
+    .join(',')
+}
