@@ -11,6 +11,7 @@ import type { StatusOptions } from './commands/status.js'
 import type { RolloutAction, RolloutOptions } from './commands/rollout.js'
 import { UsageError } from './commands/cli-io.js'
 import { addControllerCommand } from './commands/controller-cli.js'
+import { allowDeletionsHelp, maxDeletionsHelp, parseDeletionLimitOption } from './commands/deletion-options.js'
 import type { CliIO } from './commands/cli-io.js'
 
 const version = '0.1.0'
@@ -72,6 +73,8 @@ export async function cli(argv: readonly string[], io: CliIO): Promise<number> {
       'with --publish, publish drafts that delete a package too (else they wait for review)',
     )
     .option('--skip-rollout', 'publish (with --out: write) every change at once, as if no Rollout paced the fleet')
+    .option('--max-deletions <N|P%>', maxDeletionsHelp, parseDeletionLimitOption)
+    .option('--allow-deletions', allowDeletionsHelp)
     .option(
       '--now <RFC3339>',
       'the time the run acts at: Rollout gates and windows, the dates of the commits and tags it writes (default: now)',
@@ -192,8 +195,10 @@ a list forbidden).`,
     .option('--dry-run', 'with --fleet, write nothing: show what would be published and what is held back')
     .option(
       '--force',
-      'with --fleet, publish a draft whose PackageVariant is gone, or renders another package now, too (else refused)',
+      'publish a draft whose Kptfile readiness gates are not all True, and with --fleet one whose PackageVariant is gone or renders another package now, too (else refused)',
     )
+    .option('--max-deletions <N|P%>', `with --fleet, ${maxDeletionsHelp}`, parseDeletionLimitOption)
+    .option('--allow-deletions', `with --fleet, ${allowDeletionsHelp}`)
     .option('-n, --namespace <NS>', 'with --fleet, the namespace of fleet objects without one (default: default)')
     .option('--branch <BRANCH>', 'the published branch of a REPO given as a URL (default: main)')
     .option('--directory <DIR>', 'the directory of the packages in a REPO given as a URL (default: the root)')

@@ -34,6 +34,9 @@ export { findRootObjects, isKptfile, rootPackagePath } from './package.js'
 export {
   findKptfile,
   Kptfile,
+  describeUnmetGates,
+  unmetReadinessGates,
+  type UnmetGate,
   type KptCondition,
   type KptfileNotFound,
   type KptfileProblem,

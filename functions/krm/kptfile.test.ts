@@ -1,4 +1,5 @@
-import { findKptfile, Kptfile } from './kptfile.js'
+import { describeUnmetGates, findKptfile, Kptfile, unmetReadinessGates } from './kptfile.js'
+import { KubeObject } from './kube-object.js'
 import { ResourceList } from './resource-list.js'
 import { source } from '../../test/support/source.js'
 
@@ -248,5 +249,42 @@ describe('Kptfile conditions and readiness gates', () => {
     k.addReadinessGates(added)
     expect(k.readinessGates()).toEqual(want)
     expect(k.object.has(['info'])).toBe(want.length > 0)
+  })
+})
+
+describe('unmetReadinessGates', () => {
+  test("as Porch's PackageRevisionIsReady: a gate needs a True condition of its type; none reads as Unknown", () => {
+    const conditions = [
+      { type: 'a', status: 'True' },
+      { type: 'b', status: 'False', reason: 'NoResourceSelected', message: 'no resource matched' },
+      { type: 'c', status: 'Unknown' },
+    ]
+    expect(unmetReadinessGates(['a', 'b', 'c', 'd', 'b'], conditions)).toEqual([
+      { conditionType: 'b', status: 'False', reason: 'NoResourceSelected', message: 'no resource matched' },
+      { conditionType: 'c', status: 'Unknown' },
+      { conditionType: 'd', status: 'Unknown', message: 'no condition of this type in status.conditions' },
+    ])
+    expect(unmetReadinessGates([], conditions)).toEqual([])
+    expect(describeUnmetGates(unmetReadinessGates(['b', 'c'], conditions))).toBe(
+      'b False: no resource matched; c Unknown',
+    )
+  })
+
+  test('the Kptfile model reads its own gates and conditions', () => {
+    const kptfile = new Kptfile(
+      KubeObject.fromObject({
+        apiVersion: 'kpt.dev/v1',
+        kind: 'Kptfile',
+        metadata: { name: 'p' },
+        info: { readinessGates: [{ conditionType: 'x' }, { conditionType: 'y' }] },
+        status: {
+          conditions: [
+            { type: 'x', status: 'True' },
+            { type: 'y', status: 'False' },
+          ],
+        },
+      }),
+    )
+    expect(kptfile.unmetReadinessGates()).toEqual([{ conditionType: 'y', status: 'False' }])
   })
 })

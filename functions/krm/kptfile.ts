@@ -21,6 +21,40 @@ export interface KptCondition {
   message?: string
 }
 
+/** A readiness gate whose condition is not `True` (none at all reads as `Unknown`): the package is not ready. */
+export interface UnmetGate {
+  conditionType: string
+  status: string
+  reason?: string
+  message?: string
+}
+
+/**
+ * The gates of `info.readinessGates` whose `status.conditions` entry is not
+ * `True`, in gate order: Porch neither proposes nor approves a revision with
+ * any (`PackageRevisionIsReady`, which `porchctl rpkg propose` and `approve` check), and
+ * kpt-variants does not publish it.
+ */
+export function unmetReadinessGates(gates: readonly string[], conditions: readonly KptCondition[]): UnmetGate[] {
+  const byType = new Map(conditions.map((c) => [c.type, c]))
+  const unmet: UnmetGate[] = []
+  for (const conditionType of new Set(gates)) {
+    const condition = byType.get(conditionType)
+    if (condition?.status === 'True') continue
+    const gate: UnmetGate = { conditionType, status: condition?.status || 'Unknown' }
+    if (condition?.reason) gate.reason = condition.reason
+    gate.message = condition ? (condition.message ?? '') : 'no condition of this type in status.conditions'
+    if (!gate.message) delete gate.message
+    unmet.push(gate)
+  }
+  return unmet
+}
+
+/** Unmet gates as one line: `<type> <status>: <message>`, `; `-separated. */
+export function describeUnmetGates(gates: readonly UnmetGate[]): string {
+  return gates.map((g) => `${g.conditionType} ${g.status}${g.message ? `: ${g.message}` : ''}`).join('; ')
+}
+
 /** A shape problem in a Kptfile field. */
 export interface KptfileProblem {
   field: string
@@ -183,6 +217,11 @@ export class Kptfile {
       }
     }
     this.setSortedList(['status', 'conditions'], nodes, (n) => String(n.get('type') ?? ''))
+  }
+
+  /** The readiness gates whose condition is not `True` (see unmetReadinessGates). */
+  unmetReadinessGates(): UnmetGate[] {
+    return unmetReadinessGates(this.readinessGates(), this.conditions())
   }
 
   /** The condition types of `info.readinessGates`, in file order. */

@@ -3,6 +3,7 @@
  * command's module (controller.ts, with the client library) loads only when
  * it runs.
  */
+import { maxDeletionsHelp, parseDeletionLimitOption } from './deletion-options.js'
 import { InvalidArgumentError, Option } from 'commander'
 import type { Command } from 'commander'
 import type { ControllerOptions } from './controller.js'
@@ -52,6 +53,8 @@ export function addControllerCommand(program: Command, io: CliIO, done: (exitCod
         .default('install'),
     )
     .option('--threads <n>', 'render threads (default: as render chooses)', parsePositive)
+    .option('--max-deletions <N|P%>', maxDeletionsHelp, parseDeletionLimitOption)
+    .option('--allow-deletions', "no deletion guard: a cycle may remove any number of a set's packages")
     .option(
       '--resync <duration>',
       'a full render this long after the last one: the safety net for what no watch sees',

@@ -3,6 +3,8 @@
  * process runs, a replica that waits for the Lease, and once it leads the
  * controller (controller/controller.ts) until it stops or loses the Lease.
  */
+import type { DeletionLimit } from '../plan/deletion-guard.js'
+import { deletionGuardOf } from './deletion-options.js'
 import { randomBytes } from 'node:crypto'
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { hostname } from 'node:os'
@@ -34,6 +36,8 @@ export interface ControllerOptions {
   imageFunctions: 'run' | 'skip'
   dependencies: 'install' | 'check' | 'off'
   threads?: number
+  maxDeletions?: DeletionLimit
+  allowDeletions?: boolean
   resync: number
   poll: number
   listen?: string
@@ -97,6 +101,7 @@ export async function controllerCommand(options: ControllerOptions, io: CliIO): 
       imageFunctions: options.imageFunctions,
       dependencies: options.dependencies,
       ...(options.threads ? { threads: options.threads } : {}),
+      ...deletionGuardOf(options),
       ...(git ? { git } : {}),
       upstreamCache: { dir: cacheDir, lockTimeoutMs: options.lockTimeout },
       cacheDir,

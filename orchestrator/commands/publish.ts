@@ -18,7 +18,9 @@ import { GitError } from '../git/git.js'
 import { committerFrom } from '../output/git/git-output.js'
 import { openRepository } from '../output/git/repository.js'
 import { publishDrafts } from '../output/git/write.js'
+import type { DeletionLimit } from '../plan/deletion-guard.js'
 import type { FleetPublishReport } from '../run/publish-fleet.js'
+import { deletionGuardOf } from './deletion-options.js'
 
 /** The options commander parsed. */
 export interface PublishOptions {
@@ -35,6 +37,8 @@ export interface PublishOptions {
   skipRollout?: boolean
   dryRun?: boolean
   force?: boolean
+  maxDeletions?: DeletionLimit
+  allowDeletions?: boolean
 }
 
 /** Publishes; resolves to 0 when nothing failed (drafts a rollout holds are not failures), else 1. */
@@ -54,7 +58,8 @@ export async function publishCommand(
     ['--selector', options.selector],
     ['--skip-rollout', options.skipRollout],
     ['--namespace', options.namespace],
-    ['--force', options.force],
+    ['--max-deletions', options.maxDeletions],
+    ['--allow-deletions', options.allowDeletions],
   ] as const)
     if (given !== undefined)
       throw new UsageError(
@@ -80,15 +85,19 @@ export async function publishCommand(
   }
   const { snapshot, lock } = opened
   try {
-    const { outcomes, rejected } = await publishDrafts(snapshot, packages, committerFrom(io.env, now))
+    const { outcomes, rejected } = await publishDrafts(snapshot, packages, committerFrom(io.env, now), {
+      force: options.force === true,
+    })
     if (options.json)
       io.stdout(
         `${JSON.stringify({ apiVersion: 'kpt-variants.dev/v1alpha1', kind: 'PublishReport', repository: snapshot.source, published: outcomes, ...(rejected ? { rejected } : {}) }, null, 2)}\n`,
       )
     for (const o of outcomes) {
-      if (!o.ok) io.stderr(`${o.package}: not published: ${o.reason}\n`)
+      if (!o.ok)
+        io.stderr(`${o.package}: not published: ${o.reason}${o.notReady ? '; --force publishes it anyway' : ''}\n`)
       else if (rejected) io.stderr(`${o.package}: not published: the push was refused: ${rejected}\n`)
-      else io.stderr(o.removed ? `${o.package}: removed\n` : `${o.package}: published ${o.tag}\n`)
+      else if (o.removed) io.stderr(`${o.package}: removed\n`)
+      else io.stderr(`${o.package}: published ${o.tag}${o.notReady ? ` although ${o.notReady} (--force)` : ''}\n`)
     }
     if (outcomes.length === 0) io.stderr(`no open drafts in ${snapshot.source}\n`)
     return rejected || outcomes.some((o) => !o.ok) ? 1 : 0
@@ -147,6 +156,7 @@ async function publishFleetCommand(
       ...(selector?.ok ? { selector: selector.matches } : {}),
       dryRun: options.dryRun === true,
       force: options.force === true,
+      ...deletionGuardOf(options),
     })
   } catch (err) {
     if (err instanceof FleetPublishError) throw new UsageError(err.message)
@@ -164,7 +174,8 @@ async function publishFleetCommand(
 export function formatFleetPublish(report: FleetPublishReport, dryRun: boolean): string {
   const lines: string[] = []
   for (const p of report.packages) {
-    if (p.status === 'published') lines.push(`${p.package}: published ${p.tag}`)
+    if (p.status === 'published')
+      lines.push(`${p.package}: published ${p.tag}${p.notReady ? ` although ${p.notReady} (--force)` : ''}`)
     else if (p.status === 'removed') lines.push(`${p.package}: removed`)
     else if (p.status === 'would-publish') lines.push(`${p.package}: would be published`)
     else if (p.status === 'held') lines.push(`${p.package}: ${p.reason}`)

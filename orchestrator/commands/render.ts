@@ -13,6 +13,8 @@ import { exitCodeOf } from '../report/report.js'
 import type { RunReport } from '../report/report.js'
 import { formatJson, formatSummary } from '../report/summary.js'
 import type { GitSettings } from '../output/git/git-output.js'
+import type { DeletionLimit } from '../plan/deletion-guard.js'
+import { deletionGuardOf } from './deletion-options.js'
 import { nowOf } from './now.js'
 import { checkReportFile, writeReportPage } from './page-file.js'
 
@@ -49,6 +51,10 @@ export interface RenderOptions {
   skipRollout?: boolean
   publishConflicts?: boolean
   publishDeletions?: boolean
+  /** `--max-deletions N|P%`: the deletion guard's limit per PackageVariantSet. */
+  maxDeletions?: DeletionLimit
+  /** `--allow-deletions`: no deletion guard for this run. */
+  allowDeletions?: boolean
 }
 
 /** Runs a render; resolves to the exit code (0 all rendered, 1 something failed). */
@@ -67,6 +73,8 @@ export async function renderCommand(fleet: string | undefined, options: RenderOp
   if (options.report !== undefined) checkReportFile(resolve(io.cwd, options.report), '--report')
   if (Boolean(options.git) === Boolean(options.out)) throw new UsageError('give either --out DIR or --git')
   if (options.publish && !options.git) throw new UsageError('--publish needs --git')
+  if (options.allowDeletions && options.maxDeletions)
+    throw new UsageError('--allow-deletions lifts the deletion guard, --max-deletions sets its limit: give one')
   if ((options.publishConflicts || options.publishDeletions) && !options.publish)
     throw new UsageError(
       `${options.publishConflicts ? '--publish-conflicts' : '--publish-deletions'} needs --git --publish`,
@@ -150,7 +158,14 @@ async function render(
       {
         fleetDir: fleet.dir,
         // A cluster's snapshot is a new directory each run: records go by the server, repository paths by the working directory.
-        ...(cluster ? { fleetId: fleet.id, repositoryBase: io.cwd, clusterScoped: cluster.clusterScoped } : {}),
+        ...(cluster
+          ? {
+              fleetId: fleet.id,
+              repositoryBase: io.cwd,
+              clusterScoped: cluster.clusterScoped,
+              servedKinds: cluster.servedKinds,
+            }
+          : {}),
         outDir,
         dryRun: Boolean(options.dryRun),
         // A dry run's diffs also go into the Markdown summary and the fleet page.
@@ -171,6 +186,7 @@ async function render(
         ...(options.namespace ? { namespace: options.namespace } : {}),
         now,
         ...(options.skipRollout ? { skipRollout: true } : {}),
+        ...deletionGuardOf(options),
         cwd: io.cwd,
         env: io.env,
       },

@@ -70,7 +70,9 @@ export async function rolloutCommand(
       cwd: io.cwd,
       upstreamCache: { dir: cacheDir, lockTimeoutMs: options.lockTimeout * 1000 },
       ...(options.namespace ? { namespace: options.namespace } : {}),
-      ...(cluster ? { repositoryBase: io.cwd, clusterScoped: cluster.clusterScoped } : {}),
+      ...(cluster
+        ? { repositoryBase: io.cwd, clusterScoped: cluster.clusterScoped, servedKinds: cluster.servedKinds }
+        : {}),
     }
     return await run(action, { namespace, name: bare }, step, { planSettings, cacheDir, now, cluster }, options, io)
   } catch (err) {
@@ -111,7 +113,9 @@ async function run(
     buildFleet(
       loadFleetDirectory(planSettings.fleetDir),
       planSettings.namespace,
-      context.cluster ? { base: io.cwd, clusterScoped: context.cluster.clusterScoped } : {},
+      context.cluster
+        ? { base: io.cwd, clusterScoped: context.cluster.clusterScoped, servedKinds: context.cluster.servedKinds }
+        : {},
     )
   const found = findRollout(fleet, id.namespace, id.name)
   if ('errors' in found)

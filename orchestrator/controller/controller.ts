@@ -57,7 +57,7 @@ export interface Cycle {
 
 export interface ControllerSettings {
   /** The render's settings but for the fleet directory (the snapshot) and what each cycle sets. */
-  render: Omit<RenderSettings, 'fleetDir' | 'clusterScoped' | 'scope' | 'upstreamPins'>
+  render: Omit<RenderSettings, 'fleetDir' | 'clusterScoped' | 'servedKinds' | 'scope' | 'upstreamPins'>
   /** Where the record of earlier renders is (the same as `render --cluster`'s): which variants read the whole fleet. */
   memo: string
   /** Watch only this namespace (and cluster-scoped kinds). */
@@ -196,7 +196,12 @@ export class Controller {
       this.#pending = { full: false, upstream: false, changes: [], triggers: new Set() }
       const snapshot = this.#cache.write()
       for (const warning of snapshot.warnings) if (pending.full) this.settings.log(`warning: ${warning}`)
-      const base = { ...this.settings.render, fleetDir: snapshot.dir, clusterScoped: snapshot.clusterScoped }
+      const base = {
+        ...this.settings.render,
+        fleetDir: snapshot.dir,
+        clusterScoped: snapshot.clusterScoped,
+        servedKinds: snapshot.servedKinds,
+      }
       // Planned as the render plans: at the refs the last listing read, unless this cycle lists the upstreams anew.
       const listAnew = pending.full || pending.upstream || !this.#pins
       const planned = await loadAndPlan(listAnew ? base : { ...base, upstreamPins: this.#pins! }, scratch)

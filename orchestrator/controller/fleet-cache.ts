@@ -19,6 +19,7 @@ import {
   porchGroup,
   rolloutResources,
   resourceKey,
+  servedKinds,
   snapshotFile,
   writesStatusOf,
 } from '../fleet/cluster.js'
@@ -40,6 +41,8 @@ export interface Snapshot {
   dir: string
   /** `group/Kind` of the cluster-scoped kinds watched. */
   clusterScoped: string[]
+  /** The kinds served of those watched (`apiVersion|Kind`): a set's selector must name one. */
+  servedKinds: string[]
   /** The PackageVariants and PackageVariantSets as last seen, status and resourceVersion included. */
   variants: ListedObject[]
   sets: ListedObject[]
@@ -134,6 +137,7 @@ export class FleetCache {
     return {
       dir: this.dir,
       clusterScoped: served.filter((s) => !s.namespaced).map((s) => `${s.group}/${s.kind}`),
+      servedKinds: servedKinds(served),
       variants: listedAs(fleet.PackageVariant, this.#objects(fleet.PackageVariant)),
       sets: listedAs(fleet.PackageVariantSet, this.#objects(fleet.PackageVariantSet)),
       statusResources: new Map([fleet.PackageVariant, fleet.PackageVariantSet].map((s) => [s.kind, s.resource])),

@@ -10,6 +10,7 @@
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { kindKey } from '../../functions/api/builtin-kinds.js'
 import { dependenciesGroup } from '../../functions/api/dependencies.js'
 import { ClusterClient, ClusterError } from './cluster-client.js'
 import type { ConnectOptions, Served } from './cluster-client.js'
@@ -40,6 +41,8 @@ export interface ClusterFleet {
   dir: string
   /** `group/Kind` of every cluster-scoped kind read: their objects have no namespace, and get none. */
   clusterScoped: string[]
+  /** The kinds the server serves of those the fleet asked for (`apiVersion|Kind`): a set's selector must name one. */
+  servedKinds: string[]
   /** The PackageVariants and PackageVariantSets as listed, status included. */
   variants: ListedObject[]
   sets: ListedObject[]
@@ -111,6 +114,11 @@ export async function objectResources(client: ClusterClient, refs: readonly Kind
   return [...found.values()]
 }
 
+/** The kinds of served resources as sets' selectors name them (`apiVersion|Kind`, see kindKey), sorted. */
+export function servedKinds(served: readonly Served[]): string[] {
+  return [...new Set(served.map((s) => kindKey(s.group ? `${s.group}/${s.version}` : s.version, s.kind)))].sort()
+}
+
 /** A resource's identity: `group/resource`. */
 export function resourceKey(served: Served): string {
   return `${served.group}/${served.resource}`
@@ -175,6 +183,7 @@ export async function readCluster(options: ClusterOptions): Promise<ClusterFleet
     clusterScoped: [...listed.values()]
       .filter((l) => !l.served.namespaced)
       .map((l) => `${l.served.group}/${l.served.kind}`),
+    servedKinds: servedKinds([...listed.values()].map((l) => l.served)),
     variants: listedAs(variants.served, variants.items),
     sets: listedAs(sets.served, sets.items),
     rollouts,

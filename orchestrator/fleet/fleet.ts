@@ -35,6 +35,8 @@ export interface Fleet {
   problems: readonly FleetProblem[]
   /** A digest of the fleet's files: equal digests, equal fleets. */
   digest: string
+  /** The kinds the API server serves (`--cluster`; kindKey's `apiVersion|Kind`): a set's selector must name one. */
+  servedKinds?: ReadonlySet<string>
 }
 
 /** Where a fleet came from, when not from a directory a user wrote. */
@@ -43,6 +45,8 @@ export interface FleetOrigin {
   base?: string
   /** `group/Kind` of further cluster-scoped kinds (an API server's discovery): their objects get no namespace. */
   clusterScoped?: readonly string[]
+  /** The kinds the API server serves (its discovery, kindKey's `apiVersion|Kind`): none for a directory of YAML. */
+  servedKinds?: readonly string[]
 }
 
 /**
@@ -71,6 +75,7 @@ export function buildFleet(loaded: LoadedFleet, namespace = 'default', origin: F
     variants: loaded.objects.filter(isPackageVariant),
     problems,
     digest: loaded.digest,
+    ...(origin.servedKinds ? { servedKinds: new Set(origin.servedKinds) } : {}),
   }
 }
 

@@ -89,8 +89,8 @@ export interface Output {
 export interface PackageState {
   /** `upstream` is `''` where it was not asked for or is not known. */
   published?: PublishedRevision
-  /** An open draft (git output); `conflicts` and `removes` where asked for. */
-  draft?: { conflicts?: boolean; removes?: boolean }
+  /** An open draft (git output); `conflicts` and `removes` where asked for; why its package is not ready, always. */
+  draft?: { conflicts?: boolean; removes?: boolean; notReady?: string }
 }
 
 /** What `packageStates` reads beyond the cheap: the upstream revision each was published from, the open draft's content. */

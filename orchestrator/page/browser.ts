@@ -163,6 +163,7 @@ function showVariant(i: number): void {
     ['published', v.published],
     ['draft', v.draft],
     ['held by', v.heldBy],
+    ['not ready', v.notReady?.replace(/^not ready: /, '')],
   ]
   const parts: Node[] = [
     el('h2', {}, el('span', { class: `badge s-${v.state}` }, v.state), ` ${v.repo}/${v.package}`),

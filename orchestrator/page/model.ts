@@ -54,6 +54,7 @@ function variantFromReport(v: ReportVariantInput): PageVariant {
     published: v.published,
     draft: v.draft,
     heldBy: v.heldBy,
+    notReady: v.notReady,
     injected: [...(v.injected ?? [])],
     reasons: [...v.reasons],
     warnings: [...v.warnings],
@@ -68,6 +69,7 @@ function variantFromReport(v: ReportVariantInput): PageVariant {
 export function reportState(v: ReportVariantInput): PageState {
   if (v.status === 'failed') return 'failed'
   if (v.conflicts.length > 0) return 'conflicts'
+  if (v.notReady && !v.published) return 'not-ready'
   if (v.heldBy) return 'held'
   if (v.published) return 'published'
   if (v.draft) return 'draft'
@@ -106,6 +108,7 @@ export function modelFromStatus(status: StatusInput, title: string): PageModel {
       published: row.published,
       draft: row.draft,
       heldBy: row.heldBy,
+      notReady: row.notReady,
       injected: [],
       reasons: failed ? [row.lastFailure!] : [],
       warnings: [],
@@ -127,6 +130,7 @@ export function modelFromStatus(status: StatusInput, title: string): PageModel {
 /** The state of a status row: a failure, an open draft, behind, edited, else where it is (published, rendered, installed) or not. */
 export function statusState(row: StatusInput['variants'][number], output: FleetStatus['output'] = 'git'): PageState {
   if (row.lastFailure !== undefined) return 'failed'
+  if (row.notReady) return 'not-ready'
   if (row.heldBy) return 'held'
   if (row.draft) return 'draft'
   if (row.state === 'behind') return 'behind'

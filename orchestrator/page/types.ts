@@ -12,6 +12,7 @@ import type { ConflictReport } from '../report/report.js'
 export const pageStates = [
   'failed',
   'conflicts',
+  'not-ready',
   'held',
   'draft',
   'behind',
@@ -33,6 +34,7 @@ export type PageState = (typeof pageStates)[number]
 export const stateDescriptions: Record<PageState, string> = {
   failed: 'the render failed (or failed last time)',
   conflicts: 'a field changed both upstream and downstream',
+  'not-ready': 'a readiness gate is not True: its draft is not published',
   held: 'held back by a rollout step',
   draft: 'an open draft waits for review',
   behind: 'published (with --out: rendered) at another upstream revision than the wanted one',
@@ -81,6 +83,8 @@ export interface PageVariant {
   draft?: string
   /** The rollout step holding it back. */
   heldBy?: string
+  /** Why its package is not ready: a readiness gate of its Kptfile whose condition is not True. */
+  notReady?: string
   injected: string[]
   reasons: string[]
   warnings: string[]

@@ -55,6 +55,7 @@ export function abandonment(plan: FleetPlan, fleet: Fleet, report: RunReport, sh
         subject: `PackageVariant ${record.owner}`,
         path,
         status,
+        ...(record.set ? { set: record.set } : {}),
         reasons: [],
         warnings: [],
         conflicts: [],
@@ -66,6 +67,14 @@ export function abandonment(plan: FleetPlan, fleet: Fleet, report: RunReport, sh
     if (shard && !inShard(path.slice(0, path.indexOf('/')), shard)) return undefined
     // A PackageVariant of the fleet's own is never gone (whatever its set says).
     if (standalone.has(record.owner)) return undefined
-    return { subject: `PackageVariant ${record.owner}`, path, status, reasons: [], warnings: [], conflicts: [] }
+    return {
+      subject: `PackageVariant ${record.owner}`,
+      path,
+      status,
+      ...(record.set ? { set: record.set } : {}),
+      reasons: [],
+      warnings: [],
+      conflicts: [],
+    }
   }
 }

@@ -101,6 +101,7 @@ describe('planFleet', () => {
         downstreamRepo: 'edge-02x',
         message: 'repository "edge-02x" could not be loaded',
         reason: 'UnexpectedError',
+        target: expect.objectContaining({ name: 'edge-02x', kind: 'WorkloadCluster' }),
       },
     ])
     // Only the missing repository's packages could be that target's: the set's other packages may still go.

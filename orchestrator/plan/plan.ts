@@ -73,6 +73,8 @@ export interface PlanFailure {
   key?: string
   /** For a set's failure: Porch's condition reason (`ValidationError`, `UpstreamNotFound`, ...), as fan-out reports it. */
   reason?: string
+  /** The object a set's failed target selected: a Rollout holds the step it is in. */
+  target?: KubeObject
 }
 
 /** The plan of a run. */
@@ -87,6 +89,8 @@ export interface FleetPlan {
    * (the PackageVariant was retargeted) is abandoned.
    */
   downstreams: Map<string, string>
+  /** Each set's targets whose kind is known but matched nothing, by set: worth a warning, and the guard's reason. */
+  emptyMatches: Map<string, string[]>
 }
 
 /** Where published revisions are looked up: `namespace|repo|package` → revisions. */
@@ -111,6 +115,7 @@ export function planFleet(fleet: Fleet, upstreams: Upstreams, shard?: Shard): Fl
   const fromSets: { object: KubeObject; set: string; spec?: Record<string, unknown>; target?: KubeObject }[] = []
   const claimed = new Set<KubeObject>()
   const setWarnings = new Map<string, string[]>()
+  const emptyMatches = new Map<string, string[]>()
   const sources = [...fleet.objects, ...upstreams.objects]
   for (const setObject of fleet.sets) {
     const set = objectKey(setObject)
@@ -131,14 +136,27 @@ export function planFleet(fleet: Fleet, upstreams: Upstreams, shard?: Shard): Fl
     }
     const fleetVariants = fleet.variants.filter((pv) => pv.namespace === setObject.namespace || pv.namespace === '')
     const rl = ResourceList.of([setObject, ...fleetVariants], setObject)
-    const { summary, failures: setFailures } = runFanOut(rl, { sources }, { isolateTargets: true })
+    const {
+      summary,
+      failures: setFailures,
+      emptyMatches: empties,
+    } = runFanOut(
+      rl,
+      { sources },
+      { isolateTargets: true, ...(fleet.servedKinds ? { servedKinds: fleet.servedKinds } : {}) },
+    )
+    if (empties.length > 0)
+      emptyMatches.set(
+        set,
+        empties.map((e) => e.message),
+      )
     setWarnings.set(
       set,
       rl.results.items
         .filter((r) => r.severity === 'warning' && r.field?.path.startsWith('spec.upstream'))
         .map((r) => `PackageVariantSet ${set}: ${r.message}`),
     )
-    for (const { target, downstream, downstreamRepo, reason, message } of setFailures) {
+    for (const { target, downstream, downstreamRepo, reason, message, targetObject } of setFailures) {
       const failure: PlanFailure = {
         subject: `PackageVariantSet ${set}${target ? ` target ${target}` : ''}`,
         message,
@@ -147,6 +165,7 @@ export function planFleet(fleet: Fleet, upstreams: Upstreams, shard?: Shard): Fl
       // A target that rendered but cannot be named keeps just its package, one whose repository is missing that
       // repository's packages; otherwise any package of the set may be its.
       if (reason) failure.reason = reason
+      if (targetObject) failure.target = targetObject
       if (downstream) failure.downstream = downstream
       else if (downstreamRepo !== undefined) failure.downstreamRepo = downstreamRepo
       else incompleteSets.add(set)
@@ -180,6 +199,7 @@ export function planFleet(fleet: Fleet, upstreams: Upstreams, shard?: Shard): Fl
       if (!mine) return
       const failure: PlanFailure = { subject, message, key }
       if (set) failure.set = set
+      if (target) failure.target = target
       if (downstream) failure.downstream = downstream
       failures.push(failure)
     }
@@ -247,7 +267,7 @@ export function planFleet(fleet: Fleet, upstreams: Upstreams, shard?: Shard): Fl
     byKey.set(key, planned)
     byDownstream.set(path, planned)
   }
-  return { variants, failures, incompleteSets, downstreams }
+  return { variants, failures, incompleteSets, downstreams, emptyMatches }
 }
 
 /**

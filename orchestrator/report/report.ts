@@ -30,6 +30,11 @@ export interface VariantReport {
   published?: string
   /** Why its draft was not published (`--git --publish`), or with `--out` its change not written: a rollout, or a draft waiting for review. */
   held?: string
+  /**
+   * Why its package may not be published: a readiness gate of its Kptfile
+   * whose condition is not True (`not ready: <type> <status>: <message>`).
+   */
+  notReady?: string
   /** Why it failed. */
   reasons: string[]
   warnings: string[]

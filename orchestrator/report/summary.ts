@@ -42,6 +42,12 @@ export function formatSummary(report: RunReport): string {
       }
     }
   }
+  // Not ready and not already said (a held draft's reason is that it is not ready).
+  const unready = shown.filter((v) => v.notReady && v.held !== v.notReady)
+  if (unready.length > 0) {
+    lines.push('', 'Not ready (readiness gates not all True: a draft of it is not published):')
+    for (const v of unready) lines.push(`  ${v.path ?? v.subject}: ${v.notReady}`)
+  }
   const held = shown.filter((v) => v.held)
   if (held.length > 0) {
     lines.push('', 'Held back (not published):')

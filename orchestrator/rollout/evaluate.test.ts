@@ -35,6 +35,41 @@ function fleet(over: Record<string, Parameters<typeof variant>[1]> = {}): Rollou
 const canaryDone = { draft: false, published: true, ready: 'True' } as const
 
 describe('evaluateRollout', () => {
+  test('a canary whose variant cannot be rendered holds its step and every later one, by name', () => {
+    const broken = fleet()
+    broken[0] = { ...broken[0]!, draft: false, failure: 'downstream repository "edge-01" not found' }
+    delete broken[0].published
+    const result = run(issueRollout(), broken)
+    expect(result.publish).toEqual([])
+    expect(states(result)).toEqual(['canary:halted', 'eu:waiting', 'rest:waiting'])
+    const why = `edge-01's variant cannot be rendered: downstream repository "edge-01" not found`
+    expect(result.steps[0]!.reason).toBe(why)
+    expect(reasons(result)['eu-1']).toBe(`waiting: step eu starts after canary renders every variant: ${why}`)
+    expect(result).toMatchObject({
+      state: 'halted',
+      reason: `step canary: ${why}: it and the steps after it wait until every one renders`,
+    })
+  })
+
+  test('a broken target holds the drafts of its own step too; the steps before it go on', () => {
+    const variants = fleet({ 'edge-01': canaryDone })
+    variants[2] = { ...variants[2]!, draft: false, failure: 'template.downstream.repoExpr: no such key: site' }
+    const result = run(issueRollout(), variants)
+    expect(states(result)).toEqual(['canary:done', 'eu:halted', 'rest:waiting'])
+    expect(result.publish).toEqual([])
+    expect(reasons(result)['eu-1']).toBe(
+      "held: step eu: eu-2's variant cannot be rendered: template.downstream.repoExpr: no such key: site",
+    )
+  })
+
+  test('a target that left the set is no variant: an empty step is done', () => {
+    const result = run(
+      issueRollout(),
+      fleet().filter((v) => v.target.name !== 'edge-01'),
+    )
+    expect(result.steps[0]).toMatchObject({ state: 'done', reason: 'no variant is in this step' })
+  })
+
   test('a new revision publishes the canary first; the other steps wait for it', () => {
     const result = run(issueRollout(), fleet())
     expect(result.publish).toEqual(['default/edge-01'])

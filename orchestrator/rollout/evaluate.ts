@@ -10,7 +10,9 @@
  * only then (and, with `approval: manual`, once approved for this
  * revision). Within the started step, at most `maxConcurrent` variants are
  * published and not yet healthy at once. A failed target anywhere halts the
- * whole rollout; `paused` holds everything, and so does a closed window.
+ * whole rollout; a target whose variant cannot be rendered halts its step
+ * and every later one (a broken canary never lets the next wave out);
+ * `paused` holds everything, and so does a closed window.
  */
 import { formatDuration } from '../../functions/api/duration.js'
 import { formatRfc3339 } from '../../functions/api/rfc3339.js'
@@ -36,6 +38,8 @@ interface StepProgress {
   /** Published at the revision, not healthy (pending or failed), with why. */
   unhealthy: { variant: RolloutVariant; health: Exclude<TargetHealth, { state: 'healthy' }> }[]
   failed: { variant: RolloutVariant; health: Extract<TargetHealth, { state: 'failed' }> }[]
+  /** Targets whose variant cannot be rendered (`failure`): the step cannot finish. */
+  broken: RolloutVariant[]
   atRevision: number
   /** The latest publish time among the variants at the revision. */
   lastPublish?: Date
@@ -86,6 +90,14 @@ export function evaluateRollout(input: RolloutInput): RolloutEvaluation {
     }
     steps.push(report)
     const candidates = p.members.filter((v) => v.draft)
+    if (!blockedBy && p.broken.length > 0) {
+      // A target of this step cannot be rendered: none of the step is published, no later step starts.
+      report.state = 'halted'
+      report.reason = brokenText(p)
+      for (const v of candidates) held.set(v.key, `held: step ${step.name}: ${report.reason}`)
+      blockedBy = { step: step.name, why: `renders every variant: ${report.reason}` }
+      return
+    }
     if (blockedBy) {
       const why = blockedBy.step === rollout.steps[i - 1]!.name ? blockedBy.why : 'is done'
       report.reason = p.failed.length > 0 ? failedText(p) : `starts after ${rollout.steps[i - 1]!.name} ${why}`
@@ -148,7 +160,7 @@ export function evaluateRollout(input: RolloutInput): RolloutEvaluation {
         ? { ...base, publish: true as const }
         : { ...base, publish: false as const, reason: held.get(v.key)! }
     })
-  const { state, reason } = rolloutState(rollout, steps, failed, windows, revision)
+  const { state, reason } = rolloutState(rollout, steps, failed, windows, revision, progress)
   return {
     rollout: `${rollout.namespace}/${rollout.name}`,
     revision,
@@ -163,8 +175,12 @@ export function evaluateRollout(input: RolloutInput): RolloutEvaluation {
 
 function stepProgress(list: RolloutVariant[], input: RolloutInput): StepProgress {
   const members = [...list].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
-  const progress: StepProgress = { members, unpublished: [], unhealthy: [], failed: [], atRevision: 0 }
+  const progress: StepProgress = { members, unpublished: [], unhealthy: [], failed: [], broken: [], atRevision: 0 }
   for (const variant of members) {
+    if (variant.failure !== undefined) {
+      progress.broken.push(variant)
+      continue
+    }
     const published = variant.published
     if (!published || published.upstream !== input.revision) {
       progress.unpublished.push(variant)
@@ -194,7 +210,14 @@ function rolloutState(
   failed: StepProgress['failed'],
   windows: ReturnType<typeof windowsAt> | undefined,
   revision: string,
+  progress: readonly StepProgress[],
 ): { state: RolloutState; reason: string } {
+  const broken = steps.findIndex((s, i) => s.state === 'halted' && progress[i]!.broken.length > 0)
+  if (failed.length === 0 && broken >= 0)
+    return {
+      state: 'halted',
+      reason: `step ${steps[broken]!.name}: ${steps[broken]!.reason}: it and the steps after it wait until every one renders`,
+    }
   if (failed.length > 0) {
     const first = failed[0]!
     const more = failed.length > 1 ? ` (and ${failed.length - 1} more)` : ''
@@ -257,6 +280,12 @@ function failedText(p: StepProgress): string {
   const first = p.failed[0]!
   const more = p.failed.length > 1 ? ` (and ${p.failed.length - 1} more)` : ''
   return `${first.health.detail}${first.health.message ? `: ${first.health.message}` : ''}${more}`
+}
+
+function brokenText(p: StepProgress): string {
+  const first = p.broken[0]!
+  const more = p.broken.length > 1 ? ` (and ${p.broken.length - 1} more)` : ''
+  return `${first.target.name}'s variant cannot be rendered: ${first.failure}${more}`
 }
 
 function pausedText(rollout: Rollout): string {

@@ -77,3 +77,44 @@ describe('pacePublishing', () => {
     expect(decided(pacePublishing(list, rollouts, { now, holdConflicts: true }))['b/pkg']).toBe('publish')
   })
 })
+
+describe('readiness gates', () => {
+  const notReady = 'not ready: config.injection.ConfigMap.region-endpoints False: no resource matched'
+  test("a draft that is not ready is held with the gate's reason, paced or not; publishNotReady (--force) lets it go", () => {
+    const candidates = [
+      candidate('edge-01', { set: 'default/web', notReady }),
+      candidate('edge-03', { notReady }),
+      candidate('edge-04'),
+    ]
+    expect(decided(pacePublishing(candidates, rollouts, { now }))).toEqual({
+      'edge-01/pkg': notReady,
+      'edge-03/pkg': notReady,
+      'edge-04/pkg': 'publish',
+    })
+    expect(decided(pacePublishing(candidates, rollouts, { now, publishNotReady: true }))).toEqual({
+      'edge-01/pkg': 'publish',
+      'edge-03/pkg': 'publish',
+      'edge-04/pkg': 'publish',
+    })
+  })
+
+  test("a paced set's variant that cannot be rendered holds its step; its revision comes from the others", () => {
+    const result = pacePublishing(
+      [
+        candidate('edge-01', {
+          set: 'default/web',
+          draft: false,
+          revision: '',
+          failure: 'repository "edge-01" not found',
+        }),
+        candidate('edge-02', { set: 'default/web' }),
+      ],
+      rollouts,
+      { now },
+    )
+    expect(result.evaluations[0]).toMatchObject({ revision, state: 'halted' })
+    expect(decided(result)).toEqual({
+      'edge-02/pkg': `waiting: step rest starts after canary renders every variant: edge-01's variant cannot be rendered: repository "edge-01" not found`,
+    })
+  })
+})

@@ -5,7 +5,8 @@
  * (evaluate.ts); a set whose Rollout cannot be used holds every draft; any
  * other variant is published as before. Then, for an automatic publish, a
  * draft that reports conflicts or removes its package waits for a person
- * unless the run says otherwise (`--publish-conflicts`, `--publish-deletions`).
+ * unless the run says otherwise (`--publish-conflicts`, `--publish-deletions`),
+ * and a draft whose readiness gates are not all True waits for them.
  */
 import { evaluateRollout } from './evaluate.js'
 import type { FleetRollouts } from './gather.js'
@@ -31,6 +32,10 @@ export interface PublishCandidate {
   conflicts?: boolean
   /** The draft removes the package. */
   removes?: boolean
+  /** Why the draft's package is not ready (readiness gates not all True): it is held, whatever the rollout says. */
+  notReady?: string
+  /** Why its variant cannot be rendered now: a rollout holds its step (RolloutVariant.failure). */
+  failure?: string
 }
 
 /** How a publish is paced. */
@@ -42,6 +47,8 @@ export interface PacingOptions {
   /** Hold drafts with conflicts unless `publishConflicts`, drafts removing a package unless `publishDeletions` (an automatic publish). */
   holdConflicts?: boolean
   holdDeletions?: boolean
+  /** `publish --force`: publish drafts whose readiness gates are not all True too. */
+  publishNotReady?: boolean
 }
 
 /** Why an automatic publish holds a draft that reports conflicts, or that deletes its package. */
@@ -84,10 +91,12 @@ export function pacePublishing(
       target: c.target ?? { name: c.key.slice(c.key.indexOf('/') + 1), labels: {}, annotations: {}, conditions: [] },
       draft: c.draft,
       ...(c.published ? { published: c.published } : {}),
+      ...(c.failure !== undefined ? { failure: c.failure } : {}),
     }))
     const evaluation = evaluateRollout({
       rollout: pacing.rollout,
-      revision: members[0]!.revision,
+      // A variant that could not be planned has no revision: the set's is its other variants'.
+      revision: members.find((c) => c.revision !== '')?.revision ?? '',
       variants,
       now: options.now,
     })
@@ -97,7 +106,9 @@ export function pacePublishing(
   }
   for (const c of candidates) {
     if (decisions.get(c.path)?.publish !== true) continue
-    if (options.holdConflicts && c.conflicts)
+    // Porch neither proposes nor approves a revision whose readiness gates are not all True.
+    if (c.notReady && !options.publishNotReady) decisions.set(c.path, { publish: false, reason: c.notReady })
+    else if (options.holdConflicts && c.conflicts)
       decisions.set(c.path, {
         publish: false,
         reason:

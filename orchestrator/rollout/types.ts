@@ -43,6 +43,12 @@ export interface RolloutVariant {
   draft: boolean
   /** Absent: never published. */
   published?: PublishedRevision
+  /**
+   * Why its variant cannot be rendered now (its set's template fails for the
+   * target, its repository is missing): its step cannot finish, so it holds
+   * that step and every later one. A target that left the set is no variant.
+   */
+  failure?: string
 }
 
 /** Everything the evaluator looks at. */

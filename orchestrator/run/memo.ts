@@ -50,6 +50,8 @@ export interface MemoEntry {
   /** The report's warnings and injected objects, repeated when the render is skipped. */
   warnings: string[]
   injected?: string[]
+  /** Why its package is not ready (unmet readiness gates), repeated when the render is skipped. */
+  notReady?: string
   /** What the package declares to the dependency check (its PackageManifests and CRDs, as item text), for the repository's plan. */
   dependencies?: string[]
   /**
@@ -145,7 +147,7 @@ export class RenderMemo {
     variant: PlannedVariant,
     scope: MemoScope,
     stored: StoredPackage,
-    report: { warnings: string[]; injected?: string[]; dependencies?: string[] },
+    report: { warnings: string[]; injected?: string[]; notReady?: string; dependencies?: string[] },
   ): MemoEntry {
     const entry: MemoEntry = {
       scope,
@@ -154,6 +156,7 @@ export class RenderMemo {
       warnings: report.warnings,
     }
     if (report.injected) entry.injected = report.injected
+    if (report.notReady) entry.notReady = report.notReady
     if (report.dependencies && report.dependencies.length > 0) entry.dependencies = report.dependencies
     return entry
   }

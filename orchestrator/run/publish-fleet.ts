@@ -15,6 +15,8 @@ import { GitOutput, openRepositories } from '../output/git/git-output.js'
 import type { DraftDeclaration } from '../output/git/messages.js'
 import { openDraftDeclarations } from '../output/git/write.js'
 import { splitPath } from '../output/output.js'
+import { guardDeletions } from '../plan/deletion-guard.js'
+import type { DeletionGuardSettings, GuardedRemoval } from '../plan/deletion-guard.js'
 import { withoutUnavailable } from '../plan/plan.js'
 import type { FleetPlan } from '../plan/plan.js'
 import type { RolloutSummary, VariantReport } from '../report/report.js'
@@ -41,11 +43,13 @@ export interface FleetPublishSettings extends PlanSettings {
   dryRun: boolean
   /** `--force`: publish a draft whose PackageVariant is gone (or renders another package now) too. */
   force?: boolean
+  /** `--max-deletions`, `--allow-deletions`: how many of a set's packages its removal drafts may remove in one run. */
+  deletionGuard?: DeletionGuardSettings
 }
 
 /** One package's outcome. */
 export type PackageOutcome =
-  | { package: string; status: 'published'; tag: string }
+  | { package: string; status: 'published'; tag: string; notReady?: string }
   | { package: string; status: 'removed' }
   | { package: string; status: 'would-publish' }
   | { package: string; status: 'held'; reason: string }
@@ -92,6 +96,7 @@ export async function publishFleet(settings: FleetPublishSettings): Promise<Flee
       now: settings.now,
       cacheDir: settings.cacheDir,
       failureKey: '',
+      ...(settings.force ? { forcePublish: true } : {}),
     })
     try {
       return await publishOpened(fleet, withoutUnavailable(plan, shared.unavailable), output, settings)
@@ -101,6 +106,17 @@ export async function publishFleet(settings: FleetPublishSettings): Promise<Flee
   } finally {
     rmSync(scratch, { recursive: true, force: true })
   }
+}
+
+/** Why a package published with --force was not ready, from its report's warning. */
+function forcedNotReady(report: VariantReport): { notReady?: string } {
+  const warning = report.warnings.find((w) => w.startsWith('published although not ready: '))
+  return warning ? { notReady: warning.slice('published although '.length).replace(/ \(--force\)$/, '') } : {}
+}
+
+/** True for a reason a draft waits for its readiness gates (see package/readiness.ts). */
+function isNotReady(reason: string): boolean {
+  return reason.startsWith('not ready: ')
 }
 
 /**
@@ -117,6 +133,41 @@ function ownerGone(declared: DraftDeclaration | undefined, plan: FleetPlan): str
   return now === undefined
     ? `its PackageVariant ${owner} no longer exists`
     : `its PackageVariant ${owner} renders ${now} now`
+}
+
+/**
+ * The removal drafts the deletion guard holds, by path, with its message: a
+ * set's removal drafts (their `PackageVariantSet` trailer) counted against
+ * its packages published in the opened repositories.
+ */
+function guardRemovalDrafts(
+  fleet: Fleet,
+  plan: FleetPlan,
+  output: GitOutput,
+  unplanned: ReadonlyMap<string, DraftDeclaration | undefined>,
+  guard: DeletionGuardSettings,
+): Map<string, string> {
+  const removals: GuardedRemoval[] = []
+  for (const [path, declared] of unplanned)
+    if (declared?.removes && declared.set)
+      removals.push({ path, set: declared.set, status: declared.orphans ? 'orphaned' : 'deleted' })
+  if (removals.length === 0) return new Map()
+  const snapshots = new Map(output.shared.snapshots.map((s) => [s.name, s]))
+  const published = (repo: string, pkg: string) => (snapshots.get(repo)?.published[pkg] ?? []).length > 0
+  const standing = (set: string) => ({
+    existing:
+      removals.filter((r) => r.set === set).length +
+      plan.variants.filter((v) => v.set === set && published(v.downstream.repo, v.downstream.package)).length,
+    emptyMatches: plan.emptyMatches.get(set) ?? [],
+  })
+  const action = {
+    actor: 'publishing its removal drafts',
+    instead: 'None of them was published.',
+  }
+  const held = new Map<string, string>()
+  for (const h of guardDeletions(removals, standing, fleet.sets, guard, action))
+    for (const r of removals) if (r.set === h.set) held.set(r.path, `PackageVariantSet ${h.set}: ${h.message}`)
+  return held
 }
 
 /** The repository, and the repositories of every variant of the paced sets that have a variant in it: their rollouts are evaluated whole. */
@@ -138,8 +189,8 @@ async function publishOpened(
 ): Promise<FleetPublishReport> {
   const opened = new Map(output.shared.snapshots.map((s) => [s.name, s]))
   const inPlan = { ...plan, variants: plan.variants.filter((v) => opened.has(v.downstream.repo)) }
-  const pacing = { now: settings.now, skipRollout: settings.skipRollout }
-  const gate = await gatePublishing(fleet, inPlan, output, { changed: new Map(), failed: new Set() }, pacing)
+  const pacing = { now: settings.now, skipRollout: settings.skipRollout, publishNotReady: settings.force === true }
+  const gate = await gatePublishing(fleet, inPlan, output, { changed: new Map(), failed: new Map() }, pacing)
   const variants = new Map(inPlan.variants.map((v) => [`${v.downstream.repo}/${v.downstream.package}`, v]))
   const named = new Set(settings.packages)
   const inScope = (path: string) => {
@@ -156,29 +207,36 @@ async function publishOpened(
     const variant = variants.get(path)!
     if (!inScope(path) || (settings.selector && !settings.selector(variant.target?.labels() ?? {}))) continue
     if (decision.publish) take(path, `PackageVariant ${variant.key}`)
+    // A package named to be published that is not ready fails the run; the others wait for their gates.
+    else if (named.size > 0 && isNotReady(decision.reason))
+      outcomes.set(path, { package: path, status: 'failed', reason: `${decision.reason}; --force publishes it anyway` })
     else outcomes.set(path, { package: path, status: 'held', reason: decision.reason })
   }
   // Drafts no variant of the plan makes (a removal, a dependency, one made by hand) have no target: published unless a
   // selector picks. One a PackageVariant made that no longer makes it is refused (the next render removes it).
+  const unplanned = new Map<string, DraftDeclaration | undefined>()
   for (const snapshot of output.shared.snapshots) {
-    const unplanned = Object.keys(snapshot.drafts).filter(
+    const packages = Object.keys(snapshot.drafts).filter(
       (pkg) => !variants.has(`${snapshot.name}/${pkg}`) && inScope(`${snapshot.name}/${pkg}`),
     )
-    const declared =
-      settings.selector || settings.force
-        ? new Map<string, DraftDeclaration>()
-        : await openDraftDeclarations(snapshot, unplanned)
-    for (const pkg of unplanned) {
-      const path = `${snapshot.name}/${pkg}`
-      const orphaned = ownerGone(declared.get(pkg), plan)
-      if (orphaned)
-        outcomes.set(path, {
-          package: path,
-          status: 'failed',
-          reason: `${orphaned}: the next render removes this draft; --force publishes it anyway`,
-        })
-      else if (!settings.selector) take(path, `package ${path}`)
-    }
+    const declared = settings.selector
+      ? new Map<string, DraftDeclaration>()
+      : await openDraftDeclarations(snapshot, packages)
+    for (const pkg of packages) unplanned.set(`${snapshot.name}/${pkg}`, declared.get(pkg))
+  }
+  // Removal drafts that would take too many of a set's packages at once are held, as a render holds the set.
+  const guarded = guardRemovalDrafts(fleet, plan, output, unplanned, settings.deletionGuard ?? {})
+  for (const [path, declared] of unplanned) {
+    const held = guarded.get(path)
+    const orphaned = settings.force ? undefined : ownerGone(declared, plan)
+    if (held) outcomes.set(path, { package: path, status: 'failed', reason: held })
+    else if (orphaned)
+      outcomes.set(path, {
+        package: path,
+        status: 'failed',
+        reason: `${orphaned}: the next render removes this draft; --force publishes it anyway`,
+      })
+    else if (!settings.selector) take(path, `package ${path}`)
   }
   for (const pkg of named) {
     const path = `${settings.repository}/${pkg}`
@@ -191,11 +249,18 @@ async function publishOpened(
     const failure =
       report.reasons[0] ?? report.warnings.find((w) => w.startsWith('not published: '))?.slice('not published: '.length)
     if (failure !== undefined) outcomes.set(path, { package: path, status: 'failed', reason: failure })
+    else if (report.notReady)
+      outcomes.set(
+        path,
+        named.size > 0
+          ? { package: path, status: 'failed', reason: `${report.notReady}; --force publishes it anyway` }
+          : { package: path, status: 'held', reason: report.notReady },
+      )
     else
       outcomes.set(
         path,
         report.published
-          ? { package: path, status: 'published', tag: report.published }
+          ? { package: path, status: 'published', tag: report.published, ...forcedNotReady(report) }
           : { package: path, status: 'removed' },
       )
   }

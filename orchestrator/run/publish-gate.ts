@@ -20,9 +20,9 @@ import type { Run } from './setup.js'
 /** What this run changes: each path whose draft is (or, with --out, whose package is) this run's change. */
 export interface RunChanges {
   /** Path -> what the change is. */
-  changed: ReadonlyMap<string, { conflicts: boolean; removes: boolean }>
-  /** Paths whose render failed: an older open draft of theirs is not published. */
-  failed: ReadonlySet<string>
+  changed: ReadonlyMap<string, { conflicts: boolean; removes: boolean; notReady?: string }>
+  /** Paths whose render failed, with why: an older open draft of theirs is not published, and a rollout holds their step. */
+  failed: ReadonlyMap<string, string>
 }
 
 /** The gate's answer: a decision per path with a draft, the rollouts' evaluations, and the fleet's Rollout problems. */
@@ -65,15 +65,32 @@ export async function gatePublishing(
     const change = changes.changed.get(path)
     const draft = change !== undefined || (output.drafts && state?.draft !== undefined && !changes.failed.has(path))
     const candidate: PublishCandidate = { path, key: v.key, revision: rolloutRevision(v.upstream), draft }
+    const failure = changes.failed.get(path)
+    if (failure !== undefined) candidate.failure = failure
     if (v.set) candidate.set = v.set
     if (v.target) candidate.target = rolloutTarget(v.target)
     if (state?.published) candidate.published = state.published
     const conflicts = change ? change.conflicts : state?.draft?.conflicts
     const removes = change ? change.removes : state?.draft?.removes
+    const notReady = change ? change.notReady : state?.draft?.notReady
     if (conflicts) candidate.conflicts = true
     if (removes) candidate.removes = true
+    if (notReady) candidate.notReady = notReady
     return candidate
   })
+  // A paced set's target whose variant could not be planned holds its step: it is a variant of the set that failed.
+  for (const f of plan.failures) {
+    if (!f.set || !paced(f.set) || !f.target || plan.variants.some((v) => v.key === f.key)) continue
+    candidates.push({
+      path: f.downstream ?? `${f.subject}`,
+      key: f.key ?? f.subject,
+      set: f.set,
+      target: rolloutTarget(f.target),
+      revision: '',
+      draft: false,
+      failure: f.message,
+    })
+  }
   const { decisions, evaluations } = pacePublishing(candidates, rollouts, options)
   const problems = rollouts.problems.map((p) => `${p.file}: ${p.message}`)
   return { decisions, evaluations, problems, warnings: rollouts.warnings.map((p) => `${p.file}: ${p.message}`) }
@@ -94,8 +111,9 @@ export async function afterWrite(
   output: RunOutput,
   held: ReadonlyMap<string, string>,
   options: PacingOptions,
+  failed: ReadonlyMap<string, string> = new Map(),
 ): Promise<{ reasons: Map<string, string>; evaluations: RolloutEvaluation[] }> {
-  const gate = await gatePublishing(fleet, plan, output, { changed: new Map(), failed: new Set() }, options)
+  const gate = await gatePublishing(fleet, plan, output, { changed: new Map(), failed }, options)
   const reasons = new Map<string, string>()
   for (const [path, reason] of held) {
     const now = gate.decisions.get(path)
@@ -127,15 +145,20 @@ export async function gateRender(
   const { settings, fleet, plan, output } = run
   const publishing = settings.git?.publish === true
   if (!publishing && (settings.git || settings.skipRollout || !hasRollouts(fleet))) return undefined
-  const changed = new Map<string, { conflicts: boolean; removes: boolean }>()
-  const failed = new Set<string>()
+  const changed = new Map<string, { conflicts: boolean; removes: boolean; notReady?: string }>()
+  const failed = new Map<string, string>()
   const reports = new Map<string, VariantReport>()
   for (const p of pending) {
     reports.set(p.path, p.report)
-    if (p.report.status === 'failed') failed.add(p.path)
+    if (p.report.status === 'failed') failed.set(p.path, p.report.reasons.join('; '))
     // A dry run stages nothing: its changes are the variants it would create or update.
     else if ((p.staged || settings.dryRun) && (p.report.status === 'created' || p.report.status === 'updated'))
-      changed.set(p.path, { conflicts: p.report.conflicts.length > 0, removes: false })
+      changed.set(p.path, {
+        conflicts: p.report.conflicts.length > 0,
+        removes: false,
+        // A directory has no drafts: only a draft waits for its readiness gates.
+        ...(p.report.notReady && settings.git ? { notReady: p.report.notReady } : {}),
+      })
   }
   const options: PacingOptions = {
     now: settings.now ?? new Date(),
@@ -160,7 +183,7 @@ export async function gateRender(
       )
         return
       const held = new Map([...result.held].map((path) => [path, reports.get(path)!.held!]))
-      const again = await afterWrite(fleet, plan, output, held, options)
+      const again = await afterWrite(fleet, plan, output, held, options, failed)
       for (const [path, reason] of again.reasons) reports.get(path)!.held = reason
       if (again.evaluations.length > 0) report.rollouts = again.evaluations.map(summarizeRollout)
     },

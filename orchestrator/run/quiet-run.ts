@@ -70,6 +70,8 @@ export function quietInputs(settings: RenderSettings, fleetFilesDigest: string):
     fleetId: settings.fleetId ?? null,
     repositoryBase: settings.repositoryBase ?? null,
     clusterScoped: settings.clusterScoped ?? null,
+    servedKinds: settings.servedKinds ?? null,
+    deletionGuard: settings.deletionGuard ?? null,
     namespace: settings.namespace ?? null,
     onConflict: settings.onConflict,
     shard: settings.shard ?? null,

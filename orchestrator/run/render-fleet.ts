@@ -25,6 +25,7 @@ import type { RenderProgress } from '../report/progress.js'
 import { sortReports } from '../report/report.js'
 import type { RunReport, VariantReport } from '../report/report.js'
 import { upstreamIndexDigest } from '../upstream/upstreams.js'
+import { holdMassDeletions } from './deletion-guard.js'
 import { resolveDependencies } from './dependencies.js'
 import { gateRender } from './publish-gate.js'
 import { VariantContext } from './render-variant.js'
@@ -100,6 +101,10 @@ export async function renderFleet(
       variants: [],
       problems: fleet.problems.map((p) => `${p.file}: ${p.message}`),
     }
+    const emptyMatches = [...plan.emptyMatches].flatMap(([set, messages]) =>
+      messages.map((m) => `PackageVariantSet ${set}: ${m}`),
+    )
+    if (emptyMatches.length > 0) report.warnings = emptyMatches
     for (const failure of plan.failures) {
       const failed: VariantReport = {
         subject: failure.subject,
@@ -116,19 +121,27 @@ export async function renderFleet(
     for (const r of early.splice(0)) progress?.advance(r)
     if (!settings.dryRun) output.prepare()
     const mine = await renderShare(run, 0, threads, (p) => advance(p.report))
-    const variants = [...mine, ...(await Promise.all(others.map((t) => t.done))).flat()].sort(
+    const rendered = [...mine, ...(await Promise.all(others.map((t) => t.done))).flat()].sort(
       (a, b) => a.order - b.order,
     )
     await stopPoint('rendered')
     // The output's other packages: abandoned ones go, and with the rest they are what the repositories hold besides.
     const abandoned = scopedAbandonment(abandonment(plan, fleet, report, settings.shard), settings.scope)
     const mode = settings.dependencies ?? 'install'
-    const rendered = new Set(variants.filter((p) => p.report.status !== 'failed').map((p) => p.path))
+    const renderedPaths = new Set(rendered.filter((p) => p.report.status !== 'failed').map((p) => p.path))
     // A scoped run whose packages declare nothing to the dependency check, before or after, leaves the repositories' plans alone.
-    const check = mode !== 'off' && !(settings.scope && leavesDependencies(settings.scope, variants))
+    const check = mode !== 'off' && !(settings.scope && leavesDependencies(settings.scope, rendered))
     const only = settings.scope && !check ? settings.scope.packages : undefined
-    const present = abandoned || check ? await output.otherPackages(rendered, only) : new Map<string, StoredPackage>()
-    const removals = abandoned ? abandonedRemovals(abandoned, present) : []
+    const present =
+      abandoned || check ? await output.otherPackages(renderedPaths, only) : new Map<string, StoredPackage>()
+    // A set that would lose too many packages is held whole (its packages stay, with what they need).
+    const { removals, variants, held } = await holdMassDeletions(
+      run,
+      rendered,
+      abandoned ? abandonedRemovals(abandoned, present) : [],
+      present,
+      report,
+    )
     for (const r of removals) if (!r.orphan) present.delete(r.report.path!)
     const dependencies = !check
       ? { rendered: [], removals: [] }
@@ -143,7 +156,7 @@ export async function renderFleet(
     for (const r of dependencies.removals) present.delete(r.report.path!)
     const pending = [...variants, ...dependencies.rendered]
     await failUnstaged(output, dependencies.rendered)
-    report.variants.push(...pending.map((p) => p.report))
+    report.variants.push(...pending.map((p) => p.report), ...held.map((p) => p.report))
     // What may be published now (--git --publish), or with --out written, as rollouts and the publish policy allow.
     const gate = await gateRender(run, pending, report)
     const changes: StagedChange[] = []

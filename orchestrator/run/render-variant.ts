@@ -14,6 +14,7 @@ import { packageDiff } from '../output/diff.js'
 import { gitPackageFiles, samePackageFiles } from '../package/files.js'
 import type { PackageFiles } from '../package/files.js'
 import { dependencyObjects } from '../package/dependency-objects.js'
+import { notReadyReason } from '../package/readiness.js'
 import { ResourceCodec } from '../package/resources.js'
 import { runPipeline } from '../pipeline/pipeline.js'
 import type { PipelineRendered, PipelineRunner } from '../pipeline/pipeline.js'
@@ -102,6 +103,7 @@ export class VariantContext {
         report.status = 'unchanged'
         report.warnings = [...entry.warnings]
         if (entry.injected) report.injected = [...entry.injected]
+        if (entry.notReady) report.notReady = entry.notReady
         pending.dependencies = (entry.dependencies ?? []).map((text, i) => KubeObject.fromItemSource(text, i))
         pending.memo = entry
         return pending
@@ -121,6 +123,8 @@ export class VariantContext {
       if (!final) return pending
       const { files, ran } = final
       report.status = !current ? 'created' : samePackageFiles(files, current) ? 'unchanged' : 'updated'
+      const notReady = notReadyReason(files)
+      if (notReady) report.notReady = notReady
       // What the package declares to the dependency check, changed or not: the repository's plan needs every package.
       // (A dependency's own declarations were the plan's input already.)
       if (!variant.dependency) pending.dependencies = dependencyObjects(this.codec, files, this.output.packageDir(path))

@@ -97,7 +97,7 @@ export async function evaluateFleetRollout(
       fleet,
       { ...plan, variants },
       output,
-      { changed: new Map(), failed: new Set() },
+      { changed: new Map(), failed: new Map() },
       { now: settings.now },
     )
     const evaluation = gate.evaluations.find((e) => e.rollout === `${rollout.namespace}/${rollout.name}`)

@@ -2,6 +2,7 @@
 import { resolve } from 'node:path'
 import type { ConflictPolicy } from '../merge/update.js'
 import type { GitSettings, SharedRepositories } from '../output/git/git-output.js'
+import type { DeletionGuardSettings } from '../plan/deletion-guard.js'
 import type { Shard } from '../plan/plan.js'
 import type { RenderScope } from '../plan/scope.js'
 import type { UpstreamCache } from '../upstream/git-source.js'
@@ -15,6 +16,8 @@ export interface RenderSettings {
   repositoryBase?: string
   /** `group/Kind` of cluster-scoped kinds beyond the built-in ones (an API server's discovery). */
   clusterScoped?: string[]
+  /** The kinds the API server serves, `apiVersion|Kind` (`--cluster`'s discovery): sets' selectors are checked against them. */
+  servedKinds?: string[]
   outDir: string
   dryRun: boolean
   diff: boolean
@@ -47,6 +50,8 @@ export interface RenderSettings {
   dependencies?: 'install' | 'check' | 'off'
   /** The time the run acts at (`--now`): rollout gates and windows, the dates of the commits and tags it writes. */
   now?: Date
+  /** `--max-deletions`, `--allow-deletions`: how many packages of a set a run may remove (plan/deletion-guard.ts). */
+  deletionGuard?: DeletionGuardSettings
   /** `--skip-rollout`: publish (or with --out write) as if no Rollout paced the fleet. */
   skipRollout?: boolean
   /** kpt runs here (relative `exec:` paths resolve against it). */

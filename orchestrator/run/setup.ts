@@ -38,7 +38,15 @@ export interface Planned {
 /** What `loadAndPlan` needs: the fleet and its namespace, where upstream repositories are kept, and the shard. */
 export type PlanSettings = Pick<
   RenderSettings,
-  'fleetDir' | 'repositoryBase' | 'clusterScoped' | 'namespace' | 'upstreamCache' | 'upstreamPins' | 'shard' | 'cwd'
+  | 'fleetDir'
+  | 'repositoryBase'
+  | 'clusterScoped'
+  | 'servedKinds'
+  | 'namespace'
+  | 'upstreamCache'
+  | 'upstreamPins'
+  | 'shard'
+  | 'cwd'
 >
 
 /**
@@ -57,6 +65,7 @@ export async function loadAndPlan(
   const origin = {
     ...(settings.repositoryBase ? { base: resolve(settings.cwd, settings.repositoryBase) } : {}),
     ...(settings.clusterScoped ? { clusterScoped: settings.clusterScoped } : {}),
+    ...(settings.servedKinds ? { servedKinds: settings.servedKinds } : {}),
   }
   const fleet = buildFleet(loadFleetDirectory(fleetDir), settings.namespace, origin)
   // The repositories a quiet run's check opened this run (the same base) are read as it listed them, not fetched again.

@@ -66,6 +66,24 @@ const listed = (kind: string, name: string, status?: unknown): ListedObject => (
 })
 
 describe('PackageVariant conditions, as Porch sets them', () => {
+  test('rendered but not ready: not Ready, with the unmet gates, still naming its package', () => {
+    const notReady = 'not ready: config.injection.ConfigMap.region-endpoints False: no resource matched'
+    const unready: RunOutcome = {
+      ...outcome,
+      report: {
+        ...outcome.report,
+        variants: [report('PackageVariant default/ok', 'created', { path: 'edge-01/web', notReady })],
+      },
+    }
+    expect(variantConditions('default/ok', unready)).toEqual({
+      conditions: [
+        { type: 'Stalled', status: 'False', reason: 'Valid', message: 'all validation checks passed' },
+        { type: 'Ready', status: 'False', reason: 'NotReady', message: notReady },
+      ],
+      downstreamTargets: [{ name: 'edge-01/web' }],
+    })
+  })
+
   test('rendered: valid and Ready, naming its downstream package', () => {
     expect(variantConditions('default/ok', outcome)).toEqual({
       conditions: [

@@ -28,8 +28,9 @@ const valid: Condition = { type: 'Stalled', status: 'False', reason: 'Valid', me
  * §1.1): a variant that could not be planned (invalid, upstream or repository
  * not found) is Stalled with reason `ValidationError` and not Ready; one whose
  * render failed is valid but not Ready (reason `Error`, the reasons as the
- * message); a rendered one is Ready (`NoErrors`) and names its downstream
- * package in `downstreamTargets`.
+ * message); a rendered one whose package's readiness gates are not all True
+ * is not Ready (`NotReady`, which gates and why); a rendered one is Ready
+ * (`NoErrors`) and names its downstream package in `downstreamTargets`.
  */
 export function variantConditions(
   key: string,
@@ -50,6 +51,12 @@ export function variantConditions(
   if (report.status === 'failed')
     return {
       conditions: [valid, { type: 'Ready', status: 'False', reason: 'Error', message: report.reasons.join('; ') }],
+    }
+  // Rendered, but its package may not be published until its readiness gates are True.
+  if (report.notReady)
+    return {
+      conditions: [valid, { type: 'Ready', status: 'False', reason: 'NotReady', message: report.notReady }],
+      ...(report.path ? { downstreamTargets: [{ name: report.path }] } : {}),
     }
   return {
     conditions: [

@@ -53,6 +53,8 @@ export interface VariantStatusRow {
   dependency?: { name: string; version?: string }
   /** Why the last render of this variant failed, or why it cannot be planned now. */
   lastFailure?: string
+  /** Why its package (with `--git` its open draft, else the published one) is not ready: `not ready: <gate> <status>: <message>`. */
+  notReady?: string
   /** `--git`: the labels and annotations of its latest revision (the draft's, else the published one's), as Porch keeps them on a PackageRevision. */
   labels?: Record<string, string>
   annotations?: Record<string, string>
@@ -78,6 +80,8 @@ export interface StoredState {
   /** Its root PackageManifest (with `--git`, the published package's, else the draft's). */
   manifest?: { name: string; version?: string }
   edits?: { state: LocalEdits; reason?: string }
+  /** Why the package (with `--git`, its open draft, else the published one) is not ready: unmet readiness gates. */
+  notReady?: string
   /** `--git`: the labels and annotations of the revision (the PackageVariant's `spec.labels` and `spec.annotations` when its draft was written). */
   labels?: Record<string, string>
   annotations?: Record<string, string>
@@ -162,6 +166,7 @@ function placed(row: VariantStatusRow, stored: StoredState, output: StatusOutput
 }
 
 function edits(row: VariantStatusRow, stored: StoredState): void {
+  if (stored.notReady) row.notReady = stored.notReady
   if (stored.labels && Object.keys(stored.labels).length > 0) row.labels = stored.labels
   if (stored.annotations && Object.keys(stored.annotations).length > 0) row.annotations = stored.annotations
   if (!stored.edits) return
@@ -192,6 +197,11 @@ export function formatStatus(status: Pick<FleetStatus, 'output' | 'variants'>): 
   if (failed.length > 0) {
     lines.push('', 'Last failures:')
     for (const r of failed) lines.push(`  ${r.package ?? r.variant}: ${r.lastFailure}`)
+  }
+  const unready = rows.filter((r) => r.notReady)
+  if (unready.length > 0) {
+    lines.push('', `Not ready (${git ? 'not published' : 'incomplete'} until every readiness gate is True):`)
+    for (const r of unready) lines.push(`  ${r.package ?? r.variant}: ${r.notReady}`)
   }
   // Edits unknown for the same reason are usually many packages (another --cache, say): one line per reason.
   const unknown = new Map<string, number>()

@@ -8,6 +8,7 @@
 import { dependencyObjects, rootManifest } from '../package/dependency-objects.js'
 import type { PackageFiles } from '../package/files.js'
 import { readPackageRecord } from '../package/ownership.js'
+import { notReadyReason } from '../package/readiness.js'
 import { ResourceCodec } from '../package/resources.js'
 import { splitPath } from '../output/output.js'
 import type { StoredPackage } from '../output/output.js'
@@ -44,6 +45,10 @@ export async function readOutput(run: Run, recorded: Readonly<Record<string, Mem
     if (manifest) s.manifest = { name: manifest.name, ...(manifest.version ? { version: manifest.version } : {}) }
     if (manifest && files)
       declared.push({ path, manifest, installedAsDependency: s.record?.installedAsDependency === true })
+    // The draft is what would be published next; without one, the package as it is.
+    const shown = stored.draft ?? files
+    const notReady = shown && notReadyReason(shown)
+    if (notReady) s.notReady = notReady
     if (files && !git) {
       const entry = recorded[path]
       s.edits = directoryEdits(entry, entry?.stat !== undefined ? output.statDigest(path) : undefined, stored)

@@ -143,6 +143,8 @@ export class GitOutput implements RunOutput {
       now?: Date
       cacheDir: string
       failureKey: string
+      /** `publish --force`: publish drafts whose readiness gates are not all True too. */
+      forcePublish?: boolean
     },
   ) {
     this.#repos = new Map(shared.snapshots.map((s) => [s.name, s]))
@@ -389,7 +391,10 @@ export class GitOutput implements RunOutput {
     let written: DraftsWritten
     try {
       // What is published takes the open drafts it needs along (a dependency installed by an earlier run).
-      written = await writeDrafts(snapshot, changes, this.#committer(), [...publish.keys()], { withNeeded })
+      written = await writeDrafts(snapshot, changes, this.#committer(), [...publish.keys()], {
+        withNeeded,
+        force: this.#writes().forcePublish === true,
+      })
     } catch (err) {
       written = { ok: false, reason: (err as Error).message, published: [] }
     }
@@ -421,6 +426,11 @@ export class GitOutput implements RunOutput {
       if (outcome.ok) {
         delete report.draft
         if (outcome.tag) report.published = outcome.tag
+        if (outcome.notReady) report.warnings.push(`published although ${outcome.notReady} (--force)`)
+      } else if (outcome.notReady) {
+        // Not a failure: the draft waits for its gates (a required injection point filled by a later render).
+        report.held = outcome.reason
+        report.notReady = outcome.reason
       } else report.warnings.push(`not published: ${outcome.reason}`)
     }
     return needed

@@ -78,6 +78,27 @@ describe('what a draft declares in its trailers', () => {
       annotations: { note: 'two lines:\nand "quotes"', plain: 'a/b:c' },
       owner: 'default/web',
       removes: false,
+      orphans: false,
+    })
+  })
+
+  test("a set's PackageVariant names its set, and a removal says whether it deletes or orphans", () => {
+    const report = {
+      subject: 'PackageVariant default/nginx-edge-01-nginx',
+      path: 'edge-01/nginx',
+      set: 'default/nginx',
+      status: 'orphaned' as const,
+      reasons: [],
+      warnings: [],
+      conflicts: [],
+    }
+    const message = draftMessage(report, 'nginx', 'packagevariant-2')
+    expect(message).toContain('PackageVariant: default/nginx-edge-01-nginx\nPackageVariantSet: default/nginx\n')
+    expect(draftDeclaration(`tree 0\n\n${message}`)).toMatchObject({
+      owner: 'default/nginx-edge-01-nginx',
+      set: 'default/nginx',
+      removes: true,
+      orphans: true,
     })
   })
 

@@ -7,6 +7,8 @@ import type { VariantReport } from '../../report/report.js'
 
 /** Trailer of a draft: the PackageVariant that made it, `<namespace>/<name>`. */
 export const ownerTrailer = 'PackageVariant'
+/** Trailer of a draft whose PackageVariant a set made: the set, `<namespace>/<name>` (the deletion guard counts by it). */
+export const setTrailer = 'PackageVariantSet'
 /** Trailer of a draft: the package's PackageManifest name and version, `<name> <version>`. */
 export const packageTrailer = 'Package'
 /** Trailer of a draft, one per package of the repository it needs (by name): publish publishes those first. */
@@ -49,6 +51,7 @@ export function draftMessage(report: VariantReport, dir: string, workspace: stri
       ? `Dependency of: ${report.requiredBy?.length ? report.requiredBy.join(', ') : 'no package any more'}`
       : `${ownerTrailer}: ${owner}`,
   )
+  if (!dependency && report.set) lines.push(`${setTrailer}: ${report.set}`)
   if (report.upstream)
     lines.push(`Upstream: ${report.upstream}${report.previousUpstream ? ` (was ${report.previousUpstream})` : ''}`)
   if (report.injected && report.injected.length > 0) lines.push(`Injected: ${report.injected.join(', ')}`)
@@ -82,7 +85,11 @@ export function draftMessage(report: VariantReport, dir: string, workspace: stri
 export interface DraftDeclaration {
   /** `namespace/name` of the PackageVariant whose draft it is (none for a dependency's, or one made by hand). */
   owner?: string
+  /** `namespace/name` of the PackageVariantSet that made the PackageVariant, when one did. */
+  set?: string
   removes: boolean
+  /** Of a removal: the package is only orphaned (its owner dropped), not deleted. */
+  orphans: boolean
   name?: string
   requires: string[]
   labels: Record<string, string>
@@ -94,6 +101,7 @@ export function draftDeclaration(commit: string): DraftDeclaration {
   const message = commit.slice(commit.indexOf('\n\n') + 2)
   const declared: DraftDeclaration = {
     removes: /^(Remove|Orphan) /.test(message),
+    orphans: message.startsWith('Orphan '),
     requires: [],
     labels: {},
     annotations: {},
@@ -103,6 +111,7 @@ export function draftDeclaration(commit: string): DraftDeclaration {
     const value = rest.join(': ').trim()
     if (!value) continue
     if (key === ownerTrailer && declared.owner === undefined) declared.owner = value
+    else if (key === setTrailer && declared.set === undefined) declared.set = value
     else if (key === packageTrailer) declared.name = value.split(' ')[0]!
     else if (key === requiresTrailer) declared.requires.push(value)
     else if ((key === labelTrailer || key === annotationTrailer) && value.includes('=')) {

@@ -3,11 +3,13 @@
  * published revision (its tag, commit and date, and where asked the upstream
  * revision it was rendered from, from its Kptfile's `upstreamLock` at the
  * tag) and its open draft (where asked, whether it reports conflicts or
- * removes the package). One `git cat-file --batch` whatever their number.
+ * removes the package; always, whether its package is ready). One
+ * `git cat-file --batch` whatever their number.
  */
 import { catFileBatch } from '../../git/git.js'
 import { textFile } from '../../package/files.js'
 import { readPackageRecord } from '../../package/ownership.js'
+import { kptfileNotReady } from '../../package/readiness.js'
 import { rolloutRevision } from '../../rollout/gather.js'
 import type { PackageState } from '../output.js'
 import { commitMessage } from './publish-commits.js'
@@ -32,12 +34,15 @@ export async function readPackageStates(
   }
   const locks = upstreams.filter((pkg) => states.get(pkg)?.published)
   const opened = drafts.filter((pkg) => snapshot.drafts[pkg])
+  const gated = packages.filter((pkg) => snapshot.drafts[pkg])
   const names = [
     ...locks.map((pkg) => `${states.get(pkg)!.published!.commit}:${packageDir(snapshot, pkg)}/Kptfile`),
     ...opened.flatMap((pkg) => [
       snapshot.drafts[pkg]!.commit,
       `${snapshot.drafts[pkg]!.commit}:${packageDir(snapshot, pkg)}`,
     ]),
+    // Every open draft's root Kptfile: its readiness gates.
+    ...gated.map((pkg) => `${snapshot.drafts[pkg]!.commit}:${packageDir(snapshot, pkg)}/Kptfile`),
   ]
   const objects = await catFileBatch(snapshot.clone, names)
   locks.forEach((pkg, i) => {
@@ -52,6 +57,11 @@ export async function readPackageStates(
     const [commit, tree] = [objects[locks.length + 2 * i]!, objects[locks.length + 2 * i + 1]!]
     const message = 'content' in commit ? commitMessage(commit.content) : ''
     states.get(pkg)!.draft = { conflicts: /^Conflict: /m.test(message), removes: tree.type === 'missing' }
+  })
+  gated.forEach((pkg, i) => {
+    const kptfile = objects[locks.length + 2 * opened.length + i]!
+    const notReady = 'content' in kptfile ? kptfileNotReady(kptfile.content.toString('utf8')) : undefined
+    if (notReady) states.get(pkg)!.draft!.notReady = notReady
   })
   return states
 }

@@ -8,6 +8,7 @@
 import { catFileBatch, fastImportMarks, pushAtomic, resolveObjects } from '../../git/git.js'
 import type { RefUpdate } from '../../git/git.js'
 import type { PackageFiles } from '../../package/files.js'
+import { kptfileNotReady, notReadyReason } from '../../package/readiness.js'
 import { appendTo } from '../../util/collections.js'
 import { workspaceFromMessage } from '../../upstream/revisions.js'
 import { importStream } from './fast-import.js'
@@ -31,8 +32,30 @@ export interface DraftChange {
 
 /** One package published: its new revision and tag, or why it was not. */
 export type PublishOutcome =
-  | { package: string; ok: true; revision: number; tag: string; removed: boolean }
-  | { package: string; ok: false; reason: string }
+  | {
+      package: string
+      ok: true
+      revision: number
+      tag: string
+      removed: boolean
+      /** Published with `force` although its readiness gates are not all True: why it was not ready. */
+      notReady?: string
+    }
+  | {
+      package: string
+      ok: false
+      reason: string
+      /** Refused because its readiness gates are not all True (`reason` says which): it waits, it did not fail. */
+      notReady?: true
+    }
+
+/** How a write publishes. */
+export interface PublishOptions {
+  /** Publish the open drafts a published package needs with it (else it is refused). */
+  withNeeded?: boolean
+  /** Publish a package whose readiness gates are not all True (else it is refused, as Porch refuses to approve it). */
+  force?: boolean
+}
 
 /** The outcome of a write: each package's draft branch and each publish's outcome, or why the repository refused them all. */
 export type DraftsWritten =
@@ -55,7 +78,7 @@ export async function writeDrafts(
   changes: readonly DraftChange[],
   committer: Signature,
   publish: readonly string[] = [],
-  options: { withNeeded?: boolean } = {},
+  options: PublishOptions = {},
 ): Promise<DraftsWritten> {
   const changed = new Map(changes.map((c) => [c.package, c]))
   const outcomes: PublishOutcome[] = []
@@ -85,10 +108,31 @@ export async function writeDrafts(
   const workspaceOf = (pkg: string) => snapshot.drafts[pkg]?.workspace ?? nextWorkspace(used.get(pkg) ?? [])
   const drafted = await readDrafts(snapshot, fromDrafts)
   const entries: (PublishEntry & { files?: PackageFiles })[] = []
+  const forcedNotReady = new Map<string, string>()
+  const refuse = (pkg: string, reason: string, notReady?: true) => {
+    outcomes.push({ package: pkg, ok: false, reason, ...(notReady ? { notReady } : {}) })
+    publishing.delete(pkg)
+  }
   for (const pkg of [...publishing]) {
     const change = changed.get(pkg)
     const revision = Math.max(0, ...(snapshot.published[pkg] ?? []).map((p) => p.revision)) + 1
     const base = { package: pkg, directory: packageDir(snapshot, pkg), workspace: workspaceOf(pkg) }
+    const draft = change ? undefined : drafted.get(pkg)!
+    const blocked = order.needs.get(pkg)?.find((other) => !publishing.has(other))
+    if (blocked !== undefined) {
+      refuse(
+        pkg,
+        `it needs the package of draft ${snapshot.drafts[blocked]?.branch ?? blocked}, which is not published`,
+      )
+      continue
+    }
+    // Porch neither proposes nor approves a revision whose readiness gates are not all True.
+    const notReady = change ? change.files && notReadyReason(change.files) : draft!.notReady
+    if (notReady && !options.force) {
+      refuse(pkg, notReady, true)
+      continue
+    }
+    if (notReady) forcedNotReady.set(pkg, notReady)
     if (change) {
       entries.push({
         ...base,
@@ -98,31 +142,18 @@ export async function writeDrafts(
       })
       continue
     }
-    const draft = drafted.get(pkg)!
-    if (!draft.current) {
-      outcomes.push({
-        package: pkg,
-        ok: false,
-        reason: `the published package changed after draft ${snapshot.drafts[pkg]!.branch} was made: render again to update the draft`,
-      })
-      publishing.delete(pkg)
-      continue
-    }
-    const blocked = order.needs.get(pkg)?.find((other) => !publishing.has(other))
-    if (blocked !== undefined) {
-      outcomes.push({
-        package: pkg,
-        ok: false,
-        reason: `it needs the package of draft ${snapshot.drafts[blocked]?.branch ?? blocked}, which is not published`,
-      })
-      publishing.delete(pkg)
+    if (!draft!.current) {
+      refuse(
+        pkg,
+        `the published package changed after draft ${snapshot.drafts[pkg]!.branch} was made: render again to update the draft`,
+      )
       continue
     }
     entries.push({
       ...base,
-      revision: draft.tree ? revision : 0,
-      draftMessage: draft.message,
-      ...(draft.tree ? { tree: draft.tree } : {}),
+      revision: draft!.tree ? revision : 0,
+      draftMessage: draft!.message,
+      ...(draft!.tree ? { tree: draft!.tree } : {}),
     })
   }
 
@@ -218,9 +249,17 @@ export async function writeDrafts(
         commit: written[t.commitIndex]!,
         time: committer.time,
       })
+    const notReady = forcedNotReady.get(e.package)
     outcomes.push(
       t
-        ? { package: e.package, ok: true, revision: t.revision, tag: t.tag, removed: false }
+        ? {
+            package: e.package,
+            ok: true,
+            revision: t.revision,
+            tag: t.tag,
+            removed: false,
+            ...(notReady ? { notReady } : {}),
+          }
         : { package: e.package, ok: true, revision: 0, tag: '', removed: true },
     )
     delete snapshot.drafts[e.package]
@@ -286,9 +325,10 @@ export async function publishDrafts(
   snapshot: RepositorySnapshot,
   packages: readonly string[],
   committer: Signature,
+  options: Pick<PublishOptions, 'force'> = {},
 ): Promise<{ outcomes: PublishOutcome[]; rejected?: string }> {
   const chosen = packages.length > 0 ? [...packages] : Object.keys(snapshot.drafts).sort()
-  const written = await writeDrafts(snapshot, [], committer, chosen)
+  const written = await writeDrafts(snapshot, [], committer, chosen, options)
   return written.ok ? { outcomes: written.published } : { outcomes: written.published, rejected: written.reason }
 }
 
@@ -328,11 +368,12 @@ async function packageTrees(
   return new Map(withFiles.map((c, i) => [c.package, trees[i]!]))
 }
 
-/** An open draft as publishing needs it: its package's tree (none: it removes the package), its message, and whether it was made from the package as published now. */
+/** An open draft as publishing needs it: its package's tree (none: it removes the package), its message, whether it was made from the package as published now, and why it is not ready. */
 interface DraftToPublish {
   tree?: string
   message: string
   current: boolean
+  notReady?: string
 }
 
 /** Reads the open drafts of `packages`: one git process whatever their number. */
@@ -341,25 +382,35 @@ async function readDrafts(
   packages: readonly string[],
 ): Promise<Map<string, DraftToPublish>> {
   if (packages.length === 0) return new Map()
-  // Each draft's commit, and its package's tree in the draft, in the draft's parent, and now (`<commit>:<dir>`: a tree, or missing).
+  // Each draft's commit, its package's tree in the draft, in the draft's parent, and now (`<commit>:<dir>`: a tree, or
+  // missing), and its root Kptfile (the readiness gates).
   const objects = await catFileBatch(
     snapshot.clone,
     packages.flatMap((pkg) => {
       const dir = packageDir(snapshot, pkg)
       const draft = snapshot.drafts[pkg]!.commit
-      return [draft, `${draft}:${dir}`, `${draft}^:${dir}`, `${snapshot.head ?? emptyTree}:${dir}`]
+      return [
+        draft,
+        `${draft}:${dir}`,
+        `${draft}^:${dir}`,
+        `${snapshot.head ?? emptyTree}:${dir}`,
+        `${draft}:${dir}/Kptfile`,
+      ]
     }),
   )
   const oidOf = (i: number) => (objects[i]!.type === 'missing' ? undefined : objects[i]!.oid)
   return new Map(
     packages.map((pkg, i) => {
-      const commit = objects[4 * i]!
-      const tree = oidOf(4 * i + 1)
+      const commit = objects[5 * i]!
+      const tree = oidOf(5 * i + 1)
+      const kptfile = objects[5 * i + 4]!
       // A draft without a parent (in a repository without commits) was made from a missing package.
       const draft: DraftToPublish = {
         message: 'content' in commit ? commitMessage(commit.content) : '',
-        current: oidOf(4 * i + 2) === oidOf(4 * i + 3),
+        current: oidOf(5 * i + 2) === oidOf(5 * i + 3),
       }
+      const notReady = 'content' in kptfile ? kptfileNotReady(kptfile.content.toString('utf8')) : undefined
+      if (notReady) draft.notReady = notReady
       if (tree) draft.tree = tree
       return [pkg, draft]
     }),
