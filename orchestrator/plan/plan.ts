@@ -348,6 +348,8 @@ export function withoutUnavailable(plan: FleetPlan, unavailable: Readonly<Record
       message: `downstream repository ${JSON.stringify(v.downstream.repo)}: ${reason}`,
       key: v.key,
       downstream: `${v.downstream.repo}/${v.downstream.package}`,
+      ...(v.set ? { set: v.set } : {}),
+      ...(v.target ? { target: v.target } : {}),
     })
     return false
   })

@@ -167,6 +167,13 @@ function guardRemovalDrafts(
   const held = new Map<string, string>()
   for (const h of guardDeletions(removals, standing, fleet.sets, guard, action))
     for (const r of removals) if (r.set === h.set) held.set(r.path, `PackageVariantSet ${h.set}: ${h.message}`)
+  // A dependency's removal draft beside a held one goes with it: what the held package needs stays.
+  const heldRepos = new Map([...held.keys()].map((path) => [splitPath(path).repo, path]))
+  for (const [path, declared] of unplanned) {
+    const beside = heldRepos.get(splitPath(path).repo)
+    if (declared?.removes && !declared.owner && beside && !held.has(path))
+      held.set(path, `held with the removal of ${beside}, which the deletion guard holds`)
+  }
   return held
 }
 
