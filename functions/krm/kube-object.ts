@@ -433,6 +433,15 @@ export class KubeObject {
   }
 
   /**
+   * Removes every comment of the object (an unparsed item is parsed first);
+   * true when there was one. The ResourceList does this to an item whose text
+   * would not read back with its comments, and warns of it.
+   */
+  dropComments(): boolean {
+    return this.#backing.dropComments()
+  }
+
+  /**
    * True when this item has not been parsed and its top-level `key` is written
    * exactly as `value` renders (see emit.ts), which proves them equal without
    * parsing. False only means "not known": compare the parsed value then.

@@ -1,15 +1,17 @@
 /** ResourceList: the wire format between kpt and a KRM function. */
-import { Document, isMap, isNode, isScalar, isSeq, parseDocument, visit, YAMLSeq } from 'yaml'
+import { Document, isMap, isNode, isScalar, isSeq, YAMLSeq } from 'yaml'
 import type { Node, YAMLMap } from 'yaml'
 import { KubeObject } from './kube-object.js'
-import { Results } from './results.js'
+import { newResult, Results } from './results.js'
 import type { Result } from './results.js'
 import {
   checkNode,
+  dropComments,
   isPlainBlockItem,
   itemsPlaceholder,
   parse,
   print,
+  readsBack,
   renderItemText,
   scalarKey,
   scanHeader,
@@ -43,6 +45,10 @@ export class ResourceList {
   readonly results = new Results()
   /** Items whose `status` a failed run's output keeps (see keepStatusOnFailure). */
   readonly #statusOnFailure: KubeObject[] = []
+  /** Items whose comments were dropped for the output to read back; each print warns of them. */
+  readonly #commentsDropped = new Set<KubeObject>()
+  /** Whether a print set `results` (which an item removed since can leave empty). */
+  #resultsSet = false
 
   private constructor(
     private readonly doc: Document,
@@ -160,7 +166,11 @@ export class ResourceList {
     return new ResourceList(doc, items, functionConfig, [])
   }
 
-  /** Prints the list; `items:` is always present, `results:` only when there are any. */
+  /**
+   * Prints the list; `items:` is always present, `results:` only when there are any. Output that would not
+   * read back loses comments instead (see yaml/read-back.ts): an item's are dropped with a warning result
+   * naming its file, here and in every later print.
+   */
   toString(): string {
     const root = this.doc.contents
     if (!isMap(root)) throw new Error('ResourceList document lost its root map')
@@ -169,44 +179,82 @@ export class ResourceList {
       itemsNode = new YAMLSeq()
       root.set('items', itemsNode)
     }
-    if (!this.lazy) (itemsNode as YAMLSeq).items = this.items.map((o) => o.node)
+    if (this.lazy) {
+      // Each item prints from its own text (untouched ones verbatim), the list around them from the shell.
+      const items = this.items.map((item) => this.#readableItemText(item))
+      let printed = this.#print(root)
+      // The shell's comments (the functionConfig's) reach no file: kpt writes back the items only.
+      if (!readsBack(printed.text) && dropComments(this.doc)) printed = this.#print(root)
+      const text = printed.finish()
+      if (this.items.length === 0) return text
+      // The shell printed `items: []` at column 0; put the items there.
+      return replacePlaceholder(text, itemsPlaceholder, `items:\n${items.join('')}`)
+    }
+    ;(itemsNode as YAMLSeq).items = this.items.map((o) => o.node)
+    let printed = this.#print(root)
+    if (readsBack(printed.text)) return printed.finish()
+    // Drop the comments of the items that do not read back alone; then the list's own; then all.
+    for (const item of this.items) if (!readsBack(item.toItemText())) this.#dropComments(item)
+    printed = this.#print(root)
+    if (readsBack(printed.text)) return printed.finish()
+    if (dropComments(this.doc, new Set(this.items.map((item) => item.node)))) {
+      printed = this.#print(root)
+      if (readsBack(printed.text)) return printed.finish()
+    }
+    for (const item of this.items) this.#dropComments(item)
+    return this.#print(root).finish()
+  }
+
+  #dropComments(item: KubeObject): void {
+    if (item.dropComments()) this.#commentsDropped.add(item)
+  }
+
+  /** A lazily printed item's text: a parsed one is printed, and checked to read back (an unparsed one is its input). */
+  #readableItemText(item: KubeObject): string {
+    const text = item.toItemText()
+    if (item.unparsedText !== undefined || readsBack(text)) return text
+    this.#dropComments(item)
+    return item.toItemText()
+  }
+
+  /**
+   * The list's document printed with its results (the input's, this run's, and a warning per item whose comments
+   * were dropped): `text` as printed, with new results as a placeholder line where they print straight to text;
+   * `finish()` the whole text.
+   */
+  #print(root: YAMLMap): { text: string; finish(): string } {
+    const results = [...this.results.items]
+    for (const item of this.items) if (this.#commentsDropped.has(item)) results.push(commentsDroppedWarning(item))
     // New results print straight to text (emit.ts) where they can: a run can have tens of thousands.
     // (In a block-style list only, where the empty `results` prints on a line of its own.)
     const resultsText =
-      this.inputResults.length === 0 && this.results.length > 0 && !root.flow
-        ? resultsItemText(this.results.items)
-        : undefined
-    if (this.inputResults.length > 0 || this.results.length > 0) {
+      this.inputResults.length === 0 && results.length > 0 && !root.flow ? resultsItemText(results) : undefined
+    if (this.inputResults.length > 0 || results.length > 0) {
       const resultsNode = new YAMLSeq()
-      if (resultsText === undefined) resultsNode.items = [...this.inputResults, ...this.results.items.map(resultNode)]
+      if (resultsText === undefined) resultsNode.items = [...this.inputResults, ...results.map(resultNode)]
       root.set('results', resultsNode)
+      this.#resultsSet = true
+    } else if (this.#resultsSet) {
+      // An earlier print's warnings, whose items are gone.
+      root.delete('results')
+      this.#resultsSet = false
     }
-    let text = printParseable(this.doc)
-    if (resultsText !== undefined) text = replacePlaceholder(text, resultsPlaceholder, `results:\n${resultsText}`)
-    if (!this.lazy || this.items.length === 0) return text
-    // The shell printed `items: []` at column 0; put the items there, untouched ones verbatim.
-    return replacePlaceholder(text, itemsPlaceholder, `items:\n${this.items.map((item) => item.toItemText()).join('')}`)
+    const text = print(this.doc)
+    return {
+      text,
+      finish: () =>
+        resultsText === undefined ? text : replacePlaceholder(text, resultsPlaceholder, `results:\n${resultsText}`),
+    }
   }
 }
 
-/**
- * Prints a document, checking that a text with comments reads back: the
- * printer can put a comment where the parser then misreads it (one more
- * indented than the block after it), and stdout must always parse. Then the
- * comments are dropped (the loss of comments beats output kpt cannot read).
- */
-function printParseable(doc: Document): string {
-  const text = print(doc)
-  if (!text.includes('#') || parseDocument(text, { uniqueKeys: false }).errors.length === 0) return text
-  doc.comment = null
-  doc.commentBefore = null
-  visit(doc, {
-    Node(_, node) {
-      node.comment = null
-      node.commentBefore = null
-    },
+/** The warning that an item's comments were dropped, naming its file (and the item). */
+function commentsDroppedWarning(item: KubeObject): Result {
+  const file = item.fileRef()?.path
+  const where = file === undefined ? item.describe() : `${file} (${item.describe()})`
+  return newResult('warning', `comments dropped from ${where}: printed with them, the output would not parse as YAML`, {
+    object: item,
   })
-  return print(doc)
 }
 
 /**

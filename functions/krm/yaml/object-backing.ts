@@ -12,6 +12,7 @@ import type { YAMLMap } from 'yaml'
 import { LRUCache } from 'lru-cache'
 import { scanHeader } from './lazy-items.js'
 import type { ItemHeader } from './lazy-items.js'
+import { dropComments } from './read-back.js'
 import { parseRepeatedYamlDocument } from './repeated-parse.js'
 import { checkNode, maxAliasCount, readPlainItemValue, stringifyYamlDocument, YamlSyntaxError } from './documents.js'
 
@@ -28,6 +29,8 @@ export interface ObjectBacking {
   itemText(): string
   /** The object as plain JavaScript, read without parsing an unparsed source into nodes where the text allows. */
   value(): Record<string, unknown>
+  /** Removes every comment `itemText()` would print (a source is parsed first); true when there was one. */
+  dropComments(): boolean
 }
 
 export class NodeBacking implements ObjectBacking {
@@ -50,6 +53,10 @@ export class NodeBacking implements ObjectBacking {
 
   value(): Record<string, unknown> {
     return nodeValue(this.node, this.doc)
+  }
+
+  dropComments(): boolean {
+    return dropComments(this.node)
   }
 }
 
@@ -146,6 +153,12 @@ export class SourceBacking implements ObjectBacking {
       this.#load()
     }
     return nodeValue(this.#node!, this.#doc)
+  }
+
+  dropComments(): boolean {
+    if (this.#node === undefined) this.#load()
+    // The item's own document prints it back: its comments around the `- ` entry too.
+    return dropComments(this.#doc!)
   }
 
   #load(): void {
