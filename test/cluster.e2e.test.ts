@@ -277,6 +277,47 @@ suite('render --cluster against a real API server', () => {
   )
 
   test(
+    "a set whose target kind the server does not serve fails with Porch's NoMatchingTargets and keeps its packages; a package not ready leaves its PackageVariant not Ready",
+    async () => {
+      expect((await render('--cluster', '--out', 'out')).exitCode).toBe(1) // `missing` fails, as above
+      const rendered = readTreeWithModes(join(dir, 'out'))
+      // The region's endpoints gone from the cluster: the standalone variant's required injection point is unmet.
+      const east = objects.find((o) => o['kind'] === 'ConfigMap' && o['metadata']['name'] === 'us-east1-endpoints')!
+      await server.delete([east])
+      // A typo in the set's kind: no such kind is served (discovery).
+      const set = objects.find((o) => o['kind'] === 'PackageVariantSet')!
+      const typo = structuredClone(set)
+      typo['spec']['targets'][0]['objectSelector']['kind'] = 'WorkloadClustr'
+      await server.apply([typo])
+      try {
+        const run = await render('--cluster', '--out', 'out', '--json')
+        expect(run.exitCode).toBe(1)
+        const message =
+          'spec.targets[0].objectSelector: no matches for kind "WorkloadClustr" in version "infra.nephio.org/v1alpha1"'
+        expect(run.stderr).toContain(`PackageVariantSet default/nginx: ${message}`)
+        expect(conditions(await stored('PackageVariantSet', 'default', 'nginx'))).toEqual([
+          `Stalled=True NoMatchingTargets: ${message}`,
+          `Ready=False NoMatchingTargets: ${message}`,
+        ])
+        const notReady =
+          'not ready: config.injection.ConfigMap.region-endpoints False: no resource matched any injection selector for this injection point'
+        expect(conditions(await stored('PackageVariant', 'default', 'standalone'))).toEqual([
+          `Ready=False NotReady: ${notReady}`,
+          'Stalled=False Valid: all validation checks passed',
+        ])
+        // Nothing of the set was deleted: its three packages are as they were.
+        const now = readTreeWithModes(join(dir, 'out'))
+        for (const c of threeClusters)
+          for (const [file, content] of rendered)
+            if (file.startsWith(`${c.name}/nginx/`)) expect(now.get(file)).toEqual(content)
+      } finally {
+        await server.apply([set, east])
+      }
+    },
+    timeout,
+  )
+
+  test(
     '--git: drafts in the downstream repositories; a relative repository path is relative to the working directory',
     async () => {
       for (const name of ['edge-01', 'edge-02', 'edge-03'])

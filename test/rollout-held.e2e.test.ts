@@ -117,4 +117,66 @@ describe('a progressive rollout, end to end', () => {
     },
     timeout,
   )
+
+  test(
+    'a canary that cannot be rendered holds its step and every later one, named in render, rollout status and --json',
+    async () => {
+      fleet = await Fleet.create()
+      // The canary's deployment Repository is missing from the fleet: its variant cannot be rendered.
+      const repositories = join(fleet.dir, 'fleet', 'repositories.yaml')
+      const all = readFileSync(repositories, 'utf8')
+      writeFileSync(
+        repositories,
+        all
+          .split('---\n')
+          .filter((doc) => !doc.includes('name: edge-01\n'))
+          .join('---\n'),
+      )
+      const run = await fleet.run(
+        'render',
+        'fleet',
+        '--git',
+        '--publish',
+        '--cache',
+        'cache',
+        '--json',
+        '--now',
+        '2025-06-02T08:00:00Z',
+      )
+      expect(run.exitCode).toBe(1)
+      const report = JSON.parse(run.stdout) as Report
+      const why = `edge-01's variant cannot be rendered: repository "edge-01" could not be loaded`
+      expect(report.rollouts![0]).toMatchObject({
+        state: 'halted',
+        reason: `step canary: ${why}: it and the steps after it wait until every one renders`,
+        steps: [
+          { name: 'canary', state: 'halted' },
+          { name: 'eu', state: 'waiting' },
+          { name: 'rest', state: 'waiting' },
+        ],
+      })
+      expect(report.variants.filter((v) => v.published)).toEqual([])
+      expect(report.variants.find((v) => v.path === 'eu-1/nginx')!.held).toBe(
+        `waiting: step eu starts after canary renders every variant: ${why}`,
+      )
+      expect(run.stderr).toContain(`Rollout default/edge-monitor (nginx/v1@`)
+      expect(run.stderr).toContain(`  canary: halted: ${why}`)
+      expect(Object.values(await fleet.tags()).flat()).toEqual([])
+
+      const status = await fleet.run('rollout', 'status', 'edge-monitor', '--fleet', 'fleet', '--cache', 'cache')
+      expect(status.stdout).toContain(`halted: step canary: ${why}`)
+      const json = JSON.parse(
+        (await fleet.run('rollout', 'status', 'edge-monitor', '--fleet', 'fleet', '--cache', 'cache', '--json')).stdout,
+      ) as { state: string; steps: { name: string; state: string; reason: string }[] }
+      expect(json.state).toBe('halted')
+      expect(json.steps[0]).toMatchObject({ name: 'canary', state: 'halted', reason: why })
+
+      // Its Repository back: the canary goes first, as it should have.
+      writeFileSync(repositories, all)
+      const fixed = await fleet.publish('2025-06-02T08:10:00Z')
+      expect(fixed.outcome['edge-01']).toBe('nginx/v1')
+      expect(fixed.outcome['eu-1']).toMatch(/^waiting: step eu starts after canary is healthy/)
+    },
+    timeout,
+  )
 })
