@@ -93,6 +93,28 @@ describe('modelFromReport', () => {
     expect(reportState(variant('a/b', { status: 'orphaned' }))).toBe('orphaned')
   })
 
+  it('a package not ready is its own state, with the gates in its detail and conditions; published anyway, it is published', () => {
+    const notReady = 'not ready: config.injection.ConfigMap.region-endpoints False: no resource matched'
+    const model = modelFromReport(
+      {
+        dryRun: false,
+        problems: [],
+        variants: [variant('edge-01/nginx', { draft: 'drafts/nginx/packagevariant-1', held: notReady, notReady })],
+      },
+      't',
+    )
+    expect(model.variants[0]).toMatchObject({ state: 'not-ready', notReady })
+    expect(model.variants[0]!.conditions[1]).toEqual({
+      type: 'Ready',
+      status: 'False',
+      reason: 'NotReady',
+      message: notReady,
+    })
+    expect(reportState(variant('a/b', { published: 'b/v1', notReady }))).toBe('published')
+    const status = modelFromStatus({ variants: [{ variant: 'default/x', package: 'edge-01/nginx', notReady }] }, 't')
+    expect(status.variants[0]).toMatchObject({ state: 'not-ready', notReady })
+  })
+
   it('takes the dependency graph from the report when it has one, else the packages of each repository', () => {
     const repositories = [
       {
