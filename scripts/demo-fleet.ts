@@ -9,8 +9,10 @@
  *   one, so they are made here);
  * - `fleet`: a copy of `examples/fleet/fleet` (Repositories, a dozen
  *   WorkloadClusters, the nginx PackageVariantSet, region endpoints, a
- *   dependency catalog), and `rollout.yaml`, a Rollout for the README's
- *   rollout walk-through to copy into it;
+ *   dependency catalog, the DependencyPolicy that configures cert-manager per
+ *   region), and beside it `rollout.yaml`, a Rollout for the README's rollout
+ *   walk-through, and `nginx-follow.yaml`, the set following versions, to copy
+ *   into it;
  * - `repos/edge-NN.git`: an empty bare repository per cluster, where `render --git` proposes drafts.
  */
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
@@ -40,7 +42,7 @@ export async function createDemoFleet(dir: string): Promise<void> {
   const git = (cwd: string, ...args: string[]) => execa('git', args, { cwd, env: { ...process.env, ...identity } })
   rmSync(dir, { recursive: true, force: true })
   cpSync(join(exampleDir, 'fleet'), join(dir, 'fleet'), { recursive: true })
-  cpSync(join(exampleDir, 'rollout.yaml'), join(dir, 'rollout.yaml'))
+  for (const file of ['rollout.yaml', 'nginx-follow.yaml']) cpSync(join(exampleDir, file), join(dir, file))
   const blueprints = join(dir, 'repos', 'blueprints')
   mkdirSync(blueprints, { recursive: true })
   await git(blueprints, 'init', '-q', '-b', 'main')
