@@ -201,6 +201,16 @@ describe('DependencyPolicy changes the plan of the repositories it selects (--gi
       expect(
         await ws.show('edge-06', 'drafts/cert-manager/packagevariant-1', 'cert-manager/deployment.yaml'),
       ).toContain('example.com/cert-manager:v1.12.0')
+
+      // A policy that cannot be read: a problem of the fleet naming its field, and no repository's plan goes ahead.
+      ws.fleet({ 'downgrade.yaml': policy('edge-06', 'repositories: [edge-06]\ndowngrades: Sometimes') })
+      const broken = await ws.render()
+      expect(broken.exitCode).toBe(1)
+      expect(broken.stderr).toContain(
+        'Fleet problems:\n  DependencyPolicy/default/edge-06: `spec.downgrades` must be Allow or Deny, got "Sometimes": every repository\'s dependency plan fails while it cannot be read',
+      )
+      expect(variant(broken.report, 'edge-01/edge-monitor')).toMatchObject({ status: 'failed' })
+      expect(broken.stderr).not.toContain('    at ')
     },
     timeout,
   )

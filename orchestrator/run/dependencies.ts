@@ -10,6 +10,7 @@
 import type { KubeObject } from '../../functions/krm/index.js'
 import { findRepository } from '../fleet/fleet.js'
 import type { Fleet } from '../fleet/fleet.js'
+import type { Repository } from '../../functions/api/repository.js'
 import type { Removal, StoredPackage } from '../output/output.js'
 import { splitPath } from '../output/output.js'
 import { dependencyObjects, rootManifest } from '../package/dependency-objects.js'
@@ -54,6 +55,10 @@ export async function resolveDependencies(
   const byPath = new Map(pending.map((p) => [p.path, p]))
   const variants = new Map(run.plan.variants.map((v) => [`${v.downstream.repo}/${v.downstream.package}`, v]))
   const policies = new PolicyIndex(readFleetPolicies(run.fleet.objects))
+  // A policy that cannot be read is a problem of the fleet (exit 1) even where no repository has a plan to fail.
+  for (const error of policies.fleet.errors)
+    report.problems.push(`${error}: every repository's dependency plan fails while it cannot be read`)
+  const downstreamRepository = downstreamRepositories(run.fleet, run)
   const failed = (path: string, reasons: readonly string[]) => {
     const p = byPath.get(path)
     if (!p) return
@@ -64,7 +69,7 @@ export async function resolveDependencies(
   // One owner per API, and what the packages need of the cluster's Kubernetes: checked wherever packages are.
   for (const state of all) {
     for (const [path, reasons] of apiOwnershipFailures(state.repo, ownershipOf(state))) failed(path, reasons)
-    const downstream = downstreamRepository(run.fleet, run, state.repo)
+    const downstream = downstreamRepository(state.repo)
     const policy = downstream ? policies.of(downstream).policy : undefined
     for (const t of state.targets) {
       // Read only where a manifest says something of Kubernetes: most say nothing.
@@ -98,8 +103,10 @@ export async function resolveDependencies(
   // A DependencyPolicy that cannot be read fails every plan: which repositories it means is not known.
   const fleet = { ...read, errors: [...read.errors, ...policies.fleet.errors] }
   const repositories: RepositoryDependencies[] = []
+  // Repositories where a variant failed before the plan (its render): nothing of them is removed.
+  const failedIn = new Set(pending.filter((p) => p.report.status === 'failed').map((p) => splitPath(p.path).repo))
   for (const state of states) {
-    const downstream = downstreamRepository(run.fleet, run, state.repo)
+    const downstream = downstreamRepository(state.repo)
     const { policy, warnings: policyWarnings } = downstream
       ? policies.of(downstream)
       : { policy: defaultRepositoryPolicy, warnings: [] }
@@ -113,7 +120,7 @@ export async function resolveDependencies(
       mode: repoMode,
       policy,
       cluster,
-      holdRemovals: pending.some((p) => p.report.status === 'failed' && splitPath(p.path).repo === state.repo),
+      holdRemovals: failedIn.has(state.repo),
       resolve: (step) =>
         downstream
           ? dependencyVariant(step, downstream, run.fleet, run.upstreams.index.revisions, {
@@ -227,9 +234,11 @@ function repositoryStates(
   return [...states.values()].sort((a, b) => (a.repo < b.repo ? -1 : 1))
 }
 
-/** The downstream Repository named `repo`: a planned variant's, else the fleet's. */
-function downstreamRepository(fleet: Fleet, run: Run, repo: string) {
-  return run.plan.variants.find((v) => v.downstream.repo === repo)?.downstreamRepo ?? findRepository(fleet, '', repo)
+/** The downstream Repository named `repo`: a planned variant's, else the fleet's (indexed once per run). */
+function downstreamRepositories(fleet: Fleet, run: Run): (repo: string) => Repository | undefined {
+  const byName = new Map<string, Repository>()
+  for (const v of run.plan.variants) if (!byName.has(v.downstream.repo)) byName.set(v.downstream.repo, v.downstreamRepo)
+  return (repo) => byName.get(repo) ?? findRepository(fleet, '', repo)
 }
 
 /** Renders a repository's steps in order and collects its removals; a step that fails fails the variants that need it. */
