@@ -290,7 +290,12 @@ describe('render installs what packages need', () => {
       writeTree(join(ws.dir, 'fleet'), {
         'repositories.yaml': fleet(['edge-01', 'edge-02', 'edge-03'])['repositories.yaml']!,
       })
-      const gone = await ws.render('--out', 'out')
+      // Two of the set's three packages at once: the deletion guard holds them, and what they need stays.
+      const held = await ws.render('--out', 'out')
+      expect(held.exitCode).toBe(1)
+      expect(steps(held.report, 'edge-01')).toEqual([])
+      expect(readdirSync(join(ws.dir, 'out')).sort()).toEqual(['edge-01', 'edge-02', 'edge-03'])
+      const gone = await ws.render('--out', 'out', '--allow-deletions')
       expect(steps(gone.report, 'edge-01')).toEqual([
         'remove cert-manager v1.14.0 at cert-manager: done',
         'remove prometheus-operator v0.70.0 at prometheus-operator: done',
