@@ -1,7 +1,7 @@
 # One image per KRM function and one for the orchestrator, built from the same
 # layers; each image's entrypoint is the program in bin/ that `exec:` runs.
 #
-#   docker build --target package-context -t kpt-variants/package-context:0.1.0 .
+#   docker build --target package-context -t ghcr.io/kpt-variants/package-context:v0.1.0 .
 #
 # `npm run images` builds them all. BASE is any Node 22 (or 20, 24) image with npm at
 # /usr/local/lib/node_modules/npm (the official node images have it); the

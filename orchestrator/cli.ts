@@ -12,8 +12,7 @@ import type { RolloutAction, RolloutOptions } from './commands/rollout.js'
 import { UsageError } from './commands/cli-io.js'
 import { addControllerCommand } from './commands/controller-cli.js'
 import type { CliIO } from './commands/cli-io.js'
-
-const version = '0.1.0'
+import { version } from './util/version.js'
 
 /** Runs the command line; resolves to the exit code. */
 export async function cli(argv: readonly string[], io: CliIO): Promise<number> {

@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os'
 import { delimiter, join, resolve } from 'node:path'
 import { execa } from 'execa'
 import { parse, stringify } from 'yaml'
+import { functionPrograms } from '../../scripts/programs.js'
 
 /** `.expected/config.yaml`, the subset of kpt's e2e fields we support. */
 export interface CaseConfig {
@@ -100,6 +101,8 @@ interface RunResult {
 export interface ImageRuntime {
   engine: string
   tag(fn: string): string
+  /** More of the environment kpt runs the engine in (a registries.conf, a storage of its own). */
+  env?: Record<string, string>
 }
 
 /** Runs one case; throws an Error describing the first mismatch. */
@@ -160,7 +163,7 @@ async function runOnce(
     ...process.env,
     ...config.env,
     PATH: `${binDir}${delimiter}${process.env['PATH'] ?? ''}`,
-    ...(images ? { KPT_FN_RUNTIME: images.engine } : {}),
+    ...(images ? { KPT_FN_RUNTIME: images.engine, ...images.env } : {}),
   }
   if (images && config.testType !== 'eval') swapKptfileFunctions(pkg, images, 'image')
   const run = await execa('kpt', args, { cwd: pkg, env, reject: false, stdin: 'ignore' })
@@ -215,8 +218,7 @@ function swapKptfileFunctions(pkg: string, images: ImageRuntime, to: 'exec' | 'i
 
 /** The function whose image `tag` is, if it is one of ours. */
 function execName(tag: string, images: ImageRuntime): string | undefined {
-  const fn = /^(?:localhost\/)?kpt-variants\/([\w-]+):/.exec(tag)?.[1]
-  return fn && images.tag(fn) === tag.replace(/^localhost\//, '') ? fn : undefined
+  return functionPrograms.find(({ name }) => images.tag(name) === tag.replace(/^localhost\//, ''))?.name
 }
 
 /** kpt prints stderr of functions with absolute temp paths, and names an image function by its image; keep results stable. */
