@@ -244,6 +244,17 @@ holds back is reported, not a failure), 1 when one was not, 2 on a usage error.`
 
   addControllerCommand(program, io, (code) => (exitCode = code))
 
+  program
+    .command('demo')
+    .description(
+      'lay the example fleet out in DIR to try kpt-variants with: a blueprint git repository (nginx and cert-manager, two revisions each), a fleet of a dozen clusters and an empty git repository per cluster',
+    )
+    .argument('<DIR>', 'a new or empty directory')
+    .action(async (dir: string) => {
+      const { demoCommand } = await import('./commands/demo.js')
+      exitCode = await demoCommand(dir, io)
+    })
+
   const rollout = program
     .command('rollout')
     .description("a Rollout's state, and the records a person adds to it: approvals, pauses (docs/rollouts.md)")
