@@ -105,8 +105,8 @@ export interface ImageRuntime {
   env?: Record<string, string>
 }
 
-/** Runs one case; throws an Error describing the first mismatch. */
-export async function runCase(testCase: E2eCase, images?: ImageRuntime): Promise<void> {
+/** Runs one case, its `exec:` functions found in `bin` (the repository's bin/ unless told); throws an Error describing the first mismatch. */
+export async function runCase(testCase: E2eCase, images?: ImageRuntime, bin: string = binDir): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'kpt-variants-e2e-'))
   const pkg = join(work, 'pkg')
   try {
@@ -118,7 +118,7 @@ export async function runCase(testCase: E2eCase, images?: ImageRuntime): Promise
     const expectedDir = join(testCase.dir, '.expected')
     const runs = testCase.config.runCount ?? 2
     for (let i = 0; i < runs; i++) {
-      const run = await runOnce(testCase.config, pkg, join(work, `results-${i}`), base, images)
+      const run = await runOnce(testCase.config, pkg, join(work, `results-${i}`), base, images, bin)
       const label = `${testCase.name} (run ${i + 1})`
       const wantExit = testCase.config.exitCode ?? 0
       if (run.exitCode !== wantExit) {
@@ -154,6 +154,7 @@ async function runOnce(
   resultsDir: string,
   base: string,
   images: ImageRuntime | undefined,
+  bin: string,
 ): Promise<RunResult> {
   const args =
     config.testType === 'eval'
@@ -162,7 +163,7 @@ async function runOnce(
   const env = {
     ...process.env,
     ...config.env,
-    PATH: `${binDir}${delimiter}${process.env['PATH'] ?? ''}`,
+    PATH: `${bin}${delimiter}${process.env['PATH'] ?? ''}`,
     ...(images ? { KPT_FN_RUNTIME: images.engine, ...images.env } : {}),
   }
   if (images && config.testType !== 'eval') swapKptfileFunctions(pkg, images, 'image')
