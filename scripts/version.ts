@@ -29,8 +29,9 @@ export interface VersionMention {
 
 /**
  * What says a version of ours in text: an image of ours with its tag (the catalog's `:vX.Y.Z`, or the
- * `kpt-variants/<name>:X.Y.Z` of earlier builds, which must not linger), the npm tarball, and links
- * to the sources at a release's tag. Each has the version as its first group.
+ * `kpt-variants/<name>:X.Y.Z` of earlier builds, which must not linger), the npm tarball, links
+ * to the sources at a release's tag, and `kpt pkg get` of a package of the repository at one. Each
+ * has the version as its first group.
  */
 function mentionPatterns(root: string): RegExp[] {
   const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
@@ -40,6 +41,7 @@ function mentionPatterns(root: string): RegExp[] {
     new RegExp(`(?:${registries})/(?:${names}):v?(${semverPattern})`, 'g'),
     new RegExp(`kpt-variants-(${semverPattern})\\.tgz`, 'g'),
     new RegExp(`${escape(sourceUrl(root))}/(?:tree|blob)/v(${semverPattern})/`, 'g'),
+    new RegExp(`${escape(sourceUrl(root))}\\.git/[\\w/-]+@v(${semverPattern})(?![\\w.-])`, 'g'),
   ]
 }
 

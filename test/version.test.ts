@@ -56,6 +56,7 @@ describe('in a repository where two places disagree', () => {
         'podman tag kpt-variants/kpt-variants:0.2.0 registry.example.com/kpt-variants/kpt-variants:v0.2.0',
         'see https://github.com/kpt-variants/kpt-variants/tree/v0.1.9/functions/fan-out/',
         'the catalog: ghcr.io/kptdev/krm-functions-catalog/set-labels:v0.2.0, and node:22-slim',
+        'kpt pkg get https://github.com/kpt-variants/kpt-variants.git/deploy@v0.1.9 kpt-variants',
       ].join('\n'),
     )
     write('CHANGELOG.md', '## [Unreleased]\n\n## [0.2.0] - 2026-01-01\n\n## [0.1.0] - 2025-01-01\n')
@@ -66,6 +67,7 @@ describe('in a repository where two places disagree', () => {
     expect(disagreements(dir).map((m) => `${m.file}:${m.line} ${m.text}`)).toEqual([
       'README.md:3 kpt-variants/kpt-variants:0.2.0',
       'README.md:4 https://github.com/kpt-variants/kpt-variants/tree/v0.1.9/',
+      'README.md:6 https://github.com/kpt-variants/kpt-variants.git/deploy@v0.1.9',
       'deploy/job.yaml:1 ghcr.io/kpt-variants/kpt-variants:v0.1.0',
     ])
     // Others' images and versions are not ours.
@@ -84,6 +86,9 @@ describe('in a repository where two places disagree', () => {
     setVersion(dir, '1.0.0-rc.1')
     expect(readFileSync(join(dir, 'deploy/job.yaml'), 'utf8')).toBe(
       'image: ghcr.io/kpt-variants/kpt-variants:v1.0.0-rc.1 # behind\n',
+    )
+    expect(readFileSync(join(dir, 'README.md'), 'utf8').split('\n')[5]).toBe(
+      'kpt pkg get https://github.com/kpt-variants/kpt-variants.git/deploy@v1.0.0-rc.1 kpt-variants',
     )
     expect(readFileSync(join(dir, 'README.md'), 'utf8').split('\n').slice(0, 4)).toEqual([
       'npm install -g ./kpt-variants-1.0.0-rc.1.tgz',
