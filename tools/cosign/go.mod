@@ -1,5 +1,6 @@
 // cosign, which signs the release's images and attaches their SBOMs (scripts/release.ts), and which
-// the image tests use against a registry on loopback (test/registry.e2e.test.ts); built by
+// the image and release tests use against a registry on loopback (test/images.e2e.test.ts,
+// test/release.e2e.test.ts); built by
 // scripts/build-cosign.sh. No Go code: the program is built from its published module, at the
 // version pinned here and with every module go.sum holds, so nothing is resolved anew.
 // To move to another release: go get -tool github.com/sigstore/cosign/v3/cmd/cosign@vX.Y.Z here.
