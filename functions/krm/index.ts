@@ -25,6 +25,7 @@ export {
   isAmbiguousString,
   parseYamlDocument,
   parseYamlDocuments,
+  readPlainDocumentValue,
   renderFieldText,
   renderItemText,
   stringifyYamlDocument,

@@ -45,6 +45,7 @@ export {
   maxAliasCount,
   parseYamlDocument,
   parseYamlDocuments,
+  readPlainDocumentValue,
   stringifyYamlDocument,
   stringifyYamlDocuments,
   YamlSyntaxError,
