@@ -182,16 +182,16 @@ export class KubeApiServer {
   }
 
   /**
-   * Stops one of the two processes (SIGTERM, SIGKILL after 15 s), as an
-   * outage: the other goes on. `startProcess` starts it again, on the same ports,
+   * Stops one of the two processes (`signal`, default SIGTERM; SIGKILL after
+   * 15 s), as an outage: the other goes on. `startProcess` starts it again, on the same ports,
    * with the same data and certificates.
    */
-  async stopProcess(name: ServerProcess): Promise<void> {
+  async stopProcess(name: ServerProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
     const child = this.#processes.find(
       (c) => this.#names.get(c) === name && c.exitCode === null && c.signalCode === null,
     )
     if (!child) throw new Error(`${name} is not running`)
-    await stopChild(child)
+    await stopChild(child, signal)
     this.#processes = this.#processes.filter((c) => c !== child)
   }
 
@@ -504,11 +504,11 @@ export class KubeApiServer {
   }
 }
 
-/** SIGTERM, then SIGKILL after the stop timeout; resolves once the process has exited. */
-async function stopChild(child: ChildProcess): Promise<void> {
+/** `signal` (SIGTERM), then SIGKILL after the stop timeout; resolves once the process has exited. */
+async function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return
   const exited = new Promise((resolve) => child.once('exit', resolve))
-  child.kill('SIGTERM')
+  child.kill(signal)
   const timer = setTimeout(() => child.kill('SIGKILL'), stopTimeout)
   await exited
   clearTimeout(timer)
