@@ -31,8 +31,11 @@ export type StopPoint =
 export function stopPoint(name: StopPoint): Promise<void> {
   if (stopAt !== name) return Promise.resolve()
   if (!held) {
+    // A pending promise and a signal listener keep no process alive: the run would end there, as if done.
+    const alive = setInterval(() => {}, 2 ** 30)
     held = new Promise<void>((resolve) =>
       process.once('SIGUSR2', () => {
+        clearInterval(alive)
         process.stderr.write(`kpt-variants: resumed at ${name}\n`)
         resolve()
       }),
