@@ -42,9 +42,18 @@ async function heldAt(ws: Workspace, point: string, args: string[]): Promise<{ c
     reject: false,
     stdin: 'ignore',
   })
+  held.add(child)
   await stoppedAt(child, point)
   return { child }
 }
+
+/** The runs held, killed after each test (one a failed test left waiting would keep jest waiting too). */
+const held = new Set<ResultPromise>()
+afterEach(async () => {
+  for (const child of held) child.kill('SIGKILL')
+  await Promise.all(held)
+  held.clear()
+})
 
 describe('git remotes that fail in the middle of a push', () => {
   let ws: Workspace
