@@ -3,24 +3,28 @@
  * processes against a real API server (test/support/kube-apiserver.ts) and
  * real git repositories: the API server restarted in the middle of a cycle,
  * etcd stopped for 30 s, and the leader killed between its push and its
+ * status write; and `render --cluster` with the API server gone at its
  * status write. After each fault the repositories hold complete commits and
- * one draft per package, the status on the API server comes to say what
- * git holds, and the controller goes on answering changes. Each test has a
- * namespace and repositories of its own (the controller runs with `-n`).
- * The faults are injected at named stop points (orchestrator/util/stop-point.ts)
- * and the tests wait on the controller's lines and the server's state, never
- * on time, except for the outage that is 30 s by definition.
+ * one draft per package, the status on the API server comes to say what git
+ * holds (the PackageVariantSet's and a standalone PackageVariant's), and the
+ * controller goes on answering changes. Each test has a namespace and
+ * repositories of its own (the controller runs with `-n`). The faults are
+ * injected at named stop points (orchestrator/util/stop-point.ts) and the
+ * tests wait on the controller's lines and the server's state, never on
+ * time, except for the outage that is 30 s by definition.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { execa } from 'execa'
 import { parseAllDocuments } from 'yaml'
 import { gitIdentity, repoRoot } from '../e2e/runner.js'
-import { runCli } from '../support/cli-run.js'
+import { bin, runCli } from '../support/cli-run.js'
 import { ControllerProcess, outcomes } from '../support/controller-process.js'
 import type { CycleLine } from '../support/controller-process.js'
 import { draftsOf, expectComplete, refusePushes, removeHook, stackLines } from '../support/faults.js'
 import { createBlueprints, fleetFiles, threeClusters } from '../support/fleet.js'
+import { stoppedAt } from '../support/git-workspace.js'
 import { git, writeTree } from '../support/git-repo.js'
 import { KubeApiServer, kubeApiServerBuilt } from '../support/kube-apiserver.js'
 import type { Json } from '../support/kube-apiserver.js'
@@ -31,7 +35,8 @@ const documents = (text: string) => parseAllDocuments(text).map((d) => d.toJS() 
 const crds = readdirSync(join(repoRoot, 'deploy', 'crds'))
   .filter((f) => f.endsWith('.yaml'))
   .flatMap((f) => documents(readFileSync(join(repoRoot, 'deploy', 'crds', f), 'utf8')))
-const variants = threeClusters.map((c) => `nginx-${c.name}-nginx`)
+/** The fleet's PackageVariants: the set's three, and a standalone one (`web`, into edge-01). */
+const variants = [...threeClusters.map((c) => `nginx-${c.name}-nginx`), 'web']
 
 const suite = kubeApiServerBuilt() ? describe : describe.skip
 
@@ -62,7 +67,8 @@ suite('kpt-variants controller when its world fails', () => {
   /**
    * A namespace of its own: the blueprints, a bare repository per cluster
    * (below `<dir>/<ns>/repos`), the fleet of test/support/fleet.ts applied
-   * in the namespace; `cwd` is where a controller runs (the fleet's
+   * in the namespace with a standalone PackageVariant `web` (nginx v1 into
+   * edge-01/web); `cwd` is where a controller runs (the fleet's
    * Repositories name `../repos/<name>`).
    */
   async function fleetIn(ns: string) {
@@ -76,7 +82,17 @@ suite('kpt-variants controller when its world fails', () => {
     const objects = Object.values(files)
       .flatMap(documents)
       .map((o) => ({ ...o, metadata: { ...o['metadata'], namespace: ns } }))
-    await server.apply(objects)
+    const web = {
+      apiVersion: 'config.porch.kpt.dev/v1alpha1',
+      kind: 'PackageVariant',
+      metadata: { name: 'web', namespace: ns },
+      spec: {
+        upstream: { repo: 'blueprints', package: 'nginx', revision: 1 },
+        downstream: { repo: 'edge-01', package: 'web' },
+        deletionPolicy: 'delete',
+      },
+    }
+    await server.apply([...objects, web])
     const env = {
       ...process.env,
       ...gitIdentity,
@@ -92,6 +108,7 @@ suite('kpt-variants controller when its world fails', () => {
       cwd,
       env,
       set,
+      web,
       remote: (name: string) => join(root, 'repos', `${name}.git`),
       /** A controller of this namespace (`--git -n NS --poll 0`, a cache of its own), and more arguments. */
       controller(cache: string, args: string[], extraEnv: Record<string, string> = {}): ControllerProcess {
@@ -102,11 +119,23 @@ suite('kpt-variants controller when its world fails', () => {
         started.push(controller)
         return controller
       },
-      /** The set's conditions on the API server: `Type=Status Reason`. */
-      async conditions(): Promise<string[]> {
-        return ((await server.get(set))?.['status']?.['conditions'] ?? []).map(
+      /** The set's conditions (or the standalone PackageVariant's) on the API server: `Type=Status Reason`. */
+      async conditions(object: Json = set): Promise<string[]> {
+        return ((await server.get(object))?.['status']?.['conditions'] ?? []).map(
           (c: Json) => `${c['type']}=${c['status']} ${c['reason']}`,
         )
+      },
+      /**
+       * The status on the API server says what git holds: every package has its
+       * draft, so the set and the PackageVariant are Ready, the PackageVariant
+       * naming its downstream package.
+       */
+      async expectStatusAsGit(): Promise<void> {
+        await this.oneDraftEach()
+        expect(await this.conditions()).toEqual(['Stalled=False Valid', 'Ready=True Reconciled'])
+        const pv = await server.get(web)
+        expect(await this.conditions(web)).toEqual(['Stalled=False Valid', 'Ready=True NoErrors'])
+        expect(pv?.['status']?.['downstreamTargets']).toEqual([{ name: 'edge-01/web' }])
       },
       /** Resolves once the set's status says every variant is rendered (Ready=True), and to when that was seen. */
       async reconciled(within = 120_000): Promise<number> {
@@ -120,13 +149,15 @@ suite('kpt-variants controller when its world fails', () => {
         )
         return Date.now()
       },
-      /** Every repository complete, with exactly one draft of nginx, `drafts/nginx/packagevariant-1`. */
+      /** Every repository complete, with exactly one draft of each package: `drafts/nginx/packagevariant-1`, and web's. */
       async oneDraftEach(): Promise<void> {
         for (const c of threeClusters) {
-          await expectComplete(join(root, 'repos', `${c.name}.git`))
-          expect({ repo: c.name, drafts: await draftsOf(join(root, 'repos', `${c.name}.git`)) }).toEqual({
+          const remote = join(root, 'repos', `${c.name}.git`)
+          await expectComplete(remote)
+          if (c.name === 'edge-01') await expectComplete(remote, 'web')
+          expect({ repo: c.name, drafts: await draftsOf(remote) }).toEqual({
             repo: c.name,
-            drafts: ['drafts/nginx/packagevariant-1'],
+            drafts: ['drafts/nginx/packagevariant-1', ...(c.name === 'edge-01' ? ['drafts/web/packagevariant-1'] : [])],
           })
         }
       },
@@ -156,20 +187,24 @@ suite('kpt-variants controller when its world fails', () => {
       // Pushed: every draft is in git; no status yet.
       await fleet.oneDraftEach()
       expect(await fleet.conditions()).toEqual([])
+      expect(await fleet.conditions(fleet.web)).toEqual([])
 
       await server.stopProcess('kube-apiserver')
       const down = controller.log.length
       controller.signal('SIGUSR2')
       const first = await controller.cycle(() => true, 'the first cycle')
       expect(outcomes(first).sort()).toEqual(variants.map((v) => `PackageVariant ${ns}/${v} created`))
-      // Its status write failed, saying what and where, and the controller runs on.
+      // Its status writes failed, saying what and where, and the controller runs on.
       expect(first.status.written).toBe(0)
-      expect(first.status.failures).toEqual([
+      const refused = (kind: string, version: string, resource: string, name: string) =>
         expect.stringMatching(
           new RegExp(
-            `^PackageVariantSet ${ns}/nginx: status not written: cannot reach the Kubernetes API server https://127\\.0\\.0\\.1:\\d+ \\(to patch /apis/config\\.porch\\.kpt\\.dev/v1alpha2/namespaces/${ns}/packagevariantsets/nginx/status\\): ECONNREFUSED$`,
+            `^${kind} ${ns}/${name}: status not written: cannot reach the Kubernetes API server https://127\\.0\\.0\\.1:\\d+ \\(to patch /apis/config\\.porch\\.kpt\\.dev/${version}/namespaces/${ns}/${resource}/${name}/status\\): ECONNREFUSED$`,
           ),
-        ),
+        )
+      expect(first.status.failures).toEqual([
+        refused('PackageVariant', 'v1alpha1', 'packagevariants', 'web'),
+        refused('PackageVariantSet', 'v1alpha2', 'packagevariantsets', 'nginx'),
       ])
       await controller.logged(/^kpt-variants controller: writing the status again in 2 s$/, down)
       expect(controller.running).toBe(true)
@@ -178,8 +213,7 @@ suite('kpt-variants controller when its world fails', () => {
       const back = Date.now()
       const written = await fleet.reconciled()
       const convergedMs = written - back
-      expect(await fleet.conditions()).toEqual(['Stalled=False Valid', 'Ready=True Reconciled'])
-      await fleet.oneDraftEach()
+      await fleet.expectStatusAsGit()
       expect(stackLines(controller.log.slice(down).join('\n'))).toEqual([])
 
       // The watches resumed: a change made after the restart is rendered, alone.
@@ -251,12 +285,61 @@ suite('kpt-variants controller when its world fails', () => {
       // Found in git as the leader left it: nothing to push, no second draft.
       expect(outcomes(first).sort()).toEqual(variants.map((v) => `PackageVariant ${ns}/${v} unchanged`))
       expect(first.status).toMatchObject({ written: 1, changed: 1, failures: [] })
-      expect(await fleet.conditions()).toEqual(['Stalled=False Valid', 'Ready=True Reconciled'])
-      await fleet.oneDraftEach()
+      await fleet.expectStatusAsGit()
       expect(await standby.stop()).toBe(0)
       console.log(
         `leader killed: the standby took the Lease ${acquired - killed} ms later (--lease-duration 6s), and wrote the status ${written - acquired} ms after that`,
       )
+    },
+    timeout,
+  )
+
+  test(
+    'render --cluster with the API server gone between its push and its status write: exit 1 naming each status not written; the next run writes them, the one after nothing',
+    async () => {
+      const ns = 'render-cluster'
+      const fleet = await fleetIn(ns)
+      const args = ['render', '--cluster', '-n', ns, '--git', '--cache', join(dir, ns, 'cache')]
+      const held = execa('node', [bin, ...args], {
+        cwd: fleet.cwd,
+        env: { ...fleet.env, KPT_VARIANTS_TEST_STOP_AT: 'status-computed' },
+        reject: false,
+        stdin: 'ignore',
+      })
+      try {
+        await stoppedAt(held, 'status-computed')
+        await server.stopProcess('kube-apiserver')
+        held.kill('SIGUSR2')
+        const first = await held
+        expect(first.exitCode).toBe(1)
+        const stderr = String(first.stderr)
+        expect(stderr).toMatch(
+          new RegExp(
+            `^kpt-variants: PackageVariant ${ns}/web: status not written: cannot reach the Kubernetes API server https://127\\.0\\.0\\.1:\\d+ \\(to patch \\S+\\): ECONNREFUSED$`,
+            'm',
+          ),
+        )
+        expect(stderr).toMatch(new RegExp(`^kpt-variants: PackageVariantSet ${ns}/nginx: status not written: `, 'm'))
+        expect(stderr).toMatch(/^status: 0 of 2 changed PackageVariant\(s\) and PackageVariantSet\(s\) written to /m)
+        expect(stackLines(stderr)).toEqual([])
+      } finally {
+        held.kill('SIGKILL')
+        await server.startProcess('kube-apiserver')
+      }
+      await fleet.oneDraftEach()
+      expect(await fleet.conditions()).toEqual([])
+
+      const run = () =>
+        execa('node', [bin, ...args], { cwd: fleet.cwd, env: fleet.env, reject: false, stdin: 'ignore' })
+      const second = await run()
+      expect(second.exitCode).toBe(0)
+      expect(String(second.stderr)).toMatch(/^4 variant\(s\): 0 created, 0 updated, 4 unchanged, 0 failed$/m)
+      expect(String(second.stderr)).toMatch(/^status: 2 of 2 changed /m)
+      await fleet.expectStatusAsGit()
+      const third = await run()
+      expect(third.exitCode).toBe(0)
+      expect(String(third.stderr)).toMatch(/^status: 0 of 0 changed /m)
+      await fleet.expectStatusAsGit()
     },
     timeout,
   )
@@ -300,8 +383,7 @@ suite('kpt-variants controller when its world fails', () => {
       await server.startProcess('etcd')
       const ready = Date.now()
       const written = await fleet.reconciled(180_000)
-      expect(await fleet.conditions()).toEqual(['Stalled=False Valid', 'Ready=True Reconciled'])
-      await fleet.oneDraftEach()
+      await fleet.expectStatusAsGit()
       expect(stackLines(controller.log.slice(from).join('\n'))).toEqual([])
 
       // And the watches carry on.
