@@ -63,6 +63,8 @@ suite('render --out onto a disk that fills up', () => {
   /** The demo fleet rendered with room to spare: what every package must be. */
   let reference: Record<string, string>
   let referencePackages: string[]
+  /** A tmpfs size that holds about half the reference's files (each takes a page at least). */
+  let halfSize: number
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'kpt-variants-disk-full-'))
@@ -70,6 +72,8 @@ suite('render --out onto a disk that fills up', () => {
     await runCliOk(dir, ['render', 'demo/fleet', '--out', 'reference', '--cache', 'reference-cache'])
     reference = treeWithModesAndBytes(join(dir, 'reference'))
     referencePackages = packagesIn(join(dir, 'reference'))
+    const page = Number(execFileSync('getconf', ['PAGESIZE'], { encoding: 'utf8' }).trim())
+    halfSize = page * Math.ceil(Object.keys(reference).length / 2)
     small = join(dir, 'small')
     mkdirSync(small)
   }, timeout)
@@ -101,7 +105,8 @@ suite('render --out onto a disk that fills up', () => {
   test(
     'staging fills the disk: each package is whole or absent, none without its dependency; with room, the next run completes the fleet',
     async () => {
-      mount!(['mount', '-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', small])
+      // 256 KiB with 4 KiB pages: the demo fleet's 126 files need about twice that.
+      mount!(['mount', '-t', 'tmpfs', '-o', `size=${halfSize}`, 'tmpfs', small])
       const first = await runCli(dir, ['render', 'demo/fleet', '--out', 'small/out', '--cache', 'cache', '--json'])
       expect(first.exitCode).toBe(1)
       expect(stackLines(first.stderr)).toEqual([])
@@ -145,7 +150,7 @@ suite('render --out onto a disk that fills up', () => {
       expect(first.stderr).toMatch(new RegExp(`dependencies: ${installed} installed,`))
 
       // Room again: the next run writes the rest, the one after nothing.
-      mount!(['mount', '-o', 'remount,size=4m', small])
+      mount!(['mount', '-o', `remount,size=${8 * halfSize}`, small])
       const second = await runCli(dir, ['render', 'demo/fleet', '--out', 'small/out', '--cache', 'cache', '--json'])
       expect(second.exitCode).toBe(0)
       expect(treeWithModesAndBytes(out)).toEqual(reference)
