@@ -90,6 +90,8 @@ suite('kpt-variants controller when its world fails', () => {
         upstream: { repo: 'blueprints', package: 'nginx', revision: 1 },
         downstream: { repo: 'edge-01', package: 'web' },
         deletionPolicy: 'delete',
+        // nginx's required injection point: without it the package is not ready (Ready=False NotReady).
+        injectors: [{ kind: 'ConfigMap', name: 'us-east1-endpoints' }],
       },
     }
     await server.apply([...objects, web])
