@@ -10,9 +10,9 @@
  * the caller drops the comments and says so (ResourceList warns per item,
  * resource-list.ts).
  */
-import { isDocument, parseDocument, visit } from 'yaml'
+import { isDocument, isMap, isScalar, parseDocument, visit } from 'yaml'
 import type { Document, Node } from 'yaml'
-import { readPlainDocument } from './documents.js'
+import { readPlainDocument, stringifyYamlDocument } from './documents.js'
 
 /**
  * True when `text` parses as YAML. A text without `#` has no comment to misplace and is taken as read; one that
@@ -47,4 +47,40 @@ export function dropComments(target: Document | Node, keep?: ReadonlySet<unknown
     })
   }
   return dropped
+}
+
+/**
+ * Prints a document as `print` does, checked to read back (`readsBack`): where
+ * it would not, the document's comments are dropped (from `doc` itself) and it
+ * is printed again; `commentsDropped` says so, for the caller to warn. kpt's
+ * `# kpt-merge:` identity comment on `metadata` is kept (the next `kpt pkg
+ * update` matches the resource by it) unless the text still would not read
+ * back with it. Text that would not read back even without comments (a
+ * printer fault, never seen) throws rather than be written. For writers of
+ * package files, which print documents outside a ResourceList (kpt-variants
+ * render).
+ */
+export function printReadable(
+  doc: Document,
+  options: { wide?: boolean } = {},
+): { text: string; commentsDropped: boolean } {
+  const text = stringifyYamlDocument(doc, options)
+  if (readsBack(text)) return { text, commentsDropped: false }
+  const keep = mergeCommentKey(doc.contents)
+  if (keep !== undefined && dropComments(doc, new Set([keep]))) {
+    const kept = stringifyYamlDocument(doc, options)
+    if (readsBack(kept)) return { text: kept, commentsDropped: true }
+  }
+  // (A text without comments reads back unless the printer is at fault: then nothing may be written.)
+  dropComments(doc)
+  const bare = stringifyYamlDocument(doc, options)
+  if (!readsBack(bare)) throw new Error(`the YAML printer wrote a document that does not parse:\n${bare}`)
+  return { text: bare, commentsDropped: true }
+}
+
+/** The `metadata` key of a resource's root map, when it carries kpt's `# kpt-merge:` comment. */
+function mergeCommentKey(root: unknown): Node | undefined {
+  if (!isMap(root)) return undefined
+  const pair = root.items.find((p) => isScalar(p.key) && p.key.value === 'metadata')
+  return isScalar(pair?.key) && pair.key.comment?.includes('kpt-merge:') ? pair.key : undefined
 }
