@@ -3,11 +3,12 @@
  * with the ResourceList's guarantee: text that parses, comments dropped with a
  * warning where it would not (readable.ts, yaml/read-back.ts).
  */
+import fc from 'fast-check'
 import { parseDocument } from 'yaml'
 import { source } from '../../test/support/source.js'
 import { KubeObject } from './kube-object.js'
 import { readableDocument } from './readable.js'
-import { parseYamlDocument, stringifyYamlDocument } from './yaml/index.js'
+import { parseYamlDocument, readsBack, stringifyYamlDocument } from './yaml/index.js'
 
 const binding = source`
   # Bound per cluster.
@@ -92,5 +93,61 @@ describe('KubeObject.toReadableYaml', () => {
     object.set(['spec', 'hosts'], ['a', 'b'])
     expect(object.toReadableYaml()).toEqual({ text: object.toYaml(), commentsDropped: false })
     expect(object.toYaml()).toContain('  hosts: # the primary first\n  - a\n  - b\n')
+  })
+})
+
+describe('readsBack', () => {
+  const head = 'apiVersion: v1\nkind: ConfigMap\nmetadata: # kpt-merge: shop/orders\n  name: orders\n'
+
+  test.each([
+    ['no comment', 'apiVersion: v1\nkind: ConfigMap\n', true],
+    ["kpt's merge comment only", `${head}data:\n  a: b\n`, true],
+    ['the merge comment with metadata left empty', 'kind: ConfigMap\nmetadata: # kpt-merge: /x\n  {}\n', true],
+    ['the merge comment over a list at its own indentation', 'kind: ConfigMap\nmetadata: # kpt-merge: /x\n[]\n', false],
+    ['the merge comment at the end of the text', 'kind: ConfigMap\nmetadata: # kpt-merge: /x', true],
+    ['a comment elsewhere, which reads back', `${head}data: # filled in\n  a: b\n`, true],
+    ["a commented key's empty list at the key's indentation", `${head}spec:\n  hosts: # c\n  []\n`, false],
+    [
+      'the same with a merge comment of another form',
+      'metadata: # kpt-merge: a b\n  name: x\nspec:\n  h: # c\n  []\n',
+      false,
+    ],
+    ['a # in a string only', `${head}data:\n  url: "http://x/#top"\n`, true],
+  ])('%s', (_name, text, expected) => {
+    expect(readsBack(text)).toBe(expected)
+    expect(readsBack(text)).toBe(parseDocument(text, { uniqueKeys: false }).errors.length === 0)
+  })
+})
+
+describe('property: readsBack says whether a printed document parses; readableDocument always prints one that does', () => {
+  // Comments where an edit may make the printer stumble, and kpt's merge comment.
+  const spec = fc.record({
+    merge: fc.constantFrom('', ' # kpt-merge: ns/n'),
+    top: fc.constantFrom('', '# a resource\n'),
+    specComment: fc.constantFrom('', ' # on spec'),
+    aComment: fc.constantFrom('', ' # on a'),
+    cComment: fc.constantFrom('', ' # on c'),
+    tail: fc.constantFrom('', '\n  # after d'),
+  })
+  const edit = fc.record({
+    path: fc.constantFrom(['spec'], ['spec', 'a'], ['spec', 'c'], ['spec', 'd'], ['spec', 'a', 'b']),
+    value: fc.constantFrom<unknown>([], {}, 'v', ['y'], { k: 'v' }, [[]], [{}], null, 'a # b'),
+  })
+
+  test('compact and wide', () => {
+    fc.assert(
+      fc.property(spec, fc.array(edit, { maxLength: 3 }), fc.boolean(), (s, edits, wide) => {
+        const text = `${s.top}apiVersion: v1\nkind: ConfigMap\nmetadata:${s.merge}\n  name: n\nspec:${s.specComment}\n  a:${s.aComment}\n    b: 1\n  c:${s.cComment}\n  - x\n  d: 1${s.tail}\n`
+        const doc = parseYamlDocument(text)
+        const object = new KubeObject(doc.contents as never, doc)
+        for (const e of edits) object.set(e.path, e.value)
+        const printed = stringifyYamlDocument(doc, { wide })
+        expect(readsBack(printed)).toBe(parseDocument(printed, { uniqueKeys: false }).errors.length === 0)
+        const written = readableDocument(doc, { wide, file: 'f.yaml' })
+        expect(parseDocument(written.text).errors).toEqual([])
+        expect(written.warning !== undefined).toBe(written.text !== printed)
+      }),
+      { numRuns: 500 },
+    )
   })
 })
