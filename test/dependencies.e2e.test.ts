@@ -193,8 +193,9 @@ class Workspace {
       }
     }
     const root = join(this.dir, dir)
-    const stat = statSync(root, { bigint: true })
-    out.set(root, `${stat.mtimeNs} ${stat.ino}`)
+    // The root's own time is left out: a run makes and removes its lock file (`.kpt-variants.lock`) there.
+    // A lock left behind, or any other entry added or removed, still shows as a key of the map.
+    out.set(root, `${statSync(root, { bigint: true }).ino}`)
     walk(root)
     return out
   }
