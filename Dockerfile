@@ -1,9 +1,10 @@
 # One image per KRM function and one for the orchestrator, built from the same
 # layers; each image's entrypoint is the program in bin/ that `exec:` runs.
 #
-#   docker build --target package-context -t kpt-variants/package-context:0.1.0 .
+#   docker build --target package-context -t ghcr.io/kpt-variants/package-context:v0.1.0 .
 #
-# `npm run images` builds them all. BASE is any Node 22 (or 20, 24) image with npm at
+# `npm run images` builds them all, named and labelled (org.opencontainers.image.source, version,
+# revision, licenses, description: scripts/image-build.ts). BASE is any Node 22 (or 24) image with npm at
 # /usr/local/lib/node_modules/npm (the official node images have it); the
 # images run as nobody, as `kpt fn render` runs function containers.
 # Every instruction uses the exec form, so BASE needs no shell; only the orchestrator's
@@ -29,20 +30,24 @@ RUN ["node", "dist/scripts/bundle.js"]
 
 # Only the runtime dependencies ship; the functions' images leave out the optional Kubernetes client,
 # which only the orchestrator's --cluster uses.
+# The package.json an image ships lists what it has installed, no development tools: npm inside the image
+# (`npm sbom`, which the release's image SBOMs are made with) then finds nothing missing.
 FROM ${BASE} AS dependencies
 WORKDIR /src
 COPY package.json package-lock.json ./
 RUN ["node", "/usr/local/lib/node_modules/npm/bin/npm-cli.js", "ci", "--omit=dev", "--omit=optional", "--ignore-scripts", "--no-audit", "--no-fund"]
+RUN ["node", "/usr/local/lib/node_modules/npm/bin/npm-cli.js", "pkg", "delete", "devDependencies", "scripts"]
 
 FROM ${BASE} AS orchestrator-dependencies
 WORKDIR /src
 COPY package.json package-lock.json ./
 RUN ["node", "/usr/local/lib/node_modules/npm/bin/npm-cli.js", "ci", "--omit=dev", "--ignore-scripts", "--no-audit", "--no-fund"]
+RUN ["node", "/usr/local/lib/node_modules/npm/bin/npm-cli.js", "pkg", "delete", "devDependencies", "scripts"]
 
 FROM ${BASE} AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
-COPY package.json ./
+COPY --from=dependencies /src/package.json ./
 COPY --from=dependencies /src/node_modules node_modules
 COPY --from=build /src/dist/functions dist/functions
 COPY --from=build /src/dist/orchestrator dist/orchestrator
@@ -75,7 +80,7 @@ RUN ["/bin/sh", "-c", "command -v git >/dev/null || { apt-get update && apt-get 
 FROM base-with-git AS kpt-variants
 ENV NODE_ENV=production
 WORKDIR /app
-COPY package.json ./
+COPY --from=orchestrator-dependencies /src/package.json ./
 COPY --from=orchestrator-dependencies /src/node_modules node_modules
 COPY --from=build /src/dist/functions dist/functions
 COPY --from=build /src/dist/orchestrator dist/orchestrator

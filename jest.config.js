@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 
 /** Jest runs the TypeScript sources as native ES modules, transpiled by ts-jest. */
 export default {
@@ -12,6 +12,10 @@ export default {
     // `npm run test:unit` skips the tests that drive the real kpt binary.
     ...(process.env.UNIT_ONLY ? ['\\.e2e\\.test\\.ts$'] : []),
   ],
+  // What scripts/bundle.ts puts into the programs (orchestrator/util/version.ts), for tests that run the sources.
+  globals: {
+    KPT_VARIANTS_VERSION: JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')).version,
+  },
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: {

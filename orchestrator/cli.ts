@@ -14,8 +14,7 @@ import { UsageError } from './commands/cli-io.js'
 import { addControllerCommand } from './commands/controller-cli.js'
 import { allowDeletionsHelp, maxDeletionsHelp, parseDeletionLimitOption } from './commands/deletion-options.js'
 import type { CliIO } from './commands/cli-io.js'
-
-const version = '0.1.0'
+import { version } from './util/version.js'
 
 /** Runs the command line; resolves to the exit code. */
 export async function cli(argv: readonly string[], io: CliIO): Promise<number> {
@@ -287,6 +286,17 @@ Exit status: 0, or 1 when --can-delete says the package is needed; 2 on a usage 
     })
 
   addControllerCommand(program, io, (code) => (exitCode = code))
+
+  program
+    .command('demo')
+    .description(
+      'lay the example fleet out in DIR to try kpt-variants with: a blueprint git repository (nginx and cert-manager, two revisions each), a fleet of a dozen clusters and an empty git repository per cluster',
+    )
+    .argument('<DIR>', 'a new or empty directory')
+    .action(async (dir: string) => {
+      const { demoCommand } = await import('./commands/demo.js')
+      exitCode = await demoCommand(dir, io)
+    })
 
   const rollout = program
     .command('rollout')

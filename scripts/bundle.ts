@@ -18,7 +18,7 @@
  * and so is the process that starts git processes (spawner-process.js).
  */
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -38,6 +38,9 @@ const out = join(dist, 'bundles')
 
 /** The launchers' loader (bin/load-bundle.js), which also writes the code caches. */
 const loader = join(dist, '..', 'bin', 'load-bundle.js')
+
+/** package.json's version, the one place it is written: the programs get it here (orchestrator/util/version.ts). */
+const version = (JSON.parse(readFileSync(join(dist, '..', 'package.json'), 'utf8')) as { version: string }).version
 
 /**
  * Bundles the module `contents` (resolved from dist/) into dist/bundles/<name>.cjs, a program for
@@ -60,7 +63,10 @@ async function bundle(
     external: options.external ?? [],
     alias: { yaml: yamlModule },
     // Modules find files beside themselves (threads' code, bin/) by import.meta.url, which CommonJS has not.
-    ...(program ? { define: { 'import.meta.url': 'bundleUrl' } } : {}),
+    define: {
+      KPT_VARIANTS_VERSION: JSON.stringify(version),
+      ...(program ? { 'import.meta.url': 'bundleUrl' } : {}),
+    },
     banner: {
       js: program
         ? "const bundleUrl = require('node:url').pathToFileURL(__filename).href;"

@@ -135,6 +135,12 @@ const cases: [string, string[], 1 | 2, RegExp][] = [
     2,
     /^error: option '--lock-timeout <seconds>' argument 'soon' is invalid/,
   ],
+  [
+    'demo into a directory that is not empty',
+    ['demo', 'fleet'],
+    2,
+    /^kpt-variants: fleet is not empty: the demo is laid out in a new or empty directory$/m,
+  ],
 ]
 
 describe('a wrong command line gets one clear line and no stack trace', () => {

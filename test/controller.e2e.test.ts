@@ -46,7 +46,13 @@ const standalone = (
   apiVersion: 'config.porch.kpt.dev/v1alpha1',
   kind: 'PackageVariant',
   metadata: { name, namespace: 'default' },
-  spec: { upstream, downstream: { repo: 'edge-01', package: name }, deletionPolicy },
+  // The region's endpoints fill nginx's required injection point: without them its draft is not ready to publish.
+  spec: {
+    upstream,
+    downstream: { repo: 'edge-01', package: name },
+    deletionPolicy,
+    injectors: [{ kind: 'ConfigMap', name: 'us-east1-endpoints' }],
+  },
 })
 
 const suite = kubeApiServerBuilt() ? describe : describe.skip

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { execa } from 'execa'
 import { gitIdentity, repoRoot } from './e2e/runner.js'
-import { createBlueprints, repository } from './support/fleet.js'
+import { createBlueprints, fleetFiles, repository } from './support/fleet.js'
 import { git, writeTree } from './support/git-repo.js'
 import { source } from './support/source.js'
 
@@ -29,6 +29,8 @@ function packageVariant(pkg: string, deletionPolicy: 'delete' | 'orphan' = 'dele
       upstream: {repo: blueprints, package: nginx, revision: 1}
       downstream: {repo: edge-01, package: ${pkg}}
       deletionPolicy: ${deletionPolicy}
+      # nginx's required injection point: without it the draft is not ready to publish.
+      injectors: [{kind: ConfigMap, name: us-east1-endpoints}]
   `
 }
 
@@ -49,6 +51,7 @@ class Workspace {
     rmSync(join(this.dir, 'fleet'), { recursive: true, force: true })
     writeTree(join(this.dir, 'fleet'), {
       'repositories.yaml': [repository('blueprints', false), repository('edge-01', true)].join('---\n'),
+      'endpoints.yaml': fleetFiles({ clusters: [] })['endpoints.yaml']!,
       ...(pv ? { 'pv.yaml': pv } : {}),
     })
   }

@@ -211,6 +211,9 @@ test(
     await ok('render', 'fleet', '--git', '--allow-deletions')
     const drafted = await refs()
     expect(drafted.match(/refs\/heads\/drafts\/nginx\//g)).toHaveLength(11)
+    // Proposed once, they are not counted again: the next render holds nothing and writes nothing.
+    expect((await kptVariants('render', 'fleet', '--git')).exitCode).toBe(0)
+    expect(await refs()).toBe(drafted)
     const publish = await kptVariants('publish', '--fleet', 'fleet')
     expect(publish.exitCode).toBe(1)
     expect(publish.stderr).toContain(

@@ -5,6 +5,7 @@ export type { FieldPath } from './field-path.js'
 export { FieldTypeError, KubeObject } from './kube-object.js'
 export type { ObjectOrigin } from './kube-object.js'
 export { parseObjects } from './objects.js'
+export { commentsDroppedMessage, readableDocument } from './readable.js'
 export { ResourceList, ResourceListError } from './resource-list.js'
 export { newResult, Results } from './results.js'
 export type { FieldRef, FileRef, ResourceRef, Result, ResultTarget, Severity } from './results.js'
@@ -25,6 +26,7 @@ export {
   isAmbiguousString,
   parseYamlDocument,
   parseYamlDocuments,
+  readPlainDocumentValue,
   renderFieldText,
   renderItemText,
   stringifyYamlDocument,

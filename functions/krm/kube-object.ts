@@ -20,6 +20,7 @@ import {
   newScalar,
   NodeBacking,
   print,
+  printReadable,
   reconcileNode,
   renderedHeader,
   renderFieldText,
@@ -415,6 +416,18 @@ export class KubeObject {
     const doc = new Document()
     doc.contents = this.node
     return print(doc, options)
+  }
+
+  /**
+   * `toYaml`, checked to read back (yaml/read-back.ts, `printReadable`): an
+   * object that would not parse with its comments loses them (kpt's `# kpt-merge:`
+   * one kept where it can be) and prints without them; `commentsDropped` says so,
+   * for the caller to warn (see `commentsDroppedMessage`). For writers of files.
+   */
+  toReadableYaml(options: { wide?: boolean } = {}): { text: string; commentsDropped: boolean } {
+    const doc = new Document()
+    doc.contents = this.node
+    return printReadable(doc, options)
   }
 
   // ---- as a ResourceList item: printed back from its source text while it is not parsed

@@ -2,6 +2,7 @@
 import { Document, isMap, isNode, isScalar, isSeq, YAMLSeq } from 'yaml'
 import type { Node, YAMLMap } from 'yaml'
 import { KubeObject } from './kube-object.js'
+import { commentsDroppedMessage } from './readable.js'
 import { newResult, Results } from './results.js'
 import type { Result } from './results.js'
 import {
@@ -250,11 +251,7 @@ export class ResourceList {
 
 /** The warning that an item's comments were dropped, naming its file (and the item). */
 function commentsDroppedWarning(item: KubeObject): Result {
-  const file = item.fileRef()?.path
-  const where = file === undefined ? item.describe() : `${file} (${item.describe()})`
-  return newResult('warning', `comments dropped from ${where}: printed with them, the output would not parse as YAML`, {
-    object: item,
-  })
+  return newResult('warning', commentsDroppedMessage(item.fileRef()?.path, item.describe()), { object: item })
 }
 
 /**

@@ -10,7 +10,7 @@
  * `clonePackage` only adds the name.
  */
 import { isMap, isScalar } from 'yaml'
-import { isAmbiguousString, parseYamlDocument, stringifyYamlDocument } from '../../functions/krm/index.js'
+import { isAmbiguousString, parseYamlDocument, readableDocument } from '../../functions/krm/index.js'
 import { isEmptyDocument, sequenceStyle, splitDocuments } from '../package/documents.js'
 import { fileText, packageDirectories, sortedFiles, textFile } from '../package/files.js'
 import type { PackageFile, PackageFiles } from '../package/files.js'
@@ -44,7 +44,7 @@ export interface PreparedRevision {
   files: PackageFiles
   /** The root Kptfile of the upstream (decoded), or an empty one. */
   kptfile: KptfileStruct
-  /** Notes for the user (ignored symbolic links), as kpt prints them. */
+  /** Notes for the user: ignored symbolic links, as kpt prints them; resources written without their comments (readableDocument). */
   warnings: string[]
 }
 
@@ -97,7 +97,7 @@ export function prepareRevision(
     if (ignored(path)) continue
     const base = path.slice(path.lastIndexOf('/') + 1)
     if (/\.(ya?ml)$/.test(base) || base === 'Kptfile') {
-      const rewritten = rewriteYamlFile(path, fileText(file), base !== 'Kptfile')
+      const rewritten = rewriteYamlFile(path, fileText(file), base !== 'Kptfile', warnings)
       if (!rewritten.ok) return rewritten
       if (rewritten.text === undefined) files.delete(path)
       else if (rewritten.text !== fileText(file))
@@ -181,8 +181,10 @@ type Rewritten = { ok: true; text: string | undefined } | { ok: false; message: 
  * must be KRM, package-context ConfigMaps are dropped (a file left empty is
  * deleted), resources get the kpt-merge comment and identifier, and the file
  * is written as kyaml writes it (documents joined by `---`, empty ones dropped).
+ * A marked resource that would not parse printed with its comments is written
+ * without them, with a warning (readableDocument).
  */
-function rewriteYamlFile(path: string, text: string, markResources: boolean): Rewritten {
+function rewriteYamlFile(path: string, text: string, markResources: boolean, warnings: string[]): Rewritten {
   const docs = splitDocuments(text) ?? [{ separator: '', text }]
   const out: string[] = []
   for (const { text: docText } of docs) {
@@ -196,10 +198,11 @@ function rewriteYamlFile(path: string, text: string, markResources: boolean): Re
     const problem = krmProblem(doc.contents, path)
     if (problem) return { ok: false, message: `input resource list must contain only KRM resources: ${problem}` }
     if (isPackageContext(doc.contents)) continue
-    const changed = markResources && addMergeComment(doc)
-    out.push(
-      changed ? stringifyYamlDocument(doc, { wide: sequenceStyle(docText) === 'wide' }) : withFinalNewline(docText),
-    )
+    if (markResources && addMergeComment(doc)) {
+      const written = readableDocument(doc, { wide: sequenceStyle(docText) === 'wide', file: path })
+      if (written.warning) warnings.push(written.warning)
+      out.push(written.text)
+    } else out.push(withFinalNewline(docText))
   }
   if (out.length === 0) return { ok: true, text: undefined }
   return { ok: true, text: out.join('---\n') }

@@ -18,6 +18,7 @@ import { GitError } from '../git/git.js'
 import { committerFrom } from '../output/git/git-output.js'
 import { openRepository } from '../output/git/repository.js'
 import { publishDrafts } from '../output/git/write.js'
+import type { PublishOutcome } from '../output/git/write.js'
 import type { DeletionLimit } from '../plan/deletion-guard.js'
 import type { FleetPublishReport } from '../run/publish-fleet.js'
 import { deletionGuardOf } from './deletion-options.js'
@@ -85,9 +86,20 @@ export async function publishCommand(
   }
   const { snapshot, lock } = opened
   try {
-    const { outcomes, rejected } = await publishDrafts(snapshot, packages, committerFrom(io.env, now), {
+    const chosen = packages.length > 0 ? [...packages] : Object.keys(snapshot.drafts).sort()
+    const published = await publishDrafts(snapshot, packages, committerFrom(io.env, now), {
       force: options.force === true,
     })
+    const { rejected } = published
+    // A refused push published none of them: each says so (its outcome lists only the packages refused before the push).
+    const outcomes: PublishOutcome[] = rejected
+      ? [
+          ...published.outcomes,
+          ...chosen
+            .filter((pkg) => !published.outcomes.some((o) => o.package === pkg))
+            .map((pkg) => ({ package: pkg, ok: false as const, reason: `the push was refused: ${rejected}` })),
+        ]
+      : published.outcomes
     if (options.json)
       io.stdout(
         `${JSON.stringify({ apiVersion: 'kpt-variants.dev/v1alpha1', kind: 'PublishReport', repository: snapshot.source, published: outcomes, ...(rejected ? { rejected } : {}) }, null, 2)}\n`,
@@ -95,7 +107,6 @@ export async function publishCommand(
     for (const o of outcomes) {
       if (!o.ok)
         io.stderr(`${o.package}: not published: ${o.reason}${o.notReady ? '; --force publishes it anyway' : ''}\n`)
-      else if (rejected) io.stderr(`${o.package}: not published: the push was refused: ${rejected}\n`)
       else if (o.removed) io.stderr(`${o.package}: removed\n`)
       else io.stderr(`${o.package}: published ${o.tag}${o.notReady ? ` although ${o.notReady} (--force)` : ''}\n`)
     }

@@ -17,6 +17,7 @@ import type { DeletionLimit } from '../plan/deletion-guard.js'
 import { deletionGuardOf } from './deletion-options.js'
 import { nowOf } from './now.js'
 import { checkReportFile, writeReportPage } from './page-file.js'
+import { stopPoint } from '../util/stop-point.js'
 
 /** The options commander parsed. */
 export interface RenderOptions {
@@ -228,6 +229,7 @@ async function writeStatus(
   const { statusUpdates } = await import('../status/cluster-status.js')
   const outcome = { variants: plan.variants, failures: plan.failures, report, sharded: options.shard !== undefined }
   const updates = statusUpdates(cluster.variants, cluster.sets, outcome, now.toISOString().replace(/\.\d+Z$/, 'Z'))
+  await stopPoint('status-computed')
   const { written, failures } = await cluster.writeStatus(updates)
   for (const failure of failures) io.stderr(`kpt-variants: ${failure}\n`)
   io.stderr(

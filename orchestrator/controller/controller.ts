@@ -25,6 +25,7 @@ import { loadAndPlan } from '../run/setup.js'
 import { statusUpdates } from '../status/cluster-status.js'
 import { upstreamIndexDigest } from '../upstream/upstreams.js'
 import type { UpstreamPins } from '../upstream/upstreams.js'
+import { stopPoint } from '../util/stop-point.js'
 import { affectedScope, fleetWideKeys, planState } from './changes.js'
 import type { PlanState } from './changes.js'
 import { FleetCache } from './fleet-cache.js'
@@ -32,8 +33,8 @@ import type { FleetChange } from './fleet-cache.js'
 import { systemClock } from './lease.js'
 import type { Clock } from './lease.js'
 
-/** What a cycle was started by. */
-export type Trigger = 'start' | 'resync' | 'upstream' | 'fleet'
+/** What a cycle was started by (`status`: the last cycle's status writes failed, and are tried again). */
+export type Trigger = 'start' | 'resync' | 'upstream' | 'fleet' | 'status'
 
 /** One cycle, as `--json` prints it (a line) and the log summarizes it. */
 export interface Cycle {
@@ -248,11 +249,18 @@ export class Controller {
         outcome,
         new Date(this.clock.now()).toISOString().replace(/\.\d+Z$/, 'Z'),
       )
+      await stopPoint('status-computed')
       const written =
         updates.length > 0
           ? await this.client.writeStatus(updates, snapshot.statusResources)
           : { written: 0, failures: [] }
-      this.#retryMs = firstRetryMs
+      // A status not written (the API server unreachable, etcd down) is written by a cycle of its own after a
+      // while, as a failed cycle is tried again: no watch event would bring it, and until then it says what git no longer holds.
+      const statusRetryMs = written.failures.length > 0 ? this.#retryMs : undefined
+      if (statusRetryMs !== undefined) {
+        this.#pending.triggers.add('status')
+        this.#retryLater()
+      } else this.#retryMs = firstRetryMs
       const cycle: Cycle = {
         cycle: ++this.#cycles,
         trigger: [...pending.triggers],
@@ -271,6 +279,7 @@ export class Controller {
         eventLoopDelayMs: Math.round(delay.max / 1e6),
       }
       this.settings.log(describeCycle(cycle, planned.plan.variants.length))
+      if (statusRetryMs !== undefined) this.settings.log(`writing the status again in ${statusRetryMs / 1000} s`)
       this.settings.onCycle?.(cycle)
     } catch (err) {
       // Tried again, with everything it was to do, after a while; meanwhile changes gather.
@@ -283,15 +292,21 @@ export class Controller {
           this.#pending.firstChangeAt = Math.min(pending.firstChangeAt, this.#pending.firstChangeAt ?? Infinity)
         for (const t of pending.triggers) this.#pending.triggers.add(t)
       }
-      this.#timers.retry = this.clock.setTimeout(() => {
-        delete this.#timers.retry
-        this.#wake?.()
-      }, this.#retryMs)
-      this.#retryMs = Math.min(this.#retryMs * 2, maxRetryMs)
+      this.#retryLater()
     } finally {
       delay.disable()
       rmSync(scratch, { recursive: true, force: true })
     }
+  }
+
+  /** The next cycle waits for the retry timer (doubling, up to the maximum, until a cycle goes through). */
+  #retryLater(): void {
+    this.clock.clearTimeout(this.#timers.retry)
+    this.#timers.retry = this.clock.setTimeout(() => {
+      delete this.#timers.retry
+      this.#wake?.()
+    }, this.#retryMs)
+    this.#retryMs = Math.min(this.#retryMs * 2, maxRetryMs)
   }
 
   /** Keeps the latest report of each PackageVariant still in the plan (a full render's replace them all). */

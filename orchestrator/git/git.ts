@@ -445,12 +445,24 @@ async function runPush(
       return [refspec.slice(refspec.lastIndexOf(':') + 1), ...summary].join(' ').trim()
     })
   const reason =
-    refused.length > 0 ? refused.join('; ') : firstLine(String(run.stderr)) || `git push exited with ${run.exitCode}`
+    refused.length > 0 ? refused.join('; ') : pushFailure(String(run.stderr)) || `git push exited with ${run.exitCode}`
   return { ok: false, reason }
 }
 
 /** Git never asks for credentials on a terminal and never uses the user's pager. */
 const quietGitEnv: Record<string, string> = { GIT_TERMINAL_PROMPT: '0', GIT_PAGER: 'cat', LC_ALL: 'C' }
+
+/**
+ * Why a push failed that no ref's line explains: git's first `fatal:` or
+ * `error:` line (a remote that went away says `'<path>' does not appear to be
+ * a git repository`; a connection lost, after the shell's `Killed` and
+ * send-pack's own line, `the remote end hung up unexpectedly`), else the
+ * first line.
+ */
+function pushFailure(text: string): string {
+  const lines = text.split('\n').filter((line) => line.trim() !== '')
+  return (lines.find((line) => /^(fatal|error): /.test(line)) ?? lines[0] ?? '').replace(/^(fatal|error): /, '').trim()
+}
 
 function firstLine(text: string): string {
   return (

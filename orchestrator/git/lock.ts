@@ -4,7 +4,8 @@
  * host. A lock whose process is gone (a render that crashed or was killed) is
  * stale and taken over; a live one is waited for, up to a timeout.
  */
-import { openSync, closeSync, readFileSync, rmSync, writeSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
+import { closeSync, linkSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { setTimeout as sleep } from 'node:timers/promises'
 
@@ -47,7 +48,27 @@ export async function acquireLock(file: string, timeoutMs: number): Promise<Lock
   }
 }
 
+/**
+ * Creates the lock file with its owner in it, or returns false when it exists.
+ * It is written whole under another name and linked into place, so that it
+ * never exists empty: created empty and written after, another run reading it
+ * in between would take it for garbage, remove it and take the lock too.
+ * Where the file system has no hard links, it is created and then written.
+ */
 function tryCreate(file: string): boolean {
+  const owner = `${process.pid} ${hostname()}\n`
+  const temporary = `${file}.${randomBytes(6).toString('hex')}.tmp`
+  try {
+    writeFileSync(temporary, owner)
+    linkSync(temporary, file)
+    return true
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code
+    if (code === 'EEXIST') return false
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS') throw err
+  } finally {
+    rmSync(temporary, { force: true })
+  }
   let fd: number
   try {
     fd = openSync(file, 'wx')
@@ -56,7 +77,7 @@ function tryCreate(file: string): boolean {
     throw err
   }
   try {
-    writeSync(fd, `${process.pid} ${hostname()}\n`)
+    writeSync(fd, owner)
   } finally {
     closeSync(fd)
   }

@@ -1,3 +1,4 @@
+import { parseDocument } from 'yaml'
 import { mergeYamlFile } from './resources.js'
 import type { ConflictPolicy } from './fields.js'
 
@@ -175,5 +176,31 @@ describe('mergeYamlFile: layout of what upstream changed (kpt)', () => {
     expect(merge(origin, origin, updated).text).toBe(
       foo('  labels: [app, tier]\n  blocky:\n  - a\n  - b\n  items:\n  - port: http\n    interval: 15s\n'),
     )
+  })
+})
+
+describe('mergeYamlFile: a merged resource that would not parse with its comments', () => {
+  // The yaml library prints a commented key whose value becomes an empty list as `hosts: # ...` with `[]` on the
+  // next line at the key's indentation, which does not parse (functions/krm/readable.ts).
+  const binding = (hosts: string) =>
+    `${head('orders', 'DatabaseBinding', 'db.example.com/v1')}spec:\n  hosts:${hosts}\n  port: 5432 # the default\n`
+
+  it('is written without its comments (kpt-merge kept), with a warning naming the file and the resource', () => {
+    const local = binding(' # ours: the primary first\n  - localhost')
+    const result = merge(local, binding('\n  - localhost'), binding(' []'))
+    expect(parseDocument(result.text!).errors).toEqual([])
+    expect(result.text).toBe(binding(' []').replace(' # the default', ''))
+    expect(result.warnings).toEqual([
+      'comments dropped from f.yaml (DatabaseBinding/orders): printed with them, the output would not parse as YAML',
+    ])
+    // Again from the cache of merges: the same text, the same warning.
+    expect(merge(local, binding('\n  - localhost'), binding(' []'))).toEqual(result)
+  })
+
+  it('keeps its comments, with no warning, where it reads back', () => {
+    const local = binding(' # ours: the primary first\n  - localhost')
+    const result = merge(local, binding('\n  - localhost'), binding('\n  - replica'))
+    expect(result.text).toBe(local.replace('- localhost', '- replica'))
+    expect(result.warnings).toEqual([])
   })
 })

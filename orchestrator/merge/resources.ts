@@ -12,7 +12,7 @@
  * downstream file, which is kept byte for byte.
  */
 import type { Document } from 'yaml'
-import { parseYamlDocument, stringifyYamlDocument } from '../../functions/krm/index.js'
+import { parseYamlDocument, readableDocument, stringifyYamlDocument } from '../../functions/krm/index.js'
 import { scalarKey } from '../../functions/krm/yaml/index.js'
 import { addMergeComment, metadataPair, parseMergeComment } from '../clone/merge-comments.js'
 import { isEmptyDocument, sequenceStyle, splitDocuments } from '../package/documents.js'
@@ -30,9 +30,13 @@ export interface ResourceConflict extends FieldConflict {
   resource: string
 }
 
-/** The merged text of a file (undefined: the file goes away), its conflicts, or an error. */
+/**
+ * The merged text of a file (undefined: the file goes away), its conflicts and warnings (a resource written
+ * without its comments, which printed with them would not parse: see printReadable), or an error.
+ */
 export type FileMerge =
-  { ok: true; text: string | undefined; conflicts: ResourceConflict[] } | { ok: false; message: string }
+  | { ok: true; text: string | undefined; conflicts: ResourceConflict[]; warnings: string[] }
+  | { ok: false; message: string }
 
 type Source = 'local' | 'origin' | 'updated'
 
@@ -63,13 +67,13 @@ export function mergeYamlFile(
   policy: ConflictPolicy,
 ): FileMerge {
   // Upstream left the file alone: the downstream's file (or its deletion) stands.
-  if (origin === updated) return { ok: true, text: local, conflicts: [] }
+  if (origin === updated) return { ok: true, text: local, conflicts: [], warnings: [] }
   const key = [policy, path, local ?? absent, origin ?? absent, updated ?? absent].join('\u0000')
   const known = merges.get(key)
-  if (known) return known.ok ? { ...known, conflicts: [...known.conflicts] } : known
+  if (known) return known.ok ? { ...known, conflicts: [...known.conflicts], warnings: [...known.warnings] } : known
   const merged = mergeThreeVersions(path, local, origin, updated, policy)
   merges.set(key, merged)
-  return merged.ok ? { ...merged, conflicts: [...merged.conflicts] } : merged
+  return merged.ok ? { ...merged, conflicts: [...merged.conflicts], warnings: [...merged.warnings] } : merged
 }
 
 function mergeThreeVersions(
@@ -112,6 +116,13 @@ function mergeThreeVersions(
   }
 
   const conflicts: ResourceConflict[] = []
+  const warnings: string[] = []
+  /** A resource as written (`printed`: as printed already): checked to read back, else without its comments, warned of. */
+  const readable = (doc: Document, printed?: string): string => {
+    const written = readableDocument(doc, { wide, file: path, printed })
+    if (written.warning) warnings.push(written.warning)
+    return written.text
+  }
   const out: { index: number; text: string }[] = []
   const wide =
     sequenceStyle(
@@ -123,7 +134,7 @@ function mergeThreeVersions(
   for (const { local: l, origin: o, updated: u } of tuples) {
     if (l && !u && !o) out.push({ index: l.index, text: l.text })
     else if (u && !l && !o) {
-      out.push({ index: u.index, text: stringifyYamlDocument(u.doc, { wide }) })
+      out.push({ index: u.index, text: readable(u.doc) })
       changed = true
     } else if (!l || !u) {
       // Deleted upstream: gone unless the downstream changed it. Deleted downstream: stays deleted.
@@ -141,16 +152,16 @@ function mergeThreeVersions(
       const after = stringifyYamlDocument(l.doc, { wide })
       const index = o && o.index !== u.index ? u.index : l.index
       changed ||= after !== before || index !== l.index
-      out.push({ index, text: after === before ? l.text : after })
+      out.push({ index, text: after === before ? l.text : readable(l.doc, after) })
       const resource = resourceName(l.doc)
       for (const conflict of merge.conflicts) conflicts.push({ file: path, resource, ...conflict })
     }
   }
-  if (!changed && local !== undefined) return { ok: true, text: local, conflicts }
-  if (out.length === 0) return { ok: true, text: undefined, conflicts }
+  if (!changed && local !== undefined) return { ok: true, text: local, conflicts, warnings: [] }
+  if (out.length === 0) return { ok: true, text: undefined, conflicts, warnings: [] }
   // A stable sort: equal indexes keep tuple order.
   const sorted = out.map((entry, order) => ({ ...entry, order })).sort((a, b) => a.index - b.index || a.order - b.order)
-  return { ok: true, text: sorted.map((entry) => withNewline(entry.text)).join('---\n'), conflicts }
+  return { ok: true, text: sorted.map((entry) => withNewline(entry.text)).join('---\n'), conflicts, warnings }
 }
 
 function readResources(

@@ -112,6 +112,19 @@ pipeline:
     expect(texts(result.files)).toEqual({ 'c.yaml': cm('local') })
   })
 
+  it('passes on the warning of a resource written without its comments, which printed with them would not parse', () => {
+    const cm = (hosts: string) =>
+      `apiVersion: v1\nkind: ConfigMap\nmetadata: # kpt-merge: /c\n  name: c\n  annotations:\n    internal.kpt.dev/upstream-identifier: '|ConfigMap|default|c'\ndata:\n  hosts:${hosts}\n`
+    const result = updatePackage(
+      input({ 'db/c.yaml': cm(' # ours\n  - a') }, { 'db/c.yaml': cm('\n  - a') }, { 'db/c.yaml': cm(' []') }),
+    )
+    expect(result.ok).toBe(true)
+    expect(texts(result.files)['db/c.yaml']).toBe(cm(' []'))
+    expect(result.warnings).toEqual([
+      'comments dropped from db/c.yaml (ConfigMap/c): printed with them, the output would not parse as YAML',
+    ])
+  })
+
   it('names the file of a YAML error', () => {
     const result = updatePackage(input({ 'c.yaml': 'a: [\n' }, { 'c.yaml': 'a: 1\n' }, { 'c.yaml': 'a: 2\n' }))
     expect(result.ok).toBe(false)

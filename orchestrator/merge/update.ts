@@ -23,7 +23,7 @@
  */
 import { isMap } from 'yaml'
 import { reconcileNode } from '../../functions/krm/yaml/index.js'
-import { parseYamlDocument, stringifyYamlDocument } from '../../functions/krm/index.js'
+import { parseYamlDocument, readableDocument } from '../../functions/krm/index.js'
 import { packageContextText } from '../clone/clone.js'
 import { decodeKptfile, encodeKptfile, kptfileValue } from '../clone/kptfile-struct.js'
 import type { KptfileStruct } from '../clone/kptfile-struct.js'
@@ -73,6 +73,8 @@ export interface UpdateResult {
   files: PackageFiles
   conflicts: MergeConflict[]
   errors: string[]
+  /** Resources written without their comments, which printed with them would not parse (readableDocument), each naming its file. */
+  warnings: string[]
 }
 
 /** Merges the new upstream into the downstream; pure (files in, files out). */
@@ -81,19 +83,20 @@ export function updatePackage(input: UpdateInput): UpdateResult {
   const out = new Map<string, PackageFile>()
   const conflicts: MergeConflict[] = []
   const errors: string[] = []
+  const warnings: string[] = []
   const ignoredIn = (files: PackageFiles) => krmIgnoreFilter(files, ['', ...packageDirectories(files)])
   const ignored = [ignoredIn(local), ignoredIn(updated)]
   const isResourceFile = (path: string) => /\.ya?ml$/.test(path) && !ignored.some((skip) => skip(path))
 
   const found = strategyUnits(local)
-  if (!found.ok) return { ok: false, files: local, conflicts, errors: [found.message] }
+  if (!found.ok) return { ok: false, files: local, conflicts, errors: [found.message], warnings }
   const { units } = found
   for (const unit of units) {
     if (unit.strategy !== 'fast-forward') continue
     const changed = localChanges(unit, local, origin)
     if (changed.length > 0) errors.push(fastForwardRefusal(unit, changed))
   }
-  if (errors.length > 0) return { ok: false, files: local, conflicts, errors }
+  if (errors.length > 0) return { ok: false, files: local, conflicts, errors, warnings }
 
   const paths = new Set([...local.keys(), ...origin.keys(), ...updated.keys()])
   for (const path of [...paths].sort()) {
@@ -103,11 +106,11 @@ export function updatePackage(input: UpdateInput): UpdateResult {
     const base = path.slice(path.lastIndexOf('/') + 1)
     const unit = unitOf(path, units)
     if (unit.strategy !== 'resource-merge') {
-      const taken = takeUpstream(unit, path, l, o, u, input)
+      const taken = takeUpstream(unit, path, l, o, u, input, warnings)
       if (!taken.ok) errors.push(taken.message)
       else if (taken.file) out.set(path, taken.file)
     } else if (base === 'Kptfile') {
-      const merged = mergeKptfile(path, l, o, u, input)
+      const merged = mergeKptfile(path, l, o, u, input, warnings)
       if (!merged.ok) errors.push(merged.message)
       else {
         if (merged.file) out.set(path, merged.file)
@@ -122,6 +125,7 @@ export function updatePackage(input: UpdateInput): UpdateResult {
         if (merged.text !== undefined)
           out.set(path, l && merged.text === fileText(l) ? l : textFile(merged.text, (l ?? u)?.executable))
         conflicts.push(...merged.conflicts.map((c) => ({ ...c, resolution: onConflict })))
+        warnings.push(...merged.warnings)
       }
     } else {
       const kept = otherFile(path, l, o, u)
@@ -129,9 +133,9 @@ export function updatePackage(input: UpdateInput): UpdateResult {
     }
   }
   if (errors.length > 0 || (onConflict === 'fail' && conflicts.length > 0))
-    return { ok: false, files: local, conflicts, errors }
-  markResources(out, isResourceFile)
-  return { ok: true, files: sortedFiles(out), conflicts, errors }
+    return { ok: false, files: local, conflicts, errors, warnings }
+  markResources(out, isResourceFile, warnings)
+  return { ok: true, files: sortedFiles(out), conflicts, errors, warnings }
 }
 
 /**
@@ -149,13 +153,14 @@ function takeUpstream(
   origin: PackageFile | undefined,
   updated: PackageFile | undefined,
   input: UpdateInput,
+  warnings: string[],
 ): { ok: true; file: PackageFile | undefined } | { ok: false; message: string } {
   // kpt copies every file but the .git directory (a .gitignore too, which resource-merge never syncs).
   if (path.split('/').includes('.git')) return { ok: true, file: local }
   const unitKptfile = path === (unit.dir === '' ? 'Kptfile' : `${unit.dir}/Kptfile`)
   if (unit.strategy === 'copy-merge') {
     if (unitKptfile && local) {
-      const merged = mergeKptfile(path, local, origin, updated, input)
+      const merged = mergeKptfile(path, local, origin, updated, input, warnings)
       return merged.ok ? { ok: true, file: merged.file } : merged
     }
     return { ok: true, file: updated ?? (origin ? undefined : local) }
@@ -166,7 +171,7 @@ function takeUpstream(
     const kptfile = decoded.value
     kptfile.upstream = newUpstream(input, kptfile.upstream?.updateStrategy)
     kptfile.upstreamLock = { type: 'git', git: { ...input.upstreamLock } }
-    const text = keepLayout(fileText(local), kptfile)
+    const text = keepLayout(path, fileText(local), kptfile, warnings)
     return { ok: true, file: text === fileText(local) ? local : textFile(text) }
   }
   // A deployment package keeps a package context (kpt's replace deletes the one `kpt pkg get --for-deployment`
@@ -213,6 +218,7 @@ function mergeKptfile(
   origin: PackageFile | undefined,
   updated: PackageFile | undefined,
   input: UpdateInput,
+  warnings: string[],
 ): KptfileResult {
   const root = path === 'Kptfile'
   if (local === undefined) {
@@ -238,7 +244,7 @@ function mergeKptfile(
     if (decoded.ok && decoded.value.upstream) kptfile.upstream = decoded.value.upstream
     if (decoded.ok && decoded.value.upstreamLock) kptfile.upstreamLock = decoded.value.upstreamLock
   }
-  const text = keepLayout(fileText(local), kptfile)
+  const text = keepLayout(path, fileText(local), kptfile, warnings)
   return { ok: true, file: text === fileText(local) ? local : textFile(text), conflicts: merged.conflicts }
 }
 
@@ -248,7 +254,7 @@ function mergeKptfile(
  * re-encodes the whole file from its struct, which is what a downstream
  * Kptfile that cannot be parsed gets).
  */
-function keepLayout(localText: string, kptfile: KptfileStruct): string {
+function keepLayout(path: string, localText: string, kptfile: KptfileStruct, warnings: string[]): string {
   try {
     const doc = parseYamlDocument(localText, 'Kptfile')
     const value = kptfileValue(kptfile)
@@ -262,14 +268,20 @@ function keepLayout(localText: string, kptfile: KptfileStruct): string {
           order.indexOf(String((b.key as { value?: unknown }).value)),
       )
     doc.contents = root as typeof doc.contents
-    return stringifyYamlDocument(doc, { wide: sequenceStyle(localText) === 'wide' })
+    const written = readableDocument(doc, { wide: sequenceStyle(localText) === 'wide', file: path })
+    if (written.warning) warnings.push(written.warning)
+    return written.text
   } catch {
     return encodeKptfile(kptfile)
   }
 }
 
 /** kpt's final pass: every resource carries its `kpt-merge:` comment and upstream identifier. */
-function markResources(files: Map<string, PackageFile>, isResourceFile: (path: string) => boolean): void {
+function markResources(
+  files: Map<string, PackageFile>,
+  isResourceFile: (path: string) => boolean,
+  warnings: string[],
+): void {
   for (const [path, file] of files) {
     if (!isResourceFile(path)) continue
     const text = fileText(file)
@@ -290,7 +302,9 @@ function markResources(files: Map<string, PackageFile>, isResourceFile: (path: s
       }
       if (!isMap(doc.contents) || !addMergeComment(doc)) return separator + docText
       changed = true
-      return separator + stringifyYamlDocument(doc, { wide: sequenceStyle(docText) === 'wide' })
+      const written = readableDocument(doc, { wide: sequenceStyle(docText) === 'wide', file: path })
+      if (written.warning) warnings.push(written.warning)
+      return separator + written.text
     })
     if (changed) files.set(path, textFile(out.join(''), file.executable))
   }

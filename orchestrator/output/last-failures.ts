@@ -4,9 +4,10 @@
  * (the output records what succeeded; this records what did not).
  */
 import { createHash } from 'node:crypto'
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { RunReport } from '../report/report.js'
+import { writeFileWhole } from '../util/write-file.js'
 
 /** Last failures by subject (`PackageVariant ns/name`, ...): since when, and why. */
 export type LastFailures = Record<string, { time: string; reasons: string[] }>
@@ -45,8 +46,5 @@ export function recordFailures(cacheDir: string, key: string, report: RunReport,
       failures[v.subject] = { time: time.toISOString(), reasons: v.reasons }
   }
   if (JSON.stringify(failures) === before) return
-  const file = recordPath(cacheDir, key)
-  mkdirSync(join(file, '..'), { recursive: true })
-  writeFileSync(`${file}.${process.pid}`, `${JSON.stringify(failures, null, 2)}\n`)
-  renameSync(`${file}.${process.pid}`, file)
+  writeFileWhole(recordPath(cacheDir, key), `${JSON.stringify(failures, null, 2)}\n`)
 }

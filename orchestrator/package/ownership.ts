@@ -16,7 +16,7 @@
  * but never removes it.
  */
 import { isMap } from 'yaml'
-import { parseYamlDocument, stringifyYamlDocument } from '../../functions/krm/index.js'
+import { parseYamlDocument, readableDocument } from '../../functions/krm/index.js'
 import { sequenceStyle } from './documents.js'
 import type { KubeObject } from '../../functions/krm/index.js'
 import { fileText } from './files.js'
@@ -94,9 +94,11 @@ export function recordDependency(kptfile: KubeObject, deletionPolicy: 'delete' |
 /**
  * The package without its owner: the ownership annotations (and the
  * installed-as-dependency mark) removed from its Kptfile (deletionPolicy
- * orphan). It stays, as a package someone installed on purpose.
+ * orphan). It stays, as a package someone installed on purpose. A Kptfile
+ * that would not parse printed with its comments is written without them,
+ * and `warnings` gets one that says so (readableDocument).
  */
-export function orphanPackage(files: PackageFiles): PackageFiles {
+export function orphanPackage(files: PackageFiles, warnings: string[]): PackageFiles {
   const kptfile = files.get('Kptfile')
   if (!kptfile) return files
   const text = fileText(kptfile)
@@ -106,10 +108,9 @@ export function orphanPackage(files: PackageFiles): PackageFiles {
   for (const key of [ownerAnnotation, ownerSetAnnotation, deletionPolicyAnnotation, installedAsDependencyAnnotation])
     annotations.delete(key)
   if (annotations.items.length === 0) doc.deleteIn(['metadata', 'annotations'])
+  const written = readableDocument(doc, { wide: sequenceStyle(text) === 'wide', file: 'Kptfile' })
+  if (written.warning && !warnings.includes(written.warning)) warnings.push(written.warning)
   const out = new Map(files)
-  out.set('Kptfile', {
-    ...kptfile,
-    content: Buffer.from(stringifyYamlDocument(doc, { wide: sequenceStyle(text) === 'wide' }), 'utf8'),
-  })
+  out.set('Kptfile', { ...kptfile, content: Buffer.from(written.text, 'utf8') })
   return out
 }

@@ -39,6 +39,24 @@ status:
     expect(notReadyReason(new Map())).toBeUndefined()
   })
 
+  test('a Kptfile the plain reader declines (comments, flow style) is parsed: the same answer', () => {
+    const plain = kptfile(`info:
+  readinessGates:
+  - conditionType: a
+status:
+  conditions:
+  - type: a
+    status: "False"
+    message: m
+`)
+    const commented = plain
+      .replace('info:', '# gates\ninfo: # of the package')
+      .replace('- type: a', '- {type: a, status: "False", message: m}')
+      .replace(/\n {4}status: "False"\n {4}message: m/, '')
+    expect(kptfileNotReady(plain)).toBe('not ready: a False: m')
+    expect(kptfileNotReady(commented)).toBe('not ready: a False: m')
+  })
+
   test('an unreadable Kptfile has no gates to meet here (its render reports it)', () => {
     expect(kptfileNotReady('readinessGates: [')).toBeUndefined()
   })

@@ -1,3 +1,4 @@
+import { parseDocument } from 'yaml'
 import { source } from '../../test/support/source.js'
 import { fileText, textFile } from './files.js'
 import type { PackageFiles } from './files.js'
@@ -61,7 +62,7 @@ describe('ResourceCodec', () => {
     const codec = new ResourceCodec()
     const resources = codec.read(files)
     resources.items.forEach((item) => item.get(['spec'])) // parsed, not changed
-    expect(texts(codec.write(resources, resources.items, files))).toEqual(texts(files))
+    expect(texts(codec.write(resources, resources.items, files).files)).toEqual(texts(files))
   })
 
   test('rewrites only the changed document of a file, keeping comments and sequence indentation', () => {
@@ -70,7 +71,7 @@ describe('ResourceCodec', () => {
     const [, a, , web] = resources.items
     a!.set(['data', 'k'], 'w')
     web!.setLabel('tier', 'front')
-    const out = texts(codec.write(resources, resources.items, files))
+    const out = texts(codec.write(resources, resources.items, files).files)
     expect(out['cms.yaml']).toBe(multi.replace('k: v # keep', 'k: w # keep'))
     expect(out['deploy.yaml']).toBe(
       deployment.replace('  name: web # the name\n', '  name: web # the name\n  labels:\n    tier: front\n'),
@@ -83,7 +84,7 @@ describe('ResourceCodec', () => {
     const resources = codec.read(files)
     const items = resources.items.filter((i) => i.name !== 'a')
     items.push(KubeObjectFrom({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'new' } }, 'gen/new.yaml'))
-    const out = texts(codec.write(resources, items, files))
+    const out = texts(codec.write(resources, items, files).files)
     expect(out['cms.yaml']).toBe(multi.slice(multi.indexOf('---\n') + 4))
     expect(out['gen/new.yaml']).toBe('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: new\n')
   })
@@ -99,7 +100,7 @@ describe('ResourceCodec', () => {
       ['cm.yaml', '/fleet/pkg/sub'],
     ])
     resources.items[2]!.setLabel('x', 'z')
-    const out = texts(codec.write(resources, resources.items, nested))
+    const out = texts(codec.write(resources, resources.items, nested).files)
     expect(Object.keys(out)).toEqual(['Kptfile', 'sub/Kptfile', 'sub/cm.yaml'])
     expect(out['sub/cm.yaml']).toContain('  labels:\n    x: z\n')
     expect(out['sub/cm.yaml']).not.toContain('internal.config.kubernetes.io')
@@ -126,7 +127,7 @@ describe('ResourceCodec', () => {
           ['a', 'b.yaml', 0, `${root}/sub`],
           ['b', 'b.yaml', 1, `${root}/sub`],
         ])
-        expect(texts(codec.write(resources, resources.items, clones))).toEqual(texts(clones))
+        expect(texts(codec.write(resources, resources.items, clones).files)).toEqual(texts(clones))
       }
     }
   })
@@ -136,7 +137,7 @@ describe('ResourceCodec', () => {
     const resources = codec.read(files)
     const [kpt, a, b, web] = resources.items
     b!.set(['data'], { k: 'b' })
-    expect(texts(codec.write(resources, [web!, b!, a!, kpt!], files))).toEqual({
+    expect(texts(codec.write(resources, [web!, b!, a!, kpt!], files).files)).toEqual({
       ...texts(files),
       'cms.yaml': `${multi}data:\n  k: b\n`,
     })
@@ -151,21 +152,86 @@ describe('ResourceCodec', () => {
     const codec = new ResourceCodec()
     const resources = codec.read(withValues)
     expect(resources.notKrm.map((n) => n.path)).toEqual(['mixed.yaml', 'values.yaml'])
-    expect(texts(codec.write(resources, resources.items, withValues))).toEqual(texts(withValues))
+    expect(texts(codec.write(resources, resources.items, withValues).files)).toEqual(texts(withValues))
 
     const edited = codec.read(withValues)
     const [kpt, a, b] = edited.items
     a!.set(['data', 'k'], 'w')
-    expect(texts(codec.write(edited, [kpt!, a!], withValues))).toEqual({
+    expect(texts(codec.write(edited, [kpt!, a!], withValues).files)).toEqual({
       ...texts(withValues),
       'mixed.yaml': `${multi.slice(0, multi.indexOf('---\n')).replace('k: v', 'k: w')}---\nfoo: bar # not KRM\n`,
     })
     expect(b!.name).toBe('b')
 
     const emptied = codec.read(withValues)
-    expect(texts(codec.write(emptied, [emptied.items[0]!], withValues))).toEqual({
+    expect(texts(codec.write(emptied, [emptied.items[0]!], withValues).files)).toEqual({
       ...texts(withValues),
       'mixed.yaml': 'foo: bar # not KRM\n',
+    })
+  })
+
+  describe('a changed item that would not parse with its comments', () => {
+    // The yaml library prints a commented key whose value becomes an empty list as `hosts: # ...` with `[]` on the
+    // next line at the key's indentation, which does not parse (functions/krm/yaml/read-back.ts).
+    const database = source`
+      # Bound per cluster.
+      apiVersion: db.example.com/v1
+      kind: DatabaseBinding
+      metadata: # kpt-merge: shop/orders
+        name: orders
+        namespace: shop
+      spec:
+        hosts: # the primary first
+        - localhost
+        port: 5432 # the default
+      ---
+      apiVersion: v1
+      kind: ConfigMap
+      metadata:
+        name: settings
+      data:
+        mode: fast # an unrelated comment
+    `
+    const withDatabase = pkg({ Kptfile: kptfile, 'db/database.yaml': database })
+
+    test('is written without its comments, but kpt-merge, with a warning naming file and object', () => {
+      const codec = new ResourceCodec()
+      const resources = codec.read(withDatabase)
+      const [, orders, settings] = resources.items
+      orders!.set(['spec', 'hosts'], [])
+      settings!.set(['data', 'mode'], 'slow')
+      const written = codec.write(resources, resources.items, withDatabase)
+      const text = texts(written.files)['db/database.yaml']!
+      for (const doc of text.split('---\n')) expect(parseDocument(doc).errors).toEqual([])
+      expect(text).toBe(source`
+        apiVersion: db.example.com/v1
+        kind: DatabaseBinding
+        metadata: # kpt-merge: shop/orders
+          name: orders
+          namespace: shop
+        spec:
+          hosts: []
+          port: 5432
+        ---
+        apiVersion: v1
+        kind: ConfigMap
+        metadata:
+          name: settings
+        data:
+          mode: slow # an unrelated comment
+      `)
+      expect(written.warnings).toEqual([
+        'comments dropped from db/database.yaml (DatabaseBinding/shop/orders): printed with them, the output would not parse as YAML',
+      ])
+    })
+
+    test('an item that reads back keeps its comments, and no warning is given', () => {
+      const codec = new ResourceCodec()
+      const resources = codec.read(withDatabase)
+      resources.items[1]!.set(['spec', 'hosts'], ['replica'])
+      const written = codec.write(resources, resources.items, withDatabase)
+      expect(texts(written.files)['db/database.yaml']).toBe(database.replace('- localhost', '- replica'))
+      expect(written.warnings).toEqual([])
     })
   })
 

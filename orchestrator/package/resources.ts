@@ -14,6 +14,7 @@
 import { isMap, isScalar } from 'yaml'
 import { LRUCache } from 'lru-cache'
 import {
+  commentsDroppedMessage,
   indexAnnotation,
   KubeObject,
   legacyIndexAnnotation,
@@ -138,15 +139,24 @@ export class ResourceCodec {
    * The files after a function: `files` with every resource file rebuilt from
    * `items` (an item's path and index annotations say where it goes; a file
    * left without items is deleted; new paths become new files). The items are
-   * used up: changed ones lose the annotations the reader added.
+   * used up: changed ones lose the annotations the reader added. Every changed
+   * item is printed checked to read back (`KubeObject.toReadableYaml`): one that
+   * would not parse with its comments is written without them, and `warnings`
+   * says so, naming its file and the object.
    */
-  write(resources: PackageResources, items: readonly KubeObject[], files: PackageFiles): PackageFiles {
+  write(
+    resources: PackageResources,
+    items: readonly KubeObject[],
+    files: PackageFiles,
+  ): { files: PackageFiles; warnings: string[] } {
     const placed = new Map<string, { index: number; order: number; text: string; slot?: number }[]>()
+    const warnings: string[] = []
     items.forEach((item, order) => {
       const origin = resources.origins.get(item)
       const path = fullPath(item, resources.pathStyle)
       const index = item.index
-      const text = itemText(item, origin, resources)
+      const { text, commentsDropped } = itemText(item, origin, resources)
+      if (commentsDropped) warnings.push(commentsDroppedMessage(path, item.describe()))
       const entry: { index: number; order: number; text: string; slot?: number } = { index, order, text }
       if (origin && origin.file === path) entry.slot = origin.slot
       let list = placed.get(path)
@@ -177,7 +187,7 @@ export class ResourceCodec {
       )
       out.set(path, existing ? { ...existing, content: Buffer.from(text, 'utf8') } : textFile(text))
     }
-    return new Map([...out].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+    return { files: new Map([...out].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))), warnings }
   }
 
   /**
@@ -258,24 +268,32 @@ function prepareItem(text: string, path: string, index: number, packagePath: str
  * The document text of an item: the original when the item is unchanged.
  * A parsed item of a normal document is printed once and compared with the
  * original; otherwise its item text is compared with the chunk it came from.
+ * `commentsDropped`: the item was printed without its comments (see printDocument).
  */
-function itemText(item: KubeObject, origin: ItemOrigin | undefined, resources: PackageResources): string {
+function itemText(
+  item: KubeObject,
+  origin: ItemOrigin | undefined,
+  resources: PackageResources,
+): { text: string; commentsDropped: boolean } {
   if (origin === undefined) return printDocument(item, false)
   const original = resources.layouts.get(origin.file)!.docs[origin.slot]!.text
-  if (item.unparsedText === origin.chunk) return original
+  if (item.unparsedText === origin.chunk) return { text: original, commentsDropped: false }
   const prepared = origin.prepared
   if (prepared.normal === undefined && prepared.uses > 1)
-    prepared.normal = printDocument(KubeObject.fromItemSource(prepared.chunk, 0), prepared.wide) === original
+    prepared.normal = printDocument(KubeObject.fromItemSource(prepared.chunk, 0), prepared.wide).text === original
   if (prepared.normal) return printDocument(item, prepared.wide)
-  return item.toItemText() === origin.chunk ? original : printDocument(item, prepared.wide)
+  return item.toItemText() === origin.chunk
+    ? { text: original, commentsDropped: false }
+    : printDocument(item, prepared.wide)
 }
 
 /**
- * The item as a standalone document without the annotations the reader added.
- * The annotations are removed from the item itself: `write` is the last use of
- * the items it is given.
+ * The item as a standalone document without the annotations the reader added,
+ * checked to read back: where it would not with its comments, it is printed
+ * without them (`commentsDropped`). The annotations and comments are removed
+ * from the item itself: `write` is the last use of the items it is given.
  */
-function printDocument(item: KubeObject, wide: boolean): string {
+function printDocument(item: KubeObject, wide: boolean): { text: string; commentsDropped: boolean } {
   for (const key of [
     pathAnnotation,
     legacyPathAnnotation,
@@ -286,7 +304,7 @@ function printDocument(item: KubeObject, wide: boolean): string {
     item.removeAnnotation(key)
   const annotations = item.getNode(['metadata', 'annotations'])
   if (isMap(annotations) && annotations.items.length === 0) item.remove(['metadata', 'annotations'])
-  return item.toYaml({ wide })
+  return item.toReadableYaml({ wide })
 }
 
 function fullPath(item: KubeObject, pathStyle: PathStyle): string {

@@ -75,7 +75,9 @@ export async function renderInProcess(
     }
     items = [...rest, ...input]
   }
-  return { ok: true, files: ctx.codec.write(resources, items, files), results }
+  const written = ctx.codec.write(resources, items, files)
+  for (const message of written.warnings) results.push({ severity: 'warning', message })
+  return { ok: true, files: written.files, results }
 }
 
 function depth(dir: string): number {

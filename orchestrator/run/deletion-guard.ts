@@ -7,6 +7,7 @@
  * dependencies they need stay too. The set fails the run with the reason.
  */
 import type { Removal, RunOutput, StoredPackage } from '../output/output.js'
+import { readPackageRecord } from '../package/ownership.js'
 import { guardDeletions } from '../plan/deletion-guard.js'
 import type { GuardedRemoval, HeldSet } from '../plan/deletion-guard.js'
 import type { RunReport } from '../report/report.js'
@@ -33,8 +34,15 @@ export async function holdMassDeletions(
   report: RunReport,
 ): Promise<Guarded> {
   const { plan, fleet, settings, output } = run
+  // A removal an earlier run already proposed (its open draft is this very change) was counted then; it counts again
+  // only when this run would publish it.
+  const proposed = (r: Removal) =>
+    r.stored.draft !== undefined &&
+    (r.orphan
+      ? settings.git?.publish !== true && readPackageRecord(r.stored.draft).owner === undefined
+      : settings.git?.publishDeletions !== true && r.stored.draft.size === 0)
   const guarded: GuardedRemoval[] = removals.flatMap((r) =>
-    r.report.set && r.report.path
+    r.report.set && r.report.path && !proposed(r)
       ? [{ path: r.report.path, set: r.report.set, status: r.orphan ? ('orphaned' as const) : ('deleted' as const) }]
       : [],
   )

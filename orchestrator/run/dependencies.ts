@@ -26,6 +26,7 @@ import { packageManifestKind, isDependencyKind } from '../../functions/api/depen
 import type { RepositoryDependencies, RunReport, VariantReport } from '../report/report.js'
 import { upstreamCatalogs } from '../upstream/catalog.js'
 import type { Pending, VariantContext } from './render-variant.js'
+import { failUnstaged } from './render-share.js'
 import type { Run } from './setup.js'
 
 /** `--dependencies`: carry the plans out (`install`, the default), only report them (`check`), or skip the check (`off`). */
@@ -105,6 +106,7 @@ export async function resolveDependencies(
   const repositories: RepositoryDependencies[] = []
   // Repositories where a variant failed before the plan (its render): nothing of them is removed.
   const failedIn = new Set(pending.filter((p) => p.report.status === 'failed').map((p) => splitPath(p.path).repo))
+  const installed: Installed[] = []
   for (const state of states) {
     const downstream = downstreamRepository(state.repo)
     const { policy, warnings: policyWarnings } = downstream
@@ -137,7 +139,7 @@ export async function resolveDependencies(
     }
     const steps =
       repoMode === 'install'
-        ? await carryOut(plan, context, others, byPath, outcome)
+        ? await carryOut(plan, context, others, byPath, outcome, installed)
         : plan.steps
             .filter((s) => s.action !== 'configure')
             .map((s) => ({
@@ -152,6 +154,15 @@ export async function resolveDependencies(
     repositories.push(entry)
   }
   if (repositories.length > 0) report.dependencies = repositories
+  // A dependency rendered but not written (the disk full) is not installed: its step fails, and so do the packages
+  // that need it, which are then not written either (as when its render fails).
+  await failUnstaged(run.output, outcome.rendered)
+  for (const { pending: p, step, report: stepReport, repo } of installed) {
+    if (p.report.status !== 'failed') continue
+    const reason = p.report.reasons.join('; ')
+    Object.assign(stepReport, { outcome: 'failed', reason })
+    failDependants(step, repo, reason, byPath)
+  }
   return outcome
 }
 
@@ -198,6 +209,31 @@ function describePolicy(policy: RepositoryPolicy, warnings: readonly string[]): 
   for (const [pkg, { dependency, from }] of policy.configure) out.push(`configure ${pkg} (${from} ${dependency.field})`)
   out.push(...warnings.map((w) => `warning: ${w}`))
   return out
+}
+
+/** A dependency carried out by rendering it: its package, its step and the step's report, in `repo`. */
+interface Installed {
+  pending: Pending
+  step: DependencyStep
+  report: RepositoryDependencies['steps'][number]
+  repo: string
+}
+
+/** Fails the packages that need `step`'s dependency, which could not be carried out for `reason`. */
+function failDependants(
+  step: DependencyStep,
+  repo: string,
+  reason: string,
+  byPath: ReadonlyMap<string, Pending>,
+): void {
+  for (const dependant of step.neededBy) {
+    const p = byPath.get(dependant)
+    if (!p) continue
+    p.dependencyFailure = true
+    fail(p.report, [
+      `dependency ${step.package} ${step.version} could not be ${step.action === 'install' ? 'installed' : step.action === 'configure' ? 'configured' : 'moved to'} in repository ${repo}: ${reason}`,
+    ])
+  }
 }
 
 /** The repositories to plan: each with the packages its variants rendered and the packages it holds besides, where any declares itself. */
@@ -248,6 +284,7 @@ async function carryOut(
   others: ReadonlyMap<string, StoredPackage>,
   byPath: ReadonlyMap<string, Pending>,
   outcome: DependencyOutcome,
+  installed: Installed[],
 ): Promise<RepositoryDependencies['steps']> {
   const steps: RepositoryDependencies['steps'] = []
   // A dependency is only installed for a dependant that renders.
@@ -293,15 +330,12 @@ async function carryOut(
     if (rendered.report.status === 'failed') {
       const reason = rendered.report.reasons.join('; ')
       steps.push({ ...stepReport(step), outcome: 'failed', reason })
-      for (const dependant of step.neededBy) {
-        const p = byPath.get(dependant)
-        if (p) p.dependencyFailure = true
-        if (p)
-          fail(p.report, [
-            `dependency ${step.package} ${step.version} could not be ${step.action === 'install' ? 'installed' : step.action === 'configure' ? 'configured' : 'moved to'} in repository ${plan.repo}: ${reason}`,
-          ])
-      }
-    } else steps.push({ ...stepReport(step), outcome: 'done' })
+      failDependants(step, plan.repo, reason, byPath)
+    } else {
+      const report: RepositoryDependencies['steps'][number] = { ...stepReport(step), outcome: 'done' }
+      steps.push(report)
+      installed.push({ pending: rendered, step, report, repo: plan.repo })
+    }
     outcome.rendered.push(rendered)
   }
   return steps

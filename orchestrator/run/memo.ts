@@ -27,12 +27,13 @@
  * (`packageDigests`): content-addressed, so trusted at once.
  */
 import { createHash } from 'node:crypto'
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { readFileSync, statSync } from 'node:fs'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { KubeObject } from '../../functions/krm/index.js'
 import type { StoredPackage } from '../output/output.js'
 import { appendTo } from '../util/collections.js'
+import { writeFileWhole } from '../util/write-file.js'
 import type { PlannedVariant } from '../plan/plan.js'
 
 /** What the inputs of a recorded render included besides the PackageVariant and its upstream. */
@@ -178,10 +179,7 @@ export class RenderMemo {
     const text = JSON.stringify(record)
     // A run that changed nothing rewrites nothing.
     if (text === readIfExists(this.file)) return
-    mkdirSync(dirname(this.file), { recursive: true })
-    const temporary = `${this.file}.${process.pid}.tmp`
-    writeFileSync(temporary, text)
-    renameSync(temporary, this.file)
+    writeFileWhole(this.file, text)
   }
 
   /**

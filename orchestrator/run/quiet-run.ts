@@ -15,7 +15,7 @@
  * and not `--dry-run` or `--cluster` (which writes status from the plan).
  */
 import { createHash } from 'node:crypto'
-import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, dirname, join, resolve } from 'node:path'
 import { fleetDigest } from '../fleet/load.js'
@@ -27,6 +27,7 @@ import type { RunReport } from '../report/report.js'
 import { cloneDirectory } from '../upstream/git-source.js'
 import { GitSources, listUpstreams, upstreamIndexDigest } from '../upstream/upstreams.js'
 import type { RepositoryLocation } from '../upstream/upstreams.js'
+import { writeFileWhole } from '../util/write-file.js'
 
 /** What a run in which nothing changed was made from, and what it reported. */
 export interface QuietRecord {
@@ -170,10 +171,7 @@ export function saveQuietRecord(file: string, outcome: QuietOutcome): void {
     packages,
     report,
   }
-  mkdirSync(dirname(file), { recursive: true })
-  const temporary = `${file}.${process.pid}.tmp`
-  writeFileSync(temporary, JSON.stringify(record))
-  renameSync(temporary, file)
+  writeFileWhole(file, JSON.stringify(record))
 }
 
 function readQuietRecord(file: string): QuietRecord | undefined {

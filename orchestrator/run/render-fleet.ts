@@ -31,7 +31,7 @@ import { gateRender } from './publish-gate.js'
 import { VariantContext } from './render-variant.js'
 import type { MemoEntry } from './memo.js'
 import { quietRecordFile, quietRunApplies, replayQuietRun, saveQuietRecord } from './quiet-run.js'
-import { failUnstaged, renderShare, sharesOf } from './render-share.js'
+import { renderShare, sharesOf } from './render-share.js'
 import type { RenderSettings } from './settings.js'
 import { setUpRun, sharedRepositories } from './setup.js'
 import type { Planned, Run } from './setup.js'
@@ -154,8 +154,8 @@ export async function renderFleet(
           mode,
         )
     for (const r of dependencies.removals) present.delete(r.report.path!)
+    // (resolveDependencies settled its packages' staging: one that could not be staged failed with what needs it.)
     const pending = [...variants, ...dependencies.rendered]
-    await failUnstaged(output, dependencies.rendered)
     report.variants.push(...pending.map((p) => p.report), ...held.map((p) => p.report))
     // What may be published now (--git --publish), or with --out written, as rollouts and the publish policy allow.
     const gate = await gateRender(run, pending, report)

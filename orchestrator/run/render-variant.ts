@@ -220,6 +220,7 @@ export class VariantContext {
         )
         return fail(['3-way merge failed', ...merged.errors, ...conflicts].join('; '))
       }
+      report.warnings.push(...merged.warnings)
       base = merged.files
     }
     const applied = applyPackageVariant(variant, base, this.codec, this.fleet.objects)

@@ -4,10 +4,12 @@
  * the variants are read from and written to (`setUpRun`). Deterministic, so
  * every thread gets the same plan.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve, sep } from 'node:path'
 import { buildFleet } from '../fleet/fleet.js'
+import { acquireLock } from '../git/lock.js'
+import type { Lock } from '../git/lock.js'
 import type { Fleet } from '../fleet/fleet.js'
 import { loadFleetDirectory } from '../fleet/load.js'
 import { DirectoryOutput } from '../output/directory/directory-output.js'
@@ -117,6 +119,7 @@ export async function setUpRun(
 ): Promise<Run> {
   const scratch = mkdtempSync(join(tmpdir(), 'kpt-variants-'))
   let output: RunOutput | undefined
+  let lock: Lock | undefined
   // The recorded packages' digests are taken on another thread while this one loads and plans (stat-thread.ts).
   const recorded = settings.memo ? RenderMemo.read(settings.memo) : undefined
   const outDir = resolve(settings.cwd, settings.outDir)
@@ -153,6 +156,12 @@ export async function setUpRun(
       }
       plan = withoutUnavailable(plan, (output as GitOutput).shared.unavailable)
     } else {
+      // One run at a time writes an output directory, as one at a time writes a repository (a lock file in it): another
+      // would read a package while this one replaces it, and take it for missing.
+      if (thread === 0 && !settings.dryRun) {
+        mkdirSync(outDir, { recursive: true })
+        lock = await acquireLock(join(outDir, outputLockName), settings.upstreamCache?.lockTimeoutMs ?? 60_000)
+      }
       const failures = settings.cacheDir
         ? { cacheDir: settings.cacheDir, key: directoryFailureKey(fleetIdOf(settings), outDir) }
         : undefined
@@ -183,15 +192,20 @@ export async function setUpRun(
       scratch,
       close() {
         made.close()
+        lock?.release()
         rmSync(scratch, { recursive: true, force: true })
       },
     }
   } catch (err) {
     output?.close()
+    lock?.release()
     rmSync(scratch, { recursive: true, force: true })
     throw err
   }
 }
+
+/** The lock file of an output directory, in it (a dot-file: never a package). */
+export const outputLockName = '.kpt-variants.lock'
 
 /** The repositories every thread of a `--git` run reads, as the main thread opened them. */
 export function sharedRepositories(run: Run): SharedRepositories | undefined {

@@ -8,9 +8,8 @@
  * the entries are also kept in the cache between runs.
  */
 import { createHash } from 'node:crypto'
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
-import { threadId } from 'node:worker_threads'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { crdProvides, isCustomResourceDefinition } from '../../functions/api/dependencies.js'
 import type { CatalogPackage, CatalogVersion } from '../../functions/api/dependencies.js'
 import type { PlanCatalog } from '../../functions/dependency-check/index.js'
@@ -20,6 +19,7 @@ import { gitPackageFiles } from '../package/files.js'
 import { ResourceCodec } from '../package/resources.js'
 import { revisionKey } from '../fleet/fleet.js'
 import type { RevisionVersion } from './revisions.js'
+import { writeFileWhole } from '../util/write-file.js'
 import type { RepositoryLocation, UpstreamIndex, GitSources } from './upstreams.js'
 
 /** A revision's catalog entry as kept: the package's name and the version, or none (no manifest with a version). */
@@ -163,11 +163,7 @@ class EntryCache {
   /** Writes the entries when new ones were read (whole, renamed into place). */
   save(): void {
     if (!this.#file || !this.#changed) return
-    mkdirSync(dirname(this.#file), { recursive: true })
-    // Render threads of one process read and write it too: the temporary file is the thread's own.
-    const temporary = `${this.#file}.${process.pid}.${threadId}.tmp`
-    writeFileSync(temporary, JSON.stringify({ version: cacheVersion, entries: this.#entries }))
-    renameSync(temporary, this.#file)
+    writeFileWhole(this.#file, JSON.stringify({ version: cacheVersion, entries: this.#entries }))
   }
 
   #read(): Record<string, CachedEntry> {

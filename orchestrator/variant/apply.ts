@@ -84,8 +84,10 @@ export function applyPackageVariant(
     if (!found.ok) return { ok: false, results: [{ severity: 'error', message: found.message }], injected: [] }
     if (!variant.dependency.asDependency) return { ok: true, files, results: [], injected: [] }
     recordDependency(found.kptfile.object, variant.dependency.deletionPolicy)
-    if (!variant.dependency.configured)
-      return { ok: true, files: codec.write(resources, rl.items, files), results: [], injected: [] }
+    if (!variant.dependency.configured) {
+      const written = codec.write(resources, rl.items, files)
+      return { ok: true, files: written.files, results: warningResults(written.warnings), injected: [] }
+    }
   } else if (found.ok) {
     const owner: { key: string; set?: string; deletionPolicy: 'delete' | 'orphan' } = {
       key: variant.key,
@@ -108,7 +110,17 @@ export function applyPackageVariant(
     o.injected !== undefined ? [`${o.point.object.kind} ${o.point.object.name} <- ${o.injected}`] : [],
   )
   if (rl.results.hasErrors()) return { ok: false, results: rl.results.items, injected }
-  return { ok: true, files: codec.write(resources, rl.items, files), results: rl.results.items, injected }
+  const written = codec.write(resources, rl.items, files)
+  return {
+    ok: true,
+    files: written.files,
+    results: [...rl.results.items, ...warningResults(written.warnings)],
+    injected,
+  }
+}
+
+function warningResults(warnings: readonly string[]): Result[] {
+  return warnings.map((message) => ({ severity: 'warning', message }))
 }
 
 function trimSlashes(path: string): string {

@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os'
 import { delimiter, join, resolve } from 'node:path'
 import { execa } from 'execa'
 import { parse, stringify } from 'yaml'
+import { functionPrograms } from '../../scripts/programs.js'
 
 /** `.expected/config.yaml`, the subset of kpt's e2e fields we support. */
 export interface CaseConfig {
@@ -100,10 +101,12 @@ interface RunResult {
 export interface ImageRuntime {
   engine: string
   tag(fn: string): string
+  /** More of the environment kpt runs the engine in (a registries.conf, a storage of its own). */
+  env?: Record<string, string>
 }
 
-/** Runs one case; throws an Error describing the first mismatch. */
-export async function runCase(testCase: E2eCase, images?: ImageRuntime): Promise<void> {
+/** Runs one case, its `exec:` functions found in `bin` (the repository's bin/ unless told); throws an Error describing the first mismatch. */
+export async function runCase(testCase: E2eCase, images?: ImageRuntime, bin: string = binDir): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'kpt-variants-e2e-'))
   const pkg = join(work, 'pkg')
   try {
@@ -115,7 +118,7 @@ export async function runCase(testCase: E2eCase, images?: ImageRuntime): Promise
     const expectedDir = join(testCase.dir, '.expected')
     const runs = testCase.config.runCount ?? 2
     for (let i = 0; i < runs; i++) {
-      const run = await runOnce(testCase.config, pkg, join(work, `results-${i}`), base, images)
+      const run = await runOnce(testCase.config, pkg, join(work, `results-${i}`), base, images, bin)
       const label = `${testCase.name} (run ${i + 1})`
       const wantExit = testCase.config.exitCode ?? 0
       if (run.exitCode !== wantExit) {
@@ -151,6 +154,7 @@ async function runOnce(
   resultsDir: string,
   base: string,
   images: ImageRuntime | undefined,
+  bin: string,
 ): Promise<RunResult> {
   const args =
     config.testType === 'eval'
@@ -159,8 +163,8 @@ async function runOnce(
   const env = {
     ...process.env,
     ...config.env,
-    PATH: `${binDir}${delimiter}${process.env['PATH'] ?? ''}`,
-    ...(images ? { KPT_FN_RUNTIME: images.engine } : {}),
+    PATH: `${bin}${delimiter}${process.env['PATH'] ?? ''}`,
+    ...(images ? { KPT_FN_RUNTIME: images.engine, ...images.env } : {}),
   }
   if (images && config.testType !== 'eval') swapKptfileFunctions(pkg, images, 'image')
   const run = await execa('kpt', args, { cwd: pkg, env, reject: false, stdin: 'ignore' })
@@ -215,8 +219,7 @@ function swapKptfileFunctions(pkg: string, images: ImageRuntime, to: 'exec' | 'i
 
 /** The function whose image `tag` is, if it is one of ours. */
 function execName(tag: string, images: ImageRuntime): string | undefined {
-  const fn = /^(?:localhost\/)?kpt-variants\/([\w-]+):/.exec(tag)?.[1]
-  return fn && images.tag(fn) === tag.replace(/^localhost\//, '') ? fn : undefined
+  return functionPrograms.find(({ name }) => images.tag(name) === tag.replace(/^localhost\//, ''))?.name
 }
 
 /** kpt prints stderr of functions with absolute temp paths, and names an image function by its image; keep results stable. */

@@ -64,10 +64,15 @@ process.on('exit', () => {
   for (const child of running) child.kill('SIGKILL')
 })
 
+/** The two processes of a server, by name. */
+export type ServerProcess = 'etcd' | 'kube-apiserver'
+
 export class KubeApiServer {
   readonly adminToken = randomBytes(16).toString('hex')
   #processes: ChildProcess[] = []
   #names = new Map<ChildProcess, string>()
+  /** The arguments each process was started with, to start it again on the same ports and data. */
+  #args = new Map<ServerProcess, string[]>()
   #port = 0
   #ca = ''
   #discovery = new Map<string, Promise<Json[]>>()
@@ -152,8 +157,14 @@ export class KubeApiServer {
       `--audit-policy-file=${join(this.dir, 'audit-policy.yaml')}`,
       `--audit-log-path=${join(this.dir, 'audit.log')}`,
     ])
+    await this.#ready([etcd, apiserver])
+    this.#ca = readFileSync(join(this.dir, 'certs', 'apiserver.crt'), 'utf8')
+  }
+
+  /** Resolves once /readyz says ok; rejects when one of `children` exits first, or after the start timeout. */
+  async #ready(children: ChildProcess[]): Promise<void> {
     const exited = Promise.race(
-      [etcd, apiserver].map(
+      children.map(
         (child) => new Promise<never>((_, reject) => child.once('exit', () => reject(this.#exitError(child)))),
       ),
     )
@@ -168,11 +179,31 @@ export class KubeApiServer {
         )
       await Promise.race([new Promise((resolve) => setTimeout(resolve, 100)), exited])
     }
-    this.#ca = readFileSync(join(this.dir, 'certs', 'apiserver.crt'), 'utf8')
   }
 
-  #spawn(name: string, args: string[]): ChildProcess {
-    const log = openSync(join(this.dir, `${name}.log`), 'w')
+  /**
+   * Stops one of the two processes (`signal`, default SIGTERM; SIGKILL after
+   * 15 s), as an outage: the other goes on. `startProcess` starts it again, on the same ports,
+   * with the same data and certificates.
+   */
+  async stopProcess(name: ServerProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    const child = this.#processes.find(
+      (c) => this.#names.get(c) === name && c.exitCode === null && c.signalCode === null,
+    )
+    if (!child) throw new Error(`${name} is not running`)
+    await stopChild(child, signal)
+    this.#processes = this.#processes.filter((c) => c !== child)
+  }
+
+  /** Starts a process `stopProcess` stopped, and resolves once the server is ready again (/readyz). */
+  async startProcess(name: ServerProcess): Promise<void> {
+    this.#spawn(name, this.#args.get(name)!)
+    await this.#ready(this.#processes)
+  }
+
+  #spawn(name: ServerProcess, args: string[]): ChildProcess {
+    this.#args.set(name, args)
+    const log = openSync(join(this.dir, `${name}.log`), 'a')
     const child = spawn(join(binDir, name), args, { stdio: ['ignore', log, log], cwd: this.dir })
     closeSync(log)
     this.#names.set(child, name)
@@ -207,14 +238,8 @@ export class KubeApiServer {
 
   /** Stops kube-apiserver, then etcd (SIGTERM, SIGKILL after 15 s), and removes the directory. */
   async stop(options: { keepDir?: boolean } = {}): Promise<void> {
-    for (const child of this.#processes.reverse()) {
-      if (child.exitCode !== null || child.signalCode !== null) continue
-      const exited = new Promise((resolve) => child.once('exit', resolve))
-      child.kill('SIGTERM')
-      const timer = setTimeout(() => child.kill('SIGKILL'), stopTimeout)
-      await exited
-      clearTimeout(timer)
-    }
+    const apiserverFirst = (c: ChildProcess) => (this.#names.get(c) === 'kube-apiserver' ? 0 : 1)
+    for (const child of this.#processes.sort((a, b) => apiserverFirst(a) - apiserverFirst(b))) await stopChild(child)
     this.#processes = []
     if (!options.keepDir) rmSync(this.dir, { recursive: true, force: true })
   }
@@ -477,4 +502,14 @@ export class KubeApiServer {
     }
     return events.filter((e) => !e.requestURI.includes('audit-marker=')).slice(since)
   }
+}
+
+/** `signal` (SIGTERM), then SIGKILL after the stop timeout; resolves once the process has exited. */
+async function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return
+  const exited = new Promise((resolve) => child.once('exit', resolve))
+  child.kill(signal)
+  const timer = setTimeout(() => child.kill('SIGKILL'), stopTimeout)
+  await exited
+  clearTimeout(timer)
 }

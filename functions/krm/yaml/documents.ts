@@ -176,6 +176,17 @@ export function readPlainItemValue(text: string): Record<string, unknown> | unde
     : undefined
 }
 
+/**
+ * The value of a whole document's text (a Kptfile, say) read straight to plain JavaScript, or undefined
+ * when it is not plain block YAML without comments (see plain-values.ts): the caller then parses it.
+ */
+export function readPlainDocumentValue(text: string): Record<string, unknown> | undefined {
+  if (text.includes('#')) return undefined
+  const schema = (plainTemplate ??= parseDocument('', plainParseOptions)).schema
+  const value = readPlainValue(text, schema)
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined
+}
+
 /** parseYamlDocument with the library alone (the plain reader is checked against it). */
 export function parseYamlDocumentWithLibrary(text: string, source = 'input'): Document.Parsed {
   checkNestingDepth(text, source)

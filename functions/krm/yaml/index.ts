@@ -45,6 +45,7 @@ export {
   maxAliasCount,
   parseYamlDocument,
   parseYamlDocuments,
+  readPlainDocumentValue,
   stringifyYamlDocument,
   stringifyYamlDocuments,
   YamlSyntaxError,
@@ -57,5 +58,5 @@ export { isPlainBlockItem } from './item-syntax.js'
 export { itemsPlaceholder, scanHeader, splitItems, topLevelFieldText } from './lazy-items.js'
 export type { ItemHeader } from './lazy-items.js'
 export { NodeBacking, SourceBacking } from './object-backing.js'
-export { dropComments, readsBack } from './read-back.js'
+export { dropComments, printReadable, readsBack } from './read-back.js'
 export type { ObjectBacking } from './object-backing.js'

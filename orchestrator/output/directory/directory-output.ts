@@ -191,8 +191,9 @@ export class DirectoryOutput implements RunOutput {
       const files = stored.published
       if (!files) continue
       if (settings.dryRun) {
-        if (settings.diff) report.diff = packageDiff(path, files, orphan ? orphanPackage(files) : undefined)
-      } else if (orphan) this.writer.writePackage(path, orphanPackage(files))
+        if (settings.diff)
+          report.diff = packageDiff(path, files, orphan ? orphanPackage(files, report.warnings) : undefined)
+      } else if (orphan) this.writer.writePackage(path, orphanPackage(files, report.warnings))
       else this.writer.removePackage(path)
     }
     return removals.filter((r) => r.stored.published)

@@ -277,15 +277,15 @@ export class GitOutput implements RunOutput {
         if (!draft || draft.size === 0) continue
         proposed.push(removal)
         if (settings.dryRun && settings.diff)
-          report.diff = packageDiff(path, draft, orphan ? orphanPackage(draft) : undefined)
+          report.diff = packageDiff(path, draft, orphan ? orphanPackage(draft, report.warnings) : undefined)
         if (!orphan) slot(repo).gone.push(removal)
         else {
-          slot(repo).entries.push({ report, files: orphanPackage(draft) })
+          slot(repo).entries.push({ report, files: orphanPackage(draft, report.warnings) })
           if (publishes) slot(repo).publish.set(pkg, report)
         }
         continue
       }
-      const files = orphan ? orphanPackage(published) : undefined
+      const files = orphan ? orphanPackage(published, report.warnings) : undefined
       // Already proposed: the open draft is this very change (published now if it may be).
       const already = draft !== undefined && (files ? packageDiff(path, draft, files) === '' : draft.size === 0)
       if (already && !publishes) continue
