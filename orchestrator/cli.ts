@@ -8,6 +8,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import type { PublishOptions } from './commands/publish.js'
 import type { RenderOptions } from './commands/render.js'
 import type { StatusOptions } from './commands/status.js'
+import type { DepsOptions } from './commands/deps.js'
 import type { RolloutAction, RolloutOptions } from './commands/rollout.js'
 import { UsageError } from './commands/cli-io.js'
 import { addControllerCommand } from './commands/controller-cli.js'
@@ -245,6 +246,43 @@ holds back is reported, not a failure), 1 when one was not, 2 on a usage error.`
     .action(async (fleet: string, options: StatusOptions) => {
       const { statusCommand } = await import('./commands/status.js')
       exitCode = await statusCommand(fleet, options, io)
+    })
+
+  program
+    .command('deps')
+    .description(
+      "what a downstream repository holds, as a tree of packages: each one's version, whether a PackageVariant, a dependency or a person put it there, what it needs and what needs it; why a package is there, whether it can be deleted, and what is out of date (docs/package-dependencies.md)",
+    )
+    .argument('[REPO]', 'the downstream Repository of the fleet (with --outdated, default: every one)')
+    .option('--fleet <DIR>', 'the fleet directory, as given to render')
+    .option('--cluster', "read the fleet from the Kubernetes API server of the kubeconfig's context")
+    .option('--kubeconfig <PATH>', 'with --cluster, the kubeconfig')
+    .option('--context <NAME>', "with --cluster, the kubeconfig's context to use")
+    .option(
+      '-o, --out <DIR>',
+      'read the output directory a render --out DIR wrote instead of the downstream repositories',
+    )
+    .option('--why <PKG>', 'why PKG is in the repository: every chain of packages that need it')
+    .option('--can-delete <PKG>', 'whether PKG can be deleted: exit 1, naming what needs it, when not')
+    .option('--outdated', 'every package below the newest version its constraints allow, or the newest published')
+    .option('--json', 'print a machine-readable answer on stdout')
+    .option('-n, --namespace <NS>', 'the namespace of fleet objects without one (default: default)')
+    .option('--cache <DIR>', 'where the working clones are kept (default: ~/.cache/kpt-variants)')
+    .option('--lock-timeout <seconds>', 'how long to wait for another run holding a repository', parseSeconds, 60)
+    .addHelpText(
+      'after',
+      `
+Examples:
+  kpt-variants deps edge-05 --fleet fleet/
+  kpt-variants deps edge-05 --fleet fleet/ --why cert-manager
+  kpt-variants deps edge-05 --fleet fleet/ --out rendered/ --can-delete cert-manager
+  kpt-variants deps --fleet fleet/ --outdated --json
+
+Exit status: 0, or 1 when --can-delete says the package is needed; 2 on a usage error.`,
+    )
+    .action(async (repo: string | undefined, options: DepsOptions) => {
+      const { depsCommand } = await import('./commands/deps.js')
+      exitCode = await depsCommand(repo, options, io)
     })
 
   addControllerCommand(program, io, (code) => (exitCode = code))

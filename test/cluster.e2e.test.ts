@@ -78,6 +78,7 @@ const fleetLists = {
     'packagecatalogs',
     'installedpackages',
     'clusterapis',
+    'dependencypolicies',
     'rollouts',
   ],
   verbs: ['list'],
@@ -240,6 +241,7 @@ suite('render --cluster against a real API server', () => {
       expect(lists.map((e) => e.objectRef?.resource).sort()).toEqual([
         'clusterapis',
         'configmaps',
+        'dependencypolicies',
         'installedpackages',
         'packagecatalogs',
         'packagevariants',

@@ -59,10 +59,13 @@ export function readCatalogValue(
           )
           const type = installationTypeOf(v['installationType'], types)
           const source = sourceOf(v['source'])
+          const kubernetes = v['kubernetesVersion']
           if (!provides || !dependencies || type === null || source === null) return undefined
+          if (kubernetes !== undefined && kubernetes !== null && typeof kubernetes !== 'string') return undefined
           const catalogVersion: CatalogVersion = { version, provides, dependencies }
           if (type) catalogVersion.installationType = type
           if (source) catalogVersion.source = source
+          if (kubernetes) catalogVersion.kubernetesVersion = kubernetes
           read.push(catalogVersion)
         }
       }

@@ -23,6 +23,7 @@ export interface Schema {
   'x-kubernetes-list-map-keys'?: string[]
   'x-kubernetes-int-or-string'?: true
   'x-kubernetes-validations'?: { rule: string; message: string }[]
+  'x-kubernetes-preserve-unknown-fields'?: true
 }
 
 export const string = (extra: Schema = {}): Schema => ({ type: 'string', ...extra })

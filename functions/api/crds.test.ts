@@ -63,3 +63,34 @@ describe('the Rollout CRD', () => {
     expect(undeclared({ spec: { stepz: [] } }, schema, '')).toEqual(['.spec.stepz'])
   })
 })
+
+describe('the DependencyPolicy CRD', () => {
+  const policy = customResourceDefinitions.find(({ file }) => file === 'kpt-variants.dev_dependencypolicies.yaml')!
+  const schema = (policy.crd as unknown as Crd).spec.versions[0]!.schema.openAPIV3Schema
+
+  /** The paths of a value its schema does not declare (a field that keeps unknown fields declares all below it). */
+  function undeclared(value: unknown, s: Schema | undefined, path: string): string[] {
+    if (!s) return [path]
+    if (s['x-kubernetes-preserve-unknown-fields']) return []
+    if (Array.isArray(value)) return value.flatMap((v, i) => undeclared(v, s.items, `${path}[${i}]`))
+    if (typeof value !== 'object' || value === null) return []
+    return Object.entries(value).flatMap(([k, v]) =>
+      undeclared(
+        v,
+        s.properties?.[k] ?? s.additionalProperties ?? (s.type === 'object' && !s.properties ? {} : undefined),
+        `${path}.${k}`,
+      ),
+    )
+  }
+
+  test('declares every field of the docs/package-dependencies.md example', () => {
+    const text = readFileSync(join(repo, 'docs', 'package-dependencies.md'), 'utf8')
+    const yaml = /```yaml\n(apiVersion: kpt-variants\.dev\/v1alpha1\nkind: DependencyPolicy\n[\s\S]*?)```/.exec(
+      text,
+    )![1]!
+    const example = parse(yaml) as Record<string, unknown>
+    expect(Object.keys(example['spec'] as object).length).toBeGreaterThan(8)
+    expect(undeclared(example, schema, '')).toEqual([])
+    expect(undeclared({ spec: { pinz: [] } }, schema, '')).toEqual(['.spec.pinz'])
+  })
+})

@@ -3,7 +3,8 @@
  * (its controller-gen output at the versions it serves): Repository and
  * PackageVariant v1alpha1, PackageVariantSet v1alpha2; and our own kinds
  * (kpt-variants.dev/v1alpha1): Rollout (docs/rollouts.md) and the dependency
- * kinds PackageCatalog, InstalledPackage and ClusterAPIs
+ * kinds PackageCatalog, InstalledPackage and ClusterAPIs, and the
+ * DependencyPolicy of render's dependency planning
  * (docs/package-dependencies.md). The schemas are built
  * against our API types: `fields<T>()` takes exactly the fields of T, so a
  * field added to a type without a schema (or the reverse) does not compile.
@@ -21,7 +22,13 @@ import {
 import { rolloutColumns, rolloutSchema } from './rollout-crd-schema.js'
 import { rolloutGroup, rolloutKind, rolloutVersion } from './rollout.js'
 import { clusterAPIsKind, dependenciesGroup, installedPackageKind, packageCatalogKind } from './dependencies.js'
-import { clusterAPIsSchema, installedPackageSchema, packageCatalogSchema } from './dependency-crd-schemas.js'
+import {
+  clusterAPIsSchema,
+  dependencyPolicySchema,
+  installedPackageSchema,
+  packageCatalogSchema,
+} from './dependency-crd-schemas.js'
+import { dependencyPolicyKind } from './dependency-policy.js'
 
 export type { Schema } from './crd-schema.js'
 
@@ -97,6 +104,18 @@ export const customResourceDefinitions: readonly { file: string; crd: Record<str
   {
     file: `${dependenciesGroup}_clusterapis.yaml`,
     crd: crd(clusterAPIsKind, 'clusterapis', 'v1alpha1', clusterAPIsSchema, undefined, dependenciesGroup),
+    porch: false,
+  },
+  {
+    file: `${dependenciesGroup}_dependencypolicies.yaml`,
+    crd: crd(
+      dependencyPolicyKind,
+      'dependencypolicies',
+      'v1alpha1',
+      dependencyPolicySchema,
+      undefined,
+      dependenciesGroup,
+    ),
     porch: false,
   },
 ]

@@ -26,6 +26,7 @@ import { installationTypes, defaultDependencyPolicy } from './dependency-types.j
 import type {
   InstallationType,
   GVK,
+  GroupKind,
   DeclaredAt,
   PackageDependency,
   GVKDependency,
@@ -96,6 +97,8 @@ export function readPackageCatalogFields(object: KubeObject): Read<PackageCatalo
       if (type) entry.installationType = type
       const source = readPackageSource(d, [...vbase, 'source'])
       if (source) entry.source = source
+      const kubernetes = d.string([...vbase, 'kubernetesVersion'])
+      if (kubernetes) entry.kubernetesVersion = kubernetes
       versions.push(entry)
     })
     const pkg: CatalogPackage = { name: name ?? '', versions }
@@ -128,11 +131,14 @@ export function readPackageManifest(object: KubeObject): Read<PackageManifest> {
     namespace: d.string(['spec', 'namespace']) ?? '',
     provides: readGVKs(d, ['spec', 'provides']),
     dependencies: readDependencies(d, ['spec', 'dependencies']),
+    sharedAPIs: readGroupKinds(d, ['spec', 'sharedAPIs']),
   }
   const version = d.string(['spec', 'version'])
   if (version) manifest.version = version
   const type = readInstallationType(d, ['spec', 'installationType'])
   if (type) manifest.installationType = type
+  const kubernetes = d.string(['spec', 'kubernetesVersion'])
+  if (kubernetes) manifest.kubernetesVersion = kubernetes
   return done(d, manifest)
 }
 
@@ -185,6 +191,7 @@ const policyEnums: { [K in Exclude<keyof DependencyPolicy, 'prereleases'>]: read
   latest: ['LatestVersionField', 'HighestStable', 'Highest'],
   optional: ['Skip', 'InstallIfResolvable'],
   incompleteVersions: ['Ignore', 'Coerce'],
+  autoUpgrade: ['Never', 'Dependencies'],
 }
 
 /** Reads a DependencyCheck functionConfig; omitted policy fields take the defaults. */
@@ -295,6 +302,20 @@ function readGVKs(d: Decoder, path: FieldPath): GVK[] {
   d.each(path, (base) => {
     const gvk = readGVK(d, base)
     if (gvk) out.push(gvk)
+  })
+  return out
+}
+
+function readGroupKinds(d: Decoder, path: FieldPath): GroupKind[] {
+  const out: GroupKind[] = []
+  d.each(path, (base) => {
+    if (!d.isMap(base)) {
+      d.fail(base, 'must be an object with `group` and `kind`')
+      return
+    }
+    const group = d.requiredString([...base, 'group'])
+    const kind = d.requiredString([...base, 'kind'])
+    if (group !== undefined && kind !== undefined) out.push({ group, kind })
   })
   return out
 }

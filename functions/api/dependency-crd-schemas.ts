@@ -1,6 +1,7 @@
-/** The schemas of our dependency CRDs: PackageCatalog, InstalledPackage and ClusterAPIs (docs/package-dependencies.md). */
+/** The schemas of our dependency CRDs: PackageCatalog, InstalledPackage, ClusterAPIs and DependencyPolicy (docs/package-dependencies.md). */
 import type { PackageSource } from './dependencies.js'
-import { array, boolean, fields, integer, object, string } from './crd-schema.js'
+import { array, boolean, fields, integer, labelSelector, object, string } from './crd-schema.js'
+import { packageVariantTemplate } from './porch-crd-schemas.js'
 
 /** An API (group/version/kind) a package serves or needs. */
 const gvk = object(
@@ -51,6 +52,7 @@ export const packageCatalogSchema = object(
                   dependencies: array(dependency),
                   installationType,
                   source: packageSource,
+                  kubernetesVersion: string(),
                 },
                 { required: ['version'] },
               ),
@@ -94,4 +96,47 @@ export const installedPackageSchema = object(
 export const clusterAPIsSchema = object(
   { apiVersion: string(), kind: string(), metadata: { type: 'object' }, spec: object({ gvks: array(gvk) }) },
   { description: 'ClusterAPIs lists APIs a cluster serves without a package managing them.' },
+)
+
+const allowDeny = string({ enum: ['Allow', 'Deny'] })
+const template = packageVariantTemplate.properties!
+
+export const dependencyPolicySchema = object(
+  {
+    apiVersion: string(),
+    kind: string(),
+    metadata: { type: 'object' },
+    spec: object({
+      repositories: array(string({ minLength: 1 })),
+      repositorySelector: labelSelector,
+      upgrades: allowDeny,
+      downgrades: allowDeny,
+      // Exclude, Include, or {identifiers: [...]}: checked by readDependencyPolicy.
+      prereleases: { 'x-kubernetes-preserve-unknown-fields': true },
+      install: boolean(),
+      autoUpgrade: boolean(),
+      pins: array(
+        object(
+          { package: string({ minLength: 1 }), version: string({ minLength: 1 }) },
+          { required: ['package', 'version'] },
+        ),
+      ),
+      dependencies: array(
+        object(
+          {
+            package: string({ minLength: 1 }),
+            packageContext: template['packageContext']!,
+            injectors: template['injectors']!,
+            pipeline: template['pipeline']!,
+          },
+          { required: ['package'] },
+        ),
+      ),
+      clusterVersion: object({ label: string(), field: string() }),
+    }),
+  },
+  {
+    description:
+      'DependencyPolicy sets how kpt-variants render plans the dependencies of the downstream repositories it selects: upgrades, downgrades, prereleases, install or only report, automatic upgrades, pins, configured dependencies (docs/package-dependencies.md).',
+  },
 )

@@ -75,6 +75,8 @@ export interface CatalogVersion {
   installationType?: InstallationType
   /** Where it can be installed from; without one it can be checked but not installed. */
   source?: PackageSource
+  /** The Kubernetes versions it runs on (a constraint); `kpt-variants render` installs it only on a cluster whose version satisfies it. */
+  kubernetesVersion?: string
 }
 
 /** One package of a catalog. */
@@ -96,6 +98,12 @@ export interface PackageCatalog {
   packages: CatalogPackage[]
 }
 
+/** An API by group and kind, as a CustomResourceDefinition defines it. */
+export interface GroupKind {
+  group: string
+  kind: string
+}
+
 /** `PackageManifest`: a kpt package declaring itself (local config). */
 export interface PackageManifest {
   object: KubeObject
@@ -105,6 +113,10 @@ export interface PackageManifest {
   provides: GVK[]
   dependencies: Dependency[]
   installationType?: InstallationType
+  /** The Kubernetes versions the package runs on (a constraint), checked by `kpt-variants render` against the target cluster's. */
+  kubernetesVersion?: string
+  /** APIs its CRDs define on purpose although another package of the same repository defines them too (`kpt-variants render`). */
+  sharedAPIs: GroupKind[]
 }
 
 /** `InstalledPackage`: one installation in the cluster. */
@@ -148,6 +160,8 @@ export interface DependencyPolicy {
   latest: 'LatestVersionField' | 'HighestStable' | 'Highest'
   optional: 'Skip' | 'InstallIfResolvable'
   incompleteVersions: 'Ignore' | 'Coerce'
+  /** `Dependencies`: move packages installed as dependencies to the highest version every range admits (Glasskube's auto-update), not only when a range needs it. */
+  autoUpgrade: 'Never' | 'Dependencies'
 }
 
 /** The defaults functions/dependency-check/README.md documents. */
@@ -159,6 +173,7 @@ export const defaultDependencyPolicy: Readonly<DependencyPolicy> = Object.freeze
   latest: 'LatestVersionField',
   optional: 'Skip',
   incompleteVersions: 'Ignore',
+  autoUpgrade: 'Never',
 })
 
 /** `DependencyCheck`: the functionConfig. */

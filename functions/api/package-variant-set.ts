@@ -166,7 +166,8 @@ function readTarget(d: Decoder, base: FieldPath): Target {
   })
 }
 
-function readLabelSelector(d: Decoder, base: FieldPath): LabelSelector {
+/** A label selector (`matchLabels`, `matchExpressions`) at `base`. */
+export function readLabelSelector(d: Decoder, base: FieldPath): LabelSelector {
   return compact({
     matchLabels: d.stringMap([...base, 'matchLabels']),
     matchExpressions: d.list([...base, 'matchExpressions'], (p): LabelSelectorRequirement =>
@@ -179,7 +180,8 @@ function readLabelSelector(d: Decoder, base: FieldPath): LabelSelector {
   })
 }
 
-function readTemplate(d: Decoder, base: FieldPath): PackageVariantTemplate {
+/** A PackageVariant template (`spec.targets[].template`'s fields) at `base`. */
+export function readTemplate(d: Decoder, base: FieldPath): PackageVariantTemplate {
   return compact({
     downstream: d.map([...base, 'downstream'], (p) =>
       compact({

@@ -107,7 +107,8 @@ const mapExprs = array(fields<MapExpr>({ key: string(), keyExpr: string(), value
 /** A pipeline function template: kpt's Function plus `configMapExprs`. */
 const functionTemplate = object({ ...kptFunction.properties, configMapExprs: mapExprs })
 
-const packageVariantTemplate = fields<PackageVariantTemplate>({
+/** `spec.targets[].template` of a PackageVariantSet (a DependencyPolicy's configured dependencies take three of its fields). */
+export const packageVariantTemplate = fields<PackageVariantTemplate>({
   adoptionPolicy: string(),
   annotationExprs: mapExprs,
   annotations: stringMap(),

@@ -3,13 +3,15 @@ import type { KrmFunction } from '../krm/index.js'
 import { dependencyCheck } from './dependency-check.js'
 
 export { parseConfig } from './config.js'
-export { parseConstraint, satisfies, translateConstraint } from './constraints.js'
+export { candidateAdmitted, parseConstraint, satisfies, translateConstraint } from './constraints.js'
+export type { Constraint } from './constraints.js'
 export { dependencyCheck } from './dependency-check.js'
 export { gatherInputs } from './inputs.js'
 export type * from './plan.js'
 export { planDependencies } from './resolve.js'
 export { newResultObject, planResults, resultStatus } from './report.js'
-export { compareVersions, parseVersion } from './versions.js'
+export { compareVersions, isPrerelease, parseVersion } from './versions.js'
+export type { Version } from './versions.js'
 
 /** The function as `bin/dependency-check` runs it. */
 export const dependencyCheckFunction: KrmFunction = {

@@ -70,6 +70,25 @@ describe('planDependencies', () => {
     ])
   })
 
+  test('autoUpgrade: Dependencies moves a dependency to the highest version every range admits (Glasskube auto-update)', () => {
+    const input = {
+      packages: [pkg('d', { '1.0.0': [], '1.2.0': [], '1.3.0': [], '2.0.0': [] })],
+      installed: [
+        installed('d', '1.0.0', { asDependency: true }),
+        installed('other', '1.0.0', { deps: [dep('d', '<2')] }),
+      ],
+      targets: [target('app', '1.0.0', [dep('d', '^1')])],
+    }
+    expect(plan(input).upgrade).toEqual([])
+    expect(plan({ ...input, policy: { autoUpgrade: 'Dependencies' } }).upgrade).toEqual([
+      { package: 'd', namespace: '', from: '1.0.0', to: '1.3.0', requiredBy: ['app@1.0.0', 'other@1.0.0'] },
+    ])
+    // A package installed on purpose stays where it is; upgrades: Deny wins.
+    const mine = { ...input, installed: [installed('d', '1.0.0'), input.installed[1]!] }
+    expect(plan({ ...mine, policy: { autoUpgrade: 'Dependencies' } }).upgrade).toEqual([])
+    expect(plan({ ...input, policy: { autoUpgrade: 'Dependencies', upgrades: 'Deny' } }).upgrade).toEqual([])
+  })
+
   test('installed dependency above the range: not resolvable unless downgrades are allowed', () => {
     const input = {
       packages: [pkg('cert-manager', { 'v1.16.0': [], 'v2.1.0': [] })],

@@ -116,7 +116,12 @@ function modelNodes(graph: PlanGraph, targets: readonly PlanTarget[]): ModelNode
     if (node.action !== 'target')
       return {
         ...base,
-        installed: { version: node.installed!.version, deps: node.installed!.deps, provides: node.installed!.provides },
+        installed: {
+          version: node.installed!.version,
+          deps: node.installed!.deps,
+          provides: node.installed!.provides,
+          asDependency: node.installed!.asDependency,
+        },
       }
     const entry = catalog.packages.get(node.package)
     const byConstraint = constraintTargets.get(node.id)

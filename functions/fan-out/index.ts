@@ -9,6 +9,9 @@ export { fanOut, runFanOut } from './fan-out.js'
 export type { FanOutOptions } from './fan-out.js'
 export { packageVariantIdentifier, packageVariantName } from './naming.js'
 export type { ReconcileSummary } from './reconcile.js'
+export { projectObject, renderSpec } from './template.js'
+export type { RenderedSpec } from './template.js'
+export type { PvContext } from './targets.js'
 
 /** The function as `bin/fan-out` runs it. */
 export const fanOutFunction: KrmFunction = {

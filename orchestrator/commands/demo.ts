@@ -8,8 +8,9 @@
  *   as Porch tags published revisions (git repositories cannot be committed inside this one, nor
  *   shipped in a package, so they are made here);
  * - `fleet`: a copy of `examples/fleet/fleet` (Repositories, a dozen WorkloadClusters, the nginx
- *   PackageVariantSet, region endpoints, a dependency catalog), and `rollout.yaml`, a Rollout for the
- *   README's rollout walk-through to copy into it;
+ *   PackageVariantSet, region endpoints, a dependency catalog, the DependencyPolicy that configures
+ *   cert-manager per region), and beside it `rollout.yaml`, a Rollout for the README's rollout
+ *   walk-through, and `nginx-follow.yaml`, the set following versions, to copy into it;
  * - `repos/edge-NN.git`: an empty bare repository per cluster, where `render --git` proposes drafts.
  */
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs'
@@ -41,7 +42,7 @@ export async function createDemoFleet(dir: string, env: Readonly<Record<string, 
   const git = (cwd: string, ...args: string[]) => execa('git', args, { cwd, env: { ...env, ...identity } })
   mkdirSync(dir, { recursive: true })
   cpSync(join(examples, 'fleet'), join(dir, 'fleet'), { recursive: true })
-  cpSync(join(examples, 'rollout.yaml'), join(dir, 'rollout.yaml'))
+  for (const file of ['rollout.yaml', 'nginx-follow.yaml']) cpSync(join(examples, file), join(dir, file))
   const blueprints = join(dir, 'repos', 'blueprints')
   mkdirSync(blueprints, { recursive: true })
   await git(blueprints, 'init', '-q', '-b', 'main')

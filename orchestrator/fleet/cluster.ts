@@ -65,8 +65,8 @@ const fleetKinds = [
   { kind: 'PackageVariantSet', versions: ['v1alpha2', 'v1alpha1'] },
   { kind: 'PackageVariant', versions: ['v1alpha1'] },
 ] as const
-/** The dependency check's kinds read from the fleet; listed when the server serves them. */
-const dependencyKinds = ['PackageCatalog', 'InstalledPackage', 'ClusterAPIs']
+/** The dependency check's kinds and render's DependencyPolicy, read from the fleet; listed when the server serves them. */
+const dependencyKinds = ['PackageCatalog', 'InstalledPackage', 'ClusterAPIs', 'DependencyPolicy']
 
 /** kpt-variants' own kinds read from the fleet (its group is the dependency kinds'): listed when served. */
 const rolloutKinds = ['Rollout']

@@ -157,6 +157,8 @@ function showVariant(i: number): void {
     ['downstream', v.repo ? `${v.repo}/${v.package}` : undefined],
     ['version', v.version],
     ['upstream', v.upstream],
+    ['follows', v.follows],
+    ['newest published', v.newest],
     ['previous upstream', v.previousUpstream],
     ['rendered from', v.previousUpstream ? undefined : v.rendered],
     ['local edits', v.localEdits],

@@ -26,6 +26,34 @@ const conflict = {
   resolution: 'upstream' as const,
 }
 
+describe('the version a variant follows', () => {
+  it('is on the page from a render and from status alike: the version, its constraint, the newest beyond it', () => {
+    const upstreamVersion = { constraint: '^1', version: 'v1.1.0', newest: 'v2.0.0' }
+    const fromReport = modelFromReport(
+      {
+        dryRun: false,
+        problems: [],
+        variants: [variant('edge-01/nginx', { upstreamVersion }), variant('edge-02/nginx')],
+      },
+      't',
+    )
+    expect(fromReport.variants.map((v) => [v.follows, v.newest])).toEqual([
+      ['v1.1.0 by "^1"', 'v2.0.0'],
+      [undefined, undefined],
+    ])
+    const fromStatus = modelFromStatus(
+      {
+        variants: [
+          { variant: 'default/a', package: 'edge-01/nginx', upstreamVersion: { constraint: '^1', version: 'v2.0.0' } },
+        ],
+      },
+      't',
+    )
+    expect(fromStatus.variants[0]).toMatchObject({ follows: 'v2.0.0 by "^1"' })
+    expect(fromStatus.variants[0]).not.toHaveProperty('newest')
+  })
+})
+
 describe('modelFromReport', () => {
   it('keeps every field of the report a page shows, with the state and the conditions render --cluster would write', () => {
     const model = modelFromReport(

@@ -50,6 +50,7 @@ function variantFromReport(v: ReportVariantInput): PageVariant {
     state: reportState(v),
     labels: { ...(v.labels ?? {}) },
     upstream: v.upstream,
+    ...followed(v.upstreamVersion),
     previousUpstream: v.previousUpstream,
     published: v.published,
     draft: v.draft,
@@ -63,6 +64,15 @@ function variantFromReport(v: ReportVariantInput): PageVariant {
     dependencyPlan: lines.filter((l) => l.startsWith('dependency ')),
     diff: v.diff,
   })
+}
+
+/** The version a variant follows, as the page shows it. */
+function followed(version: VariantReport['upstreamVersion']): Pick<PageVariant, 'follows' | 'newest'> {
+  if (!version) return {}
+  return {
+    follows: `${version.version} by ${JSON.stringify(version.constraint)}`,
+    ...(version.newest ? { newest: version.newest } : {}),
+  }
 }
 
 /** The state of a render's variant: failure and conflicts first, then where the change went (draft, tag), then what happened. */
@@ -100,6 +110,7 @@ export function modelFromStatus(status: StatusInput, title: string): PageModel {
       state: statusState(row, output),
       labels: { ...(row.labels ?? {}) },
       upstream: row.upstream,
+      ...followed(row.upstreamVersion),
       previousUpstream: row.state === 'behind' ? rendered : undefined,
       rendered,
       localEdits:

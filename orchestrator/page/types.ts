@@ -72,6 +72,10 @@ export interface PageVariant {
   state: PageState
   labels: Record<string, string>
   upstream?: string
+  /** When it follows a version: `v1.4.0 by ">=1.0.0 <2.0.0"`. */
+  follows?: string
+  /** The newest published version beyond the constraint it follows, when newer. */
+  newest?: string
   previousUpstream?: string
   /** `status`: the upstream revision the package holds (its upstreamLock). */
   rendered?: string

@@ -25,9 +25,22 @@ import { packagePathAnnotation } from '../../functions/krm/index.js'
 import type { KubeObject } from '../../functions/krm/index.js'
 import type { RepositoryDependencies } from '../report/report.js'
 import { appendTo } from '../util/collections.js'
-import { graphOf, needing, presentPackages, requirementsOf, sourcesOf, stepsOf } from './dependency-steps.js'
+import {
+  configureSteps,
+  graphOf,
+  needing,
+  presentPackages,
+  requirementsOf,
+  sourcesOf,
+  stepsOf,
+} from './dependency-steps.js'
 import type { DependencyStep, PresentPackage } from './dependency-steps.js'
+import { applyPins, pinConflicts } from './dependency-pins.js'
+import { defaultRepositoryPolicy } from './dependency-policy.js'
+import type { RepositoryPolicy } from './dependency-policy.js'
+import { runnableCatalogs } from './platform.js'
 import type { PlannedVariant } from './plan.js'
+import type { ClusterVersion } from './upstream-version.js'
 
 export type { DependencyStep, PresentPackage }
 export { dependencyVariant } from './dependency-variant.js'
@@ -40,6 +53,10 @@ export interface TargetPackage {
   /** `<repo>/<package>`, the variant's path. */
   path: string
   objects: readonly KubeObject[]
+  /** Its root's package-path annotation (the output's directory of the package). */
+  root?: string
+  /** It was rendered into the repository before this run (not created now). */
+  existing?: boolean
 }
 
 /** One repository's packages, as the plan sees them. */
@@ -96,6 +113,12 @@ export interface PlanContext {
   mode: 'install' | 'check'
   /** In install mode: the variant that renders a step's package, or why its source cannot be rendered. */
   resolve?: (step: DependencyStep) => { ok: true; variant: PlannedVariant } | { ok: false; message: string }
+  /** The repository's DependencyPolicy (default: today's behaviour). */
+  policy?: RepositoryPolicy
+  /** The repository's cluster: catalog versions that do not run on its Kubernetes version are not planned. */
+  cluster?: ClusterVersion
+  /** A variant of the repository failed before the plan: nothing is removed (its package as it was may need it). */
+  holdRemovals?: boolean
 }
 
 /** A repository's dependency plan. */
@@ -111,6 +134,10 @@ export interface RepositoryPlan {
   manifests: Map<string, { name: string; version?: string; requires: string[] }>
   /** What the repository holds once the plan is carried out (and what was installed outside git), for the fleet page's graph. */
   packages: RepositoryDependencies['packages']
+  /** What the policy's pins override: each dependant whose own range the planned version does not satisfy. */
+  overrides: string[]
+  /** Removals not made because a variant of the repository failed (its package as it was may need them). */
+  kept: string[]
 }
 
 /** Plans one repository; see the module doc. */
@@ -118,8 +145,10 @@ export function planRepository(state: RepositoryState, context: PlanContext): Re
   const failures = new Map<string, string[]>()
   const warnings = new Map<string, string[]>()
   const fail = (path: string, reason: string) => appendOnce(failures, path, reason)
-  const policy = { ...defaultDependencyPolicy }
+  const repoPolicy = context.policy ?? defaultRepositoryPolicy
+  const policy = { ...repoPolicy.resolver }
   const config = { name: 'dependency-check', targets: [], policy }
+  const empty = { steps: [], manifests: new Map(), overrides: [], kept: [] }
   // A package whose own manifest cannot be read fails alone; the others are planned together.
   let targets: TargetPackage[] = []
   for (const target of state.targets) {
@@ -141,7 +170,7 @@ export function planRepository(state: RepositoryState, context: PlanContext): Re
     ]
     if (inputErrors.length > 0) {
       for (const t of targets) for (const e of inputErrors) fail(t.path, `repository ${state.repo}: ${e}`)
-      return { repo: state.repo, steps: [], failures, warnings, manifests: new Map(), packages: [] }
+      return { repo: state.repo, ...empty, failures, warnings, packages: [] }
     }
     const input = gathered.input
     // What the repository holds replaces an InstalledPackage of the same package: git is what the cluster is to run.
@@ -151,29 +180,47 @@ export function planRepository(state: RepositoryState, context: PlanContext): Re
       ...outside.filter((i) => !inGit.has(`${i.package}|${i.namespace}`)),
       ...present.map((p) => p.installed),
     ]
-    input.catalogs = [...context.fleet.catalogs]
+    // Versions the cluster's Kubernetes does not run are not to be had.
+    input.catalogs = [...runnableCatalogs(context.fleet.catalogs, context.cluster)]
     input.clusterAPIs = [...context.fleet.clusterAPIs]
     const owners = ownersOf(gathered.manifests, targets)
     if (input.targets.length === 0 && !input.installed.some((i) => i.installedAsDependency))
       return {
         repo: state.repo,
-        steps: [],
+        ...empty,
         failures,
         warnings,
-        manifests: new Map(),
         packages: graphOf(gathered.manifests, present, input.installed, []),
       }
-    const plan = planDependencies(input)
+    // Pins replace what dependants ask; what they replace is reported once planned.
+    const pinned = applyPins(input, repoPolicy.pins)
+    const plan = planDependencies(pinned.input)
     const blocked = new Map<string, string[]>()
     const pathWarnings = new Map<string, string[]>()
-    attribute(plan, state.repo, owners, targets, blocked, pathWarnings)
+    attribute(plan, state.repo, owners, targets, blocked, pathWarnings, repoPolicy.setBy.upgrades)
     // Several variants blamed for one conflict: those that are satisfied alone were only caught in it.
     if (blocked.size > 1) {
-      const alone = [...blocked.keys()].filter((path) => satisfiedAlone(input, gathered.manifests, owners, path))
+      const alone = [...blocked.keys()].filter((path) => satisfiedAlone(pinned.input, gathered.manifests, owners, path))
       if (alone.length < blocked.size) for (const path of alone) blocked.delete(path)
     }
     const catalogSources = sourcesOf(input.catalogs)
-    const steps = blocked.size > 0 ? [] : stepsOf(plan, present, input.installed, catalogSources)
+    const planned = blocked.size > 0 ? [] : stepsOf(plan, present, input.installed, catalogSources)
+    // A variant that failed keeps its package as it was, which may still need what the plan would remove.
+    const holding = context.holdRemovals === true || failures.size > 0
+    const steps = holding ? planned.filter((s) => s.action !== 'remove') : planned
+    const kept = holding
+      ? planned
+          .filter((s) => s.action === 'remove')
+          .map(
+            (s) =>
+              `${s.package}${s.from ? ` ${s.from}` : ''} at ${s.pkg} (a variant of the repository failed: its package as it was may still need it)`,
+          )
+      : []
+    // Configured dependencies the plan keeps are rendered again for the variants that need them, so that a change
+    // of their configuration reaches them (its `target` is theirs).
+    if (blocked.size === 0)
+      for (const step of configureSteps(plan, steps, present, repoPolicy, catalogSources))
+        if (needing(plan, step.package, owners).length > 0) steps.push(step)
     // In install mode, a step that cannot be carried out blocks the targets that need it.
     for (const step of steps) {
       step.neededBy = needing(plan, step.package, owners)
@@ -189,7 +236,8 @@ export function planRepository(state: RepositoryState, context: PlanContext): Re
               message: `no catalog names where it comes from (a PackageCatalog version's \`source\`, or a published revision of a package in an upstream Repository): it can be checked but not installed`,
             }
         if (resolved?.ok) step.variant = resolved.variant
-        else if (resolved)
+        else if (resolved) step.unresolved = resolved.message
+        if (resolved && !resolved.ok)
           for (const path of step.neededBy)
             appendOnce(
               blocked,
@@ -199,6 +247,10 @@ export function planRepository(state: RepositoryState, context: PlanContext): Re
       }
     }
     if (blocked.size === 0) {
+      const overrides = pinConflicts(plan, pinned.overridden, pinned.input.installed)
+      for (const o of overrides)
+        for (const [key, path] of owners)
+          if (o.includes(` overrides ${key.slice(key.indexOf('/') + 1)}@`)) appendOnce(pathWarnings, path, o)
       for (const [path, list] of pathWarnings) for (const w of list) appendOnce(warnings, path, w)
       const manifests = new Map<string, { name: string; version?: string; requires: string[] }>()
       for (const m of gathered.manifests) {
@@ -217,6 +269,8 @@ export function planRepository(state: RepositoryState, context: PlanContext): Re
         warnings,
         manifests,
         packages: graphOf(gathered.manifests, present, input.installed, steps),
+        overrides,
+        kept,
       }
     }
     for (const [path, reasons] of blocked) for (const r of reasons) fail(path, r)
@@ -226,10 +280,9 @@ export function planRepository(state: RepositoryState, context: PlanContext): Re
       for (const t of targets) for (const r of [...blocked.values()].flat()) fail(t.path, r)
       return {
         repo: state.repo,
-        steps: [],
+        ...empty,
         failures,
         warnings,
-        manifests: new Map(),
         packages: graphOf(gathered.manifests, present, input.installed, []),
       }
     }
@@ -266,7 +319,12 @@ function ownersOf(manifests: readonly PackageManifest[], targets: readonly Targe
   return owners
 }
 
-/** Gives each variant the reports of its own targets that fail; conflicts no target owns go to every variant. */
+/**
+ * Gives each variant the reports of its own targets that fail; conflicts no
+ * target owns go to every variant. An upgrade the policy denies
+ * (`upgradesDeniedBy`) fails the dependant, as Glasskube fails a package whose
+ * dependency is too old; other resolvable conflicts are warnings.
+ */
 function attribute(
   plan: Plan,
   repo: string,
@@ -274,9 +332,18 @@ function attribute(
   targets: readonly TargetPackage[],
   blocked: Map<string, string[]>,
   warnings: Map<string, string[]>,
+  upgradesDeniedBy?: string,
 ): void {
   const reported = new Set<string>()
   const explanation = plan.explanation?.length ? `: ${plan.explanation.join('; ')}` : ''
+  const denied = new Map(
+    plan.conflicts
+      .filter((c) => c.reason === 'UpgradeNotAllowed')
+      .map((c) => [
+        `${c.requiredBy}\0${c.message}`,
+        `: upgrades: Deny (${upgradesDeniedBy ?? 'policy'})${c.resolution ? `; allowing it would upgrade ${c.resolution.package ?? c.package} to ${c.resolution.version}` : ''}`,
+      ]),
+  )
   for (const target of plan.packages) {
     const path = owners.get(`${target.namespace}/${target.package}`)
     if (!path) continue
@@ -284,7 +351,9 @@ function attribute(
       if (!failing(dep)) continue
       reported.add(`${dep.requiredBy}\0${dep.message}`)
       const text = `dependency ${dep.requiredBy} -> ${dep.name} in repository ${repo}: ${dep.message}`
-      if (dep.state === 'Conflict' && dep.resolvable) appendOnce(warnings, path, text)
+      const deniedUpgrade = denied.get(`${dep.requiredBy}\0${dep.message}`)
+      if (deniedUpgrade !== undefined) appendOnce(blocked, path, `${text}${deniedUpgrade}`)
+      else if (dep.state === 'Conflict' && dep.resolvable) appendOnce(warnings, path, text)
       else appendOnce(blocked, path, `${text}${explanation}`)
     }
   }
@@ -293,7 +362,9 @@ function attribute(
     const text = `dependency conflict in repository ${repo}: ${conflict.message} (required by ${conflict.requiredBy})`
     const owner = owners.get(`${conflict.namespace}/${conflict.package}`)
     for (const t of owner ? targets.filter((t) => t.path === owner) : targets) {
-      if (conflict.resolvable) appendOnce(warnings, t.path, text)
+      if (conflict.reason === 'UpgradeNotAllowed')
+        appendOnce(blocked, t.path, `${text}${denied.get(`${conflict.requiredBy}\0${conflict.message}`) ?? ''}`)
+      else if (conflict.resolvable) appendOnce(warnings, t.path, text)
       else appendOnce(blocked, t.path, `${text}${explanation}`)
     }
   }

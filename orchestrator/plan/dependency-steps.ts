@@ -13,6 +13,7 @@ import type { KubeObject } from '../../functions/krm/index.js'
 import { rootManifest } from '../package/dependency-objects.js'
 import type { PackageRecord } from '../package/ownership.js'
 import type { RepositoryDependencies } from '../report/report.js'
+import type { RepositoryPolicy } from './dependency-policy.js'
 import type { PlannedVariant } from './plan.js'
 
 /** A package of the repository that this run does not render as a variant, as the output holds it. */
@@ -26,9 +27,9 @@ export interface PresentPackage {
   record: PackageRecord
 }
 
-/** One step of a repository's plan. */
+/** One step of a repository's plan; `configure`: a configured dependency kept at its version, rendered again with its configuration. */
 export interface DependencyStep {
-  action: 'install' | 'upgrade' | 'downgrade' | 'remove'
+  action: 'install' | 'upgrade' | 'downgrade' | 'remove' | 'configure'
   /** The package's name (its PackageManifest's). */
   package: string
   namespace: string
@@ -53,6 +54,8 @@ export interface DependencyStep {
   requires: string[]
   /** What renders it (install, upgrade, downgrade in install mode): its source resolved to an upstream revision. */
   variant?: PlannedVariant
+  /** In install mode, why no variant renders it. */
+  unresolved?: string
 }
 
 /** A catalog version with its source, by `package@version`, over every catalog. */
@@ -297,4 +300,44 @@ export function graphOf(
       })
   }
   return [...packages.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+}
+
+/**
+ * The packages installed as dependencies that the plan keeps where they are
+ * and the policy configures: each rendered again at its version (from its
+ * catalog source), so that a change of its configuration reaches it. Only
+ * those whose version's source is known: the others stay as they are.
+ */
+export function configureSteps(
+  plan: Plan,
+  steps: readonly DependencyStep[],
+  present: readonly Present[],
+  policy: Pick<RepositoryPolicy, 'configure'>,
+  sources: Sources,
+): DependencyStep[] {
+  if (policy.configure.size === 0) return []
+  const touched = new Set(steps.map((s) => `${s.package}|${s.namespace}`))
+  const requiredBy = requirersOf(plan)
+  const out: DependencyStep[] = []
+  for (const p of present) {
+    const { package: pkg, namespace, version } = p.installed
+    if (!p.record.installedAsDependency || !policy.configure.has(pkg) || touched.has(`${pkg}|${namespace}`)) continue
+    const found = sources.get(`${pkg}@${version}`)
+    if (!found?.source) continue
+    out.push({
+      action: 'configure',
+      package: pkg,
+      namespace,
+      version,
+      from: version,
+      pkg: p.pkg,
+      source: found.source,
+      asDependency: true,
+      deletionPolicy: p.record.deletionPolicy ?? found.deletionPolicy ?? 'delete',
+      requiredBy: requiredBy.get(pkg) ?? [],
+      neededBy: [],
+      requires: [],
+    })
+  }
+  return out
 }

@@ -14,7 +14,9 @@ import { dns1123LabelErrors, ResourceList } from '../../functions/krm/index.js'
 import type { KubeObject } from '../../functions/krm/index.js'
 import { findRepository, objectKey, repositoryKey, revisionKey } from '../fleet/fleet.js'
 import type { Fleet } from '../fleet/fleet.js'
-import type { PackageRevision } from '../upstream/revisions.js'
+import type { PackageRevision, VersionIndex } from '../upstream/revisions.js'
+import { VersionFollower } from './follow-versions.js'
+import type { UpstreamVersion } from './upstream-version.js'
 
 /** `--shard I/N`: this run renders the variants whose identity hashes to I modulo N. */
 export interface Shard {
@@ -42,13 +44,20 @@ export interface PlannedVariant {
   downstream: { repo: string; package: string }
   /** Fields of the PackageVariant (or its set) read in an older form, each naming the current one. */
   warnings: string[]
+  /** Set when it follows a version (`kpt-variants.dev/upstream-version`): the constraint, the version chosen, the newest beyond it. */
+  version?: UpstreamVersion
   /**
    * Set for a dependency a render installs or moves (plan/dependencies.ts), not
    * a PackageVariant's package: its `pv` only names the upstream and the
    * downstream, and its package is marked as installed as a dependency
    * (`asDependency`), or left as someone installed it.
    */
-  dependency?: { asDependency: boolean; deletionPolicy: 'delete' | 'orphan' }
+  dependency?: {
+    asDependency: boolean
+    deletionPolicy: 'delete' | 'orphan'
+    /** The DependencyPolicy whose configuration its PackageVariant carries (package context, injectors, pipeline). */
+    configured?: string
+  }
 }
 
 /** The report subject of a planned variant: `PackageVariant ns/name`, or `Dependency repo/package`. */
@@ -103,6 +112,8 @@ export interface Upstreams {
   objects: readonly KubeObject[]
   /** `namespace|name` of a Repository → why it could not be read. */
   problems: ReadonlyMap<string, string>
+  /** The versions published revisions declare, for the packages some variant follows by version (follow-versions.ts). */
+  versions?: VersionIndex
 }
 
 /** Expands every set, reads every PackageVariant, resolves upstreams and checks downstreams. */
@@ -117,23 +128,26 @@ export function planFleet(fleet: Fleet, upstreams: Upstreams, shard?: Shard): Fl
   const setWarnings = new Map<string, string[]>()
   const emptyMatches = new Map<string, string[]>()
   const sources = [...fleet.objects, ...upstreams.objects]
-  for (const setObject of fleet.sets) {
-    const set = objectKey(setObject)
-    const upstreamName = setObject.get(['spec', 'upstream', 'repo'])
+  const follower = new VersionFollower(fleet, revisions, upstreams.versions)
+  for (const fleetSet of fleet.sets) {
+    const set = objectKey(fleetSet)
+    const upstreamName = fleetSet.get(['spec', 'upstream', 'repo'])
     const problem =
-      typeof upstreamName === 'string'
-        ? unreadable(findRepository(fleet, setObject.namespace, upstreamName))
-        : undefined
-    if (problem) {
+      typeof upstreamName === 'string' ? unreadable(findRepository(fleet, fleetSet.namespace, upstreamName)) : undefined
+    const prepared = problem ? undefined : follower.prepareSet(set, fleetSet)
+    if (problem || (prepared?.follows && 'failure' in prepared)) {
       failures.push({
         subject: `PackageVariantSet ${set}`,
-        message: `upstream repository ${JSON.stringify(upstreamName)} cannot be read: ${problem}`,
+        message: problem
+          ? `upstream repository ${JSON.stringify(upstreamName)} cannot be read: ${problem}`
+          : (prepared as { failure: string }).failure,
         set,
-        reason: 'UpstreamNotFound',
+        reason: problem ? 'UpstreamNotFound' : (prepared as { reason: string }).reason,
       })
       incompleteSets.add(set)
       continue
     }
+    const setObject = prepared?.follows && 'object' in prepared ? prepared.object : fleetSet
     const fleetVariants = fleet.variants.filter((pv) => pv.namespace === setObject.namespace || pv.namespace === '')
     const rl = ResourceList.of([setObject, ...fleetVariants], setObject)
     const {
@@ -246,14 +260,31 @@ export function planFleet(fleet: Fleet, upstreams: Upstreams, shard?: Shard): Fl
       fail(`upstream repository ${JSON.stringify(upstreamRepo.name)} cannot be read: ${problem}`, path)
       continue
     }
-    const upstream = resolveUpstream(pv, revisions.get(revisionKey(upstreamRepo, pv.spec.upstream!.package!)) ?? [])
+    const followed = follower.follow(pv, {
+      ...(set ? { set } : {}),
+      ...(target ? { target } : {}),
+      downstreamRepo,
+      upstreamRepo,
+    })
+    if (!followed.ok) {
+      fail(followed.message, path)
+      continue
+    }
+    const upstream = resolveUpstream(
+      followed.pv,
+      revisions.get(revisionKey(upstreamRepo, pv.spec.upstream!.package!)) ?? [],
+    )
     if (!upstream.ok) {
       fail(upstream.message, path)
       continue
     }
-    const warnings = [...(set ? (setWarnings.get(set) ?? []) : []), ...(pv.warnings ?? []).map((w) => w.message)]
+    const warnings = [
+      ...(set ? (setWarnings.get(set) ?? []) : []),
+      ...(pv.warnings ?? []).map((w) => w.message),
+      ...followed.warnings,
+    ]
     const planned: PlannedVariant = {
-      pv,
+      pv: followed.pv,
       key,
       upstreamRepo,
       upstream: upstream.revision,
@@ -261,6 +292,7 @@ export function planFleet(fleet: Fleet, upstreams: Upstreams, shard?: Shard): Fl
       downstream,
       warnings,
     }
+    if (followed.version) planned.version = followed.version
     if (set) planned.set = set
     if (target) planned.target = target
     if (mine) variants.push(planned)

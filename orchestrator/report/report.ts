@@ -22,6 +22,12 @@ export interface VariantReport {
   upstream?: string
   /** For an update: the revision the package came from (`nginx/v1`, or a commit). */
   previousUpstream?: string
+  /**
+   * When it follows a version (`kpt-variants.dev/upstream-version`): the
+   * constraint, the version it renders, and the newest published version
+   * beyond the constraint, when there is a newer one.
+   */
+  upstreamVersion?: { constraint: string; version: string; newest?: string }
   /** Objects config injection put in the package: `Kind name <- injected name`. */
   injected?: string[]
   /** With `--git`: the draft branch holding the change (`drafts/<package>/<workspace>`). */
@@ -60,9 +66,9 @@ export interface VariantReport {
   revisionAnnotations?: Record<string, string>
 }
 
-/** One step of a downstream repository's dependency plan. */
+/** One step of a downstream repository's dependency plan (`configure`: a configured dependency rendered again at its version, its configuration changed). */
 export interface DependencyStepReport {
-  action: 'install' | 'upgrade' | 'downgrade' | 'remove'
+  action: 'install' | 'upgrade' | 'downgrade' | 'remove' | 'configure'
   /** The package's name (its PackageManifest's). */
   package: string
   /** The version installed or moved to. */
@@ -91,6 +97,12 @@ export interface RepositoryDependencies {
   name: string
   /** Its plan, dependencies first, removals last. */
   steps: DependencyStepReport[]
+  /** What the repository's DependencyPolicy pins override: dependants whose own range the planned version does not satisfy. */
+  overrides?: string[]
+  /** Dependencies not removed although nothing rendered needs them: a variant of the repository failed, and its package as it was may. */
+  kept?: string[]
+  /** The repository's DependencyPolicy, when one selects it: what it sets, and which policy set each field. */
+  policy?: string[]
   /** Its packages that declare themselves (a PackageManifest with a version), and what each requires. */
   packages: {
     name: string
@@ -124,7 +136,9 @@ export function describeStep(repo: string, step: DependencyStepReport): string {
       ? `install ${step.package} ${step.version}`
       : step.action === 'remove'
         ? `remove ${step.package}${step.from ? ` ${step.from}` : ''} (nothing needs it any more)`
-        : `${step.action} ${step.package} ${step.from} -> ${step.version}`
+        : step.action === 'configure'
+          ? `configure ${step.package} ${step.version} (its configuration changed)`
+          : `${step.action} ${step.package} ${step.from} -> ${step.version}`
   const where = `${step.path === step.package ? '' : ` at ${step.path}`}${step.outsideGit && step.action !== 'remove' ? ' (installed outside git until now)' : ''}`
   const why = step.requiredBy.length > 0 ? `, required by ${step.requiredBy.join(', ')}` : ''
   const outcome =
@@ -144,8 +158,9 @@ export function countDependencySteps(report: RunReport): {
   upgrade: number
   downgrade: number
   remove: number
+  configure: number
 } {
-  const counts = { install: 0, upgrade: 0, downgrade: 0, remove: 0 }
+  const counts = { install: 0, upgrade: 0, downgrade: 0, remove: 0, configure: 0 }
   for (const repo of report.dependencies ?? [])
     for (const step of repo.steps) if (step.outcome === 'done' || step.outcome === 'planned') counts[step.action]++
   return counts
@@ -221,7 +236,9 @@ export function totalsLine(
     const [install, move, remove] = planning
       ? ['to install', 'to upgrade or downgrade', 'to remove']
       : ['installed', 'upgraded or downgraded', 'removed']
-    dependencies = `; dependencies: ${number(steps.install)} ${install}, ${number(steps.upgrade + steps.downgrade)} ${move}, ${number(steps.remove)} ${remove}`
+    const configured =
+      steps.configure > 0 ? `, ${number(steps.configure)} ${planning ? 'to configure' : 'configured'}` : ''
+    dependencies = `; dependencies: ${number(steps.install)} ${install}, ${number(steps.upgrade + steps.downgrade)} ${move}, ${number(steps.remove)} ${remove}${configured}`
   }
   const heldBack = held > 0 ? `; ${number(held)} held back` : ''
   return `${report.dryRun ? 'Dry run (nothing written): ' : ''}${variants.length} variant(s): ${parts.join(', ')}${heldBack}${dependencies}`

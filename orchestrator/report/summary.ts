@@ -71,10 +71,23 @@ export function formatSummary(report: RunReport): string {
     for (const p of report.problems) lines.push(`  ${p}`)
   }
   if (report.deletionsSkipped) lines.push('', `No package deleted: ${report.deletionsSkipped}.`)
+  const beyond = newerVersions(shown)
+  if (beyond.length > 0)
+    lines.push('', 'Newer versions beyond the constraints followed:', ...beyond.map((l) => `  ${l}`))
   const planned = (report.dependencies ?? []).filter((r) => r.steps.length > 0)
   if (planned.length > 0) {
     lines.push('', 'Dependencies (each repository in dependency order):')
     for (const repo of planned) for (const step of repo.steps) lines.push(`  ${describeStep(repo.name, step)}`)
+  }
+  const kept = (report.dependencies ?? []).filter((r) => (r.kept ?? []).length > 0)
+  if (kept.length > 0) {
+    lines.push('', 'Dependencies not removed:')
+    for (const repo of kept) for (const k of repo.kept!) lines.push(`  ${repo.name}: ${k}`)
+  }
+  const overridden = (report.dependencies ?? []).filter((r) => (r.overrides ?? []).length > 0)
+  if (overridden.length > 0) {
+    lines.push('', 'Pins overriding what dependants ask (DependencyPolicy):')
+    for (const repo of overridden) for (const o of repo.overrides!) lines.push(`  ${repo.name}: ${o}`)
   }
   lines.push(
     '',
@@ -85,7 +98,28 @@ export function formatSummary(report: RunReport): string {
 
 function upstreamColumn(v: VariantReport): string {
   if (!v.upstream) return ''
-  return v.previousUpstream ? `${v.upstream} (from ${v.previousUpstream})` : v.upstream
+  const upstream = v.upstreamVersion ? `${v.upstream} = ${v.upstreamVersion.version}` : v.upstream
+  return v.previousUpstream ? `${upstream} (from ${v.previousUpstream})` : upstream
+}
+
+/**
+ * The variants that follow a version while a newer one is published beyond
+ * their constraint, one line per set (or PackageVariant), constraint and
+ * versions: `PackageVariantSet default/nginx (12): v2.0.0 is published; ">=1.0.0 <2.0.0" follows v1.4.0`.
+ */
+export function newerVersions(variants: readonly VariantReport[]): string[] {
+  const groups = new Map<string, { who: string; count: number; text: string }>()
+  for (const v of variants) {
+    const u = v.upstreamVersion
+    if (!u?.newest || v.status === 'failed') continue
+    const who = v.set ? `PackageVariantSet ${v.set}` : v.subject
+    const text = `${u.newest} is published; ${JSON.stringify(u.constraint)} follows ${u.version}`
+    const key = `${who}\0${text}`
+    const group = groups.get(key)
+    if (group) group.count++
+    else groups.set(key, { who, count: 1, text })
+  }
+  return [...groups.values()].map((g) => `${g.who}${g.count > 1 ? ` (${g.count})` : ''}: ${g.text}`)
 }
 
 /** The machine-readable report (`--json`). */

@@ -10,11 +10,17 @@
 import type { KubeObject } from '../../functions/krm/index.js'
 import { findRepository } from '../fleet/fleet.js'
 import type { Fleet } from '../fleet/fleet.js'
+import type { Repository } from '../../functions/api/repository.js'
 import type { Removal, StoredPackage } from '../output/output.js'
 import { splitPath } from '../output/output.js'
-import { dependencyObjects } from '../package/dependency-objects.js'
+import { dependencyObjects, rootManifest } from '../package/dependency-objects.js'
 import { readPackageRecord } from '../package/ownership.js'
+import { apiOwnershipFailures } from '../plan/api-ownership.js'
+import type { OwningPackage } from '../plan/api-ownership.js'
 import { dependencyVariant, planRepository, readFleetDependencies } from '../plan/dependencies.js'
+import { defaultRepositoryPolicy, PolicyIndex, readFleetPolicies } from '../plan/dependency-policy.js'
+import type { RepositoryPolicy } from '../plan/dependency-policy.js'
+import { clusterVersionOf, platformCheck } from '../plan/platform.js'
 import type { DependencyStep, PresentPackage, RepositoryPlan, TargetPackage } from '../plan/dependencies.js'
 import { packageManifestKind, isDependencyKind } from '../../functions/api/dependencies.js'
 import type { RepositoryDependencies, RunReport, VariantReport } from '../report/report.js'
@@ -47,45 +53,105 @@ export async function resolveDependencies(
   report: RunReport,
   mode: Exclude<DependencyMode, 'off'>,
 ): Promise<DependencyOutcome> {
-  const states = repositoryStates(run, context, pending, others)
+  const byPath = new Map(pending.map((p) => [p.path, p]))
+  const variants = new Map(run.plan.variants.map((v) => [`${v.downstream.repo}/${v.downstream.package}`, v]))
+  const policies = new PolicyIndex(readFleetPolicies(run.fleet.objects))
+  // A policy that cannot be read is a problem of the fleet (exit 1) even where no repository has a plan to fail.
+  for (const error of policies.fleet.errors)
+    report.problems.push(`${error}: every repository's dependency plan fails while it cannot be read`)
+  const downstreamRepository = downstreamRepositories(run.fleet, run)
+  const failed = (path: string, reasons: readonly string[]) => {
+    const p = byPath.get(path)
+    if (!p) return
+    fail(p.report, reasons)
+    p.dependencyFailure = true
+  }
+  const all = repositoryStates(run, context, pending, others)
+  // One owner per API, and what the packages need of the cluster's Kubernetes: checked wherever packages are.
+  for (const state of all) {
+    for (const [path, reasons] of apiOwnershipFailures(state.repo, ownershipOf(state))) failed(path, reasons)
+    const downstream = downstreamRepository(state.repo)
+    const policy = downstream ? policies.of(downstream).policy : undefined
+    for (const t of state.targets) {
+      // Read only where a manifest says something of Kubernetes: most say nothing.
+      if (!t.objects.some((o) => declares([o]) && o.has(['spec', 'kubernetesVersion']))) continue
+      const required = t.root ? rootManifest(t.objects, t.root) : undefined
+      if (!required?.kubernetesVersion || byPath.get(t.path)?.report.status === 'failed') continue
+      const variant = variants.get(t.path)
+      const cluster = clusterVersionOf(
+        (policy ?? defaultRepositoryPolicy).clusterVersion,
+        variant?.target,
+        variant?.downstreamRepo ?? downstream,
+      )
+      const problem = platformCheck(
+        `${required.name}${required.version ? ` ${required.version}` : ''}`,
+        required.kubernetesVersion,
+        cluster,
+      )
+      if (problem && 'error' in problem) failed(t.path, [problem.error])
+      else if (problem) byPath.get(t.path)?.report.warnings.push(problem.warning)
+    }
+  }
+  const states = all
+    .map((s) => ({ ...s, targets: s.targets.filter((t) => byPath.get(t.path)?.report.status !== 'failed') }))
+    .filter((s) => s.targets.some((t) => declares(t.objects)) || s.present.some((p) => declares(p.objects)))
   const outcome: DependencyOutcome = { rendered: [], removals: [] }
   if (states.length === 0) return outcome
-  const fleet = readFleetDependencies(
+  const read = readFleetDependencies(
     run.fleet.objects,
     await upstreamCatalogs(run.upstreams.repositories, run.upstreams.index, run.sources, run.settings.cacheDir),
   )
-  const byPath = new Map(pending.map((p) => [p.path, p]))
+  // A DependencyPolicy that cannot be read fails every plan: which repositories it means is not known.
+  const fleet = { ...read, errors: [...read.errors, ...policies.fleet.errors] }
   const repositories: RepositoryDependencies[] = []
+  // Repositories where a variant failed before the plan (its render): nothing of them is removed.
+  const failedIn = new Set(pending.filter((p) => p.report.status === 'failed').map((p) => splitPath(p.path).repo))
   const installed: Installed[] = []
   for (const state of states) {
-    const downstream = downstreamRepository(run.fleet, run, state.repo)
+    const downstream = downstreamRepository(state.repo)
+    const { policy, warnings: policyWarnings } = downstream
+      ? policies.of(downstream)
+      : { policy: defaultRepositoryPolicy, warnings: [] }
+    const targetOf = (paths: readonly string[]) =>
+      paths.map((p) => variants.get(p)?.target).find((t) => t !== undefined)
+    const cluster = clusterVersionOf(policy.clusterVersion, targetOf(state.targets.map((t) => t.path)), downstream)
+    // A repository whose policy says install: false has its plan reported only, as --dependencies check does.
+    const repoMode = policy.install ? mode : 'check'
     const plan = planRepository(state, {
       fleet,
-      mode,
+      mode: repoMode,
+      policy,
+      cluster,
+      holdRemovals: failedIn.has(state.repo),
       resolve: (step) =>
         downstream
-          ? dependencyVariant(step, downstream, run.fleet, run.upstreams.index.revisions)
+          ? dependencyVariant(step, downstream, run.fleet, run.upstreams.index.revisions, {
+              configured: policy.configure.get(step.package),
+              target: targetOf(step.neededBy),
+            })
           : { ok: false, message: `repository ${state.repo} is not a Repository of the fleet` },
     })
-    for (const [path, reasons] of plan.failures) {
-      const p = byPath.get(path)
-      if (!p) continue
-      fail(p.report, reasons)
-      p.dependencyFailure = true
-    }
+    for (const [path, reasons] of plan.failures) failed(path, reasons)
     for (const [path, warnings] of plan.warnings) byPath.get(path)?.report.warnings.push(...warnings)
     for (const [path, manifest] of plan.manifests) {
       const p = byPath.get(path)
       if (p) p.report.manifest = manifest
     }
     const steps =
-      mode === 'install'
+      repoMode === 'install'
         ? await carryOut(plan, context, others, byPath, outcome, installed)
-        : plan.steps.map((s) => ({
-            ...stepReport(s),
-            outcome: s.outsideGit && s.action === 'remove' ? ('outside-git' as const) : ('planned' as const),
-          }))
-    repositories.push({ name: state.repo, steps, packages: plan.packages })
+        : plan.steps
+            .filter((s) => s.action !== 'configure')
+            .map((s) => ({
+              ...stepReport(s),
+              outcome: s.outsideGit && s.action === 'remove' ? ('outside-git' as const) : ('planned' as const),
+            }))
+    const entry: RepositoryDependencies = { name: state.repo, steps, packages: plan.packages }
+    if (plan.overrides.length > 0) entry.overrides = plan.overrides
+    if (plan.kept.length > 0) entry.kept = plan.kept
+    const described = describePolicy(policy, policyWarnings)
+    if (described.length > 0) entry.policy = described
+    repositories.push(entry)
   }
   if (repositories.length > 0) report.dependencies = repositories
   // A dependency rendered but not written (the disk full) is not installed: its step fails, and so do the packages
@@ -98,6 +164,51 @@ export async function resolveDependencies(
     failDependants(step, repo, reason, byPath)
   }
   return outcome
+}
+
+/** Something a package declares to the dependency check: a PackageManifest. */
+function declares(objects: readonly KubeObject[]): boolean {
+  return objects.some((o) => isDependencyKind(o, packageManifestKind))
+}
+
+/** A repository's packages as the API ownership check sees them. */
+function ownershipOf(state: { repo: string; targets: TargetPackage[]; present: PresentPackage[] }): OwningPackage[] {
+  return [
+    ...state.present.map((p) => ({
+      path: `${state.repo}/${p.pkg}`,
+      objects: p.objects,
+      root: p.root,
+      age: 'present' as const,
+    })),
+    ...state.targets.map((t) => ({
+      path: t.path,
+      objects: t.objects,
+      root: t.root ?? '',
+      age: t.existing ? ('existing' as const) : ('new' as const),
+    })),
+  ]
+}
+
+/** What a repository's policy sets, for the report: `upgrades: Deny (DependencyPolicy default/frozen)`, and its warnings. */
+function describePolicy(policy: RepositoryPolicy, warnings: readonly string[]): string[] {
+  const out: string[] = []
+  const r = policy.resolver
+  const values: Record<keyof RepositoryPolicy['setBy'], string> = {
+    upgrades: r.upgrades,
+    downgrades: r.downgrades,
+    prereleases:
+      typeof r.prereleases === 'object' ? `{identifiers: [${r.prereleases.identifiers.join(', ')}]}` : r.prereleases,
+    install: String(policy.install),
+    autoUpgrade: String(r.autoUpgrade === 'Dependencies'),
+    clusterVersion:
+      'label' in policy.clusterVersion ? `label ${policy.clusterVersion.label}` : `field ${policy.clusterVersion.path}`,
+  }
+  for (const [key, from] of Object.entries(policy.setBy))
+    out.push(`${key}: ${values[key as keyof typeof values]} (${from})`)
+  for (const [pkg, { pin, from }] of policy.pins) out.push(`pin ${pkg} ${pin.version} (${from} ${pin.field})`)
+  for (const [pkg, { dependency, from }] of policy.configure) out.push(`configure ${pkg} (${from} ${dependency.field})`)
+  out.push(...warnings.map((w) => `warning: ${w}`))
+  return out
 }
 
 /** A dependency carried out by rendering it: its package, its step and the step's report, in `repo`. */
@@ -120,7 +231,7 @@ function failDependants(
     if (!p) continue
     p.dependencyFailure = true
     fail(p.report, [
-      `dependency ${step.package} ${step.version} could not be ${step.action === 'install' ? 'installed' : 'moved to'} in repository ${repo}: ${reason}`,
+      `dependency ${step.package} ${step.version} could not be ${step.action === 'install' ? 'installed' : step.action === 'configure' ? 'configured' : 'moved to'} in repository ${repo}: ${reason}`,
     ])
   }
 }
@@ -136,7 +247,12 @@ function repositoryStates(
   const state = (repo: string) => states.get(repo) ?? states.set(repo, { repo, targets: [], present: [] }).get(repo)!
   for (const p of pending)
     if (p.report.status !== 'failed' && p.dependencies.length > 0)
-      state(splitPath(p.path).repo).targets.push({ path: p.path, objects: p.dependencies })
+      state(splitPath(p.path).repo).targets.push({
+        path: p.path,
+        objects: p.dependencies,
+        root: run.output.packageDir(p.path),
+        existing: p.report.status !== 'created',
+      })
   for (const [path, stored] of others) {
     const files = stored.draft ?? stored.published
     // A draft that removes the package: it is on its way out.
@@ -151,16 +267,14 @@ function repositoryStates(
       record: readPackageRecord(files),
     })
   }
-  // Only repositories where something declares itself to the check (a PackageManifest) are planned.
-  const declares = (objects: readonly KubeObject[]) => objects.some((o) => isDependencyKind(o, packageManifestKind))
-  return [...states.values()]
-    .filter((s) => s.targets.some((t) => declares(t.objects)) || s.present.some((p) => declares(p.objects)))
-    .sort((a, b) => (a.repo < b.repo ? -1 : 1))
+  return [...states.values()].sort((a, b) => (a.repo < b.repo ? -1 : 1))
 }
 
-/** The downstream Repository named `repo`: a planned variant's, else the fleet's. */
-function downstreamRepository(fleet: Fleet, run: Run, repo: string) {
-  return run.plan.variants.find((v) => v.downstream.repo === repo)?.downstreamRepo ?? findRepository(fleet, '', repo)
+/** The downstream Repository named `repo`: a planned variant's, else the fleet's (indexed once per run). */
+function downstreamRepositories(fleet: Fleet, run: Run): (repo: string) => Repository | undefined {
+  const byName = new Map<string, Repository>()
+  for (const v of run.plan.variants) if (!byName.has(v.downstream.repo)) byName.set(v.downstream.repo, v.downstreamRepo)
+  return (repo) => byName.get(repo) ?? findRepository(fleet, '', repo)
 }
 
 /** Renders a repository's steps in order and collects its removals; a step that fails fails the variants that need it. */
@@ -199,13 +313,20 @@ async function carryOut(
       continue
     }
     if (!wanted(step)) continue
-    const rendered = await context.render(step.variant!)
+    // Its source could not be resolved: the variants that need it failed with why; the step says it too.
+    if (!step.variant) {
+      steps.push({ ...stepReport(step), outcome: 'failed', reason: step.unresolved ?? 'nothing renders it' })
+      continue
+    }
+    const rendered = await context.render(step.variant)
     rendered.report.requiredBy = step.requiredBy
     rendered.report.manifest = {
       name: step.package,
       ...(step.version ? { version: step.version } : {}),
       requires: step.requires,
     }
+    // A configured dependency whose configuration did not change is not a step of this run.
+    if (step.action === 'configure' && rendered.report.status === 'unchanged') continue
     if (rendered.report.status === 'failed') {
       const reason = rendered.report.reasons.join('; ')
       steps.push({ ...stepReport(step), outcome: 'failed', reason })

@@ -91,6 +91,7 @@ export class VariantContext {
       conflicts: [],
     }
     if (variant.set) report.set = variant.set
+    if (variant.version) report.upstreamVersion = variant.version
     if (variant.pv.spec.labels && Object.keys(variant.pv.spec.labels).length > 0)
       report.revisionLabels = { ...variant.pv.spec.labels }
     if (variant.pv.spec.annotations && Object.keys(variant.pv.spec.annotations).length > 0)
@@ -177,7 +178,7 @@ export class VariantContext {
     const downstream = classified.downstream
     // A dependency installed in many repositories is the same package in each, unless a pipeline runs (it sees its path).
     const installKey =
-      variant.dependency && downstream.kind === 'new'
+      variant.dependency && !variant.dependency.configured && downstream.kind === 'new'
         ? `${revisionKeyOf(variant)}|${name}|${variant.dependency.asDependency}|${variant.dependency.deletionPolicy}`
         : undefined
     const installed = installKey === undefined ? undefined : this.#installs.get(installKey)

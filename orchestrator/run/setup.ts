@@ -18,9 +18,11 @@ import { GitOutput, openRepositories } from '../output/git/git-output.js'
 import type { SharedRepositories } from '../output/git/git-output.js'
 import { directoryFailureKey } from '../output/last-failures.js'
 import type { RunOutput } from '../output/output.js'
+import { followedUpstreams } from '../plan/follow-versions.js'
 import { planFleet, withoutUnavailable } from '../plan/plan.js'
 import type { FleetPlan } from '../plan/plan.js'
 import { scopedPlan, scopedRepositories } from '../plan/scope.js'
+import { declaredVersions } from '../upstream/catalog.js'
 import { cloneDirectory } from '../upstream/git-source.js'
 import { GitSources, listUpstreams, upstreamRepositories } from '../upstream/upstreams.js'
 import type { RepositoryLocation, UpstreamIndex, UpstreamPins } from '../upstream/upstreams.js'
@@ -78,7 +80,16 @@ export async function loadAndPlan(
       : new GitSources(fleet.base, cloneDirectory(settings.upstreamCache, scratch), pins)
   const repositories = upstreamRepositories(fleet)
   const index = await listUpstreams(repositories, sources)
-  return { fleet, plan: planFleet(fleet, index, settings.shard), upstreams: { repositories, index }, sources }
+  // The versions published revisions declare: read only for the packages a set or PackageVariant follows by version.
+  const followed = followedUpstreams(fleet)
+  const versions =
+    followed.length > 0 ? await declaredVersions(followed, index, sources, settings.upstreamCache?.dir) : undefined
+  return {
+    fleet,
+    plan: planFleet(fleet, versions ? { ...index, versions } : index, settings.shard),
+    upstreams: { repositories, index },
+    sources,
+  }
 }
 
 /** A thread's run: the plan, and the output its variants are read from and staged into. */

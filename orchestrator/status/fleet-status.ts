@@ -31,6 +31,8 @@ export interface VariantStatusRow {
   package?: string
   /** The upstream revision the PackageVariant wants, e.g. `blueprints/nginx v2` (its tag in parentheses). */
   upstream?: string
+  /** When it follows a version: the constraint, the version it wants, the newest published beyond the constraint. */
+  upstreamVersion?: { constraint: string; version: string; newest?: string }
   /** `--git`: the latest published revision's tag, e.g. `nginx/v2`. */
   published?: string
   /** `--git`: the open draft's branch. */
@@ -98,7 +100,8 @@ export interface OutputState {
 /** The status of every planned (and unplannable) variant of a fleet and of every dependency, in package order. */
 export function fleetStatus(
   plan: {
-    variants: readonly Pick<PlannedVariant, 'key' | 'downstream' | 'upstream'>[]
+    variants: readonly (Pick<PlannedVariant, 'key' | 'downstream' | 'upstream'> &
+      Partial<Pick<PlannedVariant, 'version'>>)[]
     failures: readonly PlanFailure[]
   },
   read: OutputState,
@@ -117,6 +120,7 @@ export function fleetStatus(
       package: path,
       upstream: `${v.upstream.repository}/${v.upstream.packageName} ${revisionLabel(v.upstream)} (${v.upstream.ref})`,
     }
+    if (v.version) row.upstreamVersion = { ...v.version }
     placed(row, stored, read.output)
     const lock = stored.record?.lock
     if (!stored.record) row.state = read.output === 'git' ? 'unpublished' : 'unrendered'
@@ -221,6 +225,8 @@ function upstreamCell(r: VariantStatusRow): string {
     const version = r.dependency ? `${r.dependency.name}${r.dependency.version ? ` ${r.dependency.version}` : ''}` : ''
     return `${r.state}: ${[version, held && `(${held})`].filter(Boolean).join(' ') || '-'}`
   }
-  if (r.state === 'behind') return `behind: ${held} -> ${r.upstream}`
-  return r.state ? `${r.state}: ${r.upstream}` : '-'
+  const v = r.upstreamVersion
+  const version = v ? ` = ${v.version} by ${JSON.stringify(v.constraint)}${v.newest ? `; newest ${v.newest}` : ''}` : ''
+  if (r.state === 'behind') return `behind: ${held} -> ${r.upstream}${version}`
+  return r.state ? `${r.state}: ${r.upstream}${version}` : '-'
 }

@@ -18,6 +18,7 @@ import { dependencyObjects, rootManifest } from '../package/dependency-objects.j
 import { gitPackageFiles } from '../package/files.js'
 import { ResourceCodec } from '../package/resources.js'
 import { revisionKey } from '../fleet/fleet.js'
+import type { RevisionVersion } from './revisions.js'
 import { writeFileWhole } from '../util/write-file.js'
 import type { RepositoryLocation, UpstreamIndex, GitSources } from './upstreams.js'
 
@@ -63,6 +64,45 @@ export async function upstreamCatalogs(
   return catalogs
 }
 
+/**
+ * The versions the published revisions of `packages` declare (their root
+ * PackageManifest's `spec.version` and `spec.kubernetesVersion`), by revision
+ * list key and revision number; read as the catalog reads them, and kept in
+ * the same cache, so that a package both followed and installed is read once.
+ */
+export async function declaredVersions(
+  packages: readonly { repo: RepositoryLocation; package: string }[],
+  index: Pick<UpstreamIndex, 'revisions'>,
+  sources: GitSources,
+  cacheDir?: string,
+): Promise<Map<string, Map<number, RevisionVersion>>> {
+  const codec = new ResourceCodec()
+  const out = new Map<string, Map<number, RevisionVersion>>()
+  const caches = new Map<string, EntryCache>()
+  for (const { repo, package: pkg } of packages) {
+    const key = revisionKey(repo, pkg)
+    let cache = caches.get(repo.url)
+    if (!cache) caches.set(repo.url, (cache = new EntryCache(cacheDir, repo.url)))
+    const versions = new Map<number, RevisionVersion>()
+    for (const revision of index.revisions.get(key) ?? []) {
+      if (revision.kind !== 'published') continue
+      let entry = cache.get(revision.commit, revision.directory)
+      if (entry === undefined) {
+        entry = await readEntry(codec, sources, repo.url, revision.commit, revision.directory)
+        cache.set(revision.commit, revision.directory, entry)
+      }
+      if (!entry) continue
+      versions.set(revision.revision, {
+        version: entry.version.version,
+        ...(entry.version.kubernetesVersion ? { kubernetesVersion: entry.version.kubernetesVersion } : {}),
+      })
+    }
+    out.set(key, versions)
+  }
+  for (const cache of caches.values()) cache.save()
+  return out
+}
+
 /** Reads a revision's root PackageManifest into a catalog version; null when it has none, or none with a version. */
 async function readEntry(
   codec: ResourceCodec,
@@ -91,8 +131,12 @@ async function readEntry(
     dependencies: manifest.dependencies.map(({ declaredAt: _at, ...dep }) => dep),
   }
   if (manifest.installationType) version.installationType = manifest.installationType
+  if (manifest.kubernetesVersion) version.kubernetesVersion = manifest.kubernetesVersion
   return { name: manifest.name, version }
 }
+
+/** The cache's format: 2 keeps each version's Kubernetes range too (a cache of 1 is read again). */
+const cacheVersion = 2
 
 /** The entries of one repository's revisions, kept in the cache by commit and directory. */
 class EntryCache {
@@ -119,7 +163,7 @@ class EntryCache {
   /** Writes the entries when new ones were read (whole, renamed into place). */
   save(): void {
     if (!this.#file || !this.#changed) return
-    writeFileWhole(this.#file, JSON.stringify({ version: 1, entries: this.#entries }))
+    writeFileWhole(this.#file, JSON.stringify({ version: cacheVersion, entries: this.#entries }))
   }
 
   #read(): Record<string, CachedEntry> {
@@ -129,7 +173,9 @@ class EntryCache {
         version?: number
         entries?: Record<string, CachedEntry>
       }
-      return parsed.version === 1 && parsed.entries && typeof parsed.entries === 'object' ? parsed.entries : {}
+      return parsed.version === cacheVersion && parsed.entries && typeof parsed.entries === 'object'
+        ? parsed.entries
+        : {}
     } catch {
       // No cache yet, or a damaged one: the revisions are read again.
       return {}

@@ -33,6 +33,15 @@ export interface PackageRevision {
   directory: string
 }
 
+/** What a published revision declares: its root PackageManifest's version and the Kubernetes versions it runs on. */
+export interface RevisionVersion {
+  version: string
+  kubernetesVersion?: string
+}
+
+/** Declared versions by revision list key (`revisionKey`) and revision number: for the packages some variant follows by version. */
+export type VersionIndex = ReadonlyMap<string, ReadonlyMap<number, RevisionVersion>>
+
 /** A tag that may name a package revision: `<package dir>/v<N>`. */
 export interface RevisionTag {
   tag: string

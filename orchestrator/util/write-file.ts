@@ -1,6 +1,7 @@
 /** Writing one of a run's record files (in the cache) whole, or failing with a message that names it. */
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
+import { threadId } from 'node:worker_threads'
 
 /**
  * Writes `data` to `file` through a temporary file renamed into place, so
@@ -9,7 +10,8 @@ import { dirname } from 'node:path'
  * `file`: Node's own says only `ENOSPC: no space left on device, write`.
  */
 export function writeFileWhole(file: string, data: string): void {
-  const temporary = `${file}.${process.pid}.tmp`
+  // Render threads of one process write the same files (the catalog cache): the temporary file is the thread's own.
+  const temporary = `${file}.${process.pid}.${threadId}.tmp`
   try {
     mkdirSync(dirname(file), { recursive: true })
     writeFileSync(temporary, data)

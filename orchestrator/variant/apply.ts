@@ -80,14 +80,15 @@ export function applyPackageVariant(
   const found = findKptfile(resources.items)
   const rl = ResourceList.of(resources.items, variant.pv.object)
   if (variant.dependency) {
-    // A dependency gets no PackageVariant mutations: only its mark (a package installed on purpose keeps none).
+    // A dependency gets its mark (a package installed on purpose keeps none), and mutations only where a policy configures it.
     if (!found.ok) return { ok: false, results: [{ severity: 'error', message: found.message }], injected: [] }
     if (!variant.dependency.asDependency) return { ok: true, files, results: [], injected: [] }
     recordDependency(found.kptfile.object, variant.dependency.deletionPolicy)
-    const written = codec.write(resources, rl.items, files)
-    return { ok: true, files: written.files, results: warningResults(written.warnings), injected: [] }
-  }
-  if (found.ok) {
+    if (!variant.dependency.configured) {
+      const written = codec.write(resources, rl.items, files)
+      return { ok: true, files: written.files, results: warningResults(written.warnings), injected: [] }
+    }
+  } else if (found.ok) {
     const owner: { key: string; set?: string; deletionPolicy: 'delete' | 'orphan' } = {
       key: variant.key,
       deletionPolicy: variant.pv.spec.deletionPolicy === 'orphan' ? 'orphan' : 'delete',

@@ -158,13 +158,16 @@ export class Domains {
         provides: v.spec.provides,
       })
     }
-    const ups = policy.upgradeTarget === 'Lowest' ? up : up.reverse()
+    const highestFirst = up.slice().reverse()
+    const ups = policy.upgradeTarget === 'Lowest' ? up : highestFirst
+    // autoUpgrade: a dependency takes the highest version every range admits, keeping its own only when none does.
+    const newest = policy.autoUpgrade === 'Dependencies' && installed.asDependency === true
     this.addVariable({
       id: node.id,
       package: node.package,
       namespace: node.namespace,
       values,
-      order: [0, ...ups, ...down.reverse()],
+      order: newest ? [...highestFirst, 0, ...down.reverse()] : [0, ...ups, ...down.reverse()],
     })
   }
 

@@ -15,7 +15,8 @@ export interface ModelNode {
   id: string
   package: string
   namespace: string
-  installed?: { version: Version; deps: Dependency[]; provides: GVK[] }
+  /** `asDependency`: installed as another package's dependency (the `autoUpgrade` policy moves it to its highest version). */
+  installed?: { version: Version; deps: Dependency[]; provides: GVK[]; asDependency?: boolean }
   /** For a target: its version(s); a single value when fixed. */
   target?: { values: TargetValue[] }
 }
