@@ -23,10 +23,15 @@ interface Report {
 }
 
 /** `kpt-variants ARGS` in the workspace, held at stop point `point` (in an object: a process is a promise). */
-async function heldAt(ws: Workspace, point: string, args: string[]): Promise<{ child: ResultPromise }> {
+async function heldAt(
+  ws: Workspace,
+  point: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ child: ResultPromise }> {
   const child = execa('node', [bin, ...args], {
     cwd: ws.dir,
-    env: { ...process.env, ...gitIdentity, KPT_VARIANTS_TEST_STOP_AT: point },
+    env: { ...process.env, ...gitIdentity, ...env, KPT_VARIANTS_TEST_STOP_AT: point },
     reject: false,
     stdin: 'ignore',
   })
@@ -158,14 +163,14 @@ describe('two renders of the same fleet at once', () => {
     '--git from two caches: the run that pushes second is refused by its leases and says so; one draft per package, and its next run finds them as it wants them',
     async () => {
       ws = await Workspace.create()
-      const { child: held } = await heldAt(ws, 'git-commits-imported', [
-        'render',
-        'fleet',
-        '--git',
-        '--cache',
-        'cache-a',
-        '--json',
-      ])
+      // Another machine commits as another committer: the same identity within the same second would make the
+      // same commits, whose push git finds already done (exit 0, nothing lost), which is not the case under test.
+      const { child: held } = await heldAt(
+        ws,
+        'git-commits-imported',
+        ['render', 'fleet', '--git', '--cache', 'cache-a', '--json'],
+        { GIT_COMMITTER_NAME: 'render on machine A' },
+      )
       const other = await ws.run('render', 'fleet', '--git', '--cache', 'cache-b', '--json')
       expect(other.exitCode).toBe(0)
       expect(statuses(other.stdout)).toEqual(['created', 'created', 'created'])
