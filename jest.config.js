@@ -3,7 +3,9 @@ import { existsSync, readFileSync } from 'node:fs'
 /** Jest runs the TypeScript sources as native ES modules, transpiled by ts-jest. */
 export default {
   testEnvironment: 'node',
-  roots: ['functions', 'orchestrator', 'test'].filter((dir) => existsSync(dir)).map((dir) => `<rootDir>/${dir}`),
+  roots: ['functions', 'orchestrator', 'scripts', 'test']
+    .filter((dir) => existsSync(dir))
+    .map((dir) => `<rootDir>/${dir}`),
   testMatch: ['**/*.test.ts'],
   testPathIgnorePatterns: [
     '/node_modules/',

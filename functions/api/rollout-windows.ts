@@ -2,7 +2,7 @@
  * A Rollout's `spec.windows`: publishing happens only while one is open. A
  * window opens at each time its cron `schedule` names, read in its
  * `timeZone` (an IANA name, default UTC), and stays open for `duration` of
- * elapsed time. The schedule is read by croner (docs/dependencies.md), with
+ * elapsed time. The schedule is read by croner (docs/npm-dependencies.md), with
  * its daylight-saving rules, which are Vixie cron's: a start time that a
  * spring-forward skips opens at the first time after the gap that day; one
  * that a fall-back repeats opens once, at its first occurrence.
