@@ -18,6 +18,8 @@ export default {
   globals: {
     KPT_VARIANTS_VERSION: JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')).version,
   },
+  // Property tests run on one seed unless PROPERTY_SEED says otherwise (test/support/property-seed.ts).
+  setupFiles: ['<rootDir>/test/support/property-seed.ts'],
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: {
