@@ -10,7 +10,6 @@
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import type { ClusterFleet } from '../fleet/cluster.js'
 import { defaultCacheDir } from '../git/clones.js'
 import { PolicyIndex, readFleetPolicies } from '../plan/dependency-policy.js'
 import type { RenderScope } from '../plan/scope.js'
@@ -22,6 +21,7 @@ import { canDelete, explain, findHeld, formatOutdated, formatTree, outdated, rep
 import type { OutdatedRow, RepositoryGraph } from '../status/deps.js'
 import { publishedVersions, readRepositoryPackages } from '../status/read-deps.js'
 import { UsageError } from './cli-io.js'
+import { readClusterFleet } from './cluster-fleet.js'
 import type { CliIO } from './cli-io.js'
 
 /** The options commander parsed. */
@@ -53,7 +53,7 @@ export async function depsCommand(repo: string | undefined, options: DepsOptions
   if (outDir !== undefined && (!existsSync(outDir) || !statSync(outDir).isDirectory()))
     throw new UsageError(`--out ${options.out} is not a directory`)
   const cacheDir = resolve(io.cwd, options.cache ?? defaultCacheDir(io.env))
-  const cluster = options.cluster ? await readCluster(options, cacheDir, io) : undefined
+  const cluster = options.cluster ? await readClusterFleet(options, cacheDir, io) : undefined
   try {
     const fleetDir = cluster ? cluster.dir : resolve(io.cwd, options.fleet!)
     if (!existsSync(fleetDir) || !statSync(fleetDir).isDirectory())
@@ -206,24 +206,4 @@ function graphJson(graph: RepositoryGraph) {
 /** The deployment repositories of the fleet, by name. */
 function downstreamNames(repositories: readonly { name: string; deployment: boolean }[]): string[] {
   return [...new Set(repositories.filter((r) => r.deployment).map((r) => r.name))].sort()
-}
-
-/** Lists the fleet from the cluster into a snapshot directory; its expected failures are usage errors. */
-async function readCluster(options: DepsOptions, cacheDir: string, io: CliIO): Promise<ClusterFleet> {
-  const { ClusterError, readCluster: read } = await import('../fleet/cluster.js')
-  try {
-    const cluster = await read({
-      ...(options.kubeconfig !== undefined ? { kubeconfig: options.kubeconfig } : {}),
-      ...(options.context !== undefined ? { context: options.context } : {}),
-      ...(options.namespace !== undefined ? { namespace: options.namespace } : {}),
-      cacheDir,
-      cwd: io.cwd,
-      env: io.env,
-    })
-    for (const warning of cluster.warnings) io.stderr(`kpt-variants: warning: ${warning}\n`)
-    return cluster
-  } catch (err) {
-    if (err instanceof ClusterError) throw new UsageError(err.message)
-    throw err
-  }
 }

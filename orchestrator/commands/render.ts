@@ -2,6 +2,7 @@
 import { existsSync, statSync } from 'node:fs'
 import { relative, resolve } from 'node:path'
 import { UsageError } from './cli-io.js'
+import { readClusterFleet } from './cluster-fleet.js'
 import type { CliIO } from './cli-io.js'
 import type { ClusterFleet } from '../fleet/cluster.js'
 import type { ConflictPolicy } from '../merge/update.js'
@@ -98,7 +99,7 @@ export async function renderCommand(fleet: string | undefined, options: RenderOp
         publishDeletions: Boolean(options.publishDeletions),
       }
     : undefined
-  const cluster = options.cluster ? await readCluster(options, cacheDir, io) : undefined
+  const cluster = options.cluster ? await readClusterFleet(options, cacheDir, io) : undefined
   try {
     return await render(
       cluster ? { dir: cluster.dir, id: cluster.id } : { dir: fleetDir!, id: fleetDir! },
@@ -112,26 +113,6 @@ export async function renderCommand(fleet: string | undefined, options: RenderOp
     )
   } finally {
     cluster?.close()
-  }
-}
-
-/** Lists the fleet from the cluster into a snapshot directory (see fleet/cluster.ts); its expected failures are usage errors. */
-async function readCluster(options: RenderOptions, cacheDir: string, io: CliIO): Promise<ClusterFleet> {
-  const { ClusterError, readCluster: read } = await import('../fleet/cluster.js')
-  try {
-    const cluster = await read({
-      ...(options.kubeconfig !== undefined ? { kubeconfig: options.kubeconfig } : {}),
-      ...(options.context !== undefined ? { context: options.context } : {}),
-      ...(options.namespace !== undefined ? { namespace: options.namespace } : {}),
-      cacheDir,
-      cwd: io.cwd,
-      env: io.env,
-    })
-    for (const warning of cluster.warnings) io.stderr(`kpt-variants: warning: ${warning}\n`)
-    return cluster
-  } catch (err) {
-    if (err instanceof ClusterError) throw new UsageError(err.message)
-    throw err
   }
 }
 

@@ -26,6 +26,7 @@ import {
 } from '../run/rollout-status.js'
 import type { PlanSettings } from '../run/setup.js'
 import { UsageError } from './cli-io.js'
+import { readClusterFleet } from './cluster-fleet.js'
 import type { CliIO } from './cli-io.js'
 import { nowOf } from './now.js'
 
@@ -60,7 +61,7 @@ export async function rolloutCommand(
   const slash = name.indexOf('/')
   const namespace = slash >= 0 ? name.slice(0, slash) : (options.namespace ?? 'default')
   const bare = slash >= 0 ? name.slice(slash + 1) : name
-  const cluster = options.cluster ? await readCluster(options, cacheDir, io) : undefined
+  const cluster = options.cluster ? await readClusterFleet(options, cacheDir, io, { printWarnings: false }) : undefined
   try {
     const fleetDir = cluster ? cluster.dir : resolve(io.cwd, options.fleet!)
     if (!existsSync(fleetDir) || !statSync(fleetDir).isDirectory())
@@ -176,24 +177,6 @@ async function patchCluster(cluster: ClusterFleet, object: KubeObject, edit: Rol
       await cluster.patch(listed, p.patch, p.subresource)
   } catch (err) {
     if (err instanceof ClusterError) throw new RolloutCommandError(err.message, 1)
-    throw err
-  }
-}
-
-/** The fleet from the cluster, as render --cluster reads it; its expected failures are usage errors. */
-async function readCluster(options: RolloutOptions, cacheDir: string, io: CliIO): Promise<ClusterFleet> {
-  const { ClusterError, readCluster: read } = await import('../fleet/cluster.js')
-  try {
-    return await read({
-      ...(options.kubeconfig !== undefined ? { kubeconfig: options.kubeconfig } : {}),
-      ...(options.context !== undefined ? { context: options.context } : {}),
-      ...(options.namespace !== undefined ? { namespace: options.namespace } : {}),
-      cacheDir,
-      cwd: io.cwd,
-      env: io.env,
-    })
-  } catch (err) {
-    if (err instanceof ClusterError) throw new UsageError(err.message)
     throw err
   }
 }
