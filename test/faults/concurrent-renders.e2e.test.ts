@@ -11,42 +11,17 @@ import { existsSync, readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { Worker } from 'node:worker_threads'
 import { execa } from 'execa'
-import type { ResultPromise } from 'execa'
-import { gitIdentity, repoRoot } from '../e2e/runner.js'
+import { repoRoot } from '../e2e/runner.js'
 import { expectComplete, refsOf, stackLines } from '../support/faults.js'
 import { threeClusters } from '../support/fleet.js'
 import { treeWithModesAndBytes } from '../support/files.js'
-import { bin, stoppedAt, timeout, Workspace } from '../support/git-workspace.js'
+import { heldAt, killHeldRuns, timeout, Workspace } from '../support/git-workspace.js'
 
 interface Report {
   variants: { path: string; status: string; reasons: string[] }[]
 }
 
-/** `kpt-variants ARGS` in the workspace, held at stop point `point` (in an object: a process is a promise). */
-async function heldAt(
-  ws: Workspace,
-  point: string,
-  args: string[],
-  env: Record<string, string> = {},
-): Promise<{ child: ResultPromise }> {
-  const child = execa('node', [bin, ...args], {
-    cwd: ws.dir,
-    env: { ...process.env, ...gitIdentity, ...env, KPT_VARIANTS_TEST_STOP_AT: point },
-    reject: false,
-    stdin: 'ignore',
-  })
-  held.add(child)
-  await stoppedAt(child, point)
-  return { child }
-}
-
-/** The runs held, killed after each test (one a failed test left waiting would keep jest waiting too). */
-const held = new Set<ResultPromise>()
-afterEach(async () => {
-  for (const child of held) child.kill('SIGKILL')
-  await Promise.all(held)
-  held.clear()
-})
+afterEach(killHeldRuns)
 
 const statuses = (stdout: string) => (JSON.parse(stdout) as Report).variants.map((v) => v.status)
 
@@ -82,7 +57,14 @@ describe('two renders of the same fleet at once', () => {
     '--out: a render that holds the output directory keeps another out: after --lock-timeout it fails naming the holder and writes nothing; the next run finds nothing to do',
     async () => {
       ws = await Workspace.create()
-      const { child: held } = await heldAt(ws, 'rendered', ['render', 'fleet', '--out', 'out', '--cache', 'cache-a'])
+      const { child: held } = await heldAt(ws.dir, 'rendered', [
+        'render',
+        'fleet',
+        '--out',
+        'out',
+        '--cache',
+        'cache-a',
+      ])
       const locked = await ws.run('render', 'fleet', '--out', 'out', '--cache', 'cache-b', '--lock-timeout', '0.5')
       expect(locked.exitCode).toBe(1)
       expect(locked.stderr).toBe(
@@ -166,7 +148,7 @@ describe('two renders of the same fleet at once', () => {
       // Another machine commits as another committer: the same identity within the same second would make the
       // same commits, whose push git finds already done (exit 0, nothing lost), which is not the case under test.
       const { child: held } = await heldAt(
-        ws,
+        ws.dir,
         'git-commits-imported',
         ['render', 'fleet', '--git', '--cache', 'cache-a', '--json'],
         { GIT_COMMITTER_NAME: 'render on machine A' },

@@ -12,12 +12,9 @@
  */
 import { existsSync, renameSync, rmSync, writeFileSync, chmodSync } from 'node:fs'
 import { join } from 'node:path'
-import { execa } from 'execa'
-import type { ResultPromise } from 'execa'
-import { gitIdentity } from '../e2e/runner.js'
 import { expectComplete, refsOf, removeHook, stackLines } from '../support/faults.js'
 import { threeClusters } from '../support/fleet.js'
-import { bin, stoppedAt, timeout, Workspace } from '../support/git-workspace.js'
+import { heldAt, killHeldRuns, timeout, Workspace } from '../support/git-workspace.js'
 
 /** The three repositories' refs. */
 const allRefs = (ws: Workspace) => Promise.all(threeClusters.map((c) => refsOf(ws.remote(c.name))))
@@ -34,26 +31,7 @@ function killReceivePack(remote: string, hook: 'pre-receive' | 'reference-transa
   chmodSync(file, 0o755)
 }
 
-/** `kpt-variants ARGS` held at stop point `point`: resolves once it is there, with the running process (in an object: a process is a promise). */
-async function heldAt(ws: Workspace, point: string, args: string[]): Promise<{ child: ResultPromise }> {
-  const child = execa('node', [bin, ...args], {
-    cwd: ws.dir,
-    env: { ...process.env, ...gitIdentity, KPT_VARIANTS_TEST_STOP_AT: point },
-    reject: false,
-    stdin: 'ignore',
-  })
-  held.add(child)
-  await stoppedAt(child, point)
-  return { child }
-}
-
-/** The runs held, killed after each test (one a failed test left waiting would keep jest waiting too). */
-const held = new Set<ResultPromise>()
-afterEach(async () => {
-  for (const child of held) child.kill('SIGKILL')
-  await Promise.all(held)
-  held.clear()
-})
+afterEach(killHeldRuns)
 
 describe('git remotes that fail in the middle of a push', () => {
   let ws: Workspace
@@ -63,7 +41,7 @@ describe('git remotes that fail in the middle of a push', () => {
     'render --git: a remote moved away between the fetch and the push fails its own variants only; back, the next run drafts it',
     async () => {
       ws = await Workspace.create()
-      const { child: held } = await heldAt(ws, 'git-commits-imported', [
+      const { child: held } = await heldAt(ws.dir, 'git-commits-imported', [
         'render',
         'fleet',
         '--git',
@@ -177,7 +155,7 @@ describe('git remotes that fail in the middle of a push', () => {
       ws = await Workspace.create()
       await ws.ok('render', 'fleet', '--git', '--cache', 'cache')
       const drafted = await allRefs(ws)
-      const { child: held } = await heldAt(ws, 'git-commits-imported', [
+      const { child: held } = await heldAt(ws.dir, 'git-commits-imported', [
         'publish',
         '--fleet',
         'fleet',

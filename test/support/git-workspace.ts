@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { bin, runCli, runCliOk } from './cli-run.js'
 import type { Run } from './cli-run.js'
+import { execa } from 'execa'
 import type { ResultPromise } from 'execa'
+import { gitIdentity } from '../e2e/runner.js'
 import { createBlueprints, fleetFiles, threeClusters } from './fleet.js'
 import type { FleetOptions } from './fleet.js'
 import { createRepo, git, writeTree } from './git-repo.js'
@@ -69,6 +71,37 @@ function processStat(pid: number): { state: string; ppid: number } | undefined {
 }
 
 /** A test's directory: the blueprint repository, three downstream repositories, the fleet, the cache. */
+/** The runs `heldAt` started, until `killHeldRuns`. */
+const heldRuns = new Set<ResultPromise>()
+
+/**
+ * `kpt-variants ARGS` in `dir` held at stop point `point` (`env` over git's identity): resolves once it is
+ * there, with the running process (in an object: a process is a promise). Call `killHeldRuns` after each test.
+ */
+export async function heldAt(
+  dir: string,
+  point: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ child: ResultPromise }> {
+  const child = execa('node', [bin, ...args], {
+    cwd: dir,
+    env: { ...process.env, ...gitIdentity, ...env, KPT_VARIANTS_TEST_STOP_AT: point },
+    reject: false,
+    stdin: 'ignore',
+  })
+  heldRuns.add(child)
+  await stoppedAt(child, point)
+  return { child }
+}
+
+/** Kills the runs still held: one a failed test left waiting would keep jest waiting too. */
+export async function killHeldRuns(): Promise<void> {
+  for (const child of heldRuns) child.kill('SIGKILL')
+  await Promise.all(heldRuns)
+  heldRuns.clear()
+}
+
 export class Workspace {
   readonly fleet: string
   readonly cache: string
