@@ -1,6 +1,6 @@
 /**
  * `kpt-variants controller` against a real API server (test/support/
- * kube-apiserver.ts, built by scripts/build-apiserver.sh; without it these
+ * kube-apiserver.ts, built by scripts/build-cluster.sh; without it these
  * cases are SKIPPED, loudly), on the benchmark fleet of 1,000 targets: one
  * PackageVariantSet over 1,000 WorkloadClusters, a 50-resource package each,
  * every draft in one downstream repository.

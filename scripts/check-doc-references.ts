@@ -75,7 +75,7 @@ const fileExtension = /^(ts|js|cjs|mjs|md|sh|ya?ml|json|txt|tsv|css|html|svg|png
 
 /** Spans that read as repository paths but name none, on purpose. */
 export const allowlist: ReadonlyMap<string, string> = new Map([
-  ['test/apiserver/bin/', 'built by scripts/build-apiserver.sh; git ignores it'],
+  ['test/apiserver/bin/', 'built by scripts/build-cluster.sh; git ignores it'],
   ['tools/cosign/bin/', 'built by scripts/build-cosign.sh; git ignores it'],
   ['highlight.js', 'an npm package (docs/npm-dependencies.md), not a file'],
 ])

@@ -1,6 +1,6 @@
 /**
  * A real Kubernetes API server for the e2e tests: etcd and kube-apiserver,
- * built by scripts/build-apiserver.sh into test/apiserver/bin (see
+ * built by scripts/build-cluster.sh into test/apiserver/bin (see
  * docs/testing.md), started on free loopback ports in a temporary directory.
  * The server generates its own serving certificate (its CA goes into the
  * kubeconfigs), authorizes with RBAC, signs service-account tokens with a key
@@ -23,7 +23,7 @@ import { freePorts } from './ports.js'
 export type Json = Record<string, any>
 
 export const binDir = join(repositoryRoot(), 'test', 'apiserver', 'bin')
-export const buildCommand = 'bash scripts/build-apiserver.sh'
+export const buildCommand = 'bash scripts/build-cluster.sh'
 
 /**
  * Whether kube-apiserver and etcd are built. When they are not, warns once
@@ -67,6 +67,27 @@ process.on('exit', () => {
 /** The two processes of a server, by name. */
 export type ServerProcess = 'etcd' | 'kube-apiserver'
 
+/** A user the server knows by a static token (test/support/node-cluster.ts gives one to each component). */
+export interface TokenUser {
+  token: string
+  user: string
+  groups: string[]
+}
+
+export interface KubeApiServerOptions {
+  /**
+   * The address the server binds and advertises (default 127.0.0.1). A node's pods reach the
+   * server through the `kubernetes` Service, whose endpoint is this address: it may not be loopback.
+   */
+  address?: string
+  /** Default `RBAC`; a cluster with a kubelet adds the Node authorizer. */
+  authorization?: string
+  /** Users beside the admin. */
+  users?: TokenUser[]
+  /** More flags (each `--name=value`). */
+  args?: string[]
+}
+
 export class KubeApiServer {
   readonly adminToken = randomBytes(16).toString('hex')
   #processes: ChildProcess[] = []
@@ -77,11 +98,14 @@ export class KubeApiServer {
   #ca = ''
   #discovery = new Map<string, Promise<Json[]>>()
 
-  private constructor(readonly dir: string) {}
+  private constructor(
+    readonly dir: string,
+    readonly options: KubeApiServerOptions,
+  ) {}
 
   /** Starts etcd and kube-apiserver, and resolves once /readyz says ok. */
-  static async start(): Promise<KubeApiServer> {
-    const server = new KubeApiServer(mkdtempSync(join(tmpdir(), 'kpt-variants-kube-apiserver-')))
+  static async start(options: KubeApiServerOptions = {}): Promise<KubeApiServer> {
+    const server = new KubeApiServer(mkdtempSync(join(tmpdir(), 'kpt-variants-kube-apiserver-')), options)
     // A port taken between choosing and binding it makes a process exit at once: then again, with other ports.
     for (let attempt = 1; ; attempt++) {
       try {
@@ -97,8 +121,12 @@ export class KubeApiServer {
     }
   }
 
+  get address(): string {
+    return this.options.address ?? '127.0.0.1'
+  }
+
   get url(): string {
-    return `https://127.0.0.1:${this.#port}`
+    return `https://${this.address}:${this.#port}`
   }
 
   /** The PEM of the CA the server made for its serving certificate. */
@@ -117,11 +145,12 @@ export class KubeApiServer {
     })
     writeFileSync(join(this.dir, 'sa.key'), privateKey, { mode: 0o600 })
     writeFileSync(join(this.dir, 'sa.pub'), publicKey)
-    writeFileSync(
-      join(this.dir, 'tokens.csv'),
-      `${this.adminToken},kpt-variants-test-admin,kpt-variants-test-admin,system:masters\n`,
-      { mode: 0o600 },
-    )
+    const users = [
+      { token: this.adminToken, user: 'kpt-variants-test-admin', groups: ['system:masters'] },
+      ...(this.options.users ?? []),
+    ]
+    const tokens = users.map((u) => `${u.token},${u.user},${u.user},"${u.groups.join(',')}"\n`).join('')
+    writeFileSync(join(this.dir, 'tokens.csv'), tokens, { mode: 0o600 })
     writeFileSync(join(this.dir, 'audit-policy.yaml'), auditPolicy)
     writeFileSync(join(this.dir, 'audit.log'), '')
 
@@ -143,12 +172,12 @@ export class KubeApiServer {
     ])
     const apiserver = this.#spawn('kube-apiserver', [
       `--etcd-servers=${etcdUrl}`,
-      ...['--bind-address=127.0.0.1', '--advertise-address=127.0.0.1', `--secure-port=${port}`],
-      // The `kubernetes` Service's endpoints may not be a loopback address: nothing here needs them.
-      '--endpoint-reconciler-type=none',
+      ...[`--bind-address=${this.address}`, `--advertise-address=${this.address}`, `--secure-port=${port}`],
+      // The `kubernetes` Service's endpoints may not be a loopback address: without a node nothing needs them.
+      ...(this.address.startsWith('127.') ? ['--endpoint-reconciler-type=none'] : []),
       // No certificate given: the server makes a self-signed one (and its CA) here.
       `--cert-dir=${join(this.dir, 'certs')}`,
-      '--authorization-mode=RBAC',
+      `--authorization-mode=${this.options.authorization ?? 'RBAC'}`,
       `--token-auth-file=${join(this.dir, 'tokens.csv')}`,
       '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
       `--service-account-key-file=${join(this.dir, 'sa.pub')}`,
@@ -156,6 +185,7 @@ export class KubeApiServer {
       '--service-cluster-ip-range=10.96.0.0/24',
       `--audit-policy-file=${join(this.dir, 'audit-policy.yaml')}`,
       `--audit-log-path=${join(this.dir, 'audit.log')}`,
+      ...(this.options.args ?? []),
     ])
     await this.#ready([etcd, apiserver])
     this.#ca = readFileSync(join(this.dir, 'certs', 'apiserver.crt'), 'utf8')

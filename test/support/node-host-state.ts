@@ -1,0 +1,157 @@
+/**
+ * What a node changes on this machine outside its directory, read before it starts and removed
+ * after it stops: processes (containerd's shims), mounts (overlay roots, pod volumes, network
+ * namespaces), network namespaces under /run/netns, the CNI bridge, iptables chains (kube-proxy's
+ * KUBE-*, CNI's CNI-*, the kubelet's canaries) and the kubelet's cgroups (kubepods). The
+ * node-cluster test checks `leftovers` is empty after a stop.
+ */
+import { existsSync, readdirSync, readFileSync, readlinkSync, rmdirSync, rmSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { execa } from 'execa'
+
+export interface HostState {
+  netns: string[]
+  chains: string[]
+}
+
+const netnsDir = '/run/netns'
+const ownChain = /^(KUBE-|CNI-)/
+const cgroupRoot = '/sys/fs/cgroup'
+
+export async function hostState(): Promise<HostState> {
+  return { netns: listDir(netnsDir), chains: await chains() }
+}
+
+/** What the cluster in `dir` left: each a line naming it; empty when nothing. */
+export async function leftovers(dir: string, before: HostState, bridge: string): Promise<string[]> {
+  const found: string[] = []
+  for (const pid of processesUnder(dir)) found.push(`process ${pid}: ${cmdline(pid)}`)
+  for (const mount of mountsUnder(dir)) found.push(`mount ${mount}`)
+  for (const ns of listDir(netnsDir).filter((n) => !before.netns.includes(n))) found.push(`network namespace ${ns}`)
+  if (existsSync(`/sys/class/net/${bridge}`)) found.push(`network interface ${bridge}`)
+  for (const chain of (await chains()).filter((c) => !before.chains.includes(c))) found.push(`iptables chain ${chain}`)
+  for (const cgroup of kubeCgroups()) found.push(`cgroup ${cgroup}`)
+  return found
+}
+
+/** Removes what `leftovers` finds, in the order that lets each go: processes, mounts, namespaces, links, rules, cgroups. */
+export async function removeLeftovers(dir: string, before: HostState, bridge = 'kptv0'): Promise<void> {
+  for (const pid of processesUnder(dir)) {
+    try {
+      process.kill(pid, 'SIGKILL')
+    } catch {
+      // gone already
+    }
+  }
+  for (const mount of mountsUnder(dir)) await execa('umount', ['-l', mount], { reject: false })
+  for (const ns of listDir(netnsDir).filter((n) => !before.netns.includes(n))) {
+    await execa('umount', ['-l', join(netnsDir, ns)], { reject: false })
+    rmSync(join(netnsDir, ns), { force: true })
+  }
+  if (existsSync(`/sys/class/net/${bridge}`)) await execa('ip', ['link', 'delete', bridge], { reject: false })
+  await removeChains(before.chains)
+  for (const cgroup of kubeCgroups()) removeCgroup(cgroup)
+  for (const link of listDir('/var/log/containers')) {
+    const file = join('/var/log/containers', link)
+    try {
+      if (readlinkSync(file).startsWith(dir)) rmSync(file, { force: true })
+    } catch {
+      // not a link
+    }
+  }
+}
+
+function listDir(dir: string): string[] {
+  try {
+    return readdirSync(dir).sort()
+  } catch {
+    return []
+  }
+}
+
+function cmdline(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim()
+  } catch {
+    return ''
+  }
+}
+
+/** Processes whose command line names `dir` (a shim names its containerd's socket and state). */
+function processesUnder(dir: string): number[] {
+  return listDir('/proc')
+    .filter((p) => /^\d+$/.test(p))
+    .map(Number)
+    .filter((pid) => pid !== process.pid && cmdline(pid).includes(dir))
+}
+
+/** Mount points under `dir`, deepest first. */
+function mountsUnder(dir: string): string[] {
+  return readFileSync('/proc/self/mountinfo', 'utf8')
+    .split('\n')
+    .map((line) => line.split(' ')[4]?.replace(/\\040/g, ' '))
+    .filter((point): point is string => point !== undefined && point.startsWith(`${dir}/`))
+    .sort((a, b) => b.length - a.length)
+}
+
+const tables = ['filter', 'nat', 'mangle'] as const
+
+/** Every chain named like a node's, as `table/chain`. */
+async function chains(): Promise<string[]> {
+  const found: string[] = []
+  for (const table of tables) {
+    const { stdout } = await execa('iptables-save', ['-t', table], { reject: false })
+    for (const line of stdout.split('\n'))
+      if (line.startsWith(':') && ownChain.test(line.slice(1))) found.push(`${table}/${line.slice(1).split(' ')[0]}`)
+  }
+  return found.sort()
+}
+
+/** Deletes every node chain not in `keep`, with the rules that jump to it, one table at a time. */
+async function removeChains(keep: string[]): Promise<void> {
+  for (const table of tables) {
+    const { stdout } = await execa('iptables-save', ['-t', table], { reject: false })
+    const gone = new Set(
+      stdout
+        .split('\n')
+        .filter((l) => l.startsWith(':'))
+        .map((l) => l.slice(1).split(' ')[0]!)
+        .filter((c) => ownChain.test(c) && !keep.includes(`${table}/${c}`)),
+    )
+    if (!gone.size) continue
+    const mentions = (line: string) =>
+      [...gone].some((c) => line.includes(` ${c} `) || line.endsWith(` ${c}`) || line.startsWith(`:${c} `))
+    const kept = stdout.split('\n').filter((line) => !line.startsWith('#') && !mentions(line))
+    await execa('iptables-restore', ['-T', table], { input: `${kept.join('\n')}\n`, reject: false })
+  }
+}
+
+/** The kubelet's cgroups (kubepods, and the QoS and pod groups below it), in every v1 hierarchy. */
+function kubeCgroups(): string[] {
+  return listDir(cgroupRoot)
+    .map((controller) => join(cgroupRoot, controller, 'kubepods'))
+    .filter((dir) => {
+      try {
+        return statSync(dir).isDirectory()
+      } catch {
+        return false
+      }
+    })
+}
+
+/** Removes a cgroup and those below it, deepest first (a cgroup directory goes with rmdir alone). */
+function removeCgroup(dir: string): void {
+  for (const entry of listDir(dir)) {
+    const child = join(dir, entry)
+    try {
+      if (statSync(child).isDirectory()) removeCgroup(child)
+    } catch {
+      // gone already
+    }
+  }
+  try {
+    rmdirSync(dir)
+  } catch {
+    // still in use or gone: leftovers() reports it
+  }
+}
