@@ -67,10 +67,7 @@ export function addControllerCommand(program: Command, io: CliIO, done: (exitCod
       parseDuration,
       60_000,
     )
-    .option(
-      '--listen <ADDR>',
-      'serve POST /webhook (a git push), GET /healthz and GET /readyz (200 while leading) on HOST:PORT or :PORT',
-    )
+    .option('--listen <ADDR>', 'serve POST /webhook (a git push), GET /healthz and GET /readyz on HOST:PORT or :PORT')
     .option(
       '--webhook-secret-file <FILE>',
       'a webhook call must carry this secret: X-Hub-Signature-256 (GitHub, Gitea) or X-Gitlab-Token (GitLab)',
@@ -100,6 +97,10 @@ export function addControllerCommand(program: Command, io: CliIO, done: (exitCod
       2_000,
     )
     .option('--identity <NAME>', "this replica's name in the lease (default: the host name and a random suffix)")
+    .option(
+      '--label-pod <NAMESPACE/NAME>',
+      'while this replica leads, label its pod kpt-variants.dev/leader=true (a Service selecting it reaches the leader)',
+    )
     .option(
       '--json',
       'print one line of JSON per cycle on stdout: what started it, what it rendered, the status written',

@@ -20,6 +20,8 @@ import { Controller } from '../controller/controller.js'
 import type { Cycle } from '../controller/controller.js'
 import { checkTiming, LeaderElector } from '../controller/lease.js'
 import { leaseApi } from '../controller/lease-api.js'
+import { podLabel } from '../controller/leader-label.js'
+import type { PodLabel } from '../controller/leader-label.js'
 import { listen } from '../controller/webhook.js'
 
 /** The options commander parsed (durations in milliseconds). */
@@ -48,6 +50,7 @@ export interface ControllerOptions {
   renewDeadline: number
   retryPeriod: number
   identity?: string
+  labelPod?: string
   json?: boolean
 }
 
@@ -123,6 +126,7 @@ export async function controllerCommand(options: ControllerOptions, io: CliIO): 
   const elector = options.leaderElection
     ? new LeaderElector(leaseApi(client, lease[1]!, lease[2]!), identity, timing, undefined, log)
     : undefined
+  const label = labelOf(client, options.labelPod)
   let controller: Controller | undefined
   let server: Server | undefined
   let stopping = false
@@ -154,8 +158,10 @@ export async function controllerCommand(options: ControllerOptions, io: CliIO): 
     log(
       `${identity}: watching ${options.namespace ? `namespace ${options.namespace} of ` : ''}${client.server}${elector ? `, leading through lease ${options.lease}` : ''}`,
     )
+    await markPod(label, false, log)
     if (elector && !(await elector.acquire())) return 0
     if (stopping) return 0
+    await markPod(label, true, log)
     controller = new Controller(client, settings)
     const running = controller.run().then(
       () => undefined,
@@ -181,8 +187,25 @@ export async function controllerCommand(options: ControllerOptions, io: CliIO): 
     process.off('SIGINT', stop)
     process.off('SIGHUP', resync)
     await elector?.stop()
+    if (controller) await markPod(label, false, log)
     server?.close()
     server?.closeAllConnections()
+  }
+}
+
+function labelOf(client: ClusterClient, pod: string | undefined): PodLabel | undefined {
+  if (pod === undefined) return undefined
+  const match = /^([^/]+)\/([^/]+)$/.exec(pod)
+  if (!match) throw new UsageError(`--label-pod ${pod}: expected NAMESPACE/NAME`)
+  return podLabel(client, match[1]!, match[2]!)
+}
+
+/** A label that cannot be written is logged, not fatal: the leader still renders; webhooks wait for its next poll. */
+async function markPod(label: PodLabel | undefined, leading: boolean, log: (line: string) => void): Promise<void> {
+  try {
+    await label?.mark(leading)
+  } catch (err) {
+    log(`${(err as Error).message}: webhook calls may miss this replica`)
   }
 }
 

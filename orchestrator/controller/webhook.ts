@@ -5,7 +5,8 @@
  *
  *   POST /webhook   202 when this replica leads (the listing is queued), 503 when it stands by
  *   GET  /healthz   200 while the process runs (liveness)
- *   GET  /readyz    200 only while this replica leads (readiness: a Service sends webhooks to the leader)
+ *   GET  /readyz    200 once listening, leading or standing by (the webhook Service selects the leader
+ *                   by its pod's label, leader-label.ts: a standby that is never Ready would stall a rollout)
  *
  * With a secret, a webhook call must prove it knows it, as the git hosts
  * do: GitHub and Gitea sign the body (`X-Hub-Signature-256: sha256=<HMAC-SHA256>`),
@@ -42,8 +43,7 @@ export async function listen(
     }
     const path = (req.url ?? '').replace(/\?.*$/, '')
     if (req.method === 'GET' && path === '/healthz') return answer(200, 'ok')
-    if (req.method === 'GET' && path === '/readyz')
-      return handlers.leading() ? answer(200, 'leading') : answer(503, 'standing by')
+    if (req.method === 'GET' && path === '/readyz') return answer(200, handlers.leading() ? 'leading' : 'standing by')
     if (path !== '/webhook') return answer(404, 'not found: POST /webhook, GET /healthz, GET /readyz')
     if (req.method !== 'POST') return answer(405, 'POST /webhook')
     readBody(req).then(
