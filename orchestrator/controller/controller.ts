@@ -147,8 +147,9 @@ export class Controller {
     this.#request({ upstream: true, trigger: 'upstream' })
   }
 
-  /** A full render now (SIGHUP). */
+  /** A full render now (SIGHUP), with discovery asked again (a CRD made since is found). */
   resync(): void {
+    this.#cache.rediscover()
     this.#request({ full: true, trigger: 'resync' })
   }
 
@@ -257,8 +258,19 @@ export class Controller {
       // A status not written (the API server unreachable, etcd down) is written by a cycle of its own after a
       // while, as a failed cycle is tried again: no watch event would bring it, and until then it says what git no longer holds.
       const statusRetryMs = written.failures.length > 0 ? this.#retryMs : undefined
+      // A set naming a kind the server does not serve may be waiting for its CRD (installed after this replica
+      // started, as `kpt live apply` of a fleet and its CRDs does): discovery is asked again, backing off as a retry.
+      const unservedKindMs =
+        statusRetryMs === undefined && planned.plan.failures.some((f) => f.reason === 'NoMatchingTargets')
+          ? this.#retryMs
+          : undefined
       if (statusRetryMs !== undefined) {
         this.#pending.triggers.add('status')
+        this.#retryLater()
+      } else if (unservedKindMs !== undefined) {
+        this.#cache.rediscover()
+        this.#pending.full = true
+        this.#pending.triggers.add('resync')
         this.#retryLater()
       } else this.#retryMs = firstRetryMs
       const cycle: Cycle = {
@@ -280,6 +292,8 @@ export class Controller {
       }
       this.settings.log(describeCycle(cycle, planned.plan.variants.length))
       if (statusRetryMs !== undefined) this.settings.log(`writing the status again in ${statusRetryMs / 1000} s`)
+      if (unservedKindMs !== undefined)
+        this.settings.log(`a set names a kind the server does not serve: discovery again in ${unservedKindMs / 1000} s`)
       this.settings.onCycle?.(cycle)
     } catch (err) {
       // Tried again, with everything it was to do, after a while; meanwhile changes gather.
