@@ -129,6 +129,27 @@ describe('leader election through a Lease', () => {
     ])
   })
 
+  test('a standby stopped while its acquisition is under way gives the lease it won up, and renews nothing', async () => {
+    const {
+      clock,
+      store,
+      replicas: [a, b],
+    } = replicas(2)
+    await clock.advance(0)
+    // The leader releases (a Deployment scaled to none stops both at once); the standby's read is then in flight.
+    await a!.elector.stop()
+    await clock.advance(timing.retryPeriodMs - 1)
+    const acquiring = b!.elector.acquire()
+    void b!.elector.stop()
+    await clock.advance(1)
+    expect(await acquiring).toBe(true)
+    await b!.elector.stop()
+    expect(store.lease!.spec.holderIdentity).toBe('')
+    const writes = store.writes.length
+    await clock.advance(60_000)
+    expect([b!.elector.leading, store.writes.length]).toEqual([false, writes])
+  })
+
   test('when the leader dies, the standby takes over within the lease duration after its last renewal', async () => {
     for (const [diesAfter, offset] of [0, 1, 999, 1000, 1999, 7000].flatMap((d) =>
       [0, 1, 700, 1999].map((o) => [d, o] as const),

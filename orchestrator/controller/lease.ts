@@ -127,9 +127,12 @@ export class LeaderElector {
     return false
   }
 
-  /** Stops trying and renewing; a leader gives the lease up, so that another replica takes it at once. */
+  /**
+   * Stops trying and renewing; a leader gives the lease up, so that another replica takes it at once.
+   * Called again after an acquisition that was under way when it was first called (a replica told to
+   * stop as the old leader released the lease), it gives that lease up too.
+   */
   async stop(): Promise<void> {
-    if (this.#stopped) return
     this.#stopped = true
     this.clock.clearTimeout(this.#timer)
     this.clock.clearTimeout(this.#deadline)
