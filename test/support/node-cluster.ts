@@ -26,13 +26,13 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs'
-import { networkInterfaces, tmpdir } from 'node:os'
+import { networkInterfaces } from 'node:os'
 import { join } from 'node:path'
 import { execa } from 'execa'
 import { binDir, buildCommand, KubeApiServer } from './kube-apiserver.js'
 import type { Json } from './kube-apiserver.js'
 import { freePorts } from './ports.js'
-import { hostState, removeLeftovers } from './node-host-state.js'
+import { hostState, mkdtempPrefix, removeLeftovers, removeStaleNodes } from './node-host-state.js'
 import type { HostState } from './node-host-state.js'
 
 /** The programs a node needs beyond the API server's. */
@@ -98,6 +98,7 @@ export class NodeCluster {
    * (engine image names, e.g. localhost/kpt-variants/kpt-variants:0.1.0).
    */
   static async start(options: { importImages: (cluster: NodeCluster) => Promise<void> }): Promise<NodeCluster> {
+    await removeStaleNodes(binDir, bridgeName)
     const before = await hostState()
     const address = hostAddress()
     const users = {
@@ -112,7 +113,7 @@ export class NodeCluster {
       users: Object.values(users),
       args: ['--enable-admission-plugins=NodeRestriction', '--kubelet-preferred-address-types=InternalIP,Hostname'],
     })
-    const cluster = new NodeCluster(api, mkdtempSync(join(tmpdir(), 'kpt-variants-node-')), address, before)
+    const cluster = new NodeCluster(api, mkdtempSync(mkdtempPrefix), address, before)
     try {
       const kubeconfig = (name: string, user: { token: string }) => {
         const file = join(cluster.dir, `${name}.kubeconfig`)
@@ -395,11 +396,15 @@ async function stopChild(child: ChildProcess | undefined, timeout = 15_000): Pro
   clearTimeout(timer)
 }
 
-/** Polls `check` every 100 ms until it holds; rejects with `what` after `timeout`. */
-export async function until(check: () => Promise<boolean>, what: string, timeout: number): Promise<void> {
+/** Polls `check` every 100 ms until it holds; rejects with `what` (read then) after `timeout`. */
+export async function until(
+  check: () => Promise<boolean>,
+  what: string | (() => string),
+  timeout: number,
+): Promise<void> {
   const deadline = Date.now() + timeout
   while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what} after ${timeout / 1000} s`)
+    if (Date.now() > deadline) throw new Error(`${typeof what === 'string' ? what : what()} after ${timeout / 1000} s`)
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
 }

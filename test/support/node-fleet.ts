@@ -133,7 +133,7 @@ export async function waitForPods(
   let last: Json[] = []
   await until(
     async () => check((last = await pods(cluster, namespace, labels))),
-    `${what} (pods: ${last.map((p) => `${p['metadata']['name']} ${p['status']?.['phase']}`).join(', ')})`,
+    () => `${what} (pods: ${last.map((p) => `${p['metadata']['name']} ${p['status']?.['phase']}`).join(', ')})`,
     timeout,
   )
   return last

@@ -6,7 +6,8 @@
  * node-cluster test checks `leftovers` is empty after a stop.
  */
 import { existsSync, readdirSync, readFileSync, readlinkSync, rmdirSync, rmSync, statSync } from 'node:fs'
-import { join } from 'node:path'
+import { tmpdir } from 'node:os'
+import { basename, dirname, join } from 'node:path'
 import { execa } from 'execa'
 
 export interface HostState {
@@ -25,7 +26,7 @@ export async function hostState(): Promise<HostState> {
 /** What the cluster in `dir` left: each a line naming it; empty when nothing. */
 export async function leftovers(dir: string, before: HostState, bridge: string): Promise<string[]> {
   const found: string[] = []
-  for (const pid of processesUnder(dir)) found.push(`process ${pid}: ${cmdline(pid)}`)
+  for (const pid of [...podProcesses(), ...processesUnder(dir)]) found.push(`process ${pid}: ${cmdline(pid)}`)
   for (const mount of mountsUnder(dir)) found.push(`mount ${mount}`)
   for (const ns of listDir(netnsDir).filter((n) => !before.netns.includes(n))) found.push(`network namespace ${ns}`)
   if (existsSync(`/sys/class/net/${bridge}`)) found.push(`network interface ${bridge}`)
@@ -34,8 +35,40 @@ export async function leftovers(dir: string, before: HostState, bridge: string):
   return found
 }
 
+/**
+ * Removes what a node killed with its test process (no stop) left: its programs (those run from
+ * `binDir`), its pods' processes, and then what `removeLeftovers` removes for every temporary
+ * node directory. Run before a node starts, so one killed run does not break the next.
+ */
+export async function removeStaleNodes(binDir: string, bridge: string): Promise<void> {
+  const programs = listDir('/proc')
+    .filter((p) => /^\d+$/.test(p))
+    .map(Number)
+    .filter((pid) => cmdline(pid).startsWith(`${binDir}/`))
+  if (!programs.length && !kubeCgroups().length && !existsSync(`/sys/class/net/${bridge}`)) return
+  console.warn(`node cluster: removing what an earlier node left (${programs.length} of its processes)`)
+  for (const pid of programs) kill(pid)
+  const empty: HostState = { netns: [], chains: [] }
+  const tmp = dirname(mkdtempPrefix)
+  for (const dir of listDir(tmp).filter((d) => d.startsWith(basename(mkdtempPrefix))))
+    await removeLeftovers(join(tmp, dir), empty, bridge)
+  await removeLeftovers('/nonexistent-node-dir', empty, bridge)
+}
+
+/** The prefix of a node's temporary directory (node-cluster.ts makes it). */
+export const mkdtempPrefix = join(tmpdir(), 'kpt-variants-node-')
+
+function kill(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL')
+  } catch {
+    // gone already
+  }
+}
+
 /** Removes what `leftovers` finds, in the order that lets each go: processes, mounts, namespaces, links, rules, cgroups. */
 export async function removeLeftovers(dir: string, before: HostState, bridge = 'kptv0'): Promise<void> {
+  for (const pid of podProcesses()) kill(pid)
   for (const pid of processesUnder(dir)) {
     try {
       process.kill(pid, 'SIGKILL')
@@ -124,6 +157,27 @@ async function removeChains(keep: string[]): Promise<void> {
     const kept = stdout.split('\n').filter((line) => !line.startsWith('#') && !mentions(line))
     await execa('iptables-restore', ['-T', table], { input: `${kept.join('\n')}\n`, reject: false })
   }
+}
+
+/** The processes of pods (in the kubelet's cgroups): a shim killed leaves its container's processes running. */
+function podProcesses(): number[] {
+  const pids = new Set<number>()
+  const collect = (dir: string): void => {
+    for (const entry of listDir(dir)) {
+      const path = join(dir, entry)
+      if (entry === 'cgroup.procs')
+        for (const pid of readFileSync(path, 'utf8').split('\n').filter(Boolean)) pids.add(Number(pid))
+      else if (!entry.includes('.')) {
+        try {
+          if (statSync(path).isDirectory()) collect(path)
+        } catch {
+          // gone already
+        }
+      }
+    }
+  }
+  for (const cgroup of kubeCgroups()) collect(cgroup)
+  return [...pids]
 }
 
 /** The kubelet's cgroups (kubepods, and the QoS and pod groups below it), in every v1 hierarchy. */

@@ -1,0 +1,94 @@
+/**
+ * The fleet sharded across pods, as deploy/render-sharded-cronjob.yaml runs it, on a real node
+ * (test/support/node-shards.ts): a Job made from the CronJob renders 2,000 variants read from the
+ * cluster into git in 4 shards; every pod succeeds, and the draft trees are byte for byte those of
+ * one `render --cluster --git` process over the same fleet. Then a shard whose push is refused once
+ * fails, the Job retries its index, and the fleet converges to the same trees.
+ */
+import { chmodSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { NodeCluster } from '../support/node-cluster.js'
+import { nodeSuitesAvailable, startNode } from '../support/node-fleet.js'
+import {
+  draftTrees,
+  removeDrafts,
+  renderOneProcess,
+  runShardJob,
+  setUpShardFleet,
+  shardPhases,
+} from '../support/node-shards.js'
+import type { ShardFleet } from '../support/node-shards.js'
+
+const timeout = 600_000
+const targets = 2_000
+const suite = nodeSuitesAvailable() ? describe : describe.skip
+
+suite('the render as an Indexed Job of 4 shards on a real node', () => {
+  let cluster: NodeCluster
+  let fleet: ShardFleet
+  let single: Record<string, string>
+
+  beforeAll(async () => {
+    cluster = await startNode()
+    fleet = await setUpShardFleet(cluster, targets)
+  }, timeout)
+
+  afterAll(async () => {
+    await cluster?.stop()
+    await fleet?.daemon.stop()
+    if (fleet) rmSync(fleet.dir, { recursive: true, force: true })
+  }, timeout)
+
+  test(
+    'one process renders the 2,000 variants from the cluster: the reference',
+    async () => {
+      const started = Date.now()
+      await renderOneProcess(fleet, join(fleet.dir, 'single-cache'))
+      console.log(`node: one process rendered ${targets} variants in ${((Date.now() - started) / 1000).toFixed(1)} s`)
+      single = await draftTrees(fleet)
+      expect(Object.keys(single)).toHaveLength(targets)
+      await removeDrafts(fleet)
+    },
+    timeout,
+  )
+
+  test(
+    'the Indexed Job renders them in 4 pods, each Succeeded, into exactly the same trees',
+    async () => {
+      const started = Date.now()
+      const { job, pods } = await runShardJob(fleet, 'render-sharded-1')
+      console.log(
+        `node: the Job of 4 shards rendered ${targets} variants in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+      )
+      expect(shardPhases(pods)).toEqual(['0 Succeeded', '1 Succeeded', '2 Succeeded', '3 Succeeded'])
+      expect(job['status']['succeeded']).toBe(4)
+      expect(await draftTrees(fleet)).toEqual(single)
+      await removeDrafts(fleet)
+    },
+    timeout,
+  )
+
+  test(
+    'a shard whose push is refused fails; the Job retries its index and the fleet converges',
+    async () => {
+      // The first push to site-07 is refused (a pre-receive hook that refuses once): whichever shard makes it fails.
+      const hook = join(fleet.dir, 'repos', 'site-07.git', 'hooks', 'pre-receive')
+      writeFileSync(
+        hook,
+        '#!/bin/sh\n[ -e refused-once ] && exit 0\ntouch refused-once\necho "refused once" >&2\nexit 1\n',
+      )
+      chmodSync(hook, 0o755)
+      const { job, pods } = await runShardJob(fleet, 'render-sharded-2')
+      const failed = pods.filter((p) => p['status']['phase'] === 'Failed')
+      expect(failed).toHaveLength(1)
+      const index = failed[0]!['metadata']['annotations']['batch.kubernetes.io/job-completion-index']
+      expect(shardPhases(pods).filter((p) => p.startsWith(`${index} `))).toEqual([
+        `${index} Failed`,
+        `${index} Succeeded`,
+      ])
+      expect(job['status']['succeeded']).toBe(4)
+      expect(await draftTrees(fleet)).toEqual(single)
+    },
+    timeout,
+  )
+})
