@@ -16,6 +16,7 @@ const layers = [
   'functions/api',
   'functions/!(krm|api)',
   'orchestrator/util',
+  'orchestrator/cache',
   'orchestrator/git',
   'orchestrator/package',
   'orchestrator/clone',

@@ -14,7 +14,7 @@
  * kpt-variants' threads load their code by path, beside the bundle: a render
  * thread (render-worker.js) loads the main bundle itself, so every thread
  * runs one copy of the code (and records renders under one code identity, see
- * run/memo.ts); the staging and stat threads are small bundles of their own,
+ * cache/identity.ts); the staging and stat threads are small bundles of their own,
  * and so is the process that starts git processes (spawner-process.js).
  */
 import { execFileSync } from 'node:child_process'

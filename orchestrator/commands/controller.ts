@@ -13,9 +13,8 @@ import type { Server } from 'node:http'
 import { UsageError } from './cli-io.js'
 import type { CliIO } from './cli-io.js'
 import { ClusterClient, ClusterError } from '../fleet/cluster-client.js'
-import { defaultCacheDir } from '../git/clones.js'
+import { defaultCacheDir, renderRecordFile } from '../cache/layout.js'
 import type { ConflictPolicy } from '../merge/update.js'
-import { memoFileFor } from '../run/memo.js'
 import { Controller } from '../controller/controller.js'
 import type { Cycle } from '../controller/controller.js'
 import { checkTiming, LeaderElector } from '../controller/lease.js'
@@ -90,7 +89,7 @@ export async function controllerCommand(options: ControllerOptions, io: CliIO): 
   const fleetId = `cluster ${client.server} ${options.namespace ?? '*'}`
   const git = options.git ? { cacheDir, lockTimeoutMs: options.lockTimeout, publish: false } : undefined
   // One record with `render --cluster`'s of the same output.
-  const memo = memoFileFor(cacheDir, git ? `git ${fleetId}` : outDir)
+  const memo = renderRecordFile(cacheDir, git ? `git ${fleetId}` : outDir)
   const settings = {
     render: {
       // As `render --cluster`: records by the server, repository paths by the working directory.

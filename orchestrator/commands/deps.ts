@@ -10,10 +10,9 @@
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { defaultCacheDir } from '../git/clones.js'
+import { defaultCacheDir, renderRecordFile } from '../cache/layout.js'
 import { PolicyIndex, readFleetPolicies } from '../plan/dependency-policy.js'
 import type { RenderScope } from '../plan/scope.js'
-import { memoFileFor } from '../run/memo.js'
 import type { RenderSettings } from '../run/settings.js'
 import { loadAndPlan, setUpRun } from '../run/setup.js'
 import type { Run } from '../run/setup.js'
@@ -76,7 +75,7 @@ export async function depsCommand(repo: string | undefined, options: DepsOptions
       allowExec: false,
       ...(outDir === undefined
         ? { git: { cacheDir, lockTimeoutMs, publish: false } }
-        : { memo: memoFileFor(cacheDir, outDir) }),
+        : { memo: renderRecordFile(cacheDir, outDir) }),
       upstreamCache: { dir: cacheDir, lockTimeoutMs },
       cacheDir,
       ...(options.namespace ? { namespace: options.namespace } : {}),

@@ -8,8 +8,7 @@ import type { ClusterFleet } from '../fleet/cluster.js'
 import type { ConflictPolicy } from '../merge/update.js'
 import { renderFleet } from '../run/render-fleet.js'
 import type { FleetPlan, Shard } from '../plan/plan.js'
-import { defaultCacheDir } from '../git/clones.js'
-import { memoFileFor } from '../run/memo.js'
+import { defaultCacheDir, renderRecordFile } from '../cache/layout.js'
 import { exitCodeOf } from '../report/report.js'
 import type { RunReport } from '../report/report.js'
 import { formatJson, formatSummary } from '../report/summary.js'
@@ -127,7 +126,7 @@ async function render(
   io: CliIO,
 ): Promise<number> {
   // One record per output: the directory, or (with --git) the fleet's downstream repositories; --force only writes it.
-  const memo = memoFileFor(cacheDir, git ? `git ${fleet.id}` : outDir)
+  const memo = renderRecordFile(cacheDir, git ? `git ${fleet.id}` : outDir)
 
   const bar =
     options.progress && io.stderrIsTTY && io.stderrStream

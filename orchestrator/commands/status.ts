@@ -5,9 +5,9 @@
  */
 import { existsSync, statSync } from 'node:fs'
 import { relative, resolve } from 'node:path'
-import { defaultCacheDir } from '../git/clones.js'
+import { defaultCacheDir, renderRecordFile } from '../cache/layout.js'
 import { directoryFailureKey, readLastFailures } from '../output/last-failures.js'
-import { memoFileFor, RenderMemo } from '../run/memo.js'
+import { RenderMemo } from '../run/memo.js'
 import type { RenderSettings } from '../run/settings.js'
 import { fleetIdOf } from '../run/settings.js'
 import { setUpRun } from '../run/setup.js'
@@ -50,7 +50,7 @@ export async function statusCommand(fleet: string, options: StatusOptions, io: C
     allowExec: false,
     ...(outDir === undefined
       ? { git: { cacheDir, lockTimeoutMs, publish: false } }
-      : { memo: memoFileFor(cacheDir, outDir) }),
+      : { memo: renderRecordFile(cacheDir, outDir) }),
     upstreamCache: { dir: cacheDir, lockTimeoutMs },
     cacheDir,
     ...(options.namespace ? { namespace: options.namespace } : {}),

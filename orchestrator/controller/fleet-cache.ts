@@ -10,6 +10,7 @@
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { clusterDir } from '../cache/layout.js'
 import { dependenciesGroup } from '../../functions/api/dependencies.js'
 import type { ClusterClient, Served } from '../fleet/cluster-client.js'
 import {
@@ -75,7 +76,7 @@ export class FleetCache {
     private readonly onChange: (change: FleetChange) => void,
     private readonly onError: (message: string) => void,
   ) {
-    const root = join(cacheDir, 'cluster')
+    const root = clusterDir(cacheDir)
     mkdirSync(root, { recursive: true })
     this.dir = mkdtempSync(join(root, 'controller-'))
   }

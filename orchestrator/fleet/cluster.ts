@@ -10,6 +10,7 @@
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { clusterDir } from '../cache/layout.js'
 import { kindKey } from '../../functions/api/builtin-kinds.js'
 import { dependenciesGroup } from '../../functions/api/dependencies.js'
 import { ClusterClient, ClusterError } from './cluster-client.js'
@@ -161,7 +162,7 @@ export async function readCluster(options: ClusterOptions): Promise<ClusterFleet
   const rollouts: ListedObject[] = []
   for (const served of await rolloutResources(client)) rollouts.push(...listedAs(served, await list(served)))
 
-  const root = join(options.cacheDir, 'cluster')
+  const root = clusterDir(options.cacheDir)
   mkdirSync(root, { recursive: true })
   const dir = mkdtempSync(join(root, 'snapshot-'))
   try {

@@ -2,7 +2,8 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createRepo, git } from '../../test/support/git-repo.js'
-import { clonePath, syncClone } from './clones.js'
+import { clonePath } from '../cache/layout.js'
+import { syncClone } from './clones.js'
 
 let dir: string
 let source: string

@@ -2,12 +2,11 @@
  * Repository URLs, and clones of repositories kept in a cache directory
  * between runs (downstream working clones, remote upstreams): cloned bare
  * once, then fetched (branches and tags mirrored, deleted ones pruned), never
- * cloned again. Anything `git clone` accepts is a repository URL; a local
- * path is resolved against the fleet directory.
+ * cloned again (where each lives: cache/layout.ts). Anything `git clone`
+ * accepts is a repository URL; a local path is resolved against the fleet
+ * directory.
  */
-import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs'
-import { homedir } from 'node:os'
 import { isAbsolute, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { git } from './git.js'
@@ -31,30 +30,10 @@ export function resolveLocalRepository(path: string): string {
   return path
 }
 
-/** The default cache: `$XDG_CACHE_HOME/kpt-variants`, else `~/.cache/kpt-variants`. */
-export function defaultCacheDir(env: Readonly<Record<string, string | undefined>>): string {
-  return join(env['XDG_CACHE_HOME'] || join(env['HOME'] || homedir(), '.cache'), 'kpt-variants')
-}
-
 /** What `git clone` is given for a Repository URL: a local path made absolute (and `repo` found as `repo.git`), else the URL. */
 export function cloneSource(url: string, base: string): string {
   const where = locateRepository(url, base)
   return 'local' in where ? resolveLocalRepository(where.local) : where.remote
-}
-
-/**
- * A clone of a repository in the cache, one directory per clone source: the
- * working clones of downstream repositories are in `repos/`, the clones
- * remote upstreams are read from in `upstreams/`.
- */
-export function clonePath(cacheDir: string, source: string, kind: 'repos' | 'upstreams' = 'repos'): string {
-  const name = source
-    .replace(/\/+$/, '')
-    .replace(/\.git$/, '')
-    .split(/[/:]/)
-    .pop()!
-    .replace(/[^A-Za-z0-9._-]/g, '_')
-  return join(cacheDir, kind, `${name}-${createHash('sha1').update(source).digest('hex').slice(0, 12)}.git`)
 }
 
 /** Brings the working clone at `clone` up to date with `source`: a bare clone the first time, a pruning fetch after. */

@@ -3,18 +3,19 @@
  * render, so `kpt-variants status` can show why a package was not rendered
  * (the output records what succeeded; this records what did not).
  */
-import { createHash } from 'node:crypto'
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { failuresFile } from '../cache/layout.js'
+import { readRecord, writeRecord } from '../cache/record.js'
+import type { RecordFormat } from '../cache/record.js'
 import type { RunReport } from '../report/report.js'
-import { writeFileWhole } from '../util/write-file.js'
 
 /** Last failures by subject (`PackageVariant ns/name`, ...): since when, and why. */
 export type LastFailures = Record<string, { time: string; reasons: string[] }>
 
-/** The record of an output: `--git` records by the fleet, a directory output by the fleet and the directory (failureKey). */
-function recordPath(cacheDir: string, key: string): string {
-  return join(cacheDir, 'runs', `${createHash('sha1').update(key).digest('hex').slice(0, 16)}.json`)
+/** The record of an output, under its key: `--git` records by the fleet, a directory output by the fleet and the directory. */
+const failuresFormat: RecordFormat<{ failures: LastFailures }> = {
+  // 1: the first versioned record; the unversioned one before it is a miss (its failures are forgotten once).
+  version: 1,
+  holds: (record) => typeof record.failures === 'object' && record.failures !== null,
 }
 
 /** The key of a directory output's record. */
@@ -24,11 +25,7 @@ export function directoryFailureKey(fleetId: string, outDir: string): string {
 
 /** Reads the last failures recorded under `key` (none when no run recorded any). */
 export function readLastFailures(cacheDir: string, key: string): LastFailures {
-  try {
-    return JSON.parse(readFileSync(recordPath(cacheDir, key), 'utf8')) as LastFailures
-  } catch {
-    return {}
-  }
+  return readRecord(failuresFile(cacheDir, key), failuresFormat)?.failures ?? {}
 }
 
 /**
@@ -45,6 +42,5 @@ export function recordFailures(cacheDir: string, key: string, report: RunReport,
     else if (JSON.stringify(failures[v.subject]?.reasons) !== JSON.stringify(v.reasons))
       failures[v.subject] = { time: time.toISOString(), reasons: v.reasons }
   }
-  if (JSON.stringify(failures) === before) return
-  writeFileWhole(recordPath(cacheDir, key), `${JSON.stringify(failures, null, 2)}\n`)
+  if (JSON.stringify(failures) !== before) writeRecord(failuresFile(cacheDir, key), failuresFormat, { failures })
 }

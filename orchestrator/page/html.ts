@@ -6,10 +6,11 @@
  * the page's script and styles inlined (bundled by scripts/bundle.ts into
  * dist/bundles/fleet-page.{js,css}). No server, no network, no other file.
  */
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
-import { basename, dirname, join } from 'node:path'
+import { existsSync, readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { gzipSync } from 'node:zlib'
+import { writeFileAtomic } from '../cache/atomic-write.js'
 import type { PageModel } from './types.js'
 
 /** Diffs per compressed chunk: large enough to compress well, small enough to open one variant at once. */
@@ -89,8 +90,5 @@ export function pageAssets(): PageAssets {
 
 /** Writes the page to `file` atomically (a temporary file beside it, renamed). */
 export function writeFleetPage(file: string, model: PageModel): void {
-  const html = fleetPageHtml(model, pageAssets())
-  const temporary = join(dirname(file), `.${basename(file)}.${process.pid}.tmp`)
-  writeFileSync(temporary, html)
-  renameSync(temporary, file)
+  writeFileAtomic(file, fleetPageHtml(model, pageAssets()))
 }

@@ -7,11 +7,12 @@
  * is replaced atomically (a temporary file beside it, then a
  * rename). A file that changed while it was being edited is left alone.
  */
-import { chmodSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { KubeObject, parseYamlDocument, stringifyYamlDocument } from '../../functions/krm/index.js'
 import { diffArrays } from 'diff'
 import { isMap } from 'yaml'
+import { writeFileAtomic } from '../cache/atomic-write.js'
 import { joinDocuments, splitDocuments } from '../package/documents.js'
 
 /** Why a fleet file could not be edited (a user's problem, for exit 1: no stack trace). */
@@ -60,19 +61,15 @@ export function editFleetObject(fleetDir: string, ref: FleetObjectRef, edit: (ob
   const text = keepUntouchedLines(docs[index]!.text, unedited, edited)
   docs[index] = { ...docs[index]!, text }
   const after = joinDocuments(docs)
-  const temporary = `${path}.${process.pid}.tmp`
-  const { mode } = statSync(path)
-  try {
-    writeFileSync(temporary, after)
-    chmodSync(temporary, mode & 0o7777)
-    if (readFileSync(path, 'utf8') !== before)
-      throw new FleetEditError(
-        `${ref.origin.file} changed while ${describe(ref)} was being edited: nothing was written; run the command again`,
-      )
-    renameSync(temporary, path)
-  } finally {
-    rmSync(temporary, { force: true })
-  }
+  writeFileAtomic(path, after, {
+    mode: statSync(path).mode & 0o7777,
+    beforeRename: () => {
+      if (readFileSync(path, 'utf8') !== before)
+        throw new FleetEditError(
+          `${ref.origin.file} changed while ${describe(ref)} was being edited: nothing was written; run the command again`,
+        )
+    },
+  })
   return true
 }
 

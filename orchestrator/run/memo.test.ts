@@ -20,7 +20,7 @@ import type { StoredPackage } from '../output/output.js'
 import { textFile } from '../package/files.js'
 import { planFleet } from '../plan/plan.js'
 import type { PlannedVariant } from '../plan/plan.js'
-import { memoFileFor, RenderMemo } from './memo.js'
+import { RenderMemo } from './memo.js'
 import type { MemoSettings } from './memo.js'
 import { packageRevisionObject } from '../upstream/revisions.js'
 import type { PackageRevision } from '../upstream/revisions.js'
@@ -229,11 +229,6 @@ describe('the record of earlier renders', () => {
       previous = now!
     }
     expect(statPackageDirectory(join(dir, 'missing'), later)).toBeUndefined()
-  })
-
-  test('one record per output, in the cache directory', () => {
-    expect(memoFileFor('/cache', '/work/out')).toMatch(/^\/cache\/renders\/[0-9a-f]{32}\.json$/)
-    expect(memoFileFor('/cache', '/work/out')).not.toBe(memoFileFor('/cache', '/work/out2'))
   })
 })
 

@@ -27,13 +27,12 @@
  * (`packageDigests`): content-addressed, so trusted at once.
  */
 import { createHash } from 'node:crypto'
-import { readFileSync, statSync } from 'node:fs'
-import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import type { KubeObject } from '../../functions/krm/index.js'
+import { codeIdentity } from '../cache/identity.js'
+import { readRecord, writeRecord } from '../cache/record.js'
+import type { RecordFormat } from '../cache/record.js'
 import type { StoredPackage } from '../output/output.js'
 import { appendTo } from '../util/collections.js'
-import { writeFileWhole } from '../util/write-file.js'
 import type { PlannedVariant } from '../plan/plan.js'
 
 /** What the inputs of a recorded render included besides the PackageVariant and its upstream. */
@@ -66,8 +65,12 @@ export interface MemoEntry {
 
 /** The record file: entries by downstream path (`<repo>/<package>`). */
 interface MemoFile {
-  version: 2
   entries: Record<string, MemoEntry>
+}
+
+const memoFormat: RecordFormat<MemoFile> = {
+  version: 2,
+  holds: (record) => typeof record.entries === 'object' && record.entries !== null,
 }
 
 /** The settings of a run that change what a variant renders to. */
@@ -77,19 +80,6 @@ export interface MemoSettings {
   allowExec: boolean
   onConflict: string
 }
-
-/**
- * Identifies the code: a rebuilt or upgraded kpt-variants invalidates every
- * entry (the build writes this module afresh, so its modification time changes).
- */
-export const codeIdentity = (() => {
-  const file = fileURLToPath(import.meta.url)
-  try {
-    return `${file}@${statSync(file).mtimeMs}`
-  } catch {
-    return file
-  }
-})()
 
 /** The record of one output (a directory or a set of repositories), read at the start of a run. */
 export class RenderMemo {
@@ -111,13 +101,7 @@ export class RenderMemo {
 
   /** Reads the record's entries, by package path (a missing or unreadable record has none: it only costs a full render). */
   static read(file: string): Record<string, MemoEntry> {
-    try {
-      const parsed = JSON.parse(readFileSync(file, 'utf8')) as MemoFile
-      if (parsed.version === 2 && parsed.entries && typeof parsed.entries === 'object') return parsed.entries
-    } catch {
-      // No record yet, or a damaged one.
-    }
-    return {}
+    return readRecord(file, memoFormat)?.entries ?? {}
   }
 
   /** The record of `file` for this fleet and these settings; `entries` as `read` gives them; `forced` (`--force`): it answers nothing, and is only written. */
@@ -172,14 +156,9 @@ export class RenderMemo {
       if (entry) this.#entries.set(path, entry)
       else this.#entries.delete(path)
     }
-    const record: MemoFile = {
-      version: 2,
+    writeRecord(this.file, memoFormat, {
       entries: Object.fromEntries([...this.#entries].sort(([a], [b]) => (a < b ? -1 : 1))),
-    }
-    const text = JSON.stringify(record)
-    // A run that changed nothing rewrites nothing.
-    if (text === readIfExists(this.file)) return
-    writeFileWhole(this.file, text)
+    })
   }
 
   /**
@@ -209,7 +188,7 @@ export class RenderMemo {
     return createHash('sha256')
       .update(
         JSON.stringify([
-          codeIdentity,
+          codeIdentity(),
           this.settings,
           variant.key,
           variant.set ?? '',
@@ -246,17 +225,4 @@ function objectText(object: KubeObject): string {
   let text = objectTexts.get(object)
   if (text === undefined) objectTexts.set(object, (text = object.toItemText()))
   return text
-}
-
-/** Where the record of renders into an output directory is kept: one file per directory, in the cache. */
-export function memoFileFor(cacheDir: string, output: string): string {
-  return join(cacheDir, 'renders', `${createHash('sha256').update(output).digest('hex').slice(0, 32)}.json`)
-}
-
-function readIfExists(file: string): string | undefined {
-  try {
-    return readFileSync(file, 'utf8')
-  } catch {
-    return undefined
-  }
 }

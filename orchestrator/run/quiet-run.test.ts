@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { jest } from '@jest/globals'
 import { fleetDigest } from '../fleet/load.js'
 import { statPackageDirectory } from '../package/directory.js'
-import { quietInputs, quietRecordFile, quietRunApplies, replayQuietRun } from './quiet-run.js'
+import { quietInputs, quietRunApplies, replayQuietRun } from './quiet-run.js'
 import type { RenderSettings } from './settings.js'
 import { upstreamIndexDigest } from '../upstream/upstreams.js'
 
@@ -32,10 +32,6 @@ test('only a directory render with a record of earlier renders, not a dry run, n
   expect(quietRunApplies(settings({ dryRun: true }), false)).toBe(false)
   expect(quietRunApplies(settings(), true)).toBe(false)
   expect(quietRunApplies(settings({ git: { cacheDir: dir } as RenderSettings['git'] }), false)).toBe(false)
-})
-
-test('the record lives in a directory of its own beside the record of earlier renders', () => {
-  expect(quietRecordFile(join(dir, 'cache', 'renders', 'abc.json'))).toBe(join(dir, 'cache', 'quiet-runs', 'abc.json'))
 })
 
 test('the inputs change with every setting that can change a render, and with the fleet', () => {

@@ -15,23 +15,23 @@
  * and not `--dry-run` or `--cluster` (which writes status from the plan).
  */
 import { createHash } from 'node:crypto'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { basename, dirname, join, resolve } from 'node:path'
+import { join, resolve } from 'node:path'
+import { codeIdentity } from '../cache/identity.js'
+import { readRecord, writeRecord } from '../cache/record.js'
+import type { RecordFormat } from '../cache/record.js'
 import { fleetDigest } from '../fleet/load.js'
 import { findPackages, statPackageDirectory } from '../package/directory.js'
 import { backgroundShare, digestInBackground } from '../output/directory/stat-thread.js'
-import { codeIdentity } from './memo.js'
 import type { RenderSettings } from './settings.js'
 import type { RunReport } from '../report/report.js'
 import { cloneDirectory } from '../upstream/git-source.js'
 import { GitSources, listUpstreams, upstreamIndexDigest } from '../upstream/upstreams.js'
 import type { RepositoryLocation } from '../upstream/upstreams.js'
-import { writeFileWhole } from '../util/write-file.js'
 
 /** What a run in which nothing changed was made from, and what it reported. */
 export interface QuietRecord {
-  version: 1
   /** This build, the settings and the fleet's files (quietInputs). */
   inputs: string
   /** Where relative upstream repository paths resolve. */
@@ -45,9 +45,16 @@ export interface QuietRecord {
   report: RunReport
 }
 
-/** The record beside the record of earlier renders `memoFile` (one per output), in a directory of its own. */
-export function quietRecordFile(memoFile: string): string {
-  return join(dirname(dirname(memoFile)), 'quiet-runs', basename(memoFile))
+const quietFormat: RecordFormat<QuietRecord> = {
+  version: 1,
+  holds: (record) =>
+    typeof record.inputs === 'string' &&
+    typeof record.base === 'string' &&
+    Array.isArray(record.upstreams) &&
+    typeof record.upstreamDigest === 'string' &&
+    typeof record.packages === 'object' &&
+    record.packages !== null &&
+    Array.isArray((record.report as Partial<RunReport> | undefined)?.variants),
 }
 
 /** Whether a run with these settings may be answered from, and may leave, a quiet record. */
@@ -82,7 +89,7 @@ export function quietInputs(settings: RenderSettings, fleetFilesDigest: string):
     cwd,
   }
   return createHash('sha256')
-    .update(JSON.stringify([codeIdentity, outcome, fleetFilesDigest]))
+    .update(JSON.stringify([codeIdentity(), outcome, fleetFilesDigest]))
     .digest('hex')
 }
 
@@ -105,7 +112,7 @@ export type QuietReplay =
  */
 export async function replayQuietRun(settings: RenderSettings, file: string): Promise<QuietReplay> {
   const none = { digests: new Map<string, string | undefined>() }
-  const record = readQuietRecord(file)
+  const record = readRecord(file, quietFormat)
   if (!record) return none
   if (record.inputs !== quietInputs(settings, fleetDigest(resolve(settings.cwd, settings.fleetDir)))) return none
   const outDir = resolve(settings.cwd, settings.outDir)
@@ -162,35 +169,14 @@ export function saveQuietRecord(file: string, outcome: QuietOutcome): void {
     rmSync(file, { force: true })
     return
   }
-  const record: QuietRecord = {
-    version: 1,
+  writeRecord(file, quietFormat, {
     inputs: quietInputs(outcome.settings, outcome.fleetDigest),
     base: outcome.base,
     upstreams: [...outcome.upstreams],
     upstreamDigest: outcome.upstreamDigest,
     packages,
     report,
-  }
-  writeFileWhole(file, JSON.stringify(record))
-}
-
-function readQuietRecord(file: string): QuietRecord | undefined {
-  try {
-    const record = JSON.parse(readFileSync(file, 'utf8')) as Partial<QuietRecord> | null
-    const whole =
-      record?.version === 1 &&
-      typeof record.inputs === 'string' &&
-      typeof record.base === 'string' &&
-      Array.isArray(record.upstreams) &&
-      typeof record.upstreamDigest === 'string' &&
-      typeof record.packages === 'object' &&
-      record.packages !== null &&
-      Array.isArray(record.report?.variants)
-    return whole ? (record as QuietRecord) : undefined
-  } catch {
-    // No record, or a damaged one: a full run.
-    return undefined
-  }
+  })
 }
 
 function sameSet(found: readonly string[], expected: ReadonlyMap<string, unknown>): boolean {

@@ -16,6 +16,7 @@
 import { existsSync, opendirSync, rmSync, statSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { listYamlFiles } from '../../functions/krm/main.js'
+import { quietRunFile } from '../cache/layout.js'
 import type { Removal, StagedChange, StoredPackage } from '../output/output.js'
 import { abandonment } from '../plan/abandoned.js'
 import type { Abandonment } from '../plan/abandoned.js'
@@ -30,7 +31,7 @@ import { resolveDependencies } from './dependencies.js'
 import { gateRender } from './publish-gate.js'
 import { VariantContext } from './render-variant.js'
 import type { MemoEntry } from './memo.js'
-import { quietRecordFile, quietRunApplies, replayQuietRun, saveQuietRecord } from './quiet-run.js'
+import { quietRunApplies, replayQuietRun, saveQuietRecord } from './quiet-run.js'
 import { renderShare, sharesOf } from './render-share.js'
 import type { RenderSettings } from './settings.js'
 import { setUpRun, sharedRepositories } from './setup.js'
@@ -53,7 +54,7 @@ export async function renderFleet(
   onPlan?: (plan: FleetPlan) => void,
   known?: Planned,
 ): Promise<RunReport> {
-  const quiet = quietRunApplies(settings, onPlan !== undefined) ? quietRecordFile(settings.memo!) : undefined
+  const quiet = quietRunApplies(settings, onPlan !== undefined) ? quietRunFile(settings.memo!) : undefined
   const replay = quiet ? await replayQuietRun(settings, quiet) : undefined
   if (replay?.report) {
     const rendered = replay.report.variants

@@ -7,6 +7,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve, sep } from 'node:path'
+import { stagingDir } from '../cache/layout.js'
 import { buildFleet } from '../fleet/fleet.js'
 import { acquireLock } from '../git/lock.js'
 import type { Lock } from '../git/lock.js'
@@ -138,7 +139,7 @@ export async function setUpRun(
     const { fleet } = planned
     let plan = settings.scope ? scopedPlan(planned.plan, settings.scope) : planned.plan
     if (settings.git) {
-      const root = join(settings.git.cacheDir, 'staging')
+      const root = stagingDir(settings.git.cacheDir)
       if (settings.repositories) output = new GitOutput(settings.repositories, root)
       else {
         const { shared, locks } = await openRepositories(

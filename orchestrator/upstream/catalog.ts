@@ -7,19 +7,18 @@
  * it. A revision is read once per run; what a commit holds never changes, so
  * the entries are also kept in the cache between runs.
  */
-import { createHash } from 'node:crypto'
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { crdProvides, isCustomResourceDefinition } from '../../functions/api/dependencies.js'
 import type { CatalogPackage, CatalogVersion } from '../../functions/api/dependencies.js'
 import type { PlanCatalog } from '../../functions/dependency-check/index.js'
 import { packagePathAnnotation } from '../../functions/krm/index.js'
+import { catalogFile } from '../cache/layout.js'
+import { readRecord, writeRecord } from '../cache/record.js'
+import type { RecordFormat } from '../cache/record.js'
 import { dependencyObjects, rootManifest } from '../package/dependency-objects.js'
 import { gitPackageFiles } from '../package/files.js'
 import { ResourceCodec } from '../package/resources.js'
 import { revisionKey } from '../fleet/fleet.js'
 import type { RevisionVersion } from './revisions.js'
-import { writeFileWhole } from '../util/write-file.js'
 import type { RepositoryLocation, UpstreamIndex, GitSources } from './upstreams.js'
 
 /** A revision's catalog entry as kept: the package's name and the version, or none (no manifest with a version). */
@@ -36,17 +35,13 @@ export async function upstreamCatalogs(
   const catalogs: PlanCatalog[] = []
   for (const repo of repos) {
     const prefix = revisionKey(repo, '')
-    const cache = new EntryCache(cacheDir, repo.url)
+    const cache = new EntryCache(cacheDir, repo.url, codec, sources)
     const packages = new Map<string, CatalogPackage>()
     for (const [key, revisions] of index.revisions) {
       if (!key.startsWith(prefix)) continue
       for (const revision of revisions) {
         if (revision.kind !== 'published') continue
-        let entry = cache.get(revision.commit, revision.directory)
-        if (entry === undefined) {
-          entry = await readEntry(codec, sources, repo.url, revision.commit, revision.directory)
-          cache.set(revision.commit, revision.directory, entry)
-        }
+        const entry = await cache.entry(revision.commit, revision.directory)
         if (!entry) continue
         let pkg = packages.get(entry.name)
         if (!pkg) packages.set(entry.name, (pkg = { name: entry.name, versions: [] }))
@@ -82,15 +77,11 @@ export async function declaredVersions(
   for (const { repo, package: pkg } of packages) {
     const key = revisionKey(repo, pkg)
     let cache = caches.get(repo.url)
-    if (!cache) caches.set(repo.url, (cache = new EntryCache(cacheDir, repo.url)))
+    if (!cache) caches.set(repo.url, (cache = new EntryCache(cacheDir, repo.url, codec, sources)))
     const versions = new Map<number, RevisionVersion>()
     for (const revision of index.revisions.get(key) ?? []) {
       if (revision.kind !== 'published') continue
-      let entry = cache.get(revision.commit, revision.directory)
-      if (entry === undefined) {
-        entry = await readEntry(codec, sources, repo.url, revision.commit, revision.directory)
-        cache.set(revision.commit, revision.directory, entry)
-      }
+      const entry = await cache.entry(revision.commit, revision.directory)
       if (!entry) continue
       versions.set(revision.revision, {
         version: entry.version.version,
@@ -135,8 +126,12 @@ async function readEntry(
   return { name: manifest.name, version }
 }
 
-/** The cache's format: 2 keeps each version's Kubernetes range too (a cache of 1 is read again). */
-const cacheVersion = 2
+/** The entries of a repository's revisions by `<commit>:<directory>`: what a commit holds never changes. */
+const catalogFormat: RecordFormat<{ entries: Record<string, CachedEntry> }> = {
+  // 2 keeps each version's Kubernetes range too (a record of 1 is read again).
+  version: 2,
+  holds: (record) => typeof record.entries === 'object' && record.entries !== null,
+}
 
 /** The entries of one repository's revisions, kept in the cache by commit and directory. */
 class EntryCache {
@@ -144,41 +139,29 @@ class EntryCache {
   readonly #entries: Record<string, CachedEntry>
   #changed = false
 
-  constructor(cacheDir: string | undefined, url: string) {
-    this.#file = cacheDir
-      ? join(cacheDir, 'catalogs', `${createHash('sha256').update(url).digest('hex').slice(0, 32)}.json`)
-      : undefined
-    this.#entries = this.#read()
+  constructor(
+    cacheDir: string | undefined,
+    private readonly url: string,
+    private readonly codec: ResourceCodec,
+    private readonly sources: GitSources,
+  ) {
+    this.#file = cacheDir ? catalogFile(cacheDir, url) : undefined
+    this.#entries = (this.#file && readRecord(this.#file, catalogFormat)?.entries) || {}
   }
 
-  get(commit: string, directory: string): CachedEntry | undefined {
-    return this.#entries[`${commit}:${directory}`]
-  }
-
-  set(commit: string, directory: string, entry: CachedEntry): void {
-    this.#entries[`${commit}:${directory}`] = entry
-    this.#changed = true
-  }
-
-  /** Writes the entries when new ones were read (whole, renamed into place). */
-  save(): void {
-    if (!this.#file || !this.#changed) return
-    writeFileWhole(this.#file, JSON.stringify({ version: cacheVersion, entries: this.#entries }))
-  }
-
-  #read(): Record<string, CachedEntry> {
-    if (!this.#file) return {}
-    try {
-      const parsed = JSON.parse(readFileSync(this.#file, 'utf8')) as {
-        version?: number
-        entries?: Record<string, CachedEntry>
-      }
-      return parsed.version === cacheVersion && parsed.entries && typeof parsed.entries === 'object'
-        ? parsed.entries
-        : {}
-    } catch {
-      // No cache yet, or a damaged one: the revisions are read again.
-      return {}
+  /** The entry of the revision at `commit` and `directory`, read from git the first time. */
+  async entry(commit: string, directory: string): Promise<CachedEntry> {
+    const key = `${commit}:${directory}`
+    let entry = this.#entries[key]
+    if (entry === undefined) {
+      this.#entries[key] = entry = await readEntry(this.codec, this.sources, this.url, commit, directory)
+      this.#changed = true
     }
+    return entry
+  }
+
+  /** Writes the entries when new ones were read. */
+  save(): void {
+    if (this.#file && this.#changed) writeRecord(this.#file, catalogFormat, { entries: this.#entries })
   }
 }

@@ -8,7 +8,8 @@
  */
 import { existsSync, mkdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { clonePath, locateRepository, resolveLocalRepository, syncClone } from '../git/clones.js'
+import { clonePath } from '../cache/layout.js'
+import { locateRepository, resolveLocalRepository, syncClone } from '../git/clones.js'
 import { catFileBatch, git, GitError, listTree, resolveObjects } from '../git/git.js'
 import { acquireLock } from '../git/lock.js'
 
