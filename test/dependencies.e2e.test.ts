@@ -11,12 +11,13 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } f
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { execa } from 'execa'
-import { gitIdentity, repoRoot } from './e2e/runner.js'
+import { gitIdentity } from './e2e/runner.js'
 import { createRepo, git, writeTree } from './support/git-repo.js'
 import type { TreeSpec } from './support/git-repo.js'
 import { source } from './support/source.js'
+import { runCli } from './support/cli-run.js'
+import type { Run } from './support/cli-run.js'
 
-const bin = join(repoRoot, 'bin', 'kpt-variants')
 const timeout = 120_000
 
 function kptfile(name: string): string {
@@ -152,14 +153,8 @@ interface Report {
 class Workspace {
   readonly dir = mkdtempSync(join(tmpdir(), 'kpt-variants-deps-e2e-'))
 
-  async run(...args: string[]): Promise<{ exitCode: number; stdout: string; stderr: string }> {
-    const run = await execa('node', [bin, ...args], {
-      cwd: this.dir,
-      env: { ...process.env, ...gitIdentity },
-      reject: false,
-      stdin: 'ignore',
-    })
-    return { exitCode: run.exitCode ?? -1, stdout: String(run.stdout), stderr: String(run.stderr) }
+  run(...args: string[]): Promise<Run> {
+    return runCli(this.dir, args)
   }
 
   async render(...args: string[]): Promise<{ exitCode: number; report: Report; stderr: string }> {

@@ -27,6 +27,7 @@ import { registryBinary, startLocalRegistry } from '../scripts/registry.js'
 import type { LocalRegistry } from '../scripts/registry.js'
 import { attestSbom, findCosign, generateKeyPair, signImage, verifyImage, verifySbom } from '../scripts/signing.js'
 import type { Signer } from '../scripts/signing.js'
+import { runCli } from './support/cli-run.js'
 
 const engine = installedEngine()
 const version = packageVersion(repoRoot)
@@ -131,11 +132,7 @@ if (!engine) {
     const dir = mkdtempSync(join(tmpdir(), 'kpt-variants-image-'))
     try {
       await createDemoFleet(dir)
-      const local = await execa(
-        'node',
-        [join(repoRoot, 'bin', 'kpt-variants'), 'render', 'fleet', '--out', 'local', '--cache', 'cache-local'],
-        { cwd: dir, env: { ...process.env, ...gitIdentity }, reject: false },
-      )
+      const local = await runCli(dir, ['render', 'fleet', '--out', 'local', '--cache', 'cache-local'])
       expect(local.exitCode).toBe(0)
       // The image runs as nobody, as in the cluster, so the repositories become nobody's (git refuses another user's
       // repository); where the tests cannot chown, the container runs as the tests' user instead.
