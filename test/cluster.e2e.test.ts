@@ -15,7 +15,8 @@ import { repoRoot } from './e2e/runner.js'
 import { ApiProxy } from './support/api-proxy.js'
 import { createBlueprints, fleetFiles, threeClusters } from './support/fleet.js'
 import { git, readTreeWithModes, writeTree } from './support/git-repo.js'
-import { KubeApiServer, kubeApiServerBuilt } from './support/kube-apiserver.js'
+import { KubeApiServer, kubeApiServerBuilt, kubeApiServerMissing } from './support/kube-apiserver.js'
+import { describeIfAvailable } from './support/requires.js'
 import { freePorts } from './support/ports.js'
 import { schemalessCrd } from './support/schemaless-crd.js'
 import type { Json } from './support/kube-apiserver.js'
@@ -83,7 +84,7 @@ const fleetLists = {
   verbs: ['list'],
 }
 
-const suite = kubeApiServerBuilt() ? describe : describe.skip
+const suite = describeIfAvailable(kubeApiServerBuilt(), kubeApiServerMissing)
 
 suite('render --cluster against a real API server', () => {
   let server: KubeApiServer

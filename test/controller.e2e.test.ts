@@ -20,7 +20,8 @@ import { gitIdentity, repoRoot } from './e2e/runner.js'
 import { ControllerProcess, outcomes } from './support/controller-process.js'
 import { createBlueprints, fleetFiles, repository, threeClusters } from './support/fleet.js'
 import { git, writeTree } from './support/git-repo.js'
-import { KubeApiServer, kubeApiServerBuilt } from './support/kube-apiserver.js'
+import { KubeApiServer, kubeApiServerBuilt, kubeApiServerMissing } from './support/kube-apiserver.js'
+import { describeIfAvailable } from './support/requires.js'
 import { schemalessCrd } from './support/schemaless-crd.js'
 import type { Json } from './support/kube-apiserver.js'
 import { runCli } from './support/cli-run.js'
@@ -54,7 +55,7 @@ const standalone = (
   },
 })
 
-const suite = kubeApiServerBuilt() ? describe : describe.skip
+const suite = describeIfAvailable(kubeApiServerBuilt(), kubeApiServerMissing)
 
 suite('kpt-variants controller against a real API server', () => {
   let server: KubeApiServer

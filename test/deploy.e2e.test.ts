@@ -16,7 +16,8 @@ import { parseAllDocuments } from 'yaml'
 import { repoRoot } from './e2e/runner.js'
 import { createBlueprints, fleetFiles, threeClusters } from './support/fleet.js'
 import { git, readTreeWithModes, writeTree } from './support/git-repo.js'
-import { KubeApiServer, kubeApiServerBuilt } from './support/kube-apiserver.js'
+import { KubeApiServer, kubeApiServerBuilt, kubeApiServerMissing } from './support/kube-apiserver.js'
+import { describeIfAvailable } from './support/requires.js'
 import { schemalessCrd } from './support/schemaless-crd.js'
 import type { Json } from './support/kube-apiserver.js'
 import { source } from './support/source.js'
@@ -68,7 +69,7 @@ const fleet = [
   'PackageVariant default/nginx-edge-03-nginx created',
 ]
 
-const suite = kubeApiServerBuilt() ? describe : describe.skip
+const suite = describeIfAvailable(kubeApiServerBuilt(), kubeApiServerMissing)
 
 test(
   'kpt renders the package, changing nothing',

@@ -17,7 +17,7 @@ import { pageStates } from '../orchestrator/page/types.js'
 import { commentLimit } from '../orchestrator/report/markdown.js'
 import type { RunReport } from '../orchestrator/report/report.js'
 import { createDemoFleet } from '../scripts/demo-fleet.js'
-import { browserTestsRun, launchChromium } from './support/browser.js'
+import { launchChromium, testWithChromium } from './support/browser.js'
 import { runCli } from './support/cli-run.js'
 import type { Run } from './support/cli-run.js'
 
@@ -153,7 +153,7 @@ async function cellsByState(page: Page): Promise<Record<string, number>> {
 
 const nonZero = (counts: Record<string, number>) => Object.fromEntries(Object.entries(counts).filter(([, n]) => n > 0))
 
-const browserTest = browserTestsRun ? test : test.skip
+const browserTest = testWithChromium()
 
 browserTest(
   'the fleet page shows the counts --json reports, filters, and opens a variant with its diff',

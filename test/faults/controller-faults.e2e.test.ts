@@ -25,7 +25,8 @@ import { draftsOf, expectComplete, refusePushes, removeHook, stackLines } from '
 import { createBlueprints, fleetFiles, threeClusters } from '../support/fleet.js'
 import { stoppedAt } from '../support/git-workspace.js'
 import { git, writeTree } from '../support/git-repo.js'
-import { KubeApiServer, kubeApiServerBuilt } from '../support/kube-apiserver.js'
+import { KubeApiServer, kubeApiServerBuilt, kubeApiServerMissing } from '../support/kube-apiserver.js'
+import { describeIfAvailable } from '../support/requires.js'
 import type { Json } from '../support/kube-apiserver.js'
 import { schemalessCrd } from '../support/schemaless-crd.js'
 
@@ -37,7 +38,7 @@ const crds = readdirSync(join(repoRoot, 'deploy', 'crds'))
 /** The fleet's PackageVariants: the set's three, and a standalone one (`web`, into edge-01). */
 const variants = [...threeClusters.map((c) => `nginx-${c.name}-nginx`), 'web']
 
-const suite = kubeApiServerBuilt() ? describe : describe.skip
+const suite = describeIfAvailable(kubeApiServerBuilt(), kubeApiServerMissing)
 
 suite('kpt-variants controller when its world fails', () => {
   let server: KubeApiServer
