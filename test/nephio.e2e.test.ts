@@ -13,6 +13,7 @@ import { join } from 'node:path'
 import { execa } from 'execa'
 import { parse } from 'yaml'
 import { repoRoot } from './e2e/runner.js'
+import { kptfile } from './support/catalog-repo.js'
 import { runCli } from './support/cli-run.js'
 import { createRepo, git, writeTree } from './support/git-repo.js'
 import type { TreeSpec } from './support/git-repo.js'
@@ -24,16 +25,7 @@ const timeout = 60_000
 /** A blueprint package: a Kptfile, a resource, and optionally an injection point of a kind. */
 function blueprint(name: string, resource: string, injectionPoint?: string): TreeSpec {
   return {
-    [`${name}/Kptfile`]: source`
-      apiVersion: kpt.dev/v1
-      kind: Kptfile
-      metadata:
-        name: ${name}
-        annotations:
-          config.kubernetes.io/local-config: "true"
-      info:
-        description: stands in for Nephio's ${name}
-    `,
+    [`${name}/Kptfile`]: kptfile(name, `stands in for Nephio's ${name}`),
     [`${name}/resource.yaml`]: resource,
     ...(injectionPoint ? { [`${name}/injection-point.yaml`]: injectionPoint } : {}),
   }
