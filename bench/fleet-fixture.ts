@@ -5,19 +5,24 @@
  * PackageVariantSet with CEL templates and an injector, and region
  * endpoints to inject.
  */
-import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { execa } from 'execa'
+import {
+  createRepo,
+  documents,
+  gitIdentity,
+  initBareRepos,
+  packageVariantSetYaml,
+  regionEndpointsYaml,
+  repositoryYaml,
+  under,
+  workloadClusterYaml,
+  writeTree,
+} from '../scripts/fleet-builder.js'
+import type { Revision } from '../scripts/fleet-builder.js'
 
 /** The fleet sizes the end-to-end benchmarks render (KPT_VARIANTS_BENCH_SIZES=100,1000 for a shorter run). */
 export const fleetSizes = (process.env['KPT_VARIANTS_BENCH_SIZES'] || '100,1000,10000').split(',').map(Number)
 
-const identity = {
-  GIT_AUTHOR_NAME: 'bench',
-  GIT_AUTHOR_EMAIL: 'bench@example.com',
-  GIT_COMMITTER_NAME: 'bench',
-  GIT_COMMITTER_EMAIL: 'bench@example.com',
-}
 const regions = ['us-east1', 'us-west1', 'eu-west1', 'ap-south1']
 
 /** The blueprint package: a Kptfile, an injection point, and `resources - 1` Deployments and Services. */
@@ -65,66 +70,37 @@ export async function createFleet(
   dir: string,
   options: { variants: number; resources: number; revision?: number; oneRepository?: boolean; dependencies?: number },
 ): Promise<string> {
-  const repo = join(dir, 'repos', 'blueprints')
-  mkdirSync(repo, { recursive: true })
-  const git = (...args: string[]) => execa('git', args, { cwd: repo, env: { ...process.env, ...identity } })
-  await git('init', '-q', '-b', 'main')
-  for (let n = 1; n <= (options.dependencies ?? 0); n++) {
-    for (const [path, text] of Object.entries(dependencyFiles(n))) {
-      mkdirSync(join(repo, `dep-${n}`), { recursive: true })
-      writeFileSync(join(repo, `dep-${n}`, path), text)
-    }
-    await git('add', '-A')
-    await git('commit', '-q', '-m', `dep-${n} v1`)
-    await git('tag', `dep-${n}/v1`)
-  }
-  for (const revision of [1, 2]) {
+  const dependencies = Array.from({ length: options.dependencies ?? 0 }, (_, i) => i + 1)
+  const app = (revision: number): Revision => {
     const files = blueprintFiles(options.resources, revision)
     if (options.dependencies) files['manifest.yaml'] = blueprintManifest(options.dependencies)
-    for (const [path, text] of Object.entries(files)) {
-      mkdirSync(join(repo, 'app'), { recursive: true })
-      writeFileSync(join(repo, 'app', path), text)
-    }
-    await git('add', '-A')
-    await git('commit', '-q', '-m', `app v${revision}`)
-    await git('tag', `app/v${revision}`)
+    return [`app/v${revision}`, under('app', files), `app v${revision}`]
   }
-  const fleet = join(dir, 'fleet')
-  mkdirSync(fleet, { recursive: true })
-  const docs: string[] = [
-    `apiVersion: config.porch.kpt.dev/v1alpha1\nkind: Repository\nmetadata:\n  name: blueprints\n  namespace: default\nspec:\n  git:\n    repo: ../repos/blueprints\n`,
-  ]
-  const clusters: string[] = []
-  for (let i = 0; i < options.variants; i++) {
-    const name = clusterName(i)
-    if (!options.oneRepository)
-      docs.push(
-        `apiVersion: config.porch.kpt.dev/v1alpha1\nkind: Repository\nmetadata:\n  name: ${name}\n  namespace: default\nspec:\n  deployment: true\n  git:\n    repo: ../repos/${name}\n`,
-      )
-    clusters.push(
-      `apiVersion: infra.nephio.org/v1alpha1\nkind: WorkloadCluster\nmetadata:\n  name: ${name}\n  namespace: default\n  labels:\n    site: edge\n    region: ${regionOf(i)}\nspec:\n  clusterName: ${name}\n`,
-    )
-  }
-  writeFileSync(join(fleet, 'repositories.yaml'), docs.join('---\n'))
-  writeFileSync(join(fleet, 'clusters.yaml'), clusters.join('---\n'))
-  writeFileSync(
-    join(fleet, 'endpoints.yaml'),
-    regions
-      .map(
-        (r) =>
-          `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${r}-endpoints\n  namespace: default\ndata:\n  API: https://api.${r}.example.com\n`,
-      )
-      .join('---\n'),
+  await createRepo(
+    join(dir, 'repos', 'blueprints'),
+    [
+      ...dependencies.map((n): Revision => [`dep-${n}/v1`, under(`dep-${n}`, dependencyFiles(n)), `dep-${n} v1`]),
+      app(1),
+      app(2),
+    ],
+    gitIdentity('bench'),
   )
+  const names = Array.from({ length: options.variants }, (_, i) => clusterName(i))
+  const repositories = [repositoryYaml({ name: 'blueprints', repo: '../repos/blueprints' })]
   if (options.oneRepository) {
     // Every variant in one deployment repository, `deployments` (a bare repository: render --git pushes to it).
-    docs.push(
-      `apiVersion: config.porch.kpt.dev/v1alpha1\nkind: Repository\nmetadata:\n  name: deployments\n  namespace: default\nspec:\n  deployment: true\n  git:\n    repo: ../repos/deployments.git\n`,
-    )
-    writeFileSync(join(fleet, 'repositories.yaml'), docs.join('---\n'))
-    await execa('git', ['init', '-q', '--bare', '-b', 'main', join(dir, 'repos', 'deployments.git')])
-  }
-  writeFileSync(join(fleet, 'set.yaml'), setText(options.revision ?? 1, options.oneRepository))
+    repositories.push(repositoryYaml({ name: 'deployments', repo: '../repos/deployments.git', deployment: true }))
+    await initBareRepos(join(dir, 'repos'), ['deployments'])
+  } else repositories.push(...names.map((name) => repositoryYaml({ name, repo: `../repos/${name}`, deployment: true })))
+  const fleet = join(dir, 'fleet')
+  writeTree(fleet, {
+    'repositories.yaml': documents(repositories),
+    'clusters.yaml': documents(
+      names.map((name, i) => workloadClusterYaml({ name, labels: { site: 'edge', region: regionOf(i) } })),
+    ),
+    'endpoints.yaml': regionEndpointsYaml(regions, 'API'),
+    'set.yaml': setText(options.revision ?? 1, options.oneRepository),
+  })
   return fleet
 }
 
@@ -162,27 +138,10 @@ spec:
 
 /** The PackageVariantSet, at an upstream revision: a package `app` per cluster repository, or a package per cluster in `deployments`. */
 export function setText(revision: number, oneRepository = false): string {
-  return `apiVersion: config.porch.kpt.dev/v1alpha2
-kind: PackageVariantSet
-metadata:
-  name: app
-  namespace: default
-spec:
-  upstream: {repo: blueprints, package: app, revision: ${revision}}
-  targets:
-  - objectSelector:
-      apiVersion: infra.nephio.org/v1alpha1
-      kind: WorkloadCluster
-      matchLabels: {site: edge}
-    template:
-      downstream:
-${oneRepository ? '        repo: deployments\n        packageExpr: target.name' : '        repoExpr: target.name'}
-      packageContext:
-        dataExprs:
-        - {key: region, valueExpr: target.labels.region}
-        - {key: cluster, valueExpr: target.name}
-      injectors:
-      - kind: ConfigMap
-        nameExpr: target.labels.region + '-endpoints'
-`
+  return packageVariantSetYaml({
+    name: 'app',
+    upstream: { repo: 'blueprints', package: 'app', revision },
+    matchLabels: { site: 'edge' },
+    downstream: oneRepository ? { repo: 'deployments', packageExpr: 'target.name' } : { repoExpr: 'target.name' },
+  })
 }

@@ -6,12 +6,10 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { execa } from 'execa'
-import { gitIdentity, repoRoot } from './e2e/runner.js'
 import { createBlueprints, fleetFiles, threeClusters } from './support/fleet.js'
 import { writeTree } from './support/git-repo.js'
+import { runCli } from './support/cli-run.js'
 
-const bin = join(repoRoot, 'bin', 'kpt-variants')
 let dir: string
 
 beforeAll(async () => {
@@ -32,15 +30,7 @@ beforeAll(async () => {
 }, 60_000)
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-async function run(args: string[]): Promise<{ exitCode: number; stderr: string; stdout: string }> {
-  const child = await execa('node', [bin, ...args], {
-    cwd: dir,
-    env: { ...process.env, ...gitIdentity },
-    reject: false,
-    stdin: 'ignore',
-  })
-  return { exitCode: child.exitCode ?? -1, stderr: String(child.stderr), stdout: String(child.stdout) }
-}
+const run = (args: string[]) => runCli(dir, args)
 
 /** A stack trace's frame, as Node prints it. */
 const stackFrame = /^\s+at .+[:(]/m

@@ -10,19 +10,19 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { execa } from 'execa'
 import { parseAllDocuments } from 'yaml'
-import { gitIdentity, repoRoot } from './e2e/runner.js'
+import { repoRoot } from './e2e/runner.js'
 import { ApiProxy } from './support/api-proxy.js'
 import { createBlueprints, fleetFiles, threeClusters } from './support/fleet.js'
 import { git, readTreeWithModes, writeTree } from './support/git-repo.js'
-import { KubeApiServer, kubeApiServerBuilt } from './support/kube-apiserver.js'
+import { KubeApiServer, kubeApiServerBuilt, kubeApiServerMissing } from './support/kube-apiserver.js'
+import { describeIfAvailable } from './support/requires.js'
 import { freePorts } from './support/ports.js'
 import { schemalessCrd } from './support/schemaless-crd.js'
 import type { Json } from './support/kube-apiserver.js'
 import { source } from './support/source.js'
+import { runCli } from './support/cli-run.js'
 
-const bin = join(repoRoot, 'bin', 'kpt-variants')
 const timeout = 120_000
 const yamlFiles = (dir: string) =>
   readdirSync(dir)
@@ -84,7 +84,7 @@ const fleetLists = {
   verbs: ['list'],
 }
 
-const suite = kubeApiServerBuilt() ? describe : describe.skip
+const suite = describeIfAvailable(kubeApiServerBuilt(), kubeApiServerMissing)
 
 suite('render --cluster against a real API server', () => {
   let server: KubeApiServer
@@ -147,14 +147,10 @@ suite('render --cluster against a real API server', () => {
   }, timeout)
 
   async function render(...args: string[]): Promise<{ exitCode: number; stdout: string; stderr: string }> {
-    const run = await execa('node', [bin, 'render', ...args], {
-      cwd: dir,
-      env: { ...process.env, ...gitIdentity, XDG_CACHE_HOME: join(dir, 'cache'), KUBECONFIG: join(dir, 'kubeconfig') },
-      reject: false,
-      stdin: 'ignore',
-      stripFinalNewline: false,
+    return runCli(dir, ['render', ...args], {
+      env: { XDG_CACHE_HOME: join(dir, 'cache'), KUBECONFIG: join(dir, 'kubeconfig') },
+      keepFinalNewline: true,
     })
-    return { exitCode: run.exitCode ?? -1, stdout: String(run.stdout), stderr: String(run.stderr) }
   }
 
   const stored = (kind: string, namespace: string, name: string) =>

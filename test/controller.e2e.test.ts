@@ -15,17 +15,17 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { execa } from 'execa'
 import { parseAllDocuments } from 'yaml'
 import { gitIdentity, repoRoot } from './e2e/runner.js'
 import { ControllerProcess, outcomes } from './support/controller-process.js'
 import { createBlueprints, fleetFiles, repository, threeClusters } from './support/fleet.js'
 import { git, writeTree } from './support/git-repo.js'
-import { KubeApiServer, kubeApiServerBuilt } from './support/kube-apiserver.js'
+import { KubeApiServer, kubeApiServerBuilt, kubeApiServerMissing } from './support/kube-apiserver.js'
+import { describeIfAvailable } from './support/requires.js'
 import { schemalessCrd } from './support/schemaless-crd.js'
 import type { Json } from './support/kube-apiserver.js'
+import { runCli } from './support/cli-run.js'
 
-const bin = join(repoRoot, 'bin', 'kpt-variants')
 const timeout = 120_000
 const documents = (text: string) => parseAllDocuments(text).map((d) => d.toJS() as Json)
 const crds = readdirSync(join(repoRoot, 'deploy', 'crds'))
@@ -55,7 +55,7 @@ const standalone = (
   },
 })
 
-const suite = kubeApiServerBuilt() ? describe : describe.skip
+const suite = describeIfAvailable(kubeApiServerBuilt(), kubeApiServerMissing)
 
 suite('kpt-variants controller against a real API server', () => {
   let server: KubeApiServer
@@ -91,10 +91,12 @@ suite('kpt-variants controller against a real API server', () => {
   const show = (repo: string, ref: string, path: string) =>
     git(join(dir, 'repos', `${repo}.git`), 'show', `${ref}:${path}`)
   const publish = async (repo: string) => {
-    const run = await execa(
-      'node',
-      [bin, 'publish', join(dir, 'repos', `${repo}.git`), '--cache', join(dir, 'publish-cache')],
-      { env, reject: false },
+    const run = await runCli(
+      dir,
+      ['publish', join(dir, 'repos', `${repo}.git`), '--cache', join(dir, 'publish-cache')],
+      {
+        baseEnv: env,
+      },
     )
     expect(run.exitCode).toBe(0)
   }

@@ -11,41 +11,15 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } f
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { execa } from 'execa'
-import { gitIdentity, repoRoot } from './e2e/runner.js'
+import { gitIdentity } from './e2e/runner.js'
 import { createRepo, git, writeTree } from './support/git-repo.js'
 import type { TreeSpec } from './support/git-repo.js'
+import { crdFile, edgeMonitorSet, kptfile, manifest, repository } from './support/catalog-repo.js'
 import { source } from './support/source.js'
+import { runCli } from './support/cli-run.js'
+import type { Run } from './support/cli-run.js'
 
-const bin = join(repoRoot, 'bin', 'kpt-variants')
 const timeout = 120_000
-
-function kptfile(name: string): string {
-  return source`
-    apiVersion: kpt.dev/v1
-    kind: Kptfile
-    metadata:
-      name: ${name}
-      annotations:
-        config.kubernetes.io/local-config: "true"
-    info:
-      description: ${name}
-  `
-}
-
-function manifest(name: string, version: string, dependencies = ''): string {
-  return (
-    source`
-    apiVersion: kpt-variants.dev/v1alpha1
-    kind: PackageManifest
-    metadata:
-      name: ${name}
-      annotations:
-        config.kubernetes.io/local-config: "true"
-    spec:
-      version: ${version}
-  ` + dependencies
-  )
-}
 
 function certManager(version: string): TreeSpec {
   return {
@@ -74,18 +48,7 @@ async function createCatalog(dir: string): Promise<void> {
     ...certManager('v1.12.0'),
     'prometheus-operator/Kptfile': kptfile('prometheus-operator'),
     'prometheus-operator/manifest.yaml': manifest('prometheus-operator', 'v0.70.0'),
-    'prometheus-operator/crd.yaml': source`
-      apiVersion: apiextensions.k8s.io/v1
-      kind: CustomResourceDefinition
-      metadata:
-        name: servicemonitors.monitoring.coreos.com
-      spec:
-        group: monitoring.coreos.com
-        names: {kind: ServiceMonitor, plural: servicemonitors}
-        scope: Namespaced
-        versions:
-        - {name: v1, served: true, storage: true}
-    `,
+    ...crdFile('prometheus-operator', 'monitoring.coreos.com', 'ServiceMonitor', 'crd.yaml'),
     'edge-monitor/Kptfile': kptfile('edge-monitor'),
     'edge-monitor/manifest.yaml': manifest(
       'edge-monitor',
@@ -103,34 +66,11 @@ async function createCatalog(dir: string): Promise<void> {
 }
 
 function fleet(clusters: readonly string[]): TreeSpec {
-  const repositories = clusters.map(
-    (name) => source`
-      apiVersion: config.porch.kpt.dev/v1alpha1
-      kind: Repository
-      metadata: {name: ${name}, namespace: default}
-      spec: {type: git, deployment: true, git: {repo: ../repos/${name}, branch: main}}
-    `,
-  )
   return {
-    'repositories.yaml': [
-      source`
-        apiVersion: config.porch.kpt.dev/v1alpha1
-        kind: Repository
-        metadata: {name: catalog, namespace: default}
-        spec: {type: git, git: {repo: ../repos/catalog, branch: main}}
-      `,
-      ...repositories,
-    ].join('---\n'),
-    'edge-monitor.yaml':
-      source`
-      apiVersion: config.porch.kpt.dev/v1alpha2
-      kind: PackageVariantSet
-      metadata: {name: edge-monitor, namespace: default}
-      spec:
-        upstream: {repo: catalog, package: edge-monitor, revision: 1}
-        targets:
-        - repositories:
-    ` + clusters.map((c) => `    - name: ${c}\n`).join(''),
+    'repositories.yaml': [repository('catalog', false), ...clusters.map((name) => repository(name, true))].join(
+      '---\n',
+    ),
+    'edge-monitor.yaml': edgeMonitorSet(clusters),
   }
 }
 
@@ -152,14 +92,8 @@ interface Report {
 class Workspace {
   readonly dir = mkdtempSync(join(tmpdir(), 'kpt-variants-deps-e2e-'))
 
-  async run(...args: string[]): Promise<{ exitCode: number; stdout: string; stderr: string }> {
-    const run = await execa('node', [bin, ...args], {
-      cwd: this.dir,
-      env: { ...process.env, ...gitIdentity },
-      reject: false,
-      stdin: 'ignore',
-    })
-    return { exitCode: run.exitCode ?? -1, stdout: String(run.stdout), stderr: String(run.stderr) }
+  run(...args: string[]): Promise<Run> {
+    return runCli(this.dir, args)
   }
 
   async render(...args: string[]): Promise<{ exitCode: number; report: Report; stderr: string }> {

@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { declaredPackage, crdFile, needs, repository } from './support/catalog-repo.js'
+import { declaredPackage, crdFile, edgeMonitorSet, needs, repository } from './support/catalog-repo.js'
 import { runCli } from './support/cli-run.js'
 import { createRepo, git, writeTree } from './support/git-repo.js'
 import { source } from './support/source.js'
@@ -109,16 +109,6 @@ class Workspace {
     return git(join(this.dir, 'repos', `${repo}.git`), 'show', `${ref}:${path}`)
   }
 }
-
-const edgeMonitorSet = (clusters: string[]) => source`
-  apiVersion: config.porch.kpt.dev/v1alpha2
-  kind: PackageVariantSet
-  metadata: {name: edge-monitor, namespace: default}
-  spec:
-    upstream: {repo: catalog, package: edge-monitor, revision: 1}
-    targets:
-    - repositories: [${clusters.map((c) => `{name: ${c}}`).join(', ')}]
-`
 
 const pv = (name: string, repo: string, revision = 1) => source`
   apiVersion: config.porch.kpt.dev/v1alpha1

@@ -13,17 +13,18 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { execa } from 'execa'
 import { parseAllDocuments } from 'yaml'
-import { gitIdentity, repoRoot } from './e2e/runner.js'
+import { repoRoot } from './e2e/runner.js'
 import { createBlueprints, fleetFiles, threeClusters } from './support/fleet.js'
 import { git, readTreeWithModes, writeTree } from './support/git-repo.js'
-import { KubeApiServer, kubeApiServerBuilt } from './support/kube-apiserver.js'
+import { KubeApiServer, kubeApiServerBuilt, kubeApiServerMissing } from './support/kube-apiserver.js'
+import { describeIfAvailable } from './support/requires.js'
 import { schemalessCrd } from './support/schemaless-crd.js'
 import type { Json } from './support/kube-apiserver.js'
 import { source } from './support/source.js'
+import { runCli } from './support/cli-run.js'
 
 const deploy = join(repoRoot, 'deploy')
 const nephio = join(repoRoot, 'test', 'fleets', 'nephio')
-const bin = join(repoRoot, 'bin', 'kpt-variants')
 const timeout = 120_000
 
 const documents = (file: string) => parseAllDocuments(readFileSync(file, 'utf8')).map((d) => d.toJS() as Json)
@@ -68,7 +69,7 @@ const fleet = [
   'PackageVariant default/nginx-edge-03-nginx created',
 ]
 
-const suite = kubeApiServerBuilt() ? describe : describe.skip
+const suite = describeIfAvailable(kubeApiServerBuilt(), kubeApiServerMissing)
 
 test(
   'kpt renders the package, changing nothing',
@@ -156,18 +157,12 @@ suite('deploy/ in a real API server', () => {
     args: string[],
     cwd = dir,
   ): Promise<{ exitCode: number; stderr: string; variants: string[]; stdout: string }> {
-    const env = {
-      ...process.env,
-      ...gitIdentity,
-      XDG_CACHE_HOME: join(dir, 'cache'),
-      KUBECONFIG: join(dir, 'kubeconfig'),
-    }
-    const result = await execa('node', [bin, ...args, '--json'], { cwd, env, reject: false, stdin: 'ignore' })
-    const report = JSON.parse(String(result.stdout) || '{"variants":[]}') as { variants: Json[] }
+    const result = await runCli(cwd, [...args, '--json'], {
+      env: { XDG_CACHE_HOME: join(dir, 'cache'), KUBECONFIG: join(dir, 'kubeconfig') },
+    })
+    const report = JSON.parse(result.stdout || '{"variants":[]}') as { variants: Json[] }
     return {
-      exitCode: result.exitCode ?? -1,
-      stderr: String(result.stderr),
-      stdout: String(result.stdout),
+      ...result,
       variants: report.variants.map((v) => `${v['subject']} ${v['status']}`),
     }
   }

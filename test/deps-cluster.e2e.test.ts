@@ -11,13 +11,14 @@ import { parseAllDocuments } from 'yaml'
 import { createDemoFleet } from '../scripts/demo-fleet.js'
 import { repoRoot } from './e2e/runner.js'
 import { runCli } from './support/cli-run.js'
-import { KubeApiServer, kubeApiServerBuilt } from './support/kube-apiserver.js'
+import { KubeApiServer, kubeApiServerBuilt, kubeApiServerMissing } from './support/kube-apiserver.js'
+import { describeIfAvailable } from './support/requires.js'
 import type { Json } from './support/kube-apiserver.js'
 import { schemalessCrd } from './support/schemaless-crd.js'
 
 const timeout = 180_000
 const documents = (text: string) => parseAllDocuments(text).map((d) => d.toJS() as Json)
-const suite = kubeApiServerBuilt() ? describe : describe.skip
+const suite = describeIfAvailable(kubeApiServerBuilt(), kubeApiServerMissing)
 
 suite('deps --cluster on the demo fleet', () => {
   let server: KubeApiServer

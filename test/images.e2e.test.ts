@@ -27,10 +27,11 @@ import { registryBinary, startLocalRegistry } from '../scripts/registry.js'
 import type { LocalRegistry } from '../scripts/registry.js'
 import { attestSbom, findCosign, generateKeyPair, signImage, verifyImage, verifySbom } from '../scripts/signing.js'
 import type { Signer } from '../scripts/signing.js'
+import { runCli } from './support/cli-run.js'
+import { describeIfAvailable, testIfAvailable } from './support/requires.js'
 
-const engine = installedEngine()
+const engine = installedEngine() ?? ''
 const version = packageVersion(repoRoot)
-const inCI = Boolean(process.env['CI'])
 const withRegistry = registryBinary() !== undefined
 const cosign = findCosign(repoRoot)
 
@@ -47,17 +48,14 @@ let images: ImageRuntime
 let pushed: PushedImage[] = []
 let prefix = ''
 
-if (!engine) {
-  test.skip('function images: no container engine (podman or docker) is installed; `apt-get install -y podman runc` runs these tests', () => {})
-} else {
+describeIfAvailable(
+  engine !== '',
+  'the image tests need a container engine (podman or docker): `apt-get install -y podman runc`',
+)('function and orchestrator images', () => {
   beforeAll(async () => {
     const script = join(repoRoot, 'dist', 'scripts', 'images.js')
     if (!withRegistry) {
-      if (inCI)
-        throw new Error('CI: no registry program (apt-get install docker-registry): the images cannot be pushed')
-      console.warn(
-        'images: no registry program (apt-get install docker-registry): the images run from the engine, unpushed',
-      )
+      // Unpushed: onlyWithRegistry has said so (and failed in CI).
       await execa('node', [script, '--engine', engine], { cwd: repoRoot })
       images = { engine, tag: (fn) => imageTag(fn, version) }
       return
@@ -83,7 +81,10 @@ if (!engine) {
   }, 120_000)
 
   describe('images in a registry', () => {
-    const onlyWithRegistry = withRegistry ? test : test.skip
+    const onlyWithRegistry = testIfAvailable(
+      withRegistry,
+      'images: no registry program (apt-get install docker-registry): the images run from the engine, unpushed',
+    )
 
     onlyWithRegistry(
       'each is in the registry under vX.Y.Z, vX.Y and vX, one digest, with the OCI labels, and not in the engine until pulled',
@@ -131,11 +132,7 @@ if (!engine) {
     const dir = mkdtempSync(join(tmpdir(), 'kpt-variants-image-'))
     try {
       await createDemoFleet(dir)
-      const local = await execa(
-        'node',
-        [join(repoRoot, 'bin', 'kpt-variants'), 'render', 'fleet', '--out', 'local', '--cache', 'cache-local'],
-        { cwd: dir, env: { ...process.env, ...gitIdentity }, reject: false },
-      )
+      const local = await runCli(dir, ['render', 'fleet', '--out', 'local', '--cache', 'cache-local'])
       expect(local.exitCode).toBe(0)
       // The image runs as nobody, as in the cluster, so the repositories become nobody's (git refuses another user's
       // repository); where the tests cannot chown, the container runs as the tests' user instead.
@@ -205,12 +202,10 @@ if (!engine) {
     120_000,
   )
 
-  describe('signed images with their SBOMs (cosign)', () => {
-    const signing = withRegistry && (cosign !== undefined || inCI)
-    if (!signing) {
-      test.skip(`signing: ${withRegistry ? 'cosign is not built (bash scripts/build-cosign.sh)' : 'no registry'}`, () => {})
-      return
-    }
+  describeIfAvailable(
+    withRegistry && cosign !== undefined,
+    `signing: ${withRegistry ? 'cosign is not built (bash scripts/build-cosign.sh)' : 'no registry'}`,
+  )('signed images with their SBOMs (cosign)', () => {
     let signer: Signer
     let work: string
     const reference = (p: PushedImage) => {
@@ -219,7 +214,7 @@ if (!engine) {
     }
 
     beforeAll(async () => {
-      if (!cosign) throw new Error('CI: cosign is not built: bash scripts/build-cosign.sh')
+      if (!cosign) throw new Error('cosign is not built: bash scripts/build-cosign.sh')
       work = mkdtempSync(join(tmpdir(), 'kpt-variants-signing-'))
       const keys = await generateKeyPair(cosign, work, 'test')
       signer = { cosign, ...keys, offline: true, work, env: { COSIGN_PASSWORD: 'test' } }
@@ -272,4 +267,4 @@ if (!engine) {
       await verifyImage(signer, reference(target))
     }, 120_000)
   })
-}
+})

@@ -8,13 +8,11 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { execa } from 'execa'
-import { gitIdentity, repoRoot } from './e2e/runner.js'
 import { createBlueprints, fleetFiles, repository } from './support/fleet.js'
 import { git, writeTree } from './support/git-repo.js'
 import { source } from './support/source.js'
+import { runCli, runCliOk } from './support/cli-run.js'
 
-const bin = join(repoRoot, 'bin', 'kpt-variants')
 const timeout = 60_000
 
 /** A standalone PackageVariant rendering blueprints/nginx v1 into edge-01/`pkg`. */
@@ -57,22 +55,13 @@ class Workspace {
   }
 
   async render(...args: string[]): Promise<Report> {
-    const run = await execa('node', [bin, 'render', 'fleet', '--cache', 'cache', '--json', ...args], {
-      cwd: this.dir,
-      env: { ...process.env, ...gitIdentity },
-      reject: false,
-    })
-    if (run.exitCode !== 0) throw new Error(`render exited ${run.exitCode}\n${String(run.stderr)}`)
-    return JSON.parse(String(run.stdout)) as Report
+    const run = await runCliOk(this.dir, ['render', 'fleet', '--cache', 'cache', '--json', ...args])
+    return JSON.parse(run.stdout) as Report
   }
 
   async publish(...args: string[]): Promise<{ exitCode: number; stderr: string }> {
-    const run = await execa('node', [bin, 'publish', '--fleet', 'fleet', '--cache', 'cache', ...args], {
-      cwd: this.dir,
-      env: { ...process.env, ...gitIdentity },
-      reject: false,
-    })
-    return { exitCode: run.exitCode ?? -1, stderr: String(run.stderr) }
+    const run = await runCli(this.dir, ['publish', '--fleet', 'fleet', '--cache', 'cache', ...args])
+    return { exitCode: run.exitCode, stderr: run.stderr }
   }
 
   /** The branches and tags of edge-01. */
@@ -186,12 +175,9 @@ describe('the packages of a PackageVariant that goes away or moves', () => {
         'drafts/web/packagevariant-1',
       )
       expect(message).toContain('Label: tier=canary\nAnnotation: owner="team web"\n')
-      const status = await execa('node', [bin, 'status', 'fleet', '--cache', 'cache', '--json'], {
-        cwd: ws.dir,
-        reject: false,
-      })
+      const status = await runCli(ws.dir, ['status', 'fleet', '--cache', 'cache', '--json'], { baseEnv: process.env })
       const rows = (
-        JSON.parse(String(status.stdout)) as {
+        JSON.parse(status.stdout) as {
           variants: { package?: string; labels?: Record<string, string>; annotations?: Record<string, string> }[]
         }
       ).variants
@@ -200,10 +186,7 @@ describe('the packages of a PackageVariant that goes away or moves', () => {
         annotations: { owner: 'team web' },
       })
       // Published: the revision keeps them.
-      await execa('node', [bin, 'publish', 'edge-01', '--fleet', 'fleet', '--cache', 'cache'], {
-        cwd: ws.dir,
-        env: { ...process.env, ...gitIdentity },
-      })
+      await runCliOk(ws.dir, ['publish', 'edge-01', '--fleet', 'fleet', '--cache', 'cache'])
       expect(await git(join(ws.dir, 'repos', 'edge-01.git'), 'log', '-1', '--format=%B', 'web/v1')).toContain(
         'Label: tier=canary',
       )

@@ -12,28 +12,20 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { execa } from 'execa'
 import { parse } from 'yaml'
-import { gitIdentity, repoRoot } from './e2e/runner.js'
+import { repoRoot } from './e2e/runner.js'
+import { kptfile } from './support/catalog-repo.js'
+import { runCli } from './support/cli-run.js'
 import { createRepo, git, writeTree } from './support/git-repo.js'
 import type { TreeSpec } from './support/git-repo.js'
 import { source } from './support/source.js'
 
-const bin = join(repoRoot, 'bin', 'kpt-variants')
 const fleets = join(repoRoot, 'test', 'fleets', 'nephio')
 const timeout = 60_000
 
 /** A blueprint package: a Kptfile, a resource, and optionally an injection point of a kind. */
 function blueprint(name: string, resource: string, injectionPoint?: string): TreeSpec {
   return {
-    [`${name}/Kptfile`]: source`
-      apiVersion: kpt.dev/v1
-      kind: Kptfile
-      metadata:
-        name: ${name}
-        annotations:
-          config.kubernetes.io/local-config: "true"
-      info:
-        description: stands in for Nephio's ${name}
-    `,
+    [`${name}/Kptfile`]: kptfile(name, `stands in for Nephio's ${name}`),
     [`${name}/resource.yaml`]: resource,
     ...(injectionPoint ? { [`${name}/injection-point.yaml`]: injectionPoint } : {}),
   }
@@ -97,13 +89,8 @@ class Workspace {
   }
 
   async render(...args: string[]): Promise<Run> {
-    const run = await execa('node', [bin, 'render', 'fleet', '--out', 'out', '--json', ...args], {
-      cwd: this.dir,
-      env: { ...process.env, ...gitIdentity },
-      reject: false,
-      stdin: 'ignore',
-    })
-    return { exitCode: run.exitCode ?? -1, stderr: String(run.stderr), report: JSON.parse(String(run.stdout)) }
+    const run = await runCli(this.dir, ['render', 'fleet', '--out', 'out', '--json', ...args])
+    return { exitCode: run.exitCode, stderr: run.stderr, report: JSON.parse(run.stdout) }
   }
 
   yaml(path: string): Record<string, any>[] {

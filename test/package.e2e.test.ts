@@ -14,6 +14,7 @@ import { findCases, gitIdentity, repoRoot, runCase } from './e2e/runner.js'
 import { readTreeWithModes } from './support/git-repo.js'
 import { functionPrograms } from '../scripts/programs.js'
 import { packageVersion } from '../scripts/image-names.js'
+import { runCliOk } from './support/cli-run.js'
 
 /** The size budget of the package (docs/releasing.md): packed and unpacked. */
 const budget = { packed: 1.5 * 2 ** 20, unpacked: 7 * 2 ** 20 }
@@ -100,11 +101,7 @@ test('the installed kpt-variants lays out the example fleet and renders it as bi
     '12 variant(s): 12 created, 0 updated, 0 unchanged, 0 failed; dependencies: 7 installed',
   )
   // The clone's program, on the same fleet: the same packages, byte for byte.
-  await execa(
-    process.execPath,
-    [join(repoRoot, 'bin', 'kpt-variants'), 'render', 'fleet-demo/fleet', '--out', 'clone', '--cache', 'cache-2'],
-    { cwd: work, env },
-  )
+  await runCliOk(work, ['render', 'fleet-demo/fleet', '--out', 'clone', '--cache', 'cache-2'], { baseEnv: env })
   expect(readTreeWithModes(join(work, 'installed'))).toEqual(readTreeWithModes(join(work, 'clone')))
   // And as drafts in git, then the status from the repositories.
   expect(

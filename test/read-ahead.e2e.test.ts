@@ -8,11 +8,10 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { execa } from 'execa'
 import { clusterName, createFleet, setText } from '../bench/fleet-fixture.js'
-import { filesBelow, gitIdentity, repoRoot } from './e2e/runner.js'
+import { filesBelow } from './e2e/runner.js'
+import { runCliOk } from './support/cli-run.js'
 
-const bin = join(repoRoot, 'bin', 'kpt-variants')
 // Enough for the thread: it starts with 16 or more packages left after the first one found.
 const variants = 40
 
@@ -28,9 +27,8 @@ test('a re-render with --force and an upstream update give each variant its own 
   dir = mkdtempSync(join(tmpdir(), 'kpt-variants-read-ahead-'))
   await createFleet(dir, { variants, resources: 8 })
   const render = async (...extra: string[]) => {
-    const run = await execa('node', [bin, 'render', 'fleet', '--out', 'out', '--json', '--no-progress', ...extra], {
-      cwd: dir,
-      env: { ...process.env, ...gitIdentity, XDG_CACHE_HOME: join(dir, 'cache') },
+    const run = await runCliOk(dir, ['render', 'fleet', '--out', 'out', '--json', '--no-progress', ...extra], {
+      env: { XDG_CACHE_HOME: join(dir, 'cache') },
     })
     return JSON.parse(run.stdout) as { summary: Record<string, number>; variants: { path: string; status: string }[] }
   }

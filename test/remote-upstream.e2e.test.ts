@@ -10,12 +10,12 @@ import { join } from 'node:path'
 import { execa } from 'execa'
 import type { ResultPromise } from 'execa'
 import { createFleet, setText } from '../bench/fleet-fixture.js'
-import { gitIdentity, repoRoot } from './e2e/runner.js'
+import { runCli } from './support/cli-run.js'
+import type { Run } from './support/cli-run.js'
 import { pastRacyWindowMs, TestClock } from './support/clock.js'
 import { treeWithModesAndBytes } from './support/files.js'
 import { git } from './support/git-repo.js'
 
-const bin = join(repoRoot, 'bin', 'kpt-variants')
 const timeout = 120_000
 
 /** A port no one listens on now. */
@@ -87,20 +87,14 @@ async function remoteFleet(variants: number): Promise<void> {
 }
 
 /** Runs `kpt-variants render fleet --out OUT --json` with the test's cache; a failing run resolves too. */
-function renderRun(out: string, extra: string[] = [], env: Record<string, string> = {}) {
-  return execa(
-    'node',
-    [bin, 'render', 'fleet', '--out', out, '--cache', 'cache', '--json', '--no-progress', ...extra],
-    {
-      cwd: dir,
-      env: { ...process.env, ...gitIdentity, ...clock.env(), ...env },
-      reject: false,
-    },
-  )
+function renderRun(out: string, extra: string[] = [], env: Record<string, string> = {}): Promise<Run> {
+  return runCli(dir, ['render', 'fleet', '--out', out, '--cache', 'cache', '--json', '--no-progress', ...extra], {
+    env: { ...clock.env(), ...env },
+  })
 }
 
 /** The report of a render that succeeded. */
-function reportOf(run: Awaited<ReturnType<typeof renderRun>>): { summary: Record<string, number> } {
+function reportOf(run: Run): { summary: Record<string, number> } {
   if (run.exitCode !== 0) throw new Error(`kpt-variants render exited ${run.exitCode}:\n${run.stderr}`)
   return JSON.parse(run.stdout) as { summary: Record<string, number> }
 }

@@ -9,8 +9,9 @@ import { execa } from 'execa'
 import { readTreeWithModes } from './support/git-repo.js'
 import { regions, threeClusters } from './support/fleet.js'
 import type { Cluster } from './support/fleet.js'
-import { bin, timeout, snapshot, summaryRow, paths, useWorkspaces } from './support/render-workspace.js'
+import { timeout, snapshot, summaryRow, paths, useWorkspaces } from './support/render-workspace.js'
 import type { JsonReport } from './support/render-workspace.js'
+import { runCli } from './support/cli-run.js'
 
 describe('kpt-variants render', () => {
   const workspace = useWorkspaces()
@@ -204,12 +205,12 @@ describe('kpt-variants render', () => {
     ])(
       '%s',
       async (_, args, message) => {
-        const run = await execa('node', [bin, 'render', ...args], { cwd: dir, reject: false, stdin: 'ignore' })
-        expect({ exitCode: run.exitCode, stderr: String(run.stderr) }).toEqual({
+        const run = await runCli(dir, ['render', ...args], { baseEnv: process.env })
+        expect({ exitCode: run.exitCode, stderr: run.stderr }).toEqual({
           exitCode: 2,
           stderr: expect.stringContaining(message),
         })
-        expect(String(run.stdout)).toBe('')
+        expect(run.stdout).toBe('')
         expect(existsSync(join(dir, 'out'))).toBe(false)
         expect(readFileSync(join(dir, 'file'), 'utf8')).toBe('not a directory\n')
       },

@@ -18,12 +18,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { execa } from 'execa'
 import { parseAllDocuments } from 'yaml'
-import { gitIdentity } from './e2e/runner.js'
 import { repository } from './support/fleet.js'
 import { createRepo, git } from './support/git-repo.js'
-import { bin } from './support/render-workspace.js'
 import type { JsonReport } from './support/render-workspace.js'
 import { source } from './support/source.js'
+import { runCliOk } from './support/cli-run.js'
 
 const timeout = 60_000
 
@@ -106,13 +105,9 @@ function writeFleet(revision: number, inject: boolean): void {
 
 /** `kpt-variants render fleet ARGS --json`, which must exit 0: the report and the summary on stderr. */
 async function render(...args: string[]): Promise<{ report: JsonReport; stderr: string }> {
-  const run = await execa('node', [bin, 'render', 'fleet', ...args, '--json'], {
-    cwd: dir,
-    env: { ...process.env, ...gitIdentity, XDG_CACHE_HOME: join(dir, 'cache') },
-    reject: false,
-    stdin: 'ignore',
+  const run = await runCliOk(dir, ['render', 'fleet', ...args, '--json'], {
+    env: { XDG_CACHE_HOME: join(dir, 'cache') },
   })
-  if (run.exitCode !== 0) throw new Error(`render exited ${run.exitCode}\n${run.stdout}\n${run.stderr}`)
   return { report: JSON.parse(run.stdout) as JsonReport, stderr: run.stderr }
 }
 

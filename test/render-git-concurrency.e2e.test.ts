@@ -7,10 +7,10 @@ import { existsSync, rmSync, writeFileSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { execa } from 'execa'
-import { gitIdentity } from './e2e/runner.js'
 import { threeClusters } from './support/fleet.js'
 import { git } from './support/git-repo.js'
-import { bin, timeout, stoppedAt, crash, Workspace } from './support/git-workspace.js'
+import { timeout, stoppedAt, crash, Workspace } from './support/git-workspace.js'
+import { startCli } from './support/cli-run.js'
 
 describe('kpt-variants render --git', () => {
   let ws: Workspace
@@ -80,12 +80,8 @@ describe('kpt-variants render --git', () => {
         for (const c of clusters.slice(3))
           await git(ws.dir, 'init', '-q', '--bare', '-b', 'main', `repos/${c.name}.git`)
         ws.writeFleet({ clusters })
-        const env = { ...process.env, ...gitIdentity, KPT_VARIANTS_TEST_STOP_AT: point }
-        const child = execa('node', [bin, 'render', 'fleet', '--git', '--cache', 'cache', '--publish'], {
-          cwd: ws.dir,
-          env,
-          reject: false,
-          stdin: 'ignore',
+        const child = startCli(ws.dir, ['render', 'fleet', '--git', '--cache', 'cache', '--publish'], {
+          env: { KPT_VARIANTS_TEST_STOP_AT: point },
         })
         await stoppedAt(child, point)
         await crash(child)

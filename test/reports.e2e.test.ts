@@ -8,7 +8,6 @@
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { execa } from 'execa'
 import { micromark } from 'micromark'
 import { gfm, gfmHtml } from 'micromark-extension-gfm'
 import type { Page } from 'playwright-core'
@@ -18,10 +17,10 @@ import { pageStates } from '../orchestrator/page/types.js'
 import { commentLimit } from '../orchestrator/report/markdown.js'
 import type { RunReport } from '../orchestrator/report/report.js'
 import { createDemoFleet } from '../scripts/demo-fleet.js'
-import { repoRoot } from './e2e/runner.js'
-import { browserTestsRun, launchChromium } from './support/browser.js'
+import { launchChromium, testWithChromium } from './support/browser.js'
+import { runCli } from './support/cli-run.js'
+import type { Run } from './support/cli-run.js'
 
-const bin = join(repoRoot, 'bin', 'kpt-variants')
 const timeout = 120_000
 let dir: string
 
@@ -33,12 +32,8 @@ beforeAll(async () => {
 }, timeout)
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-function kptVariants(...args: string[]) {
-  return execa(process.execPath, [bin, ...args, '--cache', join(dir, 'cache')], {
-    cwd: dir,
-    reject: false,
-    env: { ...process.env, NO_COLOR: '1' },
-  })
+function kptVariants(...args: string[]): Promise<Run> {
+  return runCli(dir, [...args, '--cache', join(dir, 'cache')], { baseEnv: process.env, env: { NO_COLOR: '1' } })
 }
 
 /** `sed -i s/from/to/ file` */
@@ -158,7 +153,7 @@ async function cellsByState(page: Page): Promise<Record<string, number>> {
 
 const nonZero = (counts: Record<string, number>) => Object.fromEntries(Object.entries(counts).filter(([, n]) => n > 0))
 
-const browserTest = browserTestsRun ? test : test.skip
+const browserTest = testWithChromium()
 
 browserTest(
   'the fleet page shows the counts --json reports, filters, and opens a variant with its diff',

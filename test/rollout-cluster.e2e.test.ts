@@ -8,15 +8,14 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { execa } from 'execa'
 import { parseAllDocuments } from 'yaml'
-import { gitIdentity, repoRoot } from './e2e/runner.js'
 import { defaultKinds, FakeApiServer } from './support/fake-apiserver.js'
 import type { Json } from './support/fake-apiserver.js'
 import { createBlueprints, fleetFiles, threeClusters } from './support/fleet.js'
 import { git } from './support/git-repo.js'
+import { runCli } from './support/cli-run.js'
+import type { Run } from './support/cli-run.js'
 
-const bin = join(repoRoot, 'bin', 'kpt-variants')
 const timeout = 60_000
 
 let dir: string
@@ -62,14 +61,8 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-async function run(...args: string[]): Promise<{ exitCode: number; stdout: string; stderr: string }> {
-  const result = await execa('node', [bin, ...args], {
-    cwd: dir,
-    env: { ...process.env, ...gitIdentity, XDG_CACHE_HOME: join(dir, 'cache'), KUBECONFIG: join(dir, 'kubeconfig') },
-    reject: false,
-    stdin: 'ignore',
-  })
-  return { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) }
+function run(...args: string[]): Promise<Run> {
+  return runCli(dir, args, { env: { XDG_CACHE_HOME: join(dir, 'cache'), KUBECONFIG: join(dir, 'kubeconfig') } })
 }
 
 const outcome = (stdout: string) =>

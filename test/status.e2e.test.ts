@@ -8,13 +8,11 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { execa } from 'execa'
 import type { RunReport } from '../orchestrator/report/report.js'
 import type { FleetStatus, VariantStatusRow } from '../orchestrator/status/fleet-status.js'
 import { createDemoFleet } from '../scripts/demo-fleet.js'
-import { repoRoot } from './e2e/runner.js'
+import { runCli } from './support/cli-run.js'
 
-const bin = join(repoRoot, 'bin', 'kpt-variants')
 const timeout = 120_000
 const clusters = Array.from({ length: 12 }, (_, i) => `edge-${String(i + 1).padStart(2, '0')}`)
 let dir: string
@@ -29,11 +27,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 function kptVariants(...args: string[]) {
   const cache = args.includes('--cache') ? [] : ['--cache', join(dir, 'cache')]
-  return execa(process.execPath, [bin, ...args, ...cache], {
-    cwd: dir,
-    reject: false,
-    env: { ...process.env, NO_COLOR: '1' },
-  })
+  return runCli(dir, [...args, ...cache], { baseEnv: process.env, env: { NO_COLOR: '1' } })
 }
 
 /** `status fleet --out rendered --json`, its exit code and rows by package. */

@@ -7,12 +7,10 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { execa } from 'execa'
 import { createFleet } from '../bench/fleet-fixture.js'
-import { gitIdentity, repoRoot } from './e2e/runner.js'
 import { treeWithModesAndBytes } from './support/files.js'
+import { runCliOk } from './support/cli-run.js'
 
-const bin = join(repoRoot, 'bin', 'kpt-variants')
 const timeout = 120_000
 
 let dir: string
@@ -30,13 +28,10 @@ describe.each([
       dir = mkdtempSync(join(tmpdir(), 'kpt-variants-threads-'))
       await createFleet(dir, { variants, resources: 8 })
       const render = async (threads: number) => {
-        const run = await execa(
-          'node',
-          [bin, 'render', 'fleet', '--out', `out-${threads}`, '--threads', String(threads), '--json', '--no-progress'],
-          {
-            cwd: dir,
-            env: { ...process.env, ...gitIdentity, XDG_CACHE_HOME: join(dir, 'cache') },
-          },
+        const run = await runCliOk(
+          dir,
+          ['render', 'fleet', '--out', `out-${threads}`, '--threads', String(threads), '--json', '--no-progress'],
+          { env: { XDG_CACHE_HOME: join(dir, 'cache') } },
         )
         return JSON.parse(run.stdout) as { summary: Record<string, number> }
       }

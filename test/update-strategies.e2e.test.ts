@@ -7,11 +7,10 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { execa } from 'execa'
 import { parse } from 'yaml'
-import { gitIdentity, repoRoot } from './e2e/runner.js'
 import { writeTree } from './support/git-repo.js'
 import { createBlueprints, fleetFiles, threeClusters, v2Image } from './support/fleet.js'
+import { runCli } from './support/cli-run.js'
 
 interface Report {
   summary: Record<string, number>
@@ -22,17 +21,10 @@ let dir: string
 const clusters = threeClusters.slice(0, 2)
 
 async function render(): Promise<{ exitCode: number; report: Report }> {
-  const run = await execa(
-    'node',
-    [join(repoRoot, 'bin', 'kpt-variants'), 'render', 'fleet', '--out', 'out', '--json'],
-    {
-      cwd: dir,
-      env: { ...process.env, ...gitIdentity, XDG_CACHE_HOME: join(dir, 'cache') },
-      reject: false,
-      stdin: 'ignore',
-    },
-  )
-  return { exitCode: run.exitCode ?? -1, report: JSON.parse(String(run.stdout)) as Report }
+  const run = await runCli(dir, ['render', 'fleet', '--out', 'out', '--json'], {
+    env: { XDG_CACHE_HOME: join(dir, 'cache') },
+  })
+  return { exitCode: run.exitCode, report: JSON.parse(run.stdout) as Report }
 }
 
 function writeFleet(revision: number): void {

@@ -4,21 +4,9 @@ import type { Cluster, FleetOptions } from '../../test/support/fleet.js'
 import { buildFleet } from '../fleet/fleet.js'
 import { planFleet } from '../plan/plan.js'
 import { packageRevisionObject } from '../upstream/revisions.js'
-import type { PackageRevision } from '../upstream/revisions.js'
 import { affectedScope, fleetWideKeys, planState } from './changes.js'
 import type { PlanState } from './changes.js'
-
-const revision = (n: number, commit = `c${n}`): PackageRevision => ({
-  kind: 'published',
-  repository: 'blueprints',
-  namespace: 'default',
-  packageName: 'nginx',
-  revision: n,
-  workspaceName: `v${n}`,
-  ref: `nginx/v${n}`,
-  commit,
-  directory: 'nginx',
-})
+import { nginxRevision as revision } from '../../test/support/unit-fleet.js'
 
 /** The e2e tests' fleet (an nginx set over edge WorkloadClusters, region endpoints injected), planned; `edit` changes its files first. */
 function state(

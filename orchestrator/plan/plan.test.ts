@@ -4,24 +4,9 @@ import { buildFleet } from '../fleet/fleet.js'
 import { inShard, planFleet } from './plan.js'
 import type { RevisionIndex } from './plan.js'
 import { packageRevisionObject } from '../upstream/revisions.js'
-import type { PackageRevision } from '../upstream/revisions.js'
+import { nginxRevision as revision, repositories } from '../../test/support/unit-fleet.js'
 
-const repos = source`
-  apiVersion: config.porch.kpt.dev/v1alpha1
-  kind: Repository
-  metadata: {name: blueprints, namespace: default}
-  spec: {git: {repo: ../repos/blueprints}}
-  ---
-  apiVersion: config.porch.kpt.dev/v1alpha1
-  kind: Repository
-  metadata: {name: edge-01, namespace: default}
-  spec: {deployment: true, git: {repo: ../repos/edge-01}}
-  ---
-  apiVersion: config.porch.kpt.dev/v1alpha1
-  kind: Repository
-  metadata: {name: edge-02, namespace: default}
-  spec: {deployment: true, git: {repo: ../repos/edge-02}}
-`
+const repos = repositories('edge-01', 'edge-02')
 const clusters = ['edge-01', 'edge-02', 'Edge_03']
   .map(
     (name) =>
@@ -41,17 +26,6 @@ const set = source`
 const pv = (name: string, spec: string) =>
   `apiVersion: config.porch.kpt.dev/v1alpha1\nkind: PackageVariant\nmetadata: {name: ${name}, namespace: default}\nspec: ${spec}\n`
 
-const revision = (n: number): PackageRevision => ({
-  kind: 'published',
-  repository: 'blueprints',
-  namespace: 'default',
-  packageName: 'nginx',
-  revision: n,
-  workspaceName: `v${n}`,
-  ref: `nginx/v${n}`,
-  commit: `c${n}`,
-  directory: 'nginx',
-})
 const revisions: RevisionIndex = new Map([['default|blueprints|nginx', [revision(1), revision(2)]]])
 const revisionObjects = [...revisions.values()].flat().map(packageRevisionObject)
 

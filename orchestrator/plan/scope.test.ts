@@ -4,26 +4,14 @@ import { buildFleet } from '../fleet/fleet.js'
 import { textFile } from '../package/files.js'
 import type { PackageFiles } from '../package/files.js'
 import { packageRevisionObject } from '../upstream/revisions.js'
-import type { PackageRevision } from '../upstream/revisions.js'
 import { abandonment } from './abandoned.js'
 import { planFleet } from './plan.js'
 import { leavesDependencies, scopedAbandonment, scopedPlan, scopedRepositories } from './scope.js'
+import { nginxRevision, repositories } from '../../test/support/unit-fleet.js'
 
-const fleetText = source`
-  apiVersion: config.porch.kpt.dev/v1alpha1
-  kind: Repository
-  metadata: {name: blueprints, namespace: default}
-  spec: {git: {repo: ../repos/blueprints}}
-  ---
-  apiVersion: config.porch.kpt.dev/v1alpha1
-  kind: Repository
-  metadata: {name: edge-01, namespace: default}
-  spec: {deployment: true, git: {repo: ../repos/edge-01}}
-  ---
-  apiVersion: config.porch.kpt.dev/v1alpha1
-  kind: Repository
-  metadata: {name: edge-02, namespace: default}
-  spec: {deployment: true, git: {repo: ../repos/edge-02}}
+const fleetText =
+  repositories('edge-01', 'edge-02') +
+  source`
   ---
   apiVersion: config.porch.kpt.dev/v1alpha1
   kind: PackageVariant
@@ -45,17 +33,7 @@ const fleetText = source`
   metadata: {name: broken, namespace: default}
   spec: {upstream: {repo: nowhere, package: nginx, revision: 1}}
 `
-const revision: PackageRevision = {
-  kind: 'published',
-  repository: 'blueprints',
-  namespace: 'default',
-  packageName: 'nginx',
-  revision: 1,
-  workspaceName: 'v1',
-  ref: 'nginx/v1',
-  commit: 'c1',
-  directory: 'nginx',
-}
+const revision = nginxRevision(1)
 const fleet = buildFleet({ root: '/fleet', objects: parseObjects(fleetText, 'fleet.yaml'), problems: [], digest: '' })
 const plan = planFleet(fleet, {
   revisions: new Map([['default|blueprints|nginx', [revision]]]),

@@ -3,22 +3,11 @@ import { parseObjects } from '../../functions/krm/index.js'
 import { source } from '../../test/support/source.js'
 import { buildFleet } from '../fleet/fleet.js'
 import { packageRevisionObject } from '../upstream/revisions.js'
-import type { PackageRevision, RevisionVersion } from '../upstream/revisions.js'
+import type { RevisionVersion } from '../upstream/revisions.js'
 import { followedUpstreams } from './follow-versions.js'
 import { planFleet } from './plan.js'
 import { chooseVersion } from './upstream-version.js'
-
-const revision = (n: number): PackageRevision => ({
-  kind: 'published',
-  repository: 'blueprints',
-  namespace: 'default',
-  packageName: 'nginx',
-  revision: n,
-  workspaceName: `v${n}`,
-  ref: `nginx/v${n}`,
-  commit: `c${n}`,
-  directory: 'nginx',
-})
+import { nginxRevision as revision } from '../../test/support/unit-fleet.js'
 
 /** nginx/v1 = v1.0.0, v2 = v1.4.0, v3 = v2.0.0-rc.1 (needs Kubernetes >=1.29), v4 = v2.0.0, v5 declares nothing. */
 const declared = new Map<number, RevisionVersion>([
@@ -27,7 +16,7 @@ const declared = new Map<number, RevisionVersion>([
   [3, { version: 'v2.0.0-rc.1', kubernetesVersion: '>=1.29' }],
   [4, { version: 'v2.0.0', kubernetesVersion: '>=1.29' }],
 ])
-const revisions = [1, 2, 3, 4, 5].map(revision)
+const revisions = [1, 2, 3, 4, 5].map((n) => revision(n))
 
 const choose = (constraint: string, more: Partial<Parameters<typeof chooseVersion>[0]> = {}) =>
   chooseVersion({

@@ -1,18 +1,6 @@
-import type { PackageRevision } from '../upstream/revisions.js'
 import { fleetStatus, formatStatus } from './fleet-status.js'
 import type { OutputState, StoredState } from './fleet-status.js'
-
-const revision = (n: number): PackageRevision => ({
-  kind: 'published',
-  repository: 'blueprints',
-  namespace: 'default',
-  packageName: 'nginx',
-  revision: n,
-  workspaceName: `v${n}`,
-  ref: `nginx/v${n}`,
-  commit: `c${n}`,
-  directory: 'nginx',
-})
+import { nginxRevision as revision } from '../../test/support/unit-fleet.js'
 
 const variant = (cluster: string, n = 2) => ({
   key: `default/nginx-${cluster}`,

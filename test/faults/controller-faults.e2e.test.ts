@@ -16,17 +16,17 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { execa } from 'execa'
 import { parseAllDocuments } from 'yaml'
 import { gitIdentity, repoRoot } from '../e2e/runner.js'
-import { bin, runCli } from '../support/cli-run.js'
+import { runCli, startCli } from '../support/cli-run.js'
 import { ControllerProcess, outcomes } from '../support/controller-process.js'
 import type { CycleLine } from '../support/controller-process.js'
 import { draftsOf, expectComplete, refusePushes, removeHook, stackLines } from '../support/faults.js'
 import { createBlueprints, fleetFiles, threeClusters } from '../support/fleet.js'
 import { stoppedAt } from '../support/git-workspace.js'
 import { git, writeTree } from '../support/git-repo.js'
-import { KubeApiServer, kubeApiServerBuilt } from '../support/kube-apiserver.js'
+import { KubeApiServer, kubeApiServerBuilt, kubeApiServerMissing } from '../support/kube-apiserver.js'
+import { describeIfAvailable } from '../support/requires.js'
 import type { Json } from '../support/kube-apiserver.js'
 import { schemalessCrd } from '../support/schemaless-crd.js'
 
@@ -38,7 +38,7 @@ const crds = readdirSync(join(repoRoot, 'deploy', 'crds'))
 /** The fleet's PackageVariants: the set's three, and a standalone one (`web`, into edge-01). */
 const variants = [...threeClusters.map((c) => `nginx-${c.name}-nginx`), 'web']
 
-const suite = kubeApiServerBuilt() ? describe : describe.skip
+const suite = describeIfAvailable(kubeApiServerBuilt(), kubeApiServerMissing)
 
 suite('kpt-variants controller when its world fails', () => {
   let server: KubeApiServer
@@ -302,11 +302,9 @@ suite('kpt-variants controller when its world fails', () => {
       const ns = 'render-cluster'
       const fleet = await fleetIn(ns)
       const args = ['render', '--cluster', '-n', ns, '--git', '--cache', join(dir, ns, 'cache')]
-      const held = execa('node', [bin, ...args], {
-        cwd: fleet.cwd,
-        env: { ...fleet.env, KPT_VARIANTS_TEST_STOP_AT: 'status-computed' },
-        reject: false,
-        stdin: 'ignore',
+      const held = startCli(fleet.cwd, args, {
+        baseEnv: fleet.env,
+        env: { KPT_VARIANTS_TEST_STOP_AT: 'status-computed' },
       })
       try {
         await stoppedAt(held, 'status-computed')
@@ -331,16 +329,15 @@ suite('kpt-variants controller when its world fails', () => {
       await fleet.oneDraftEach()
       expect(await fleet.conditions()).toEqual([])
 
-      const run = () =>
-        execa('node', [bin, ...args], { cwd: fleet.cwd, env: fleet.env, reject: false, stdin: 'ignore' })
+      const run = () => runCli(fleet.cwd, args, { baseEnv: fleet.env })
       const second = await run()
       expect(second.exitCode).toBe(0)
-      expect(String(second.stderr)).toMatch(/^4 variant\(s\): 0 created, 0 updated, 4 unchanged, 0 failed$/m)
-      expect(String(second.stderr)).toMatch(/^status: 2 of 2 changed /m)
+      expect(second.stderr).toMatch(/^4 variant\(s\): 0 created, 0 updated, 4 unchanged, 0 failed$/m)
+      expect(second.stderr).toMatch(/^status: 2 of 2 changed /m)
       await fleet.expectStatusAsGit()
       const third = await run()
       expect(third.exitCode).toBe(0)
-      expect(String(third.stderr)).toMatch(/^status: 0 of 0 changed /m)
+      expect(third.stderr).toMatch(/^status: 0 of 0 changed /m)
       await fleet.expectStatusAsGit()
     },
     timeout,

@@ -16,6 +16,7 @@ import { join } from 'node:path'
 import { createDemoFleet } from '../../scripts/demo-fleet.js'
 import { runCli, runCliOk } from '../support/cli-run.js'
 import { stackLines } from '../support/faults.js'
+import { describeIfAvailable } from '../support/requires.js'
 import { treeWithModesAndBytes } from '../support/files.js'
 
 const timeout = 120_000
@@ -44,13 +45,10 @@ function mounter(): ((args: string[]) => void) | undefined {
 }
 
 const mount = mounter()
-if (!mount) {
-  const message =
-    'test/faults/disk-full.e2e.test.ts: cannot mount a tmpfs (neither root nor `sudo -n mount`): the disk-full tests are SKIPPED'
-  if (process.env['CI']) throw new Error(message.replace('are SKIPPED', 'cannot run in CI'))
-  console.warn(message)
-}
-const suite = mount ? describe : describe.skip
+const suite = describeIfAvailable(
+  mount !== undefined,
+  'test/faults/disk-full.e2e.test.ts: the disk-full tests need to mount a tmpfs (as root, or with `sudo -n mount`)',
+)
 
 interface Report {
   variants: { path: string; subject: string; status: string; reasons: string[] }[]

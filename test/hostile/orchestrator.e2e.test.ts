@@ -7,13 +7,10 @@
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative, sep } from 'node:path'
-import { execa } from 'execa'
-import { gitIdentity, repoRoot } from '../e2e/runner.js'
 import { createRepo, writeTree } from '../support/git-repo.js'
 import { fleetFiles, nginxV1, repository } from '../support/fleet.js'
 import { source } from '../support/source.js'
-
-const bin = join(repoRoot, 'bin', 'kpt-variants')
+import { runCli } from '../support/cli-run.js'
 
 interface Report {
   variants: { subject: string; path?: string; status: string; reasons: string[]; warnings: string[] }[]
@@ -88,13 +85,7 @@ describe('kpt-variants render with hostile names and packages', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
   test('each bad name fails alone with a reason; the good variant renders; nothing lands outside --out; links are not followed', async () => {
-    const run = await execa('node', [bin, 'render', 'fleet', '--out', 'out', '--json'], {
-      cwd: dir,
-      env: { ...process.env, ...gitIdentity },
-      reject: false,
-      stdin: 'ignore',
-      timeout: 60_000,
-    })
+    const run = await runCli(dir, ['render', 'fleet', '--out', 'out', '--json'], { timeout: 60_000 })
     expect(run.exitCode).toBe(1)
     const report = JSON.parse(String(run.stdout)) as Report
     const byName = new Map(report.variants.map((v) => [v.subject.replace(/^.*\//, ''), v]))
@@ -152,13 +143,7 @@ describe('kpt-variants render with an exec: function in the upstream pipeline', 
   afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
   test('is not run without --allow-exec: the variant fails saying so, nothing is written', async () => {
-    const run = await execa('node', [bin, 'render', 'fleet', '--out', 'out', '--json'], {
-      cwd: dir,
-      env: { ...process.env, ...gitIdentity },
-      reject: false,
-      stdin: 'ignore',
-      timeout: 60_000,
-    })
+    const run = await runCli(dir, ['render', 'fleet', '--out', 'out', '--json'], { timeout: 60_000 })
     expect(run.exitCode).toBe(1)
     const report = JSON.parse(String(run.stdout)) as Report
     expect(report.variants.map((v) => v.status)).toEqual(['failed'])

@@ -8,15 +8,17 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium } from 'playwright-core'
 import type { BrowserContext } from 'playwright-core'
+import { testIfAvailable } from './requires.js'
 
 export const chromiumPath = process.env['KPT_VARIANTS_CHROMIUM'] || '/usr/bin/chromium'
 
-/** Whether the browser tests run: Chromium is there, or this is CI (where its absence must fail them). */
-export const browserTestsRun = existsSync(chromiumPath) || Boolean(process.env['CI'])
-if (!browserTestsRun)
-  console.warn(
-    `SKIPPED: the browser tests need Chromium at ${chromiumPath} (apt-get install chromium, or set KPT_VARIANTS_CHROMIUM)`,
+/** `test` for a browser test (test/support/requires.ts: skipped, loudly, or failing under CI). */
+export function testWithChromium(): jest.It {
+  return testIfAvailable(
+    existsSync(chromiumPath),
+    `the browser tests need Chromium at ${chromiumPath} (apt-get install chromium, or set KPT_VARIANTS_CHROMIUM)`,
   )
+}
 
 /** A headless Chromium with a new, empty profile, nothing reached over the network; `close` removes the profile. */
 export async function launchChromium(): Promise<{ context: BrowserContext; close(): Promise<void> }> {

@@ -2,7 +2,8 @@
 import { source } from './source.js'
 import type { TreeSpec } from './git-repo.js'
 
-export function kptfile(name: string): string {
+/** A package's Kptfile, described as `description`. */
+export function kptfile(name: string, description = name): string {
   return source`
     apiVersion: kpt.dev/v1
     kind: Kptfile
@@ -11,7 +12,7 @@ export function kptfile(name: string): string {
       annotations:
         config.kubernetes.io/local-config: "true"
     info:
-      description: ${name}
+      description: ${description}
   `
 }
 
@@ -57,10 +58,10 @@ export function declaredPackage(name: string, version: string, more = ''): TreeS
   }
 }
 
-/** A CRD file defining `group`'s `kind`, for package `pkg`. */
-export function crdFile(pkg: string, group: string, kind: string): TreeSpec {
+/** A CRD file defining `group`'s `kind`, for package `pkg` (`file` in it). */
+export function crdFile(pkg: string, group: string, kind: string, file = `crd-${kind.toLowerCase()}.yaml`): TreeSpec {
   return {
-    [`${pkg}/crd-${kind.toLowerCase()}.yaml`]: source`
+    [`${pkg}/${file}`]: source`
       apiVersion: apiextensions.k8s.io/v1
       kind: CustomResourceDefinition
       metadata:
@@ -90,3 +91,14 @@ export function repository(name: string, deployment: boolean, labels: Record<str
     spec: {type: git, deployment: ${deployment}, git: {repo: ../repos/${name}, branch: main}}
   `
 }
+
+/** The PackageVariantSet of the catalog's edge-monitor blueprint (revision 1) over the clusters' repositories. */
+export const edgeMonitorSet = (clusters: readonly string[]): string => source`
+  apiVersion: config.porch.kpt.dev/v1alpha2
+  kind: PackageVariantSet
+  metadata: {name: edge-monitor, namespace: default}
+  spec:
+    upstream: {repo: catalog, package: edge-monitor, revision: 1}
+    targets:
+    - repositories: [${clusters.map((c) => `{name: ${c}}`).join(', ')}]
+`

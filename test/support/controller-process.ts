@@ -5,11 +5,8 @@
  */
 import { spawn } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
-import { join } from 'node:path'
 import { createInterface } from 'node:readline'
-import { repositoryRoot } from './root.js'
-
-const bin = join(repositoryRoot(), 'bin', 'kpt-variants')
+import { cliCommand } from './cli-run.js'
 
 /** A cycle as `--json` prints it (controller/controller.ts's Cycle). */
 export interface CycleLine {
@@ -47,7 +44,8 @@ export class ControllerProcess {
     args: readonly string[],
     options: { cwd: string; env: Record<string, string | undefined>; nodeFlags?: readonly string[] },
   ) {
-    this.#child = spawn(process.execPath, [...(options.nodeFlags ?? []), bin, 'controller', '--json', ...args], {
+    const [file, argv] = cliCommand(['controller', '--json', ...args], options.nodeFlags)
+    this.#child = spawn(file, argv, {
       cwd: options.cwd,
       env: options.env,
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -4,6 +4,13 @@
  * as Nephio WorkloadClusters, region endpoints to inject, and the nginx
  * PackageVariantSet, laid out as `npm run demo` lays out examples/fleet.
  */
+import {
+  documents,
+  packageVariantSetYaml,
+  regionEndpointsYaml,
+  repositoryYaml,
+  workloadClusterYaml,
+} from '../../scripts/fleet-builder.js'
 import { createRepo } from './git-repo.js'
 import type { TreeSpec } from './git-repo.js'
 import { source } from './source.js'
@@ -106,89 +113,37 @@ export interface FleetOptions {
 export const regions = ['us-east1', 'us-west1', 'eu-west1']
 
 export function repository(name: string, deployment: boolean): string {
-  return source`
-    apiVersion: config.porch.kpt.dev/v1alpha1
-    kind: Repository
-    metadata:
-      name: ${name}
-      namespace: default
-    spec:
-      type: git
-      ${deployment ? 'deployment: true' : 'description: blueprints'}
-      git:
-        repo: ../repos/${name}
-        branch: main
-  `
+  return repositoryYaml({
+    name,
+    repo: `../repos/${name}`,
+    ...(deployment ? { deployment } : { description: 'blueprints' }),
+  })
+}
+
+/** A cluster's WorkloadCluster: labelled with its site type and region, and `extraLabels`. */
+export function workloadCluster(
+  c: Cluster,
+  extraLabels: Record<string, string> = {},
+  ready?: 'True' | 'False',
+): string {
+  const labels = { 'nephio.org/site-type': c.siteType ?? 'edge', region: c.region, ...extraLabels }
+  return workloadClusterYaml({ name: c.name, labels, ...(ready ? { ready } : {}) })
 }
 
 export function fleetFiles(options: FleetOptions): Record<string, string> {
   const { clusters, revision = 1, deletionPolicy = 'delete', team = 'web-platform' } = options
   return {
-    'repositories.yaml': [repository('blueprints', false), ...clusters.map((c) => repository(c.name, true))].join(
-      '---\n',
-    ),
-    'clusters.yaml': clusters
-      .map(
-        (c) => source`
-          apiVersion: infra.nephio.org/v1alpha1
-          kind: WorkloadCluster
-          metadata:
-            name: ${c.name}
-            namespace: default
-            labels:
-              nephio.org/site-type: ${c.siteType ?? 'edge'}
-              region: ${c.region}
-          spec:
-            clusterName: ${c.name}
-        `,
-      )
-      .join('---\n'),
-    'endpoints.yaml': regions
-      .map(
-        (r) => source`
-          apiVersion: v1
-          kind: ConfigMap
-          metadata:
-            name: ${r}-endpoints
-            namespace: default
-          data:
-            API_ENDPOINT: https://api.${r}.example.com
-        `,
-      )
-      .join('---\n'),
-    'nginx-set.yaml': source`
-      apiVersion: config.porch.kpt.dev/v1alpha2
-      kind: PackageVariantSet
-      metadata:
-        name: nginx
-        namespace: default
-      spec:
-        upstream:
-          repo: blueprints
-          package: nginx
-          revision: ${revision}
-        targets:
-        - objectSelector:
-            apiVersion: infra.nephio.org/v1alpha1
-            kind: WorkloadCluster
-            matchLabels:
-              nephio.org/site-type: edge
-          template:
-            downstream:
-              repoExpr: target.name
-            packageContext:
-              data:
-                team: ${team}
-              dataExprs:
-              - key: region
-                valueExpr: target.labels.region
-              - key: cluster
-                valueExpr: target.name
-            injectors:
-            - kind: ConfigMap
-              nameExpr: target.labels.region + '-endpoints'
-            deletionPolicy: ${deletionPolicy}
-    `,
+    'repositories.yaml': documents([repository('blueprints', false), ...clusters.map((c) => repository(c.name, true))]),
+    'clusters.yaml': documents(clusters.map((c) => workloadCluster(c))),
+    'endpoints.yaml': regionEndpointsYaml(regions, 'API_ENDPOINT'),
+    'nginx-set.yaml': packageVariantSetYaml({
+      name: 'nginx',
+      upstream: { repo: 'blueprints', package: 'nginx', revision },
+      matchLabels: { 'nephio.org/site-type': 'edge' },
+      downstream: { repoExpr: 'target.name' },
+      data: { team },
+      deletionPolicy,
+    }),
     ...options.extra,
   }
 }

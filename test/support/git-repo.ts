@@ -1,26 +1,13 @@
 /** Test git repositories built from inline file maps (changesets' `gitdir`), and whole trees read back with modes. */
-import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
-import { dirname, join, relative, sep } from 'node:path'
+import { lstatSync, readdirSync, readFileSync } from 'node:fs'
+import { join, relative, sep } from 'node:path'
 import { execa } from 'execa'
+import { createRepo as createRepoAs, writeTree } from '../../scripts/fleet-builder.js'
+import type { Revision, TreeSpec } from '../../scripts/fleet-builder.js'
 import { gitIdentity } from '../e2e/runner.js'
 
-/** File contents by path; `{ link }` makes a symbolic link, `{ text, executable }` an executable file. */
-export type TreeSpec = Record<string, string | { link: string } | { text: string; executable: true }>
-
-/** Writes a tree under `dir`. */
-export function writeTree(dir: string, tree: TreeSpec): void {
-  for (const [path, content] of Object.entries(tree)) {
-    const full = join(dir, path)
-    mkdirSync(dirname(full), { recursive: true })
-    rmSync(full, { force: true })
-    if (typeof content === 'string') writeFileSync(full, content)
-    else if ('link' in content) symlinkSync(content.link, full)
-    else {
-      writeFileSync(full, content.text)
-      chmodSync(full, 0o755)
-    }
-  }
-}
+export { writeTree }
+export type { TreeSpec }
 
 /** Runs git in `cwd` with a fixed identity. */
 export async function git(cwd: string, ...args: string[]): Promise<string> {
@@ -28,15 +15,8 @@ export async function git(cwd: string, ...args: string[]): Promise<string> {
 }
 
 /** Creates a git repository at `dir` (branch main) with one commit per entry of `revisions`, each tagged with its key. */
-export async function createRepo(dir: string, revisions: [tag: string, tree: TreeSpec][]): Promise<void> {
-  mkdirSync(dir, { recursive: true })
-  await git(dir, 'init', '-q', '-b', 'main')
-  for (const [tag, tree] of revisions) {
-    writeTree(dir, tree)
-    await git(dir, 'add', '-A')
-    await git(dir, 'commit', '-q', '--allow-empty', '-m', tag)
-    await git(dir, 'tag', tag)
-  }
+export function createRepo(dir: string, revisions: Revision[]): Promise<void> {
+  return createRepoAs(dir, revisions, gitIdentity)
 }
 
 /** Every file below `dir` (`.git` skipped, dot-files kept): text, and `+x` appended for executables; symbolic links as `-> target`. */

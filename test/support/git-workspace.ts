@@ -2,16 +2,13 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { bin, runCli, runCliOk } from './cli-run.js'
+import { runCli, runCliOk, startCli } from './cli-run.js'
 import type { Run } from './cli-run.js'
-import { execa } from 'execa'
 import type { ResultPromise } from 'execa'
-import { gitIdentity } from '../e2e/runner.js'
 import { createBlueprints, fleetFiles, threeClusters } from './fleet.js'
 import type { FleetOptions } from './fleet.js'
 import { createRepo, git, writeTree } from './git-repo.js'
 
-export { bin }
 export const timeout = 60_000
 
 export type { Run }
@@ -84,12 +81,7 @@ export async function heldAt(
   args: string[],
   env: Record<string, string> = {},
 ): Promise<{ child: ResultPromise }> {
-  const child = execa('node', [bin, ...args], {
-    cwd: dir,
-    env: { ...process.env, ...gitIdentity, ...env, KPT_VARIANTS_TEST_STOP_AT: point },
-    reject: false,
-    stdin: 'ignore',
-  })
+  const child = startCli(dir, args, { env: { ...env, KPT_VARIANTS_TEST_STOP_AT: point } })
   heldRuns.add(child)
   await stoppedAt(child, point)
   return { child }

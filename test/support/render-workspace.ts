@@ -10,25 +10,19 @@
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative, sep } from 'node:path'
-import { execa } from 'execa'
 import { parse } from 'yaml'
-import { gitIdentity, repoRoot } from '../e2e/runner.js'
 import { git, writeTree } from './git-repo.js'
 import { TestClock } from './clock.js'
 import { createBlueprints, fleetFiles } from './fleet.js'
 import type { FleetOptions } from './fleet.js'
+import { runCli } from './cli-run.js'
+import type { Run } from './cli-run.js'
 
-export const bin = join(repoRoot, 'bin', 'kpt-variants')
+export type { Run }
 export const timeout = 30_000
 
 // ---------------------------------------------------------------------------
 // Running the command.
-
-export interface Run {
-  exitCode: number
-  stdout: string
-  stderr: string
-}
 
 export interface VariantEntry {
   subject: string
@@ -81,16 +75,11 @@ export class Workspace {
 
   /** `kpt-variants render <args>` in the workspace directory. */
   async render(...args: string[]): Promise<Run> {
-    const run = await execa('node', [bin, 'render', ...args], {
-      cwd: this.dir,
+    return runCli(this.dir, ['render', ...args], {
       // The record of earlier renders (run/memo.ts) stays in the workspace.
-      env: { ...process.env, ...gitIdentity, XDG_CACHE_HOME: join(this.dir, 'cache'), ...this.clock.env() },
-      reject: false,
-      stdin: 'ignore',
-      // Diffs end with a newline that belongs to them.
-      stripFinalNewline: false,
+      env: { XDG_CACHE_HOME: join(this.dir, 'cache'), ...this.clock.env() },
+      keepFinalNewline: true,
     })
-    return { exitCode: run.exitCode ?? -1, stdout: String(run.stdout), stderr: String(run.stderr) }
   }
 
   /** `render fleet --out out <args>`, which must exit 0. */

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { runCli, runCliOk } from './cli-run.js'
 import type { Run } from './cli-run.js'
-import { createBlueprints, fleetFiles } from './fleet.js'
+import { documents, initBareRepos } from '../../scripts/fleet-builder.js'
+import { createBlueprints, fleetFiles, workloadCluster } from './fleet.js'
 import { git, writeTree } from './git-repo.js'
 import { source } from './source.js'
 
@@ -60,7 +61,10 @@ export class Fleet {
   static async create(): Promise<Fleet> {
     const fleet = new Fleet(mkdtempSync(join(tmpdir(), 'kpt-variants-rollout-e2e-')))
     await createBlueprints(join(fleet.dir, 'repos', 'blueprints'))
-    for (const c of clusters) await git(fleet.dir, 'init', '-q', '--bare', '-b', 'main', `repos/${c.name}.git`)
+    await initBareRepos(
+      join(fleet.dir, 'repos'),
+      clusters.map((c) => c.name),
+    )
     fleet.write(1)
     writeTree(join(fleet.dir, 'fleet'), { 'rollout.yaml': rollout() })
     return fleet
@@ -69,31 +73,11 @@ export class Fleet {
   /** Writes the fleet at upstream revision `revision`, each cluster (but `gone`) with its Ready condition (none until set); the Rollout's file is left as it is. */
   write(revision: number, gone?: string): void {
     const files = fleetFiles({ clusters: clusters.map((c) => ({ name: c.name, region: c.region })), revision })
-    files['clusters.yaml'] = clusters
-      .filter((c) => c.name !== gone)
-      .map((c) => {
-        const ready = this.ready.get(c.name)
-        const lines = [
-          'apiVersion: infra.nephio.org/v1alpha1',
-          'kind: WorkloadCluster',
-          'metadata:',
-          `  name: ${c.name}`,
-          '  namespace: default',
-          '  labels:',
-          '    nephio.org/site-type: edge',
-          `    region: ${c.region}`,
-        ]
-        if (c.tier) lines.push(`    tier: ${c.tier}`)
-        lines.push('spec:', `  clusterName: ${c.name}`)
-        if (ready)
-          lines.push(
-            'status:',
-            '  conditions:',
-            `  - {type: Ready, status: "${ready}", reason: ${ready === 'True' ? 'Running' : 'CrashLoopBackOff'}}`,
-          )
-        return `${lines.join('\n')}\n`
-      })
-      .join('---\n')
+    files['clusters.yaml'] = documents(
+      clusters
+        .filter((c) => c.name !== gone)
+        .map((c) => workloadCluster(c, c.tier ? { tier: c.tier } : {}, this.ready.get(c.name))),
+    )
     writeTree(join(this.dir, 'fleet'), files)
   }
 
