@@ -26,7 +26,7 @@ import {
   fleetRepositories,
   isReady,
   liveApply,
-  nodeSuitesAvailable,
+  describeOnNode,
   repositoryObject,
   startNode,
   waitForPods,
@@ -37,7 +37,7 @@ const timeout = 300_000
 const namespace = 'kpt-variants'
 const app = { 'app.kubernetes.io/name': 'kpt-variants-controller' }
 const leaseDurationMs = 6_000
-const suite = nodeSuitesAvailable() ? describe : describe.skip
+const suite = describeOnNode()
 
 const workloadCluster = (name: string, region: string): Json => ({
   apiVersion: 'infra.nephio.org/v1alpha1',

@@ -8,7 +8,7 @@
 import { chmodSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { NodeCluster } from '../support/node-cluster.js'
-import { nodeSuitesAvailable, startNode } from '../support/node-fleet.js'
+import { describeOnNode, startNode } from '../support/node-fleet.js'
 import {
   draftTrees,
   removeDrafts,
@@ -21,7 +21,7 @@ import type { ShardFleet } from '../support/node-shards.js'
 
 const timeout = 600_000
 const targets = 2_000
-const suite = nodeSuitesAvailable() ? describe : describe.skip
+const suite = describeOnNode()
 
 suite('the render as an Indexed Job of 4 shards on a real node', () => {
   let cluster: NodeCluster
