@@ -8,7 +8,8 @@
  */
 import { join } from 'node:path'
 import { installedEngine } from '../scripts/image-names.js'
-import { NodeCluster, nodeClusterAvailable } from '../test/support/node-cluster.js'
+import { nodeClusterMissing } from '../test/support/node-cluster.js'
+import type { NodeCluster } from '../test/support/node-cluster.js'
 import { startNode } from '../test/support/node-fleet.js'
 import {
   removeDrafts,
@@ -21,8 +22,9 @@ import type { ShardFleet } from '../test/support/node-shards.js'
 import type { Benchmark } from './harness.js'
 
 const targets = 2_000
-const available = Boolean(installedEngine()) && nodeClusterAvailable()
-if (!available) console.log('  SKIPPED: the node benchmarks need root, podman and `bash scripts/build-cluster.sh`')
+const available = Boolean(installedEngine()) && nodeClusterMissing() === ''
+if (!available)
+  console.log(`  SKIPPED: the node benchmarks need podman and a node: ${nodeClusterMissing() || 'no container engine'}`)
 
 let fleet: Promise<ShardFleet> | undefined
 let cluster: NodeCluster | undefined

@@ -9,8 +9,7 @@
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { execa } from 'execa'
-import { gitIdentity, repoRoot } from '../e2e/runner.js'
+import { runCliOk } from './cli-run.js'
 import { git } from './git-repo.js'
 import type { GitDaemon } from './git-daemon.js'
 import type { Json } from './kube-apiserver.js'
@@ -133,12 +132,9 @@ export async function removeDrafts(fleet: ShardFleet): Promise<void> {
 export async function renderOneProcess(fleet: ShardFleet, cache: string): Promise<void> {
   const kubeconfig = join(fleet.dir, 'admin.kubeconfig')
   fleet.cluster.api.writeKubeconfig(kubeconfig)
-  const render = await execa(
-    'node',
-    [join(repoRoot, 'bin', 'kpt-variants'), 'render', '--cluster', '--git', '--no-progress'],
-    { env: { ...process.env, ...gitIdentity, KUBECONFIG: kubeconfig, XDG_CACHE_HOME: cache }, reject: false },
-  )
-  if (render.exitCode !== 0) throw new Error(`render --cluster --git: exit ${render.exitCode}\n${render.stderr}`)
+  await runCliOk(fleet.dir, ['render', '--cluster', '--git', '--no-progress'], {
+    env: { KUBECONFIG: kubeconfig, XDG_CACHE_HOME: cache },
+  })
 }
 
 /** A Job from the sharded CronJob's template, run to its end: the Job as it ended and its pods. */
