@@ -19,7 +19,13 @@ const clusters = Array.from({ length: 12 }, (_, i) => `edge-${String(i + 1).padS
 const installedThere = clusters.slice(5)
 
 interface Report {
-  variants: { subject: string; path?: string; status: string; reasons: string[]; held?: string }[]
+  variants: {
+    subject: string
+    path?: string
+    status: string
+    reasons: { code: string; message: string }[]
+    held?: string
+  }[]
   warnings?: string[]
 }
 
@@ -99,7 +105,13 @@ test(
       const run = await kptVariants('render', 'fleet', '--out', 'rendered', '--json', ...dryRun)
       expect(run.exitCode).toBe(1)
       expect(report(run).variants).toEqual([
-        { subject: 'PackageVariantSet default/nginx', status: 'failed', reasons: [typo], warnings: [], conflicts: [] },
+        {
+          subject: 'PackageVariantSet default/nginx',
+          status: 'failed',
+          reasons: [{ code: 'NoMatchingTargets', message: typo }],
+          warnings: [],
+          conflicts: [],
+        },
       ])
       expect(run.stderr).toContain(`PackageVariantSet default/nginx: ${typo}`)
       expect(run.stderr).not.toMatch(/deleted|orphaned|remove cert-manager/)

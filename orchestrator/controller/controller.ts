@@ -18,6 +18,7 @@ import type { ClusterClient } from '../fleet/cluster-client.js'
 import type { RenderScope } from '../plan/scope.js'
 import { sortReports } from '../report/report.js'
 import type { RunReport, VariantReport } from '../report/report.js'
+import { describeFailure } from '../report/failure.js'
 import { RenderMemo } from '../run/memo.js'
 import { renderFleet } from '../run/render-fleet.js'
 import type { RenderSettings } from '../run/settings.js'
@@ -355,7 +356,7 @@ export function describeCycle(cycle: Cycle, planned: number): string {
     `cycle ${cycle.cycle} (${cycle.trigger.join(', ')}${cycle.changed.length > 0 ? `: ${cycle.changed.join(', ')}` : ''}): ${what}: ${outcome}; ${status}; ${cycle.doneAt - cycle.startedAt} ms`,
   ]
   for (const v of cycle.report.variants)
-    if (v.status === 'failed') lines.push(`  ${v.path ?? v.subject}: ${v.reasons.join('; ')}`)
+    if (v.status === 'failed') lines.push(`  ${v.path ?? v.subject}: ${v.reasons.map(describeFailure).join('; ')}`)
   for (const failure of cycle.status.failures) lines.push(`  ${failure}`)
   return lines.join('\n')
 }

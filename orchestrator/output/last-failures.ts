@@ -6,11 +6,13 @@
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { isFailureCode } from '../report/failure.js'
+import type { Failure } from '../report/failure.js'
 import type { RunReport } from '../report/report.js'
 import { writeFileWhole } from '../util/write-file.js'
 
-/** Last failures by subject (`PackageVariant ns/name`, ...): since when, and why. */
-export type LastFailures = Record<string, { time: string; reasons: string[] }>
+/** Last failures by subject (`PackageVariant ns/name`, ...): since when, and why (without stacks). */
+export type LastFailures = Record<string, { time: string; reasons: Failure[] }>
 
 /** The record of an output: `--git` records by the fleet, a directory output by the fleet and the directory (failureKey). */
 function recordPath(cacheDir: string, key: string): string {
@@ -25,7 +27,11 @@ export function directoryFailureKey(fleetId: string, outDir: string): string {
 /** Reads the last failures recorded under `key` (none when no run recorded any). */
 export function readLastFailures(cacheDir: string, key: string): LastFailures {
   try {
-    return JSON.parse(readFileSync(recordPath(cacheDir, key), 'utf8')) as LastFailures
+    const read = JSON.parse(readFileSync(recordPath(cacheDir, key), 'utf8')) as LastFailures
+    // A record from before failures had codes (reasons as strings) is dropped: the next render records it again.
+    for (const [subject, f] of Object.entries(read))
+      if (!Array.isArray(f?.reasons) || !f.reasons.every((r) => isFailureCode(r?.code))) delete read[subject]
+    return read
   } catch {
     return {}
   }
@@ -42,8 +48,11 @@ export function recordFailures(cacheDir: string, key: string, report: RunReport,
   const before = JSON.stringify(failures)
   for (const v of report.variants) {
     if (v.status !== 'failed') delete failures[v.subject]
-    else if (JSON.stringify(failures[v.subject]?.reasons) !== JSON.stringify(v.reasons))
-      failures[v.subject] = { time: time.toISOString(), reasons: v.reasons }
+    else {
+      const reasons = v.reasons.map(({ code, message }) => ({ code, message }))
+      if (JSON.stringify(failures[v.subject]?.reasons) !== JSON.stringify(reasons))
+        failures[v.subject] = { time: time.toISOString(), reasons }
+    }
   }
   if (JSON.stringify(failures) === before) return
   writeFileWhole(recordPath(cacheDir, key), `${JSON.stringify(failures, null, 2)}\n`)

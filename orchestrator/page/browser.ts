@@ -183,7 +183,16 @@ function showVariant(i: number): void {
       Object.entries(v.labels).map(([k, value]) => `${k}=${value}`),
     ),
   )
-  parts.push(...section('failed', v.reasons), ...section('warnings', v.warnings), ...section('injected', v.injected))
+  if (v.reasons.length > 0)
+    parts.push(
+      el('h3', {}, 'failed'),
+      el(
+        'ul',
+        { class: 'failures' },
+        ...v.reasons.map((r) => el('li', {}, el('code', { class: 'failure-code' }, r.code), ` ${r.message}`)),
+      ),
+    )
+  parts.push(...section('warnings', v.warnings), ...section('injected', v.injected))
   parts.push(
     ...section(
       'conditions',

@@ -69,7 +69,13 @@ describe('a repository whose packages need others', () => {
     }
     const plan = planRepository(state, context({ mode: 'check' }))
     expect(plan.steps).toEqual([])
-    const reasons = plan.failures.get('edge-03/edge-monitor')!.join('\n')
+    expect(new Set(plan.failures.get('edge-03/edge-monitor')!.map((f) => f.code))).toEqual(
+      new Set(['DependencyUnresolved']),
+    )
+    const reasons = plan.failures
+      .get('edge-03/edge-monitor')!
+      .map((f) => f.message)
+      .join('\n')
     expect(reasons).toContain('edge-monitor@v1.0.0 -> cert-manager in repository edge-03')
     expect(reasons).toContain('legacy@v2.0.0')
     expect(reasons).toMatch(/no set of versions satisfies every dependency/)
@@ -153,7 +159,7 @@ describe('a repository whose packages need others', () => {
     expect(checked.failures.size).toBe(0)
     expect(checked.steps).toEqual([expect.objectContaining({ action: 'install', package: 'cert-manager' })])
     const installing = planRepository(state, context({ catalogs: bare }))
-    expect(installing.failures.get('edge-07/edge-monitor')![0]).toMatch(
+    expect(installing.failures.get('edge-07/edge-monitor')![0]!.message).toMatch(
       /cert-manager v1.14.0 cannot be installed in repository edge-07: no catalog names where it comes from .* it can be checked but not installed/,
     )
     const lost = planRepository(
@@ -161,7 +167,10 @@ describe('a repository whose packages need others', () => {
       context({ resolve: () => ({ ok: false, message: 'its source cannot be found' }) }),
     )
     expect(lost.failures.get('edge-07/edge-monitor')).toEqual([
-      'cert-manager v1.14.0 cannot be installed in repository edge-07: its source cannot be found',
+      {
+        code: 'DependencyUnresolved',
+        message: 'cert-manager v1.14.0 cannot be installed in repository edge-07: its source cannot be found',
+      },
     ])
   })
 
