@@ -147,7 +147,7 @@ test(
       const run = await kptVariants('render', 'fleet', '--out', 'rendered', ...dryRun)
       expect(run.exitCode).toBe(1)
       expect(run.stderr).toContain(
-        'PackageVariantSet default/nginx: the run would delete 11 of its 12 packages (edge-02/nginx, edge-03/nginx, edge-04/nginx and 8 more), more than the deletion guard allows (half of a set, and at least 2): their targets no longer match. Nothing of the set was written. If this is meant: --allow-deletions for one run, --max-deletions N or P% for another limit, or the annotation kpt-variants.dev/allow-mass-deletion: "true" on the set',
+        'PackageVariantSet default/nginx: the run would delete 11 of its 12 packages (edge-02/nginx, edge-03/nginx, edge-04/nginx and 8 more), more than the deletion guard allows (half of a set, and at least 2): their targets no longer match. Nothing of the set was written. If this is meant: --allow-deletions for one run, --max-deletions N or P% for another limit, or the annotation kpt-variants.dev/allow-mass-deletion: "true" on the set [DeletionGuard]\n',
       )
       // The dependencies the held deletions would have removed stay too.
       expect(run.stderr).not.toContain('remove cert-manager')

@@ -211,3 +211,31 @@ describe('a repository whose packages need others', () => {
     expect(after.steps).toEqual([])
   })
 })
+
+describe('the failure codes of a dependency plan', () => {
+  test("a package's manifest that cannot be read: InvalidManifest; the fleet's dependency objects: DependencyInputInvalid", () => {
+    const broken = {
+      path: 'edge-01/broken',
+      objects: [manifest('/out/edge-01/broken', 'broken', 'v1.0.0', [{ version: 5 }])],
+    }
+    const own = planRepository(
+      { repo: 'edge-01', targets: [broken, monitor('edge-01')], present: [] },
+      context({ mode: 'check' }),
+    )
+    expect([...own.failures].map(([path, reasons]) => [path, reasons.map((r) => r.code)])).toEqual([
+      ['edge-01/broken', ['InvalidManifest']],
+    ])
+    const fleet = context()
+    const unreadable = {
+      ...fleet,
+      fleet: { ...fleet.fleet, errors: ['DependencyPolicy default/p: spec.upgrades: invalid'] },
+    }
+    const planned = planRepository({ repo: 'edge-01', targets: [monitor('edge-01')], present: [] }, unreadable)
+    expect(planned.failures.get('edge-01/edge-monitor')).toEqual([
+      {
+        code: 'DependencyInputInvalid',
+        message: 'repository edge-01: DependencyPolicy default/p: spec.upgrades: invalid',
+      },
+    ])
+  })
+})
