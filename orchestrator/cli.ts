@@ -17,7 +17,10 @@ import type { CliIO } from './commands/cli-io.js'
 import { version } from './util/version.js'
 
 /** Runs the command line; resolves to the exit code. */
-export async function cli(argv: readonly string[], io: CliIO): Promise<number> {
+export async function cli(argv: readonly string[], given: CliIO): Promise<number> {
+  // --debug, anywhere: an unexpected error's stack trace is printed (a user's mistake never has one).
+  const debug = argv.includes('--debug')
+  const io: CliIO = debug ? { ...given, debug } : given
   let exitCode = 0
   const program = new Command('kpt-variants')
     .description(
@@ -344,8 +347,6 @@ fleet change); with --cluster the object is patched.`,
   rolloutAction('pause', false)
   rolloutAction('resume', false)
 
-  // --debug, anywhere: an unexpected error's stack trace is printed (a user's mistake never has one).
-  const debug = argv.includes('--debug')
   try {
     await program.parseAsync(['node', 'kpt-variants', ...argv.filter((arg) => arg !== '--debug')])
   } catch (err) {

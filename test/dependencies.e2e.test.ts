@@ -85,7 +85,13 @@ interface Step {
 }
 
 interface Report {
-  variants: { path?: string; status: string; subject: string; reasons: string[]; draft?: string }[]
+  variants: {
+    path?: string
+    status: string
+    subject: string
+    reasons: { code: string; message: string }[]
+    draft?: string
+  }[]
   dependencies?: { name: string; steps: Step[] }[]
 }
 
@@ -189,7 +195,8 @@ describe('render installs what packages need', () => {
       ])
       const failed = first.report.variants.filter((v) => v.status === 'failed')
       expect(failed.map((v) => v.path)).toEqual(['edge-03/edge-monitor'])
-      expect(failed[0]!.reasons.join('\n')).toMatch(
+      expect(failed[0]!.reasons.map((r) => r.code)).toEqual(['DependencyUnresolved'])
+      expect(failed[0]!.reasons.map((r) => r.message).join('\n')).toMatch(
         /edge-monitor@v1.0.0 -> cert-manager in repository edge-03: .*legacy-app@v2.0.0 .*~1.12.0.*no set of versions satisfies every dependency/s,
       )
       expect(first.stderr).toContain(

@@ -26,7 +26,7 @@ interface Report {
   variants: {
     path?: string
     status: string
-    reasons: string[]
+    reasons: { code: string; message: string }[]
     warnings: string[]
     draft?: string
     published?: string
@@ -175,14 +175,21 @@ describe('DependencyPolicy changes the plan of the repositories it selects (--gi
       expect(first.stderr).toContain(`Pins overriding what dependants ask (DependencyPolicy):\n  edge-04: ${pinned}`)
       // upgrades: Deny: the dependant fails with the conflict, as Glasskube fails it; nothing of it is drafted.
       expect(variant(first.report, 'edge-05/edge-monitor').status).toBe('failed')
-      expect(variant(first.report, 'edge-05/edge-monitor').reasons.join('\n')).toMatch(
+      expect(variant(first.report, 'edge-05/edge-monitor').reasons.map((r) => r.code)).toEqual(['DependencyUnresolved'])
+      expect(
+        variant(first.report, 'edge-05/edge-monitor')
+          .reasons.map((r) => r.message)
+          .join('\n'),
+      ).toMatch(
         /cert-manager \(required: >=1.13.0, actual: v1.12.0\).*: upgrades: Deny \(DependencyPolicy default\/edge-05\); allowing it would upgrade cert-manager to v1.14.0/,
       )
       expect(await ws.branches('edge-05')).toEqual([])
       // downgrades: Deny (the default): legacy-app cannot have the v1.14.0 installed outside git.
-      expect(variant(first.report, 'edge-06/legacy-app').reasons.join('\n')).toContain(
-        'cert-manager (required: ~1.12.0, actual: v1.14.0)',
-      )
+      expect(
+        variant(first.report, 'edge-06/legacy-app')
+          .reasons.map((r) => r.message)
+          .join('\n'),
+      ).toContain('cert-manager (required: ~1.12.0, actual: v1.14.0)')
 
       ws.fleet({ 'downgrade.yaml': policy('edge-06', 'repositories: [edge-06]\ndowngrades: Allow') })
       const allowed = await ws.render()
@@ -271,7 +278,8 @@ describe('DependencyPolicy changes the plan of the repositories it selects (--gi
       ws.fleet({ 'my-certs.yaml': pv('my-certs', 'edge-01') })
       const second = await ws.render()
       expect(second.exitCode).toBe(1)
-      expect(variant(second.report, 'edge-01/my-certs').reasons).toEqual([
+      expect(variant(second.report, 'edge-01/my-certs').reasons.map((r) => r.code)).toEqual(['ApiOwnershipConflict'])
+      expect(variant(second.report, 'edge-01/my-certs').reasons.map((r) => r.message)).toEqual([
         'CustomResourceDefinition certificates.cert-manager.io defines cert-manager.io/Certificate, which edge-01/cert-manager (package cert-manager, CustomResourceDefinition certificates.cert-manager.io) defines too: two packages of repository edge-01 may not own one API; if my-certs or cert-manager serves it on purpose, list {group: cert-manager.io, kind: Certificate} in spec.sharedAPIs of its PackageManifest',
       ])
       expect(await ws.branches('edge-01')).toEqual(['main'])
@@ -298,7 +306,11 @@ describe('DependencyPolicy changes the plan of the repositories it selects (--gi
         "my-certs v2.0.0 needs Kubernetes >=1.29.0; the cluster's version is unknown (nothing at Repository edge-01 (label kpt-variants.dev/kubernetes-version)), so it is not checked",
       )
       expect(variant(shared.report, 'edge-02/my-certs').reasons).toEqual([
-        'my-certs v2.0.0 needs Kubernetes >=1.29.0, and Repository edge-02 (label kpt-variants.dev/kubernetes-version) runs 1.28.3',
+        {
+          code: 'PlatformMismatch',
+          message:
+            'my-certs v2.0.0 needs Kubernetes >=1.29.0, and Repository edge-02 (label kpt-variants.dev/kubernetes-version) runs 1.28.3',
+        },
       ])
       expect(variant(shared.report, 'edge-03/my-certs')).toMatchObject({ status: 'created', warnings: [] })
       expect(await ws.branches('edge-02')).toEqual([])

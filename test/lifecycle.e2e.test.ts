@@ -33,7 +33,13 @@ function packageVariant(pkg: string, deletionPolicy: 'delete' | 'orphan' = 'dele
 }
 
 interface Report {
-  variants: { path?: string; status: string; subject: string; draft?: string; reasons: string[] }[]
+  variants: {
+    path?: string
+    status: string
+    subject: string
+    draft?: string
+    reasons: { code: string; message: string }[]
+  }[]
 }
 
 class Workspace {

@@ -75,7 +75,7 @@ interface Run {
       upstream?: string
       previousUpstream?: string
       warnings: string[]
-      reasons: string[]
+      reasons: { code: string; message: string }[]
     }[]
   }
 }
@@ -164,9 +164,12 @@ describe("Nephio's manifests, unchanged", () => {
           'mgmt/edge01',
           'mgmt/edge02',
         ])
-        expect(strict.report.variants.find((v) => v.path === 'mgmt/edge01')!.reasons.join()).toContain(
-          '"gcr.io/kpt-fn/set-labels:v0.2.0" cannot run: no container engine',
-        )
+        expect(strict.report.variants.find((v) => v.path === 'mgmt/edge01')!.reasons).toEqual([
+          {
+            code: 'FunctionFailed',
+            message: expect.stringContaining('"gcr.io/kpt-fn/set-labels:v0.2.0" cannot run: no container engine'),
+          },
+        ])
         expect(strict.report.variants.filter((v) => v.status === 'created')).toHaveLength(3)
       }
     },

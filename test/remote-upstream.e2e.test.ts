@@ -175,16 +175,19 @@ test(
       expect(locked.exitCode).toBe(1)
       const report = JSON.parse(locked.stdout) as {
         summary: Record<string, number>
-        variants: { subject: string; reasons: string[] }[]
+        variants: { subject: string; reasons: { code: string; message: string }[] }[]
       }
       // The set cannot be planned without its upstream's revisions: it fails as a whole, and its packages stay.
       expect(report.variants).toEqual([
         expect.objectContaining({
           subject: 'PackageVariantSet default/app',
           reasons: [
-            expect.stringContaining(
-              `upstream repository "blueprints" cannot be read: another kpt-variants run (process ${holder.pid} on ${hostname()}) holds the lock`,
-            ),
+            {
+              code: 'UpstreamNotFound',
+              message: expect.stringContaining(
+                `upstream repository "blueprints" cannot be read: another kpt-variants run (process ${holder.pid} on ${hostname()}) holds the lock`,
+              ),
+            },
           ],
         }),
       ])

@@ -45,7 +45,7 @@ describe('kpt-variants render --git', () => {
         expect(locked.run.exitCode).toBe(1)
         const failed = locked.report.variants.find((v) => v.path === 'edge-01/nginx')!
         expect(failed.status).toBe('failed')
-        expect(failed.reasons.join()).toContain(
+        expect(failed.reasons.map((r) => r.message).join()).toContain(
           `another kpt-variants run (process ${holder.pid} on ${hostname()}) holds the lock`,
         )
         expect(locked.report.variants.filter((v) => v.status === 'updated').map((v) => v.path)).toEqual([

@@ -204,7 +204,10 @@ describe('kpt-variants render --git', () => {
       expect(run.exitCode).toBe(1)
       const failed = report.variants.find((v) => v.path === 'edge-02/nginx')!
       expect(failed.status).toBe('failed')
-      expect(failed.reasons.join()).toMatch(/pushing to .*edge-02\.git was refused: .*pre-receive hook declined/)
+      expect(failed.reasons.map((r) => r.code)).toEqual(['GitPushRefused'])
+      expect(failed.reasons.map((r) => r.message).join()).toMatch(
+        /pushing to .*edge-02\.git was refused: .*pre-receive hook declined/,
+      )
       expect(report.variants.filter((v) => v.status === 'created').map((v) => v.path)).toEqual([
         'edge-01/nginx',
         'edge-03/nginx',

@@ -152,14 +152,19 @@ describe('kpt-variants render', () => {
         status: 'failed',
         subject: 'PackageVariantSet default/nginx target WorkloadCluster "Edge_03"',
       })
-      expect(badTarget[0]!.reasons.join('\n')).toContain('nginx-Edge_03-nginx')
-      expect(badTarget[0]!.reasons.join('\n')).toMatch(/RFC 1123/)
+      expect(badTarget[0]!.reasons.map((r) => r.code)).toEqual(['UnexpectedError'])
+      expect(badTarget[0]!.reasons.map((r) => r.message).join('\n')).toContain('nginx-Edge_03-nginx')
+      expect(badTarget[0]!.reasons.map((r) => r.message).join('\n')).toMatch(/RFC 1123/)
 
       // The PackageVariant naming a revision that does not exist: Porch's message.
       const missing = entry(report, 'edge-01/web')
       expect(missing).toMatchObject({ status: 'failed', subject: 'PackageVariant default/web-missing' })
       expect(missing.reasons).toEqual([
-        'could not find upstream package revision &v1alpha1.Upstream{Repo:"blueprints", Package:"nginx", Revision:9, WorkspaceName:""}',
+        {
+          code: 'UpstreamNotFound',
+          message:
+            'could not find upstream package revision &v1alpha1.Upstream{Repo:"blueprints", Package:"nginx", Revision:9, WorkspaceName:""}',
+        },
       ])
 
       expect(report.summary).toEqual({ created: 2, updated: 0, unchanged: 0, deleted: 0, orphaned: 0, failed: 2 })
@@ -264,7 +269,11 @@ describe('kpt-variants render', () => {
         status: 'failed',
         subject: 'PackageVariant default/nginx-edge-01-nginx',
         reasons: [
-          'downstream package edge-01/nginx exists and is not owned by any PackageVariant; adoptionPolicy adoptNone leaves it alone (adoptExisting takes it over)',
+          {
+            code: 'DownstreamNotOwned',
+            message:
+              'downstream package edge-01/nginx exists and is not owned by any PackageVariant; adoptionPolicy adoptNone leaves it alone (adoptExisting takes it over)',
+          },
         ],
       })
       expect(entry(report, 'edge-02/nginx').status).toBe('created')

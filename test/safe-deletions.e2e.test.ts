@@ -19,7 +19,13 @@ const clusters = Array.from({ length: 12 }, (_, i) => `edge-${String(i + 1).padS
 const installedThere = clusters.slice(5)
 
 interface Report {
-  variants: { subject: string; path?: string; status: string; reasons: string[]; held?: string }[]
+  variants: {
+    subject: string
+    path?: string
+    status: string
+    reasons: { code: string; message: string }[]
+    held?: string
+  }[]
   warnings?: string[]
 }
 
@@ -99,7 +105,13 @@ test(
       const run = await kptVariants('render', 'fleet', '--out', 'rendered', '--json', ...dryRun)
       expect(run.exitCode).toBe(1)
       expect(report(run).variants).toEqual([
-        { subject: 'PackageVariantSet default/nginx', status: 'failed', reasons: [typo], warnings: [], conflicts: [] },
+        {
+          subject: 'PackageVariantSet default/nginx',
+          status: 'failed',
+          reasons: [{ code: 'NoMatchingTargets', message: typo }],
+          warnings: [],
+          conflicts: [],
+        },
       ])
       expect(run.stderr).toContain(`PackageVariantSet default/nginx: ${typo}`)
       expect(run.stderr).not.toMatch(/deleted|orphaned|remove cert-manager/)
@@ -135,7 +147,7 @@ test(
       const run = await kptVariants('render', 'fleet', '--out', 'rendered', ...dryRun)
       expect(run.exitCode).toBe(1)
       expect(run.stderr).toContain(
-        'PackageVariantSet default/nginx: the run would delete 11 of its 12 packages (edge-02/nginx, edge-03/nginx, edge-04/nginx and 8 more), more than the deletion guard allows (half of a set, and at least 2): their targets no longer match. Nothing of the set was written. If this is meant: --allow-deletions for one run, --max-deletions N or P% for another limit, or the annotation kpt-variants.dev/allow-mass-deletion: "true" on the set',
+        'PackageVariantSet default/nginx: the run would delete 11 of its 12 packages (edge-02/nginx, edge-03/nginx, edge-04/nginx and 8 more), more than the deletion guard allows (half of a set, and at least 2): their targets no longer match. Nothing of the set was written. If this is meant: --allow-deletions for one run, --max-deletions N or P% for another limit, or the annotation kpt-variants.dev/allow-mass-deletion: "true" on the set [DeletionGuard]\n',
       )
       // The dependencies the held deletions would have removed stay too.
       expect(run.stderr).not.toContain('remove cert-manager')

@@ -14,7 +14,7 @@ import { runCli } from './support/cli-run.js'
 
 interface Report {
   summary: Record<string, number>
-  variants: { path?: string; status: string; reasons: string[] }[]
+  variants: { path?: string; status: string; reasons: { code: string; message: string }[] }[]
 }
 
 let dir: string
@@ -64,7 +64,8 @@ test('a fast-forward over local changes fails that variant in kpt words; the oth
   const failed = report.variants.find((v) => v.path === 'edge-01/nginx')!
   expect(failed.status).toBe('failed')
   // The PackageVariant's own changes (its package context and injected endpoints) are local changes too, as in kpt and Porch.
-  expect(failed.reasons.join('\n')).toMatch(
+  expect(failed.reasons.map((r) => r.code)).toEqual(['MergeConflict'])
+  expect(failed.reasons.map((r) => r.message).join('\n')).toMatch(
     /local package files have been modified: \[[^\]]*deployment\.yaml[^\]]*\]\.\n {2}use a different update --strategy\./,
   )
   expect(readFileSync(join(dir, 'out', 'edge-01', 'nginx', 'deployment.yaml'), 'utf8')).toBe(before)

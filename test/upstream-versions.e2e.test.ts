@@ -19,7 +19,7 @@ interface Report {
   variants: {
     path?: string
     status: string
-    reasons: string[]
+    reasons: { code: string; message: string }[]
     draft?: string
     published?: string
     held?: string

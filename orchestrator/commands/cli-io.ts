@@ -10,6 +10,8 @@ export interface CliIO {
   stderrStream?: NodeJS.WritableStream
   env: Readonly<Record<string, string | undefined>>
   cwd: string
+  /** `--debug`: an internal error's stack is printed (and kept in `--json`). */
+  debug?: boolean
 }
 
 /** An expected failure: the message is shown without a stack trace. */

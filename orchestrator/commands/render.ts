@@ -181,9 +181,9 @@ async function render(
   // With --json the diffs are in the report; else they go to stdout, the summary to stderr.
   if (options.diff && !options.json && options.format !== 'markdown')
     for (const v of report.variants) if (v.diff) io.stdout(v.diff)
-  if (options.json) io.stdout(formatJson(report))
+  if (options.json) io.stdout(formatJson(report, { debug: io.debug === true }))
   if (options.format === 'markdown') io.stdout((await import('../report/markdown.js')).formatMarkdown(report))
-  io.stderr(formatSummary(report))
+  io.stderr(formatSummary(report, { debug: io.debug === true }))
   if (options.report !== undefined) {
     writeReportPage(
       resolve(io.cwd, options.report),

@@ -18,6 +18,7 @@ import type { ClusterClient } from '../fleet/cluster-client.js'
 import type { RenderScope } from '../plan/scope.js'
 import { sortReports } from '../report/report.js'
 import type { RunReport, VariantReport } from '../report/report.js'
+import { describeFailure } from '../report/failure.js'
 import { RenderMemo } from '../run/memo.js'
 import { renderFleet } from '../run/render-fleet.js'
 import type { RenderSettings } from '../run/settings.js'
@@ -261,7 +262,7 @@ export class Controller {
       // A set naming a kind the server does not serve may be waiting for its CRD (installed after this replica
       // started, as `kpt live apply` of a fleet and its CRDs does): discovery is asked again, backing off as a retry.
       const unservedKindMs =
-        statusRetryMs === undefined && planned.plan.failures.some((f) => f.reason === 'NoMatchingTargets')
+        statusRetryMs === undefined && planned.plan.failures.some((f) => f.code === 'NoMatchingTargets')
           ? this.#retryMs
           : undefined
       if (statusRetryMs !== undefined) {
@@ -369,7 +370,7 @@ export function describeCycle(cycle: Cycle, planned: number): string {
     `cycle ${cycle.cycle} (${cycle.trigger.join(', ')}${cycle.changed.length > 0 ? `: ${cycle.changed.join(', ')}` : ''}): ${what}: ${outcome}; ${status}; ${cycle.doneAt - cycle.startedAt} ms`,
   ]
   for (const v of cycle.report.variants)
-    if (v.status === 'failed') lines.push(`  ${v.path ?? v.subject}: ${v.reasons.join('; ')}`)
+    if (v.status === 'failed') lines.push(`  ${v.path ?? v.subject}: ${v.reasons.map(describeFailure).join('; ')}`)
   for (const failure of cycle.status.failures) lines.push(`  ${failure}`)
   return lines.join('\n')
 }

@@ -6,16 +6,23 @@
 import { failuresFile } from '../cache/layout.js'
 import { readRecord, writeRecord } from '../cache/record.js'
 import type { RecordFormat } from '../cache/record.js'
+import { isFailureCode } from '../report/failure.js'
+import type { Failure } from '../report/failure.js'
 import type { RunReport } from '../report/report.js'
 
-/** Last failures by subject (`PackageVariant ns/name`, ...): since when, and why. */
-export type LastFailures = Record<string, { time: string; reasons: string[] }>
+/** Last failures by subject (`PackageVariant ns/name`, ...): since when, and why (without stacks). */
+export type LastFailures = Record<string, { time: string; reasons: Failure[] }>
 
 /** The record of an output, under its key: `--git` records by the fleet, a directory output by the fleet and the directory. */
 const failuresFormat: RecordFormat<{ failures: LastFailures }> = {
-  // 1: the first versioned record; the unversioned one before it is a miss (its failures are forgotten once).
-  version: 1,
-  holds: (record) => typeof record.failures === 'object' && record.failures !== null,
+  // 2: reasons with failure codes; version 1 (reasons as text) and the unversioned record before it are misses.
+  version: 2,
+  holds: (record) =>
+    typeof record.failures === 'object' &&
+    record.failures !== null &&
+    Object.values(record.failures).every(
+      (f) => Array.isArray(f?.reasons) && f.reasons.every((r: Failure) => isFailureCode(r?.code)),
+    ),
 }
 
 /** The key of a directory output's record. */
@@ -39,8 +46,11 @@ export function recordFailures(cacheDir: string, key: string, report: RunReport,
   const before = JSON.stringify(failures)
   for (const v of report.variants) {
     if (v.status !== 'failed') delete failures[v.subject]
-    else if (JSON.stringify(failures[v.subject]?.reasons) !== JSON.stringify(v.reasons))
-      failures[v.subject] = { time: time.toISOString(), reasons: v.reasons }
+    else {
+      const reasons = v.reasons.map(({ code, message }) => ({ code, message }))
+      if (JSON.stringify(failures[v.subject]?.reasons) !== JSON.stringify(reasons))
+        failures[v.subject] = { time: time.toISOString(), reasons }
+    }
   }
   if (JSON.stringify(failures) !== before) writeRecord(failuresFile(cacheDir, key), failuresFormat, { failures })
 }

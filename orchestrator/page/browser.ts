@@ -17,6 +17,7 @@ import {
   cellText,
   countStates,
   defaultColumns,
+  failureGroups,
   filterVariants,
   graphGeometry,
   labelOptions,
@@ -45,7 +46,7 @@ const variants = model.variants
 const index = searchIndex(variants)
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T
 const states = new Set<PageState>()
-const filter: Filter = { text: '', repo: '', label: '', states }
+const filter: Filter = { text: '', repo: '', label: '', states, failure: '' }
 let columnsBy: ColumnsBy = defaultColumns(variants)
 let matrix: Matrix = { columns: [], rows: [] }
 let diffFormat: 'side-by-side' | 'line-by-line' = 'line-by-line'
@@ -103,7 +104,7 @@ function drawRows(): void {
         {
           class: `cell s-${state}`,
           'data-ids': ids.join(','),
-          title: ids.map((i) => `${variants[i]!.subject}: ${variants[i]!.state}`).join('\n'),
+          title: ids.map((i) => `${variants[i]!.subject}: ${variants[i]!.state}${codesOf(variants[i]!)}`).join('\n'),
         },
         cellText(variants as PageVariant[], ids),
       )
@@ -140,6 +141,11 @@ function showCell(ids: number[]): void {
   )
   $('detail').replaceChildren(el('h2', {}, `${ids.length} variants`), list)
   $('detail').hidden = false
+}
+
+/** A failed variant's codes for a cell's tooltip: ` (MergeConflict)`. */
+function codesOf(v: EmbeddedVariant): string {
+  return v.reasons.length > 0 ? ` (${[...new Set(v.reasons.map((r) => r.code))].join(', ')})` : ''
 }
 
 /** `PackageVariant ns/name`, `Dependency repo/package`, `PackageVariantSet ns/name target …`: its kind, then what. */
@@ -183,7 +189,16 @@ function showVariant(i: number): void {
       Object.entries(v.labels).map(([k, value]) => `${k}=${value}`),
     ),
   )
-  parts.push(...section('failed', v.reasons), ...section('warnings', v.warnings), ...section('injected', v.injected))
+  if (v.reasons.length > 0)
+    parts.push(
+      el('h3', {}, 'failed'),
+      el(
+        'ul',
+        { class: 'failures' },
+        ...v.reasons.map((r) => el('li', {}, el('code', { class: 'failure-code' }, r.code), ` ${r.message}`)),
+      ),
+    )
+  parts.push(...section('warnings', v.warnings), ...section('injected', v.injected))
   parts.push(
     ...section(
       'conditions',
@@ -310,6 +325,12 @@ function setup(): void {
   })
   const labels = $<HTMLSelectElement>('label')
   labels.append(...labelOptions(variants as PageVariant[]).map((l) => el('option', { value: l }, l)))
+  // The failures grouped by code: choosing one shows only the variants that failed with it.
+  const failures = $<HTMLSelectElement>('failure')
+  const groups = failureGroups(variants)
+  failures.append(...groups.map((g) => el('option', { value: g.code }, `${g.code} (${g.count})`)))
+  failures.hidden = groups.length === 0
+  failures.addEventListener('change', () => ((filter.failure = failures.value), update()))
   const columns = $<HTMLSelectElement>('columns')
   columns.value = columnsBy
   const onInput = (id: string, apply: (value: string) => void) =>

@@ -48,6 +48,7 @@ export function fleetPageHtml(model: PageModel, assets: PageAssets): string {
 <input id="search" type="search" placeholder="search packages, variants, labels…" aria-label="search">
 <input id="repo" type="search" placeholder="repository (prefix*)" aria-label="repository">
 <select id="label" aria-label="label"><option value="">any label</option></select>
+<select id="failure" aria-label="failure code"><option value="">any failure</option></select>
 <select id="columns" aria-label="columns"><option value="package">columns: packages</option><option value="set">columns: PackageVariantSets</option></select>
 <span id="shown"></span>
 </div>

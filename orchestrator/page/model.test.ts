@@ -69,7 +69,12 @@ describe('modelFromReport', () => {
           }),
           variant('edge-02/nginx', {
             status: 'failed',
-            reasons: ['dependency nginx -> cert-manager in repository edge-02: missing'],
+            reasons: [
+              {
+                code: 'DependencyUnresolved',
+                message: 'dependency nginx -> cert-manager in repository edge-02: missing',
+              },
+            ],
           }),
         ],
       },
@@ -200,6 +205,7 @@ describe('modelFromStatus', () => {
             state: 'current',
             published: 'a/v2',
             lastFailure: '2026-01-01T00:00:00Z: boom',
+            failures: [{ code: 'FunctionFailed', message: 'boom' }],
           },
           { variant: 'default/b', package: 'edge-01/b', state: 'behind', published: 'b/v1', draft: 'drafts/b/v2' },
           {
@@ -220,7 +226,7 @@ describe('modelFromStatus', () => {
     expect(model.variants[0]).toMatchObject({
       repo: 'edge-01',
       package: 'a',
-      reasons: ['2026-01-01T00:00:00Z: boom'],
+      reasons: [{ code: 'FunctionFailed', message: 'boom' }],
       conditions: [{ type: 'Ready', status: 'False' }],
     })
     expect(model.variants[2]).toMatchObject({

@@ -6,6 +6,7 @@
  */
 import { variantConditions } from '../status/cluster-status.js'
 import type { FleetStatus, VariantStatusRow } from '../status/fleet-status.js'
+import type { Failure, FailureCode } from '../report/failure.js'
 import type { RunReport, VariantReport } from '../report/report.js'
 import type { DependencyPackage, PageModel, PageState, PageVariant, RepositoryDependencies } from './types.js'
 
@@ -41,7 +42,6 @@ function variantFromReport(v: ReportVariantInput): PageVariant {
     report: { dryRun: false, variants: [v], problems: [] },
     sharded: false,
   })
-  const lines = [...v.reasons, ...v.warnings]
   return compact({
     repo,
     package: pkg,
@@ -57,14 +57,20 @@ function variantFromReport(v: ReportVariantInput): PageVariant {
     heldBy: v.heldBy,
     notReady: v.notReady,
     injected: [...(v.injected ?? [])],
-    reasons: [...v.reasons],
+    reasons: v.reasons.map(({ code, message }) => ({ code, message })),
     warnings: [...v.warnings],
     conflicts: [...v.conflicts],
     conditions: wanted?.conditions ?? [],
-    dependencyPlan: lines.filter((l) => l.startsWith('dependency ')),
+    dependencyPlan: [
+      ...v.reasons.filter((r) => dependencyCodes.has(r.code)).map((r) => r.message),
+      ...v.warnings.filter((w) => w.startsWith('dependency ')),
+    ],
     diff: v.diff,
   })
 }
+
+/** The failures the dependency check makes: the page shows them with the repository's plan too. */
+const dependencyCodes: ReadonlySet<FailureCode> = new Set(['DependencyUnresolved', 'DependencyFailed'])
 
 /** The version a variant follows, as the page shows it. */
 function followed(version: VariantReport['upstreamVersion']): Pick<PageVariant, 'follows' | 'newest'> {
@@ -100,6 +106,8 @@ export function modelFromStatus(status: StatusInput, title: string): PageModel {
   const variants = status.variants.map((row): PageVariant => {
     const { repo, pkg } = splitPath(row.package)
     const failed = row.lastFailure !== undefined
+    // A row without codes (an older status's JSON) shows its failure in its Ready condition only.
+    const reasons: Failure[] = row.failures ?? []
     const rendered = row.publishedUpstream ?? row.renderedUpstream
     return compact({
       repo,
@@ -121,11 +129,11 @@ export function modelFromStatus(status: StatusInput, title: string): PageModel {
       heldBy: row.heldBy,
       notReady: row.notReady,
       injected: [],
-      reasons: failed ? [row.lastFailure!] : [],
+      reasons: reasons.map(({ code, message }) => ({ code, message })),
       warnings: [],
       conflicts: [],
       conditions: failed ? [{ type: 'Ready', status: 'False', reason: 'Error', message: row.lastFailure! }] : [],
-      dependencyPlan: failed && row.lastFailure!.includes('dependency ') ? [row.lastFailure!] : [],
+      dependencyPlan: reasons.some((r) => dependencyCodes.has(r.code)) ? [row.lastFailure!] : [],
     })
   })
   return {

@@ -3,6 +3,7 @@
  * page's script (browser.ts, view.ts) reads. No imports but types: the page's
  * bundle takes this file as it is.
  */
+import type { Failure } from '../report/failure.js'
 import type { ConflictReport } from '../report/report.js'
 
 /**
@@ -90,7 +91,8 @@ export interface PageVariant {
   /** Why its package is not ready: a readiness gate of its Kptfile whose condition is not True. */
   notReady?: string
   injected: string[]
-  reasons: string[]
+  /** Why it failed, each with its code (no stack: the page is shared). */
+  reasons: Failure[]
   warnings: string[]
   conflicts: ConflictReport[]
   conditions: PageCondition[]

@@ -5,6 +5,7 @@ import {
   cellText,
   countStates,
   defaultColumns,
+  failureGroups,
   filterVariants,
   labelOptions,
   layoutGraph,
@@ -37,10 +38,17 @@ const fleet = [
     set: 'default/redis',
     upstream: 'blueprints/redis v1',
     labels: { region: 'us-east1' },
+    reasons: [{ code: 'FunctionFailed', message: 'exit 1' }],
   }),
   v('edge-02', 'nginx', 'conflicts', { set: 'default/nginx', labels: { region: 'eu-west1' } }),
   v('core-01', 'nginx', 'unchanged', { set: 'default/nginx', labels: { region: 'eu-west1', tier: 'core' } }),
-  v('', '', 'failed', { subject: 'PackageVariantSet default/broken target WorkloadCluster "x"' }),
+  v('', '', 'failed', {
+    subject: 'PackageVariantSet default/broken target WorkloadCluster "x"',
+    reasons: [
+      { code: 'UnexpectedError', message: 'a' },
+      { code: 'FunctionFailed', message: 'b' },
+    ],
+  }),
 ]
 const index = searchIndex(fleet)
 const kept = (filter: Partial<typeof noFilter>) => filterVariants(fleet, index, { ...noFilter, ...filter })
@@ -52,6 +60,15 @@ describe('filterVariants', () => {
     expect(kept({ repo: 'edge-01' })).toEqual([0, 1])
     expect(kept({ repo: 'edge-0' })).toEqual([])
     expect(kept({ repo: 'edge-*' })).toEqual([0, 1, 2])
+  })
+  it('by failure code, which the search finds too; the failures grouped by code, the most frequent first', () => {
+    expect(kept({ failure: 'FunctionFailed' })).toEqual([1, 4])
+    expect(kept({ failure: 'UnexpectedError' })).toEqual([4])
+    expect(kept({ text: 'unexpectederror' })).toEqual([4])
+    expect(failureGroups(fleet)).toEqual([
+      { code: 'FunctionFailed', count: 2 },
+      { code: 'UnexpectedError', count: 1 },
+    ])
   })
   it('by label, its key alone or key=value', () => {
     expect(kept({ label: 'region=eu-west1' })).toEqual([2, 3])

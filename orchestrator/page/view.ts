@@ -17,6 +17,8 @@ export interface Filter {
   label: string
   /** The states shown (empty: all). */
   states: ReadonlySet<PageState>
+  /** A failure code: only the variants that failed with it ('' for any). */
+  failure?: string
 }
 
 export const noFilter: Filter = { text: '', repo: '', label: '', states: new Set() }
@@ -24,7 +26,7 @@ export const noFilter: Filter = { text: '', repo: '', label: '', states: new Set
 /** The matrix's columns: downstream packages, or the PackageVariantSets that generated them. */
 export type ColumnsBy = 'package' | 'set'
 
-/** The searchable text of each variant, made once (lower case). */
+/** The searchable text of each variant, made once (lower case): its failure codes too. */
 export function searchIndex(variants: readonly PageVariant[]): string[] {
   return variants.map((v) =>
     [
@@ -34,6 +36,7 @@ export function searchIndex(variants: readonly PageVariant[]): string[] {
       v.set ?? '',
       v.upstream ?? '',
       v.localEdits ?? '',
+      ...v.reasons.map((r) => r.code),
       ...Object.entries(v.labels).map(([k, value]) => `${k}=${value}`),
     ]
       .join('\n')
@@ -59,6 +62,7 @@ export function filterVariants(variants: readonly PageVariant[], index: readonly
       (!Object.hasOwn(v.labels, labelKey) || (labelValue !== undefined && v.labels[labelKey] !== labelValue))
     )
       continue
+    if (filter.failure && !v.reasons.some((r) => r.code === filter.failure)) continue
     if (words.length > 0 && !words.every((w) => index[i]!.includes(w))) continue
     kept.push(i)
   }
@@ -70,6 +74,14 @@ export function countStates(variants: readonly PageVariant[], ids: readonly numb
   const counts = Object.fromEntries(pageStates.map((s) => [s, 0])) as Record<PageState, number>
   for (const i of ids) counts[variants[i]!.state]++
   return counts
+}
+
+/** The failures grouped by code: how many variants failed with each, the most frequent first (then by code). */
+export function failureGroups(variants: readonly PageVariant[]): { code: string; count: number }[] {
+  const counts = new Map<string, number>()
+  for (const v of variants)
+    for (const code of new Set(v.reasons.map((r) => r.code))) counts.set(code, (counts.get(code) ?? 0) + 1)
+  return [...counts].map(([code, count]) => ({ code, count })).sort((a, b) => b.count - a.count || cmp(a.code, b.code))
 }
 
 /** Every `key=value` label of the fleet, sorted, for the label filter. */

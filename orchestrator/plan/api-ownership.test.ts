@@ -29,7 +29,8 @@ describe('apiOwnershipFailures', () => {
       pkg('other', 'new', ['Issuer']),
     ])
     expect([...failures.keys()]).toEqual(['edge-01/my-certs'])
-    expect(failures.get('edge-01/my-certs')).toEqual([
+    expect(failures.get('edge-01/my-certs')!.map((f) => f.code)).toEqual(['ApiOwnershipConflict'])
+    expect(failures.get('edge-01/my-certs')!.map((f) => f.message)).toEqual([
       'CustomResourceDefinition certificates.cert-manager.io defines cert-manager.io/Certificate, which edge-01/cert-manager (package cert-manager, CustomResourceDefinition certificates.cert-manager.io) defines too: two packages of repository edge-01 may not own one API; if my-certs or cert-manager serves it on purpose, list {group: cert-manager.io, kind: Certificate} in spec.sharedAPIs of its PackageManifest',
     ])
     // my-certs failed, so it owns nothing: `other` keeps Issuer.
@@ -72,7 +73,7 @@ describe('apiOwnershipFailures', () => {
       objects: [crd('/out/edge-01/bare', 'cert-manager.io', 'Certificate')],
     }
     expect(
-      apiOwnershipFailures('edge-01', [pkg('cm', 'present', ['Certificate']), bare]).get('edge-01/bare')![0],
+      apiOwnershipFailures('edge-01', [pkg('cm', 'present', ['Certificate']), bare]).get('edge-01/bare')![0]!.message,
     ).toContain('if bare or cm serves it')
     expect(
       apiOwnershipFailures('edge-01', [pkg('a', 'present', ['Certificate']), pkg('b', 'present', ['Certificate'])])

@@ -16,6 +16,8 @@ import type { GroupKind } from '../../functions/api/dependencies.js'
 import { packagePathAnnotation } from '../../functions/krm/index.js'
 import type { KubeObject } from '../../functions/krm/index.js'
 import { rootManifest } from '../package/dependency-objects.js'
+import { failure } from '../report/failure.js'
+import type { Failure } from '../report/failure.js'
 
 /** A package of a repository as the check sees it. */
 export interface OwningPackage {
@@ -39,8 +41,8 @@ interface Defined {
 const ages = { present: 0, existing: 1, new: 2 }
 
 /** The packages that fail (by path), each with why: only packages this run renders can fail. */
-export function apiOwnershipFailures(repo: string, packages: readonly OwningPackage[]): Map<string, string[]> {
-  const failures = new Map<string, string[]>()
+export function apiOwnershipFailures(repo: string, packages: readonly OwningPackage[]): Map<string, Failure[]> {
+  const failures = new Map<string, Failure[]>()
   const withCRDs = packages.filter((p) => p.objects.some(isCustomResourceDefinition))
   if (withCRDs.length < 2) return failures
   const ordered = [...withCRDs].sort(
@@ -74,7 +76,11 @@ export function apiOwnershipFailures(repo: string, packages: readonly OwningPack
       )
     }
     // A package that fails owns nothing: the packages after it are judged against those that render.
-    if (reasons.length > 0) failures.set(p.path, reasons)
+    if (reasons.length > 0)
+      failures.set(
+        p.path,
+        reasons.map((r) => failure('ApiOwnershipConflict', r)),
+      )
     else for (const [key, crd] of mine) if (!owners.has(key)) owners.set(key, { path: p.path, name, crd, shared })
   }
   return failures

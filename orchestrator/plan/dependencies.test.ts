@@ -69,7 +69,13 @@ describe('a repository whose packages need others', () => {
     }
     const plan = planRepository(state, context({ mode: 'check' }))
     expect(plan.steps).toEqual([])
-    const reasons = plan.failures.get('edge-03/edge-monitor')!.join('\n')
+    expect(new Set(plan.failures.get('edge-03/edge-monitor')!.map((f) => f.code))).toEqual(
+      new Set(['DependencyUnresolved']),
+    )
+    const reasons = plan.failures
+      .get('edge-03/edge-monitor')!
+      .map((f) => f.message)
+      .join('\n')
     expect(reasons).toContain('edge-monitor@v1.0.0 -> cert-manager in repository edge-03')
     expect(reasons).toContain('legacy@v2.0.0')
     expect(reasons).toMatch(/no set of versions satisfies every dependency/)
@@ -153,7 +159,7 @@ describe('a repository whose packages need others', () => {
     expect(checked.failures.size).toBe(0)
     expect(checked.steps).toEqual([expect.objectContaining({ action: 'install', package: 'cert-manager' })])
     const installing = planRepository(state, context({ catalogs: bare }))
-    expect(installing.failures.get('edge-07/edge-monitor')![0]).toMatch(
+    expect(installing.failures.get('edge-07/edge-monitor')![0]!.message).toMatch(
       /cert-manager v1.14.0 cannot be installed in repository edge-07: no catalog names where it comes from .* it can be checked but not installed/,
     )
     const lost = planRepository(
@@ -161,7 +167,10 @@ describe('a repository whose packages need others', () => {
       context({ resolve: () => ({ ok: false, message: 'its source cannot be found' }) }),
     )
     expect(lost.failures.get('edge-07/edge-monitor')).toEqual([
-      'cert-manager v1.14.0 cannot be installed in repository edge-07: its source cannot be found',
+      {
+        code: 'DependencyUnresolved',
+        message: 'cert-manager v1.14.0 cannot be installed in repository edge-07: its source cannot be found',
+      },
     ])
   })
 
@@ -200,5 +209,33 @@ describe('a repository whose packages need others', () => {
       context({ fleetObjects: [installed], mode: 'check' }),
     )
     expect(after.steps).toEqual([])
+  })
+})
+
+describe('the failure codes of a dependency plan', () => {
+  test("a package's manifest that cannot be read: InvalidManifest; the fleet's dependency objects: DependencyInputInvalid", () => {
+    const broken = {
+      path: 'edge-01/broken',
+      objects: [manifest('/out/edge-01/broken', 'broken', 'v1.0.0', [{ version: 5 }])],
+    }
+    const own = planRepository(
+      { repo: 'edge-01', targets: [broken, monitor('edge-01')], present: [] },
+      context({ mode: 'check' }),
+    )
+    expect([...own.failures].map(([path, reasons]) => [path, reasons.map((r) => r.code)])).toEqual([
+      ['edge-01/broken', ['InvalidManifest']],
+    ])
+    const fleet = context()
+    const unreadable = {
+      ...fleet,
+      fleet: { ...fleet.fleet, errors: ['DependencyPolicy default/p: spec.upgrades: invalid'] },
+    }
+    const planned = planRepository({ repo: 'edge-01', targets: [monitor('edge-01')], present: [] }, unreadable)
+    expect(planned.failures.get('edge-01/edge-monitor')).toEqual([
+      {
+        code: 'DependencyInputInvalid',
+        message: 'repository edge-01: DependencyPolicy default/p: spec.upgrades: invalid',
+      },
+    ])
   })
 })

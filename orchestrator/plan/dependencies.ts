@@ -24,6 +24,8 @@ import type { DependencyReport, Plan, PlanCatalog, PlanInput } from '../../funct
 import { packagePathAnnotation } from '../../functions/krm/index.js'
 import type { KubeObject } from '../../functions/krm/index.js'
 import type { RepositoryDependencies } from '../report/report.js'
+import { failure } from '../report/failure.js'
+import type { Failure, FailureCode } from '../report/failure.js'
 import { appendTo } from '../util/collections.js'
 import {
   configureSteps,
@@ -127,7 +129,7 @@ export interface RepositoryPlan {
   /** The steps, dependencies first (removals last). */
   steps: DependencyStep[]
   /** Variants (by path) that cannot be rendered, and why. */
-  failures: Map<string, string[]>
+  failures: Map<string, Failure[]>
   /** Warnings for variants (by path): conflicts the plan resolves, ambiguous APIs. */
   warnings: Map<string, string[]>
   /** What each variant's package (by path) declares: its name, version, and the packages it needs (by name), which must be published before it. */
@@ -142,9 +144,12 @@ export interface RepositoryPlan {
 
 /** Plans one repository; see the module doc. */
 export function planRepository(state: RepositoryState, context: PlanContext): RepositoryPlan {
-  const failures = new Map<string, string[]>()
+  const failures = new Map<string, Failure[]>()
   const warnings = new Map<string, string[]>()
-  const fail = (path: string, reason: string) => appendOnce(failures, path, reason)
+  const fail = (path: string, code: FailureCode, message: string) => {
+    const list = failures.get(path) ?? failures.set(path, []).get(path)!
+    if (!list.some((f) => f.code === code && f.message === message)) list.push(failure(code, message))
+  }
   const repoPolicy = context.policy ?? defaultRepositoryPolicy
   const policy = { ...repoPolicy.resolver }
   const config = { name: 'dependency-check', targets: [], policy }
@@ -154,7 +159,7 @@ export function planRepository(state: RepositoryState, context: PlanContext): Re
   for (const target of state.targets) {
     const own = gatherInputs([...target.objects], [], config)
     const errors = own.results.filter((r) => r.severity === 'error')
-    if (errors.length > 0) for (const e of errors) fail(target.path, e.message)
+    if (errors.length > 0) for (const e of errors) fail(target.path, 'InvalidManifest', e.message)
     else targets.push(target)
   }
   const present = presentPackages(state.present)
@@ -169,7 +174,8 @@ export function planRepository(state: RepositoryState, context: PlanContext): Re
       ...context.fleet.errors,
     ]
     if (inputErrors.length > 0) {
-      for (const t of targets) for (const e of inputErrors) fail(t.path, `repository ${state.repo}: ${e}`)
+      for (const t of targets)
+        for (const e of inputErrors) fail(t.path, 'DependencyInputInvalid', `repository ${state.repo}: ${e}`)
       return { repo: state.repo, ...empty, failures, warnings, packages: [] }
     }
     const input = gathered.input
@@ -273,11 +279,11 @@ export function planRepository(state: RepositoryState, context: PlanContext): Re
         kept,
       }
     }
-    for (const [path, reasons] of blocked) for (const r of reasons) fail(path, r)
+    for (const [path, reasons] of blocked) for (const r of reasons) fail(path, 'DependencyUnresolved', r)
     const remaining = targets.filter((t) => !blocked.has(t.path))
     // Nothing blamed a target (a conflict among installed packages alone): every target fails with it.
     if (remaining.length === targets.length) {
-      for (const t of targets) for (const r of [...blocked.values()].flat()) fail(t.path, r)
+      for (const t of targets) for (const r of [...blocked.values()].flat()) fail(t.path, 'DependencyUnresolved', r)
       return {
         repo: state.repo,
         ...empty,

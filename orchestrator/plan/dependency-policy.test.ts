@@ -150,7 +150,7 @@ describe('each policy field changes the plan', () => {
     expect(denied.kept).toEqual([
       'cert-manager v1.12.0 at cert-manager (a variant of the repository failed: its package as it was may still need it)',
     ])
-    expect(denied.failures.get('edge-01/edge-monitor')).toEqual([
+    expect(denied.failures.get('edge-01/edge-monitor')!.map((f) => f.message)).toEqual([
       expect.stringMatching(
         /^dependency edge-monitor@v1.0.0 -> cert-manager in repository edge-01: cert-manager \(required: >=1.13.0, actual: v1.12.0\).*: upgrades: Deny \(DependencyPolicy default\/p\); allowing it would upgrade cert-manager to v1.14.0$/,
       ),

@@ -20,6 +20,7 @@ import { PolicyIndex, readFleetPolicies } from './dependency-policy.js'
 import { clusterVersionOf } from './platform.js'
 import { chooseVersion, declaredConstraint, templatesConstrain, upstreamVersionAnnotation } from './upstream-version.js'
 import type { UpstreamVersion } from './upstream-version.js'
+import type { FailureCode } from '../report/failure.js'
 import type { PackageRevision, VersionIndex } from '../upstream/revisions.js'
 
 const annotationField = `metadata.annotations[${upstreamVersionAnnotation}]`
@@ -28,11 +29,12 @@ const annotationField = `metadata.annotations[${upstreamVersionAnnotation}]`
 export type PreparedSet =
   | { follows: false }
   | { follows: true; object: KubeObject; constraint?: string }
-  | { follows: true; failure: string; reason: 'ValidationError' | 'UpstreamNotFound' }
+  | { follows: true; failure: string; code: 'ValidationError' | 'UpstreamNotFound' }
 
 /** A PackageVariant as it is to render: its upstream revision set when it follows a version. */
 export type FollowedVariant =
-  { ok: true; pv: PackageVariant; version?: UpstreamVersion; warnings: string[] } | { ok: false; message: string }
+  | { ok: true; pv: PackageVariant; version?: UpstreamVersion; warnings: string[] }
+  | { ok: false; code: FailureCode; message: string }
 
 export class VersionFollower {
   #policies: PolicyIndex | undefined
@@ -59,7 +61,7 @@ export class VersionFollower {
     if (field)
       return {
         follows: true,
-        reason: 'ValidationError',
+        code: 'ValidationError',
         failure: `${by} chooses the upstream by version, and ${field} by revision: give one`,
       }
     const upstreamRepo = object.get(['spec', 'upstream', 'repo'])
@@ -82,8 +84,7 @@ export class VersionFollower {
         })
       const stable = choose('Exclude')
       const chosen = stable.ok ? stable : choose('Include')
-      if (!chosen.ok)
-        return { follows: true, reason: 'UpstreamNotFound', failure: `${annotationField}: ${chosen.message}` }
+      if (!chosen.ok) return { follows: true, code: chosen.code, failure: `${annotationField}: ${chosen.message}` }
       revision = chosen.revision
     } else {
       revision = revisions
@@ -114,6 +115,7 @@ export class VersionFollower {
       if (fromSet)
         return {
           ok: false,
+          code: 'ValidationError',
           message: `its PackageVariantSet follows versions only where a target's template sets the annotation ${upstreamVersionAnnotation}, and this target's sets none`,
         }
       return { ok: true, pv, warnings: [] }
@@ -123,11 +125,16 @@ export class VersionFollower {
     if (!fromSet && (upstream.revision !== undefined || upstream.workspaceName !== undefined))
       return {
         ok: false,
+        code: 'ValidationError',
         message: `${own !== undefined ? annotationField : `spec.annotations[${upstreamVersionAnnotation}]`} chooses the upstream by version, and spec.upstream.${upstream.revision !== undefined ? 'revision' : 'workspaceName'} by revision: give one`,
       }
     this.#policies ??= new PolicyIndex(readFleetPolicies(this.fleet.objects))
     if (this.#policies.fleet.errors.length > 0)
-      return { ok: false, message: `its DependencyPolicy cannot be read: ${this.#policies.fleet.errors.join('; ')}` }
+      return {
+        ok: false,
+        code: 'DependencyInputInvalid',
+        message: `its DependencyPolicy cannot be read: ${this.#policies.fleet.errors.join('; ')}`,
+      }
     const policy = this.#policies.of(context.downstreamRepo).policy
     const key = revisionKey(context.upstreamRepo, upstream.package ?? '')
     const chosen = chooseVersion({
@@ -138,7 +145,7 @@ export class VersionFollower {
       prereleases: policy.resolver.prereleases,
       cluster: clusterVersionOf(policy.clusterVersion, context.target, context.downstreamRepo),
     })
-    if (!chosen.ok) return { ok: false, message: chosen.message }
+    if (!chosen.ok) return { ok: false, code: chosen.code, message: chosen.message }
     const { workspaceName: _workspace, ...rest } = upstream
     const followed: PackageVariant = {
       ...pv,

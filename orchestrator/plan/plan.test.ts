@@ -1,7 +1,7 @@
 import { parseObjects } from '../../functions/krm/index.js'
 import { source } from '../../test/support/source.js'
 import { buildFleet } from '../fleet/fleet.js'
-import { inShard, planFleet } from './plan.js'
+import { inShard, planFleet, withoutUnavailable } from './plan.js'
 import type { RevisionIndex } from './plan.js'
 import { packageRevisionObject } from '../upstream/revisions.js'
 import { nginxRevision as revision, repositories } from '../../test/support/unit-fleet.js'
@@ -74,7 +74,7 @@ describe('planFleet', () => {
         set: 'default/nginx',
         downstreamRepo: 'edge-02x',
         message: 'repository "edge-02x" could not be loaded',
-        reason: 'UnexpectedError',
+        code: 'UnexpectedError',
         target: expect.objectContaining({ name: 'edge-02x', kind: 'WorkloadCluster' }),
       },
     ])
@@ -152,5 +152,52 @@ describe('planFleet', () => {
     expect(parts.flat().sort()).toEqual([...keys].sort())
     expect(parts.every((p) => p.length > 40)).toBe(true)
     expect(keys.filter((k) => inShard(k, { index: 1, count: 3 }))).toEqual(parts[1])
+  })
+})
+
+describe('the failure codes of a plan', () => {
+  const codes = (p: ReturnType<typeof plan>) => p.failures.map((f) => [f.subject, f.code])
+
+  test('invalid, duplicate, a repository or an upstream revision not found: each its code', () => {
+    const result = plan(
+      repos,
+      pv('invalid', '{upstream: {repo: blueprints}, downstream: {repo: edge-01, package: a}}'),
+      pv('one', '{upstream: {repo: blueprints, package: nginx, revision: 1}, downstream: {repo: edge-01, package: b}}'),
+      pv('two', '{upstream: {repo: blueprints, package: nginx, revision: 1}, downstream: {repo: edge-01, package: b}}'),
+      pv(
+        'nowhere',
+        '{upstream: {repo: blueprints, package: nginx, revision: 1}, downstream: {repo: edge-09, package: c}}',
+      ),
+      pv(
+        'no-repo',
+        '{upstream: {repo: missing, package: nginx, revision: 1}, downstream: {repo: edge-01, package: d}}',
+      ),
+      pv(
+        'no-rev',
+        '{upstream: {repo: blueprints, package: nginx, revision: 7}, downstream: {repo: edge-01, package: e}}',
+      ),
+    )
+    expect(codes(result)).toEqual([
+      ['PackageVariant default/invalid', 'ValidationError'],
+      ['PackageVariant default/two', 'DuplicateVariant'],
+      ['PackageVariant default/nowhere', 'RepositoryNotFound'],
+      ['PackageVariant default/no-repo', 'UpstreamNotFound'],
+      ['PackageVariant default/no-rev', 'UpstreamNotFound'],
+    ])
+  })
+
+  test("a set's kind not served: NoMatchingTargets; a downstream repository that cannot be opened: DownstreamUnavailable", () => {
+    const objects = [repos, set].flatMap((text, i) => parseObjects(text, `f${i}.yaml`))
+    const served = buildFleet({ root: '/fleet', objects, problems: [], digest: '' }, 'default', { servedKinds: [] })
+    const unserved = planFleet(served, { revisions, objects: revisionObjects, problems: new Map() })
+    expect(codes(unserved)).toEqual([['PackageVariantSet default/nginx', 'NoMatchingTargets']])
+    const planned = plan(
+      repos,
+      pv('one', '{upstream: {repo: blueprints, package: nginx, revision: 1}, downstream: {repo: edge-01, package: b}}'),
+    )
+    expect(codes(withoutUnavailable(planned, { 'edge-01': 'cannot fetch' }))).toEqual([
+      ['PackageVariant default/one', 'DownstreamUnavailable'],
+      ['Repository edge-01', 'DownstreamUnavailable'],
+    ])
   })
 })

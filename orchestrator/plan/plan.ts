@@ -14,6 +14,7 @@ import { dns1123LabelErrors, ResourceList } from '../../functions/krm/index.js'
 import type { KubeObject } from '../../functions/krm/index.js'
 import { findRepository, objectKey, repositoryKey, revisionKey } from '../fleet/fleet.js'
 import type { Fleet } from '../fleet/fleet.js'
+import type { FailureCode } from '../report/failure.js'
 import type { PackageRevision, VersionIndex } from '../upstream/revisions.js'
 import { VersionFollower } from './follow-versions.js'
 import type { UpstreamVersion } from './upstream-version.js'
@@ -71,6 +72,8 @@ export function subjectOf(variant: Pick<PlannedVariant, 'key' | 'dependency' | '
 export interface PlanFailure {
   /** What failed, for the summary: `PackageVariant ns/name`, `PackageVariantSet ns/name target WorkloadCluster "c"`. */
   subject: string
+  /** Why, as a code (report/failure.ts); a set's own failure carries Porch's condition reason as fan-out reports it. */
+  code: FailureCode
   message: string
   /** The set it belongs to; its packages are then never deleted in this run. */
   set?: string
@@ -80,8 +83,6 @@ export interface PlanFailure {
   downstreamRepo?: string
   /** The PackageVariant's identity, when it failed as one: packages it owns are kept. */
   key?: string
-  /** For a set's failure: Porch's condition reason (`ValidationError`, `UpstreamNotFound`, ...), as fan-out reports it. */
-  reason?: string
   /** The object a set's failed target selected: a Rollout holds the step it is in. */
   target?: KubeObject
 }
@@ -142,7 +143,7 @@ export function planFleet(fleet: Fleet, upstreams: Upstreams, shard?: Shard): Fl
           ? `upstream repository ${JSON.stringify(upstreamName)} cannot be read: ${problem}`
           : (prepared as { failure: string }).failure,
         set,
-        reason: problem ? 'UpstreamNotFound' : (prepared as { reason: string }).reason,
+        code: problem ? 'UpstreamNotFound' : (prepared as { code: FailureCode }).code,
       })
       incompleteSets.add(set)
       continue
@@ -173,12 +174,13 @@ export function planFleet(fleet: Fleet, upstreams: Upstreams, shard?: Shard): Fl
     for (const { target, downstream, downstreamRepo, reason, message, targetObject } of setFailures) {
       const failure: PlanFailure = {
         subject: `PackageVariantSet ${set}${target ? ` target ${target}` : ''}`,
+        // Fan-out gives no reason only when it cannot read the set at all.
+        code: reason ?? 'ValidationError',
         message,
         set,
       }
       // A target that rendered but cannot be named keeps just its package, one whose repository is missing that
       // repository's packages; otherwise any package of the set may be its.
-      if (reason) failure.reason = reason
       if (targetObject) failure.target = targetObject
       if (downstream) failure.downstream = downstream
       else if (downstreamRepo !== undefined) failure.downstreamRepo = downstreamRepo
@@ -209,16 +211,16 @@ export function planFleet(fleet: Fleet, upstreams: Upstreams, shard?: Shard): Fl
     // A shard takes whole downstream repositories (their packages are planned together); a
     // PackageVariant that cannot be read is every shard's failure (so none deletes its package).
     const mine = !shard || !read.ok || inShard(read.pv.spec.downstream!.repo!, shard)
-    const fail = (message: string, downstream?: string) => {
+    const fail = (code: FailureCode, message: string, downstream?: string) => {
       if (!mine) return
-      const failure: PlanFailure = { subject, message, key }
+      const failure: PlanFailure = { subject, code, message, key }
       if (set) failure.set = set
       if (target) failure.target = target
       if (downstream) failure.downstream = downstream
       failures.push(failure)
     }
     if (!read.ok) {
-      fail(read.results.map((r) => r.message).join('; '))
+      fail('ValidationError', read.results.map((r) => r.message).join('; '))
       continue
     }
     const pv = read.pv
@@ -227,21 +229,22 @@ export function planFleet(fleet: Fleet, upstreams: Upstreams, shard?: Shard): Fl
     if (!downstreams.has(key)) downstreams.set(key, path)
     const nameProblem = downstreamNameProblem(downstream)
     if (nameProblem) {
-      fail(nameProblem)
+      fail('ValidationError', nameProblem)
       continue
     }
     if (byKey.has(key)) {
-      fail(`another PackageVariant of the fleet has the same namespace and name`, path)
+      fail('DuplicateVariant', `another PackageVariant of the fleet has the same namespace and name`, path)
       continue
     }
     const other = byDownstream.get(path)
     if (other) {
-      fail(`PackageVariant ${other.key} renders the same downstream package ${path}`, path)
+      fail('DuplicateVariant', `PackageVariant ${other.key} renders the same downstream package ${path}`, path)
       continue
     }
     const downstreamRepo = findRepository(fleet, pv.namespace, downstream.repo)
     if (!downstreamRepo) {
       fail(
+        'RepositoryNotFound',
         `downstream repository ${JSON.stringify(downstream.repo)} not found: no Repository of that name in the fleet`,
         path,
       )
@@ -250,6 +253,7 @@ export function planFleet(fleet: Fleet, upstreams: Upstreams, shard?: Shard): Fl
     const upstreamRepo = findRepository(fleet, pv.namespace, pv.spec.upstream!.repo!)
     if (!upstreamRepo) {
       fail(
+        'UpstreamNotFound',
         `upstream repository ${JSON.stringify(pv.spec.upstream!.repo)} not found: no Repository of that name in the fleet`,
         path,
       )
@@ -257,7 +261,11 @@ export function planFleet(fleet: Fleet, upstreams: Upstreams, shard?: Shard): Fl
     }
     const problem = unreadable(upstreamRepo)
     if (problem) {
-      fail(`upstream repository ${JSON.stringify(upstreamRepo.name)} cannot be read: ${problem}`, path)
+      fail(
+        'UpstreamNotFound',
+        `upstream repository ${JSON.stringify(upstreamRepo.name)} cannot be read: ${problem}`,
+        path,
+      )
       continue
     }
     const followed = follower.follow(pv, {
@@ -267,7 +275,7 @@ export function planFleet(fleet: Fleet, upstreams: Upstreams, shard?: Shard): Fl
       upstreamRepo,
     })
     if (!followed.ok) {
-      fail(followed.message, path)
+      fail(followed.code, followed.message, path)
       continue
     }
     const upstream = resolveUpstream(
@@ -275,7 +283,7 @@ export function planFleet(fleet: Fleet, upstreams: Upstreams, shard?: Shard): Fl
       revisions.get(revisionKey(upstreamRepo, pv.spec.upstream!.package!)) ?? [],
     )
     if (!upstream.ok) {
-      fail(upstream.message, path)
+      fail('UpstreamNotFound', upstream.message, path)
       continue
     }
     const warnings = [
@@ -377,6 +385,7 @@ export function withoutUnavailable(plan: FleetPlan, unavailable: Readonly<Record
     if (reason === undefined) return true
     failures.push({
       subject: `PackageVariant ${v.key}`,
+      code: 'DownstreamUnavailable',
       message: `downstream repository ${JSON.stringify(v.downstream.repo)}: ${reason}`,
       key: v.key,
       downstream: `${v.downstream.repo}/${v.downstream.package}`,
@@ -386,6 +395,11 @@ export function withoutUnavailable(plan: FleetPlan, unavailable: Readonly<Record
     return false
   })
   for (const repo of Object.keys(unavailable))
-    failures.push({ subject: `Repository ${repo}`, message: unavailable[repo]!, downstreamRepo: repo })
+    failures.push({
+      subject: `Repository ${repo}`,
+      code: 'DownstreamUnavailable',
+      message: unavailable[repo]!,
+      downstreamRepo: repo,
+    })
   return { ...plan, variants, failures }
 }

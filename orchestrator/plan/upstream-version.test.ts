@@ -57,11 +57,13 @@ describe('chooseVersion', () => {
     const none = choose('>=3.0.0')
     expect(none).toEqual({
       ok: false,
+      code: 'UpstreamNotFound',
       message:
         'no published version of blueprints/nginx satisfies ">=3.0.0": seen v1.0.0 (nginx/v1), v1.4.0 (nginx/v2), v2.0.0-rc.1 (nginx/v3), v2.0.0 (nginx/v4); without a PackageManifest version: nginx/v5 (all=4 -> after-prereleases-filter=3 -> after-constraints-filter=0)',
     })
     expect(choose('newest')).toEqual({
       ok: false,
+      code: 'ValidationError',
       message: 'annotation kpt-variants.dev/upstream-version: improper constraint: newest',
     })
   })
@@ -156,7 +158,7 @@ describe('a set or PackageVariant that follows a version', () => {
     expect(both.failures).toMatchObject([
       {
         subject: 'PackageVariantSet default/nginx',
-        reason: 'ValidationError',
+        code: 'ValidationError',
         message:
           'metadata.annotations[kpt-variants.dev/upstream-version] chooses the upstream by version, and spec.upstream.revision by revision: give one',
       },
@@ -165,7 +167,7 @@ describe('a set or PackageVariant that follows a version', () => {
     const none = plan(repos, set(annotated('>=9'))).plan
     expect(none.failures).toMatchObject([
       {
-        reason: 'UpstreamNotFound',
+        code: 'UpstreamNotFound',
         message: expect.stringMatching(
           /^metadata.annotations\[kpt-variants.dev\/upstream-version\]: no published version of blueprints\/nginx satisfies ">=9"/,
         ),

@@ -43,7 +43,8 @@ export interface ClusterVersion {
 }
 
 export type ChosenVersion =
-  { ok: true; revision: PackageRevision; version: UpstreamVersion; warnings: string[] } | { ok: false; message: string }
+  | { ok: true; revision: PackageRevision; version: UpstreamVersion; warnings: string[] }
+  | { ok: false; code: 'ValidationError' | 'UpstreamNotFound'; message: string }
 
 /** The constraint a set, or a PackageVariant the fleet holds, declares by annotation (`undefined`: none). */
 export function declaredConstraint(object: KubeObject): string | undefined {
@@ -80,7 +81,8 @@ export function chooseVersion(input: {
   cluster?: ClusterVersion
 }): ChosenVersion {
   const parsed = parseConstraint(input.constraint)
-  if (!parsed.ok) return { ok: false, message: `annotation ${upstreamVersionAnnotation}: ${parsed.error}` }
+  if (!parsed.ok)
+    return { ok: false, code: 'ValidationError', message: `annotation ${upstreamVersionAnnotation}: ${parsed.error}` }
   const constraint = parsed.constraint
   const warnings: string[] = []
   // Each version once: the later revision of a re-tagged version wins, as in the catalog.
@@ -124,6 +126,7 @@ export function chooseVersion(input: {
     ]
     return {
       ok: false,
+      code: 'UpstreamNotFound',
       message:
         `no published version of ${input.upstream} satisfies ${JSON.stringify(input.constraint)}` +
         `${constraint.display !== input.constraint ? ` (${constraint.display})` : ''}: ` +

@@ -73,7 +73,7 @@ describe('formatMarkdown', () => {
       report([
         variant('edge-01/nginx', {
           status: 'failed',
-          reasons: ['function `x` said <b>no</b> | *really*'],
+          reasons: [{ code: 'FunctionFailed', message: 'function `x` said <b>no</b> | *really*' }],
           diff: `--- a/edge-01/nginx/a.yaml\n+++ b/edge-01/nginx/a.yaml\n@@ -1 +1,4 @@\n+${hostile}`,
         }),
       ]),
@@ -103,7 +103,10 @@ describe('formatMarkdown', () => {
         report(
           [
             variant('edge-01/nginx', { conflicts: [conflict] }),
-            variant('edge-02/nginx', { status: 'failed', reasons: ['upstream revision 9 not found'] }),
+            variant('edge-02/nginx', {
+              status: 'failed',
+              reasons: [{ code: 'UpstreamNotFound', message: 'upstream revision 9 not found' }],
+            }),
           ],
           {
             problems: ['clusters.yaml: not YAML'],
@@ -114,7 +117,9 @@ describe('formatMarkdown', () => {
     expect(html).toContain(
       '<code>spec.replicas</code>: downstream <code>5</code>, upstream <code>3</code> (was <code>2</code>): took upstream',
     )
-    expect(html).toContain('<li><code>edge-02/nginx</code>: upstream revision 9 not found</li>')
+    expect(html).toContain(
+      '<li><code>edge-02/nginx</code>: <code>UpstreamNotFound</code> upstream revision 9 not found</li>',
+    )
     expect(html).toContain('<li>clusters.yaml: not YAML</li>')
     expect(html).toMatch(/<h3>❌ kpt-variants render --dry-run<\/h3>/)
   })

@@ -130,7 +130,9 @@ function failuresSection(changed: readonly VariantReport[]): string[] {
   return [
     '#### Failed',
     '',
-    ...failed.flatMap((v) => v.reasons.map((r) => `- ${code(v.path ?? v.subject)}: ${text(r)}`)),
+    ...failed.flatMap((v) =>
+      v.reasons.map((r) => `- ${code(v.path ?? v.subject)}: ${code(r.code)} ${text(r.message)}`),
+    ),
     '',
   ]
 }

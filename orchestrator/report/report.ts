@@ -1,5 +1,8 @@
 /** What a render did, per variant and in total: the data both reporters print. */
 import type { MergeConflict } from '../merge/update.js'
+import type { Failure } from './failure.js'
+
+export type { Failure, FailureCode } from './failure.js'
 
 /** The fate of one variant (or of a package whose variant is gone). */
 export type VariantStatus = 'created' | 'updated' | 'unchanged' | 'deleted' | 'orphaned' | 'failed'
@@ -41,8 +44,8 @@ export interface VariantReport {
    * whose condition is not True (`not ready: <type> <status>: <message>`).
    */
   notReady?: string
-  /** Why it failed. */
-  reasons: string[]
+  /** Why it failed: each a code (failure.ts, docs/reports.md) and a message. */
+  reasons: Failure[]
   warnings: string[]
   conflicts: ConflictReport[]
   /** The unified diff of the change (`--dry-run --diff`). */

@@ -1,9 +1,15 @@
 /** The human report on stderr: one line per variant that did something, the reasons, warnings and conflicts, then the totals. */
+import { describeFailure } from './failure.js'
 import { countByStatus, countDependencySteps, describeStep, totalsLine } from './report.js'
 import type { RunReport, VariantReport } from './report.js'
 
+/** How the reports are printed: `debug` (`--debug`) adds an internal error's stack. */
+export interface FormatOptions {
+  debug?: boolean
+}
+
 /** The summary table and details, as text. */
-export function formatSummary(report: RunReport): string {
+export function formatSummary(report: RunReport, options: FormatOptions = {}): string {
   const lines: string[] = []
   const shown = report.variants
   if (shown.length > 0) {
@@ -28,7 +34,17 @@ export function formatSummary(report: RunReport): string {
   const failed = shown.filter((v) => v.status === 'failed')
   if (failed.length > 0) {
     lines.push('', 'Failed:')
-    for (const v of failed) for (const reason of v.reasons) lines.push(`  ${v.path ?? v.subject}: ${reason}`)
+    for (const v of failed)
+      for (const reason of v.reasons) {
+        lines.push(`  ${v.path ?? v.subject}: ${describeFailure(reason)}`)
+        // An internal error is a bug of kpt-variants, not the user's: say so, and where it happened with --debug.
+        if (reason.code === 'InternalError')
+          lines.push(
+            ...(options.debug && reason.stack
+              ? reason.stack.split('\n').map((l) => `    ${l.trim()}`)
+              : ['    a bug in kpt-variants, not in the fleet: --debug prints where it happened']),
+          )
+      }
   }
   const conflicted = shown.filter((v) => v.conflicts.length > 0)
   if (conflicted.length > 0) {
@@ -122,16 +138,21 @@ export function newerVersions(variants: readonly VariantReport[]): string[] {
   return [...groups.values()].map((g) => `${g.who}${g.count > 1 ? ` (${g.count})` : ''}: ${g.text}`)
 }
 
-/** The machine-readable report (`--json`). */
-export function formatJson(report: RunReport): string {
+/** The machine-readable report (`--json`); an internal error's stack only with `debug`. */
+export function formatJson(report: RunReport, options: FormatOptions = {}): string {
   const counts = countByStatus(report)
+  const variants = options.debug
+    ? report.variants
+    : report.variants.map((v) =>
+        v.reasons.some((r) => r.stack) ? { ...v, reasons: v.reasons.map(({ stack: _stack, ...r }) => r) } : v,
+      )
   return `${JSON.stringify(
     {
       apiVersion: 'kpt-variants.dev/v1alpha1',
       kind: 'RenderReport',
       dryRun: report.dryRun,
       summary: counts,
-      variants: report.variants,
+      variants,
       problems: report.problems,
       ...(report.deletionsSkipped ? { deletionsSkipped: report.deletionsSkipped } : {}),
       ...(report.dependencies

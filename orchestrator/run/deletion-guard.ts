@@ -11,6 +11,7 @@ import { readPackageRecord } from '../package/ownership.js'
 import { guardDeletions } from '../plan/deletion-guard.js'
 import type { GuardedRemoval, HeldSet } from '../plan/deletion-guard.js'
 import type { RunReport } from '../report/report.js'
+import { failure } from '../report/failure.js'
 import type { Pending } from './render-variant.js'
 import type { Run } from './setup.js'
 
@@ -65,7 +66,7 @@ export async function holdMassDeletions(
       subject: `PackageVariantSet ${h.set}`,
       status: 'failed',
       set: h.set,
-      reasons: [h.message],
+      reasons: [failure('DeletionGuard', h.message)],
       warnings: [],
       conflicts: [],
     })

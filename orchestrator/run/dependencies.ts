@@ -24,6 +24,8 @@ import { clusterVersionOf, platformCheck } from '../plan/platform.js'
 import type { DependencyStep, PresentPackage, RepositoryPlan, TargetPackage } from '../plan/dependencies.js'
 import { packageManifestKind, isDependencyKind } from '../../functions/api/dependencies.js'
 import type { RepositoryDependencies, RunReport, VariantReport } from '../report/report.js'
+import { failure, messagesOf } from '../report/failure.js'
+import type { Failure } from '../report/failure.js'
 import { upstreamCatalogs } from '../upstream/catalog.js'
 import type { Pending, VariantContext } from './render-variant.js'
 import { failUnstaged } from './render-share.js'
@@ -60,7 +62,7 @@ export async function resolveDependencies(
   for (const error of policies.fleet.errors)
     report.problems.push(`${error}: every repository's dependency plan fails while it cannot be read`)
   const downstreamRepository = downstreamRepositories(run.fleet, run)
-  const failed = (path: string, reasons: readonly string[]) => {
+  const failed = (path: string, reasons: readonly Failure[]) => {
     const p = byPath.get(path)
     if (!p) return
     fail(p.report, reasons)
@@ -88,7 +90,7 @@ export async function resolveDependencies(
         required.kubernetesVersion,
         cluster,
       )
-      if (problem && 'error' in problem) failed(t.path, [problem.error])
+      if (problem && 'error' in problem) failed(t.path, [failure('PlatformMismatch', problem.error)])
       else if (problem) byPath.get(t.path)?.report.warnings.push(problem.warning)
     }
   }
@@ -159,7 +161,7 @@ export async function resolveDependencies(
   await failUnstaged(run.output, outcome.rendered)
   for (const { pending: p, step, report: stepReport, repo } of installed) {
     if (p.report.status !== 'failed') continue
-    const reason = p.report.reasons.join('; ')
+    const reason = messagesOf(p.report.reasons)
     Object.assign(stepReport, { outcome: 'failed', reason })
     failDependants(step, repo, reason, byPath)
   }
@@ -231,7 +233,10 @@ function failDependants(
     if (!p) continue
     p.dependencyFailure = true
     fail(p.report, [
-      `dependency ${step.package} ${step.version} could not be ${step.action === 'install' ? 'installed' : step.action === 'configure' ? 'configured' : 'moved to'} in repository ${repo}: ${reason}`,
+      failure(
+        'DependencyFailed',
+        `dependency ${step.package} ${step.version} could not be ${step.action === 'install' ? 'installed' : step.action === 'configure' ? 'configured' : 'moved to'} in repository ${repo}: ${reason}`,
+      ),
     ])
   }
 }
@@ -328,7 +333,7 @@ async function carryOut(
     // A configured dependency whose configuration did not change is not a step of this run.
     if (step.action === 'configure' && rendered.report.status === 'unchanged') continue
     if (rendered.report.status === 'failed') {
-      const reason = rendered.report.reasons.join('; ')
+      const reason = messagesOf(rendered.report.reasons)
       steps.push({ ...stepReport(step), outcome: 'failed', reason })
       failDependants(step, plan.repo, reason, byPath)
     } else {
@@ -353,8 +358,9 @@ function stepReport(step: DependencyStep): Omit<RepositoryDependencies['steps'][
   }
 }
 
-function fail(report: VariantReport, reasons: readonly string[]): void {
+function fail(report: VariantReport, reasons: readonly Failure[]): void {
   report.status = 'failed'
-  for (const r of reasons) if (!report.reasons.includes(r)) report.reasons.push(r)
+  for (const r of reasons)
+    if (!report.reasons.some((known) => known.code === r.code && known.message === r.message)) report.reasons.push(r)
   delete report.diff
 }

@@ -254,7 +254,8 @@ async function publishOpened(
   await output.commit([], publish, named.size === 0)
   for (const [path, report] of publish) {
     const failure =
-      report.reasons[0] ?? report.warnings.find((w) => w.startsWith('not published: '))?.slice('not published: '.length)
+      report.reasons[0]?.message ??
+      report.warnings.find((w) => w.startsWith('not published: '))?.slice('not published: '.length)
     if (failure !== undefined) outcomes.set(path, { package: path, status: 'failed', reason: failure })
     else if (report.notReady)
       outcomes.set(

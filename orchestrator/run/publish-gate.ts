@@ -14,6 +14,7 @@ import { pacePublishing } from '../rollout/pacing.js'
 import type { PacingOptions, PublishCandidate, PublishDecision } from '../rollout/pacing.js'
 import type { RolloutEvaluation } from '../rollout/types.js'
 import type { RunReport, RolloutSummary, VariantReport } from '../report/report.js'
+import { messagesOf } from '../report/failure.js'
 import type { Pending } from './render-variant.js'
 import type { Run } from './setup.js'
 
@@ -150,7 +151,7 @@ export async function gateRender(
   const reports = new Map<string, VariantReport>()
   for (const p of pending) {
     reports.set(p.path, p.report)
-    if (p.report.status === 'failed') failed.set(p.path, p.report.reasons.join('; '))
+    if (p.report.status === 'failed') failed.set(p.path, messagesOf(p.report.reasons))
     // A dry run stages nothing: its changes are the variants it would create or update.
     else if ((p.staged || settings.dryRun) && (p.report.status === 'created' || p.report.status === 'updated'))
       changed.set(p.path, {

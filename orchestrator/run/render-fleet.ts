@@ -110,7 +110,7 @@ export async function renderFleet(
       const failed: VariantReport = {
         subject: failure.subject,
         status: 'failed',
-        reasons: [failure.message],
+        reasons: [{ code: failure.code, message: failure.message }],
         warnings: [],
         conflicts: [],
       }

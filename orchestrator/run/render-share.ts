@@ -7,6 +7,7 @@ import { VariantContext } from './render-variant.js'
 import type { Run } from './setup.js'
 import { stagedDir } from '../output/output.js'
 import type { Output } from '../output/output.js'
+import { failure } from '../report/failure.js'
 
 /** Below this many variants per thread, more threads cost more than they save. */
 const variantsPerThread = 64
@@ -65,6 +66,6 @@ export async function failUnstaged(output: Output, pending: readonly Pending[]):
     delete p.staged
     delete p.memo
     p.report.status = 'failed'
-    p.report.reasons.push(`cannot write the package: ${error}`)
+    p.report.reasons.push(failure('WriteFailed', `cannot write the package: ${error}`))
   }
 }

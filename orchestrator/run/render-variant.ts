@@ -22,6 +22,8 @@ import { subjectOf } from '../plan/plan.js'
 import type { PlannedVariant } from '../plan/plan.js'
 import type { MemoEntry, RenderMemo } from './memo.js'
 import type { VariantReport } from '../report/report.js'
+import { failure, internalError } from '../report/failure.js'
+import type { FailureCode } from '../report/failure.js'
 import type { RenderSettings } from './settings.js'
 import { revisionLabel } from '../upstream/revisions.js'
 import type { GitSources } from '../upstream/upstreams.js'
@@ -153,7 +155,7 @@ export class VariantContext {
       } else pending.staged = await this.output.stage(files)
     } catch (err) {
       report.status = 'failed'
-      report.reasons.push(`internal error: ${(err as Error).message}`)
+      report.reasons.push(internalError(err))
       delete pending.memo
     }
     return pending
@@ -164,15 +166,15 @@ export class VariantContext {
     report: VariantReport,
     stored: StoredPackage,
   ): Promise<{ files: PackageFiles; ran: PipelineRendered['ran'] } | undefined> {
-    const fail = (message: string) => {
-      report.reasons.push(message)
+    const fail = (code: FailureCode, message: string) => {
+      report.reasons.push(failure(code, message))
       return undefined
     }
     const dir = this.output.packageDir(`${variant.downstream.repo}/${variant.downstream.package}`)
     const classified = classifyDownstream(variant, stored.published, kptRepoUrl(variant.upstreamRepo.url))
-    if (!classified.ok) return fail(classified.message)
+    if (!classified.ok) return fail('DownstreamNotOwned', classified.message)
     const prepared = await this.#prepare(variant)
-    if (!prepared.ok) return fail(`upstream ${report.upstream}: ${prepared.message}`)
+    if (!prepared.ok) return fail('InvalidUpstreamPackage', `upstream ${report.upstream}: ${prepared.message}`)
     report.warnings.push(...prepared.revision.warnings)
     const name = variant.downstream.package.slice(variant.downstream.package.lastIndexOf('/') + 1)
     const downstream = classified.downstream
@@ -194,7 +196,7 @@ export class VariantContext {
       const origin = lock
         ? await this.#readOrigin(variant, lock)
         : { ok: true as const, files: new Map() as PackageFiles }
-      if (!origin.ok) return fail(origin.message)
+      if (!origin.ok) return fail('UpstreamNotFound', origin.message)
       const updated = await this.#sources.readPackage(
         variant.upstreamRepo.url,
         variant.upstream.commit,
@@ -218,17 +220,17 @@ export class VariantContext {
           (c: MergeConflict) =>
             `conflict in ${c.file} ${c.resource} ${c.field}: downstream ${c.local ?? '(deleted)'}, upstream ${c.upstream ?? '(deleted)'}`,
         )
-        return fail(['3-way merge failed', ...merged.errors, ...conflicts].join('; '))
+        return fail('MergeConflict', ['3-way merge failed', ...merged.errors, ...conflicts].join('; '))
       }
       report.warnings.push(...merged.warnings)
       base = merged.files
     }
     const applied = applyPackageVariant(variant, base, this.codec, this.fleet.objects)
-    collect(report, applied.results)
+    collect(report, 'ApplyFailed', applied.results)
     if (applied.injected.length > 0) report.injected = applied.injected
     if (!applied.ok) return undefined
     const rendered = await runPipeline(applied.files, name, dir, this.#runner)
-    collect(report, rendered.results)
+    collect(report, 'FunctionFailed', rendered.results)
     if (!rendered.ok) return undefined
     if (installKey !== undefined && rendered.ran === undefined && report.warnings.length === 0)
       this.#installs.set(installKey, rendered.files)
@@ -287,9 +289,13 @@ function revisionKeyOf(variant: PlannedVariant): string {
   return `${upstreamRepo.url}|${upstream.ref}|${upstream.commit}|${upstream.directory}`
 }
 
-function collect(report: VariantReport, results: readonly { severity: string; message: string }[]): void {
+function collect(
+  report: VariantReport,
+  code: FailureCode,
+  results: readonly { severity: string; message: string }[],
+): void {
   for (const r of results) {
-    if (r.severity === 'error') report.reasons.push(r.message)
+    if (r.severity === 'error') report.reasons.push(failure(code, r.message))
     else if (r.severity === 'warning') report.warnings.push(r.message)
   }
 }

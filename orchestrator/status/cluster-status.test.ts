@@ -3,6 +3,7 @@ import { nextStatus } from '../fleet/cluster-objects.js'
 import type { RunOutcome } from './cluster-status.js'
 import type { ListedObject } from '../fleet/cluster-objects.js'
 import type { VariantReport } from '../report/report.js'
+import { failure } from '../report/failure.js'
 
 const now = '2026-03-03T03:03:03Z'
 const earlier = '2026-01-01T00:00:00Z'
@@ -24,19 +25,20 @@ const outcome: RunOutcome = {
     {
       subject: 'PackageVariant default/invalid',
       key: 'default/invalid',
+      code: 'ValidationError',
       message: 'spec.upstream.package must not be empty',
     },
     {
       subject: 'PackageVariantSet default/bad',
       set: 'default/bad',
       message: "could not find upstream package revision 'nginx/7' in repo 'blueprints'",
-      reason: 'UpstreamNotFound',
+      code: 'UpstreamNotFound',
     },
     {
       subject: 'PackageVariantSet default/half target WorkloadCluster "x"',
       set: 'default/half',
       message: 'repository "x" could not be loaded',
-      reason: 'UnexpectedError',
+      code: 'UnexpectedError',
     },
   ],
   report: {
@@ -46,11 +48,16 @@ const outcome: RunOutcome = {
       report('PackageVariant default/ok', 'unchanged', { path: 'edge-01/web' }),
       report('PackageVariant default/broken', 'failed', {
         path: 'edge-01/broken',
-        reasons: ['function failed', 'exit 1'],
+        reasons: [failure('FunctionFailed', 'function failed'), failure('FunctionFailed', 'exit 1')],
       }),
-      report('PackageVariant default/invalid', 'failed', { reasons: ['spec.upstream.package must not be empty'] }),
+      report('PackageVariant default/invalid', 'failed', {
+        reasons: [failure('ValidationError', 'spec.upstream.package must not be empty')],
+      }),
       report('PackageVariant default/nginx-edge-01', 'created', { path: 'edge-01/nginx' }),
-      report('PackageVariant default/nginx-edge-02', 'failed', { path: 'edge-02/nginx', reasons: ['conflict'] }),
+      report('PackageVariant default/nginx-edge-02', 'failed', {
+        path: 'edge-02/nginx',
+        reasons: [failure('MergeConflict', 'conflict')],
+      }),
     ],
   },
   sharded: false,
@@ -179,7 +186,11 @@ describe('statusUpdates', () => {
       ...outcome,
       report: {
         ...outcome.report,
-        variants: [report('PackageVariant default/broken', 'failed', { reasons: ['x'.repeat(40000)] })],
+        variants: [
+          report('PackageVariant default/broken', 'failed', {
+            reasons: [failure('FunctionFailed', 'x'.repeat(40000))],
+          }),
+        ],
       },
     }
     const [update] = statusUpdates([listed('PackageVariant', 'broken')], [], long, now)

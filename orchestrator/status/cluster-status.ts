@@ -8,6 +8,8 @@ import { conditionsFor } from '../../functions/fan-out/status.js'
 import type { Condition, FailureReason } from '../../functions/fan-out/status.js'
 import type { PlanFailure } from '../plan/plan.js'
 import type { RunReport } from '../report/report.js'
+import { messagesOf } from '../report/failure.js'
+import type { FailureCode } from '../report/failure.js'
 import { describe, nextStatus } from '../fleet/cluster-objects.js'
 import type { ListedObject, StatusUpdate } from '../fleet/cluster-objects.js'
 
@@ -50,7 +52,7 @@ export function variantConditions(
   if (!report || report.status === 'deleted' || report.status === 'orphaned') return undefined
   if (report.status === 'failed')
     return {
-      conditions: [valid, { type: 'Ready', status: 'False', reason: 'Error', message: report.reasons.join('; ') }],
+      conditions: [valid, { type: 'Ready', status: 'False', reason: 'Error', message: messagesOf(report.reasons) }],
     }
   // Rendered, but its package may not be published until its readiness gates are True.
   if (report.notReady)
@@ -81,7 +83,7 @@ export function setConditions(key: string, outcome: RunOutcome): Condition[] {
   if (own.length > 0)
     return conditionsFor({
       ok: false,
-      reason: (own[0]!.reason ?? 'UnexpectedError') as FailureReason,
+      reason: porchReason(own[0]!.code),
       message: withMore(own[0]!.message, own.length),
     })
   if (outcome.sharded) return conditionsFor({ ok: true })
@@ -93,8 +95,14 @@ export function setConditions(key: string, outcome: RunOutcome): Condition[] {
   return conditionsFor({
     ok: false,
     reason: 'UnexpectedError',
-    message: withMore(`${first.subject}: ${first.reasons.join('; ')}`, failed.length),
+    message: withMore(`${first.subject}: ${messagesOf(first.reasons)}`, failed.length),
   })
+}
+
+/** A set's condition reason: its failure's code where Porch has it, else Porch's catch-all. */
+function porchReason(code: FailureCode): FailureReason {
+  const porch: readonly string[] = ['ValidationError', 'UpstreamNotFound', 'NoMatchingTargets', 'UnexpectedError']
+  return porch.includes(code) ? (code as FailureReason) : 'UnexpectedError'
 }
 
 function withMore(message: string, count: number): string {

@@ -14,6 +14,7 @@ const plan = {
   failures: [
     {
       subject: 'PackageVariant default/broken',
+      code: 'UpstreamNotFound' as const,
       message: 'could not find upstream package revision',
       downstream: 'edge-03/broken',
     },
@@ -54,7 +55,10 @@ describe('fleetStatus', () => {
       {
         'PackageVariant default/nginx-edge-02': {
           time: '2026-01-01T00:00:00Z',
-          reasons: ['3-way merge failed', 'conflict'],
+          reasons: [
+            { code: 'MergeConflict', message: '3-way merge failed' },
+            { code: 'MergeConflict', message: 'conflict' },
+          ],
         },
       },
     )
@@ -85,8 +89,17 @@ describe('fleetStatus', () => {
         state: 'behind',
         localEdits: 'edited',
         lastFailure: '2026-01-01T00:00:00Z: 3-way merge failed; conflict',
+        failures: [
+          { code: 'MergeConflict', message: '3-way merge failed' },
+          { code: 'MergeConflict', message: 'conflict' },
+        ],
       },
-      { variant: 'default/broken', package: 'edge-03/broken', lastFailure: 'could not find upstream package revision' },
+      {
+        variant: 'default/broken',
+        package: 'edge-03/broken',
+        lastFailure: 'could not find upstream package revision',
+        failures: [{ code: 'UpstreamNotFound', message: 'could not find upstream package revision' }],
+      },
       {
         variant: 'default/nginx-edge-03',
         package: 'edge-03/nginx',
@@ -104,8 +117,8 @@ describe('fleetStatus', () => {
         'edge-03/nginx         default/nginx-edge-03            -        unrendered: blueprints/nginx v2 (nginx/v2)',
         '',
         'Last failures:',
-        '  edge-02/nginx: 2026-01-01T00:00:00Z: 3-way merge failed; conflict',
-        '  edge-03/broken: could not find upstream package revision',
+        '  edge-02/nginx: 2026-01-01T00:00:00Z: 3-way merge failed; conflict [MergeConflict]',
+        '  edge-03/broken: could not find upstream package revision [UpstreamNotFound]',
         '',
         'Local edits unknown:',
         '  1 package(s): no record',

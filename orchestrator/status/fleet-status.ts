@@ -11,6 +11,8 @@ import type { LastFailures } from '../output/last-failures.js'
 import type { PackageRecord } from '../package/ownership.js'
 import type { PlanFailure, PlannedVariant } from '../plan/plan.js'
 import type { RepositoryDependencies } from '../report/report.js'
+import { messagesOf } from '../report/failure.js'
+import type { Failure } from '../report/failure.js'
 import { revisionLabel } from '../upstream/revisions.js'
 
 /** Where status reads the packages: the downstream repositories (`--git`, the default), or a directory (`--out DIR`). */
@@ -53,8 +55,10 @@ export interface VariantStatusRow {
   localEditsReason?: string
   /** A dependency's own PackageManifest: its name and version. */
   dependency?: { name: string; version?: string }
-  /** Why the last render of this variant failed, or why it cannot be planned now. */
+  /** Why the last render of this variant failed, or why it cannot be planned now (`<time>: <messages>` for a render's). */
   lastFailure?: string
+  /** The reasons of lastFailure, each with its code (docs/reports.md, "Failure codes"). */
+  failures?: Failure[]
   /** Why its package (with `--git` its open draft, else the published one) is not ready: `not ready: <gate> <status>: <message>`. */
   notReady?: string
   /** `--git`: the labels and annotations of its latest revision (the draft's, else the published one's), as Porch keeps them on a PackageRevision. */
@@ -108,9 +112,11 @@ export function fleetStatus(
   failures: LastFailures,
 ): FleetStatus {
   const rows: VariantStatusRow[] = []
-  const failure = (subject: string) => {
+  const failed = (row: VariantStatusRow, subject: string) => {
     const f = failures[subject]
-    return f ? `${f.time}: ${f.reasons.join('; ')}` : undefined
+    if (!f) return
+    row.lastFailure = `${f.time}: ${messagesOf(f.reasons)}`
+    row.failures = f.reasons.map((r) => ({ ...r }))
   }
   for (const v of plan.variants) {
     const path = `${v.downstream.repo}/${v.downstream.package}`
@@ -126,8 +132,7 @@ export function fleetStatus(
     if (!stored.record) row.state = read.output === 'git' ? 'unpublished' : 'unrendered'
     else row.state = lock?.commit === v.upstream.commit ? 'current' : 'behind'
     edits(row, stored)
-    const last = failure(`PackageVariant ${v.key}`)
-    if (last) row.lastFailure = last
+    failed(row, `PackageVariant ${v.key}`)
     rows.push(row)
   }
   for (const [path, stored] of read.dependencies) {
@@ -136,12 +141,15 @@ export function fleetStatus(
     row.state = stored.record ? 'installed' : 'unpublished'
     if (stored.manifest) row.dependency = { ...stored.manifest }
     edits(row, stored)
-    const last = failure(row.variant)
-    if (last) row.lastFailure = last
+    failed(row, row.variant)
     rows.push(row)
   }
   for (const f of plan.failures) {
-    const row: VariantStatusRow = { variant: f.subject.replace(/^PackageVariant /, ''), lastFailure: f.message }
+    const row: VariantStatusRow = {
+      variant: f.subject.replace(/^PackageVariant /, ''),
+      lastFailure: f.message,
+      failures: [{ code: f.code, message: f.message }],
+    }
     if (f.downstream) row.package = f.downstream
     rows.push(row)
   }
@@ -200,7 +208,10 @@ export function formatStatus(status: Pick<FleetStatus, 'output' | 'variants'>): 
   const failed = rows.filter((r) => r.lastFailure)
   if (failed.length > 0) {
     lines.push('', 'Last failures:')
-    for (const r of failed) lines.push(`  ${r.package ?? r.variant}: ${r.lastFailure}`)
+    for (const r of failed)
+      lines.push(
+        `  ${r.package ?? r.variant}: ${r.lastFailure}${r.failures ? ` [${[...new Set(r.failures.map((f) => f.code))].join(', ')}]` : ''}`,
+      )
   }
   const unready = rows.filter((r) => r.notReady)
   if (unready.length > 0) {

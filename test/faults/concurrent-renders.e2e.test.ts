@@ -18,7 +18,7 @@ import { treeWithModesAndBytes } from '../support/files.js'
 import { heldAt, killHeldRuns, timeout, Workspace } from '../support/git-workspace.js'
 
 interface Report {
-  variants: { path: string; status: string; reasons: string[] }[]
+  variants: { path: string; status: string; reasons: { code: string; message: string }[] }[]
 }
 
 afterEach(killHeldRuns)
@@ -167,9 +167,12 @@ describe('two renders of the same fleet at once', () => {
           path: v.path,
           status: 'failed',
           reasons: [
-            expect.stringMatching(
-              /^pushing to \S+ was refused: refs\/heads\/drafts\/nginx\/packagevariant-1 \[rejected\] \(stale info\)$/,
-            ),
+            {
+              code: 'GitPushRefused',
+              message: expect.stringMatching(
+                /^pushing to \S+ was refused: refs\/heads\/drafts\/nginx\/packagevariant-1 \[rejected\] \(stale info\)$/,
+              ),
+            },
           ],
         })
       // Refused whole: the repositories are as the other run left them.

@@ -51,7 +51,7 @@ const suite = describeIfAvailable(
 )
 
 interface Report {
-  variants: { path: string; subject: string; status: string; reasons: string[] }[]
+  variants: { path: string; subject: string; status: string; reasons: { code: string; message: string }[] }[]
   dependencies?: { name: string; steps: { package: string; path: string; outcome: string; reason?: string }[] }[]
 }
 
@@ -118,9 +118,12 @@ suite('render --out onto a disk that fills up', () => {
         expect({ path: v.path, reasons: v.reasons }).toEqual({
           path: v.path,
           reasons: [
-            expect.stringMatching(
-              /^(dependency cert-manager v1\.14\.4 could not be installed in repository edge-\d+: )?cannot write the package: ENOSPC: no space left on device/,
-            ),
+            {
+              code: expect.stringMatching(/^(WriteFailed|DependencyFailed)$/),
+              message: expect.stringMatching(
+                /^(dependency cert-manager v1\.14\.4 could not be installed in repository edge-\d+: )?cannot write the package: ENOSPC: no space left on device/,
+              ),
+            },
           ],
         })
       expect(first.stderr).toMatch(/^ {2}edge-\d+\/\S+: cannot write the package: ENOSPC: no space left on device/m)

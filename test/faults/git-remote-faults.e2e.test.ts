@@ -55,7 +55,7 @@ describe('git remotes that fail in the middle of a push', () => {
       const run = await held
       expect(run.exitCode).toBe(1)
       const report = JSON.parse(String(run.stdout)) as {
-        variants: { path: string; status: string; reasons: string[] }[]
+        variants: { path: string; status: string; reasons: { code: string; message: string }[] }[]
       }
       expect(report.variants.map((v) => [v.path, v.status])).toEqual([
         ['edge-01/nginx', 'created'],
@@ -63,9 +63,12 @@ describe('git remotes that fail in the middle of a push', () => {
         ['edge-03/nginx', 'created'],
       ])
       expect(report.variants[1]!.reasons).toEqual([
-        expect.stringMatching(
-          /^pushing to .*\/repos\/edge-02\.git was refused: .*edge-02\.git' does not appear to be a git repository$/,
-        ),
+        {
+          code: 'GitPushRefused',
+          message: expect.stringMatching(
+            /^pushing to .*\/repos\/edge-02\.git was refused: .*edge-02\.git' does not appear to be a git repository$/,
+          ),
+        },
       ])
       expect(String(run.stderr)).toContain('edge-02/nginx: pushing to ')
       expect(stackLines(String(run.stderr))).toEqual([])
@@ -99,7 +102,12 @@ describe('git remotes that fail in the middle of a push', () => {
         ['edge-03/nginx', 'created', 'nginx/v1'],
       ])
       expect(first.report.variants[0]!.reasons).toEqual([
-        expect.stringMatching(/^pushing to .*\/repos\/edge-01\.git was refused: .*the remote end hung up unexpectedly/),
+        {
+          code: 'GitPushRefused',
+          message: expect.stringMatching(
+            /^pushing to .*\/repos\/edge-01\.git was refused: .*the remote end hung up unexpectedly/,
+          ),
+        },
       ])
       expect(stackLines(first.run.stderr)).toEqual([])
       // All or nothing: no branch, no tag, no draft.
@@ -132,7 +140,9 @@ describe('git remotes that fail in the middle of a push', () => {
       const first = await ws.render()
       expect(first.run.exitCode).toBe(1)
       expect(first.report.variants[1]).toMatchObject({ path: 'edge-02/nginx', status: 'failed' })
-      expect(first.report.variants[1]!.reasons.join()).toMatch(/the remote end hung up unexpectedly/)
+      expect(first.report.variants[1]!.reasons.map((r) => r.message).join()).toMatch(
+        /the remote end hung up unexpectedly/,
+      )
       removeHook(ws.remote('edge-02'), 'reference-transaction')
       // The remote took the draft whole.
       expect(Object.keys(await refsOf(ws.remote('edge-02')))).toEqual(['refs/heads/drafts/nginx/packagevariant-1'])

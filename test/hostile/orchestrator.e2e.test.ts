@@ -13,7 +13,13 @@ import { source } from '../support/source.js'
 import { runCli } from '../support/cli-run.js'
 
 interface Report {
-  variants: { subject: string; path?: string; status: string; reasons: string[]; warnings: string[] }[]
+  variants: {
+    subject: string
+    path?: string
+    status: string
+    reasons: { code: string; message: string }[]
+    warnings: string[]
+  }[]
 }
 
 /** Every path below `dir`, symbolic links marked. */
@@ -102,7 +108,8 @@ describe('kpt-variants render with hostile names and packages', () => {
     ]) {
       const entry = byName.get(name)
       expect({ name, status: entry?.status }).toEqual({ name, status: 'failed' })
-      expect(entry!.reasons.join(' ')).not.toMatch(/\n\s+at /)
+      expect(entry!.reasons.map((r) => r.message).join(' ')).not.toMatch(/\n\s+at /)
+      expect(entry!.reasons.map((r) => r.code)).not.toContain('InternalError')
     }
     // Only the fleet, the repositories, the output and the file the links point at.
     expect(readdirSync(dir).sort()).toEqual(['fleet', 'out', 'outside.yaml', 'repos'])
@@ -147,7 +154,8 @@ describe('kpt-variants render with an exec: function in the upstream pipeline', 
     expect(run.exitCode).toBe(1)
     const report = JSON.parse(String(run.stdout)) as Report
     expect(report.variants.map((v) => v.status)).toEqual(['failed'])
-    expect(report.variants[0]!.reasons.join(' ')).toMatch(/allow-exec/)
+    expect(report.variants[0]!.reasons.map((r) => r.code)).toEqual(['FunctionFailed'])
+    expect(report.variants[0]!.reasons.map((r) => r.message).join(' ')).toMatch(/allow-exec/)
     expect(() => lstatSync(join(dir, 'ran'))).toThrow()
     const written = readdirSync(dir).includes('out') ? listTree(join(dir, 'out')).filter((p) => !p.startsWith('.')) : []
     expect(written).toEqual([])

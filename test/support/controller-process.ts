@@ -15,7 +15,13 @@ export interface CycleLine {
   changed: string[]
   scope: 'all' | { variants: string[]; repositories: string[] }
   report: {
-    variants: { subject: string; status: string; path?: string; reasons: string[]; draft?: string }[]
+    variants: {
+      subject: string
+      status: string
+      path?: string
+      reasons: { code: string; message: string }[]
+      draft?: string
+    }[]
     problems: string[]
   }
   status: { written: number; changed: number; failures: string[] }

@@ -141,7 +141,15 @@ export class Workspace {
   /** `render fleet --git --cache cache --json <args>`: the parsed report. */
   async render(...args: string[]): Promise<{
     run: Run
-    report: { variants: { path?: string; status: string; draft?: string; published?: string; reasons: string[] }[] }
+    report: {
+      variants: {
+        path?: string
+        status: string
+        draft?: string
+        published?: string
+        reasons: { code: string; message: string }[]
+      }[]
+    }
   }> {
     const run = await this.run('render', 'fleet', '--git', '--cache', 'cache', '--json', ...args)
     return { run, report: JSON.parse(run.stdout) }

@@ -30,7 +30,7 @@ export interface VariantEntry {
   status: 'created' | 'updated' | 'unchanged' | 'deleted' | 'orphaned' | 'failed'
   upstream?: string
   previousUpstream?: string
-  reasons: string[]
+  reasons: { code: string; message: string }[]
   warnings: string[]
   conflicts: unknown[]
   diff?: string

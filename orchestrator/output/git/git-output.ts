@@ -46,6 +46,7 @@ import { heldForDeletion } from '../../rollout/pacing.js'
 import { readPackageStates } from './package-states.js'
 import { deleteDrafts, writeDrafts } from './write.js'
 import type { DraftChange, DraftsWritten } from './write.js'
+import { failure } from '../../report/failure.js'
 
 /** The `--git` settings of a render. */
 export interface GitSettings {
@@ -455,9 +456,10 @@ export function committerFrom(
   }
 }
 
+/** Fails a report the remote refused (the only failure made here). */
 function fail(report: VariantReport, reason: string): void {
   report.status = 'failed'
-  report.reasons.push(reason)
+  report.reasons.push(failure('GitPushRefused', reason))
   delete report.draft
   delete report.published
 }
