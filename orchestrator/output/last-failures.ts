@@ -20,8 +20,9 @@ const failuresFormat: RecordFormat<{ failures: LastFailures }> = {
   holds: (record) =>
     typeof record.failures === 'object' &&
     record.failures !== null &&
-    Object.values(record.failures).every(
-      (f) => Array.isArray(f?.reasons) && f.reasons.every((r: Failure) => isFailureCode(r?.code)),
+    Object.values(record.failures as Record<string, { reasons?: unknown } | null>).every(
+      (f) =>
+        Array.isArray(f?.reasons) && (f.reasons as ({ code?: unknown } | null)[]).every((r) => isFailureCode(r?.code)),
     ),
 }
 

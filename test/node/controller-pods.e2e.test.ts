@@ -26,11 +26,11 @@ import {
   fleetRepositories,
   isReady,
   liveApply,
-  describeOnNode,
   repositoryObject,
   startNode,
   waitForPods,
 } from '../support/node-fleet.js'
+import { describeOnNode } from '../support/node-suite.js'
 import { schemalessCrd } from '../support/schemaless-crd.js'
 
 const timeout = 300_000

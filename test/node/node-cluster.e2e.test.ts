@@ -16,10 +16,11 @@ import type { GitDaemon } from '../support/git-daemon.js'
 import type { Json } from '../support/kube-apiserver.js'
 import { bridgeName, until } from '../support/node-cluster.js'
 import type { NodeCluster } from '../support/node-cluster.js'
-import { describeOnNode, fleetObjects, fleetRepositories, startNode } from '../support/node-fleet.js'
+import { fleetObjects, fleetRepositories, startNode } from '../support/node-fleet.js'
 import { leftovers } from '../support/node-host-state.js'
 import { caseObjects, casePod, cases, inPodRequest, manifests, namespace, pod, roles } from '../support/node-rbac.js'
 import type { Case } from '../support/node-rbac.js'
+import { describeOnNode } from '../support/node-suite.js'
 import { schemalessCrd } from '../support/schemaless-crd.js'
 
 const timeout = 600_000

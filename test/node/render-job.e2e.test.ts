@@ -8,7 +8,8 @@
 import { chmodSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { NodeCluster } from '../support/node-cluster.js'
-import { describeOnNode, startNode } from '../support/node-fleet.js'
+import { describeOnNode } from '../support/node-suite.js'
+import { startNode } from '../support/node-fleet.js'
 import {
   draftTrees,
   removeDrafts,

@@ -14,23 +14,11 @@ import type { Cluster } from './fleet.js'
 import { git } from './git-repo.js'
 import { GitDaemon } from './git-daemon.js'
 import type { Json } from './kube-apiserver.js'
-import { NodeCluster, nodeClusterMissing, until } from './node-cluster.js'
-import { describeIfAvailable } from './requires.js'
+import { NodeCluster, until } from './node-cluster.js'
 import { buildNodeImages, importImages, orchestratorImage } from './node-images.js'
 import { pauseImage } from './node-cluster.js'
 
 export const documents = (text: string) => parseAllDocuments(text).map((d) => d.toJS() as Json)
-
-/** `describe` for a suite on a test node: skipped, saying what is missing, where a node cannot run (failing in CI). */
-export function describeOnNode(): jest.Describe {
-  const missing = [
-    ...(installedEngine() ? [] : ['no container engine (apt-get install podman runc)']),
-    nodeClusterMissing(),
-  ]
-    .filter(Boolean)
-    .join('; ')
-  return describeIfAvailable(missing === '', `the e2e tests on a real node: ${missing}`)
-}
 
 /** Builds the images and starts the node with them imported. */
 export async function startNode(): Promise<NodeCluster> {
