@@ -19,6 +19,7 @@ import { delimiter, join, resolve } from 'node:path'
 import { execa } from 'execa'
 import { parse, stringify } from 'yaml'
 import { functionPrograms } from '../../scripts/programs.js'
+import { repositoryRoot } from '../support/root.js'
 
 /** `.expected/config.yaml`, the subset of kpt's e2e fields we support. */
 export interface CaseConfig {
@@ -44,7 +45,8 @@ export interface E2eCase {
   config: CaseConfig
 }
 
-export const repoRoot = resolve(new URL('../..', import.meta.url).pathname)
+/** The repository's root, from test/e2e/ or compiled under dist/ (the benchmarks import the test support). */
+export const repoRoot = repositoryRoot()
 
 /** The KRM functions' programs: every executable of bin/ but the orchestrator (bin/load-bundle.js is their loader). */
 export function functionBins(): string[] {
