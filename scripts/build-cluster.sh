@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the real Kubernetes programs the e2e tests run into test/apiserver/bin/ (ignored by git):
 # kube-apiserver and etcd (test/support/kube-apiserver.ts), and the single node of
-# test/support/node-cluster.ts: kubelet, kube-controller-manager, kube-scheduler, kube-proxy, kubectl,
+# test/support/node-cluster.ts: kubelet, kube-controller-manager, kube-scheduler, kube-proxy,
 # containerd with its runc shim and ctr, and the CNI plugins. Kubernetes comes from the modules
 # pinned in test/apiserver/go.mod (one `go build`: the programs share most packages, which compile
 # once); containerd and the CNI plugins from the versions pinned below, each with its own go.sum.
@@ -37,7 +37,7 @@ echo "build-cluster: building Kubernetes $release, etcd, containerd and CNI plug
 rm -rf bin.tmp
 start=$SECONDS
 programs=()
-for cmd in kube-apiserver kubelet kube-controller-manager kube-scheduler kube-proxy kubectl; do
+for cmd in kube-apiserver kubelet kube-controller-manager kube-scheduler kube-proxy; do
   programs+=("k8s.io/kubernetes/cmd/$cmd")
 done
 CGO_ENABLED=0 go build -mod=readonly -trimpath -ldflags "$ldflags" -o bin.tmp/ go.etcd.io/etcd/server/v3 "${programs[@]}"
