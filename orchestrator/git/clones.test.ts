@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createRepo, git } from '../../test/support/git-repo.js'
@@ -35,4 +35,18 @@ test('what a clone killed halfway left is cloned over, not fetched into', async 
   await syncClone(source, clone)
   expect(await git(clone, 'tag')).toBe('app/v1')
   expect(existsSync(`${clone}.partial`)).toBe(false)
+})
+
+test('a clone the remote has not moved past is not fetched; refs a fetch brings are packed', async () => {
+  const clone = clonePath(join(dir, 'cache'), source)
+  await syncClone(source, clone)
+  await syncClone(source, clone)
+  // A fetch writes FETCH_HEAD; the clone wrote none.
+  expect(existsSync(join(clone, 'FETCH_HEAD'))).toBe(false)
+  await git(source, 'tag', 'app/v2')
+  await syncClone(source, clone)
+  expect(existsSync(join(clone, 'FETCH_HEAD'))).toBe(true)
+  expect(await git(clone, 'tag')).toBe('app/v1\napp/v2')
+  expect(existsSync(join(clone, 'refs', 'tags', 'app', 'v2'))).toBe(false)
+  expect(readFileSync(join(clone, 'packed-refs'), 'utf8')).toContain('refs/tags/app/v2')
 })

@@ -9,7 +9,7 @@
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs'
 import { isAbsolute, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { git } from './git.js'
+import { git, listRefs } from './git.js'
 
 /** Where a repository URL points: a local git directory, or a URL to clone. */
 export function locateRepository(url: string, base: string): { local: string } | { remote: string } {
@@ -36,7 +36,14 @@ export function cloneSource(url: string, base: string): string {
   return 'local' in where ? resolveLocalRepository(where.local) : where.remote
 }
 
-/** Brings the working clone at `clone` up to date with `source`: a bare clone the first time, a pruning fetch after. */
+/**
+ * Brings the working clone at `clone` up to date with `source`: a bare clone
+ * the first time, a pruning fetch after, and none when the remote's branches
+ * and tags are the clone's already (a fetch that brings nothing still compares
+ * every ref: half a second at 10,000 drafts, where listing both takes tens of
+ * milliseconds). Refs a fetch wrote are packed: git reads 10,000 loose refs as
+ * 10,000 files at every listing and push.
+ */
 export async function syncClone(source: string, clone: string): Promise<void> {
   if (!existsSync(join(clone, 'HEAD'))) {
     mkdirSync(join(clone, '..'), { recursive: true })
@@ -48,8 +55,26 @@ export async function syncClone(source: string, clone: string): Promise<void> {
     renameSync(partial, clone)
     return
   }
+  const [remote, local] = await Promise.all([
+    git(['ls-remote', '--refs', '--heads', '--tags', 'origin'], { cwd: clone }),
+    listRefs(clone, ['refs/heads/', 'refs/tags/']),
+  ])
+  if (sameRefs(remote, local)) return
   await git(
     ['fetch', '--quiet', '--prune', '--force', 'origin', '+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*'],
     { cwd: clone },
   )
+  await git(['pack-refs', '--all'], { cwd: clone })
+}
+
+/** True when `ls-remote`'s lines (`<oid>\t<ref>`) name exactly the refs of `local`, each at the same object. */
+function sameRefs(lsRemote: string, local: ReadonlyMap<string, string>): boolean {
+  let count = 0
+  for (const line of lsRemote.split('\n')) {
+    const tab = line.indexOf('\t')
+    if (tab < 0) continue
+    if (local.get(line.slice(tab + 1)) !== line.slice(0, tab)) return false
+    count++
+  }
+  return count === local.size
 }

@@ -9,7 +9,7 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Repository } from '../../../functions/api/repository.js'
-import { catFileBatch, diffTrees, listRefsWithDates, listTree, resolveObjects } from '../../git/git.js'
+import { catFileBatch, diffTrees, listRefs, listRefsWithDates, listTree, resolveObjects } from '../../git/git.js'
 import { gitPackageFiles } from '../../package/files.js'
 import { parseRevisionTags } from '../../upstream/revisions.js'
 import { clonePath } from '../../cache/layout.js'
@@ -101,8 +101,12 @@ export async function readLockedRepository(locked: LockedRepository): Promise<Re
 }
 
 async function readSnapshot(repo: RepositoryLocation, source: string, clone: string): Promise<RepositorySnapshot> {
-  // The tags' dates come with the refs, in the same process: a rollout's soak counts from them.
-  const { refs, dates } = await listRefsWithDates(clone, ['refs/heads/', 'refs/tags/'])
+  // The tags' dates come with them (a rollout's soak counts from them); a branch's would read its commit, 10,000 drafts' 10,000.
+  const [heads, { refs: tagRefs, dates }] = await Promise.all([
+    listRefs(clone, ['refs/heads/']),
+    listRefsWithDates(clone, ['refs/tags/']),
+  ])
+  const refs = new Map([...heads, ...tagRefs])
   const snapshot: RepositorySnapshot = {
     name: repo.name,
     source,
