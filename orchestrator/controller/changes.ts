@@ -50,7 +50,7 @@ export function planState(plan: FleetPlan, fleet: Pick<Fleet, 'objects'>): PlanS
 /** A planned variant as the plan gives it, with the objects its injectors can read (those of its namespace named by one, as Porch injects). */
 function plannedEntry(v: PlannedVariant, byName: ReadonlyMap<string, readonly KubeObject[]>): unknown[] {
   const names = [...new Set((v.pv.spec.injectors ?? []).map((i) => i.name))].sort()
-  const injectable = names.flatMap((name) => (byName.get(`${v.pv.namespace}/${name}`) ?? []).map(textOf))
+  const injectable = names.flatMap((name) => (byName.get(`${v.pv.namespace}/${name}`) ?? []).map(digestOf))
   const { upstream } = v
   return [
     'planned',
@@ -58,8 +58,8 @@ function plannedEntry(v: PlannedVariant, byName: ReadonlyMap<string, readonly Ku
     v.set ?? '',
     v.warnings,
     [upstream.repository, upstream.ref, upstream.commit, upstream.directory],
-    textOf(v.upstreamRepo.object),
-    textOf(v.downstreamRepo.object),
+    digestOf(v.upstreamRepo.object),
+    digestOf(v.downstreamRepo.object),
     `${v.downstream.repo}/${v.downstream.package}`,
     injectable,
   ]
@@ -123,11 +123,24 @@ export function fleetWideKeys(
   return keys
 }
 
-/** Objects as text, printed once each: a thousand variants share a few repositories and injected objects. */
+/** Objects as text, printed once each. */
 const texts = new WeakMap<KubeObject, string>()
 
 function textOf(object: KubeObject): string {
   let text = texts.get(object)
   if (text === undefined) texts.set(object, (text = object.toItemText()))
   return text
+}
+
+/**
+ * An object's text as a digest, once each: ten thousand variants share a few
+ * repositories and injected objects, whose whole texts in every variant's
+ * entry were most of what planState hashed.
+ */
+const digests = new WeakMap<KubeObject, string>()
+
+function digestOf(object: KubeObject): string {
+  let digest = digests.get(object)
+  if (digest === undefined) digests.set(object, (digest = createHash('sha256').update(textOf(object)).digest('base64')))
+  return digest
 }

@@ -55,6 +55,21 @@ export interface Cycle {
   memory: { rss: number; heapUsed: number }
   /** The longest the event loop was held up during the cycle (ms): how late a timer can fire. */
   eventLoopDelayMs: number
+  /** Where the cycle's time went (ms), phase by phase: what to make faster first. */
+  phases: CyclePhases
+}
+
+/**
+ * A cycle's phases: the snapshot written, the fleet loaded and planned (the
+ * upstreams listed), the plan compared with the last (the scope), the
+ * render (repositories opened, variants rendered, pushed), the status written.
+ */
+export interface CyclePhases {
+  snapshot: number
+  plan: number
+  scope: number
+  render: number
+  status: number
 }
 
 export interface ControllerSettings {
@@ -191,13 +206,22 @@ export class Controller {
     const delay = monitorEventLoopDelay({ resolution: 10 })
     delay.enable()
     const scratch = mkdtempSync(join(tmpdir(), 'kpt-variants-controller-'))
+    const phases: CyclePhases = { snapshot: 0, plan: 0, scope: 0, render: 0, status: 0 }
+    let phaseStart = 0
+    const phaseDone = (phase: keyof CyclePhases) => {
+      const now = this.clock.now()
+      phases[phase] = now - phaseStart
+      phaseStart = now
+    }
     try {
       // Every resource listed first: what their lists report belongs to this cycle.
       await Promise.race([this.#cache.ready(), this.#stopping.promise])
       if (this.#stopped) return
       pending = this.#pending
       this.#pending = { full: false, upstream: false, changes: [], triggers: new Set() }
+      phaseStart = this.clock.now()
       const snapshot = this.#cache.write()
+      phaseDone('snapshot')
       for (const warning of snapshot.warnings) if (pending.full) this.settings.log(`warning: ${warning}`)
       const base = {
         ...this.settings.render,
@@ -210,6 +234,7 @@ export class Controller {
       const planned = await loadAndPlan(listAnew ? base : { ...base, upstreamPins: this.#pins! }, scratch)
       const pins = await planned.sources.pins()
       const upstreamDigest = upstreamIndexDigest(planned.upstreams.index)
+      phaseDone('plan')
       const state = planState(planned.plan, planned.fleet)
       // New upstream revisions may change what any repository's dependencies resolve to: everything is rendered.
       const full = pending.full || !this.#state || upstreamDigest !== this.#upstreamDigest
@@ -223,6 +248,7 @@ export class Controller {
         const records = RenderMemo.read(this.settings.memo)
         scope = affectedScope(this.#state!, state, { always: fleetWideKeys(planned.plan, records, rendered), records })
       }
+      phaseDone('scope')
       const report: RunReport =
         scope && scope.variants.length === 0
           ? { dryRun: false, variants: [], problems: [] }
@@ -233,6 +259,7 @@ export class Controller {
               () => {},
               planned,
             )
+      phaseDone('render')
       this.#state = state
       this.#pins = pins
       this.#upstreamDigest = upstreamDigest
@@ -256,6 +283,7 @@ export class Controller {
         updates.length > 0
           ? await this.client.writeStatus(updates, snapshot.statusResources)
           : { written: 0, failures: [] }
+      phaseDone('status')
       // A status not written (the API server unreachable, etcd down) is written by a cycle of its own after a
       // while, as a failed cycle is tried again: no watch event would bring it, and until then it says what git no longer holds.
       const statusRetryMs = written.failures.length > 0 ? this.#retryMs : undefined
@@ -290,6 +318,7 @@ export class Controller {
         ...(pending.firstChangeAt !== undefined ? { firstChangeAt: pending.firstChangeAt } : {}),
         memory: liveMemory(),
         eventLoopDelayMs: Math.round(delay.max / 1e6),
+        phases,
       }
       this.settings.log(describeCycle(cycle, planned.plan.variants.length))
       if (statusRetryMs !== undefined) this.settings.log(`writing the status again in ${statusRetryMs / 1000} s`)

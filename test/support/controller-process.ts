@@ -30,6 +30,7 @@ export interface CycleLine {
   firstChangeAt?: number
   memory: { rss: number; heapUsed: number }
   eventLoopDelayMs: number
+  phases: { snapshot: number; plan: number; scope: number; render: number; status: number }
 }
 
 /** Processes still running, killed if the test process exits without stopping them. */
