@@ -7,8 +7,6 @@
  * within the lease duration and nothing is lost or duplicated; a container killed is restarted and
  * the fleet converges.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { readdirSync, readFileSync } from 'node:fs'
 import { repoRoot } from '../e2e/runner.js'
@@ -23,11 +21,10 @@ import {
   deployForNode,
   documents,
   fleetObjects,
-  fleetRepositories,
   isReady,
   liveApply,
+  NodeFleet,
   repositoryObject,
-  startNode,
   waitForPods,
 } from '../support/node-fleet.js'
 import { describeOnNode } from '../support/node-suite.js'
@@ -62,6 +59,7 @@ suite('the controller as pods on a real node', () => {
   let daemon: GitDaemon
   let dir: string
   let applied: { exitCode?: number; stdout: string; stderr: string }
+  const node = new NodeFleet()
 
   const lease = async () =>
     (
@@ -95,20 +93,15 @@ suite('the controller as pods on a real node', () => {
   }
 
   beforeAll(async () => {
-    cluster = await startNode()
-    dir = mkdtempSync(join(tmpdir(), 'kpt-variants-node-controller-'))
-    daemon = await fleetRepositories(cluster, dir, ['edge-01', 'edge-02', 'edge-03', 'edge-04'])
+    const repos = ['edge-01', 'edge-02', 'edge-03', 'edge-04']
+    ;({ cluster, daemon, dir } = await node.start('kpt-variants-node-controller-', repos))
     const run = await liveApply(cluster, dir, deployForNode(dir))
     applied = { exitCode: run.exitCode, stdout: String(run.stdout), stderr: String(run.stderr) }
     await cluster.api.apply([schemalessCrd('infra.nephio.org', 'WorkloadCluster')])
     await cluster.api.apply(fleetObjects(daemon, threeClusters))
   }, timeout)
 
-  afterAll(async () => {
-    await cluster?.stop()
-    await daemon?.stop()
-    if (dir) rmSync(dir, { recursive: true, force: true })
-  }, timeout)
+  afterAll(() => node.stop(), timeout)
 
   test(
     '`kpt live apply deploy/` reconciles: two replicas Ready under the service account, restricted, one leading',
