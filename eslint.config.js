@@ -9,7 +9,8 @@ import tseslint from 'typescript-eslint'
 /**
  * The layers, bottom up: a module may import from its own layer and those before it, never from
  * a later one (orchestrator/README.md draws the map). Within functions/, the SDK and the APIs sit
- * below the functions, and a function imports another only through its index.ts.
+ * below the functions, and a function imports another only through its index.ts. A layer is a
+ * folder, or files named by a pattern: orchestrator/dependencies/ sits at three levels.
  */
 const layers = [
   'functions/krm',
@@ -25,11 +26,16 @@ const layers = [
   'orchestrator/fleet',
   'orchestrator/upstream',
   'orchestrator/report',
+  // The DependencyPolicy and the cluster's Kubernetes version, which plan/'s version following reads too.
+  'orchestrator/dependencies/{policy,platform}.ts',
   'orchestrator/plan',
+  // The dependency plan of a repository, from plan/'s variants.
+  'orchestrator/dependencies/!(policy|platform|run-phase).ts',
   'orchestrator/rollout',
   'orchestrator/variant',
   'orchestrator/output',
-  'orchestrator/run',
+  // The run's dependency phase is a step of run/.
+  ['orchestrator/run', 'orchestrator/dependencies/run-phase.{ts,js}'],
   'orchestrator/status',
   'orchestrator/page',
   'orchestrator/controller',
@@ -37,11 +43,14 @@ const layers = [
   'orchestrator/cli.{ts,js}',
 ]
 
+/** A layer's files as globs: a folder's, or those a file pattern names. */
+const globs = (layer) => [layer].flat().map((path) => `./${path}${path.includes('.') ? '' : '/**'}`)
+
 /** For each layer, the later layers it must not import from. */
 const upwardImports = layers.slice(0, -1).map((layer, i) => ({
-  target: `./${layer}${layer.includes('.') ? '' : '/**'}`,
-  from: layers.slice(i + 1).map((later) => `./${later}${later.includes('.') ? '' : '/**'}`),
-  message: `${layer} sits below these folders (orchestrator/README.md): move what both need down instead`,
+  target: globs(layer),
+  from: layers.slice(i + 1).flatMap(globs),
+  message: `${[layer].flat().join(' and ')} sits below these folders (orchestrator/README.md): move what both need down instead`,
 }))
 
 export default tseslint.config(

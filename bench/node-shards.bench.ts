@@ -9,8 +9,7 @@
 import { join } from 'node:path'
 import { installedEngine } from '../scripts/image-names.js'
 import { nodeClusterMissing } from '../test/support/node-cluster.js'
-import type { NodeCluster } from '../test/support/node-cluster.js'
-import { startNode } from '../test/support/node-fleet.js'
+import { NodeFleet } from '../test/support/node-fleet.js'
 import {
   removeDrafts,
   renderOneProcess,
@@ -26,8 +25,8 @@ const available = Boolean(installedEngine()) && nodeClusterMissing() === ''
 if (!available)
   console.log(`  SKIPPED: the node benchmarks need podman and a node: ${nodeClusterMissing() || 'no container engine'}`)
 
+const node = new NodeFleet()
 let fleet: Promise<ShardFleet> | undefined
-let cluster: NodeCluster | undefined
 let jobs = 0
 let single = 0
 
@@ -36,11 +35,7 @@ export const benchmarks: Benchmark[] = !available
   : [
       {
         name: `render ${targets.toLocaleString('en')} variants from the cluster into git as an Indexed Job of 4 shards (pods on one 2-CPU node)`,
-        setup: () =>
-          (fleet ??= (async () => {
-            cluster = await startNode()
-            return setUpShardFleet(cluster, targets)
-          })()),
+        setup: () => (fleet ??= setUpShardFleet(node, targets)),
         iterations: 3,
         warmUp: false,
         units: { count: targets, name: 'variant' },
@@ -61,9 +56,8 @@ export const benchmarks: Benchmark[] = !available
           },
         },
         teardown: async () => {
-          const f = await fleet
-          await cluster?.stop()
-          await f?.daemon.stop()
+          await fleet
+          await node.stop()
         },
       },
     ]

@@ -1,15 +1,15 @@
 // Loads a program of dist/bundles/ (made by scripts/bundle.ts) for its launcher in bin/.
 //
 // Each program is one CommonJS file, compiled here with the V8 code cache the build wrote beside it
-// (<name>.cjs.cache): V8 then reads the compiled code instead of parsing and compiling ~2 MB of
-// JavaScript. kpt-variants loads in ~0.1 s instead of ~0.16-0.2 s, and so does each of its render threads;
-// a function, which kpt starts once per package, loads its ~0.3 MB sooner too. A cache V8 rejects
-// (another Node, other V8 flags, a bundle rebuilt without it) only costs that time: the code is
-// compiled as usual. Node 20 has no compile cache of its own (module.enableCompileCache is Node 22's),
-// and none at all for ES modules, hence CommonJS. On Node 22 this one is still the faster, measured:
-// `status` of the demo fleet, best of 25 on Node 22.23, 103-115 ms with this cache, 125-131 ms with
-// module.enableCompileCache (likely because this one is made after the module code ran, so it also
-// holds the functions that code compiled).
+// (<name>.cjs.cache): V8 then reads the compiled code instead of parsing and compiling the bundle's
+// JavaScript. kpt-variants loads sooner, and so does each of its render threads; so does a function,
+// which kpt starts once per package (see bench/RESULTS.md, 'bin/package-context, 50 resources, as a
+// process'). A cache V8 rejects (another Node, other V8 flags, a bundle rebuilt without it) only costs
+// that time: the code is compiled as usual. Node 20 has no compile cache of its own
+// (module.enableCompileCache is Node 22's), and none at all for ES modules, hence CommonJS. On Node 22
+// this one is still the faster, measured against module.enableCompileCache on `status` of the demo
+// fleet (likely because this one is made after the module code ran, so it also holds the functions
+// that code compiled).
 import { readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname } from 'node:path'
@@ -24,8 +24,9 @@ import vm from 'node:vm'
 const programFlags = {
   // A render keeps little (the fleet, the plan, a few packages in flight) and discards much (every
   // variant's documents). Left to itself V8 lets such a heap grow up to four times what the last
-  // collection kept before collecting again: --force over 10,000 variants peaked at 0.95-1.0 GB, with
-  // this 0.55 GB and no slower (measured alternately). Set for the process: every render thread has it.
+  // collection kept before collecting again: --force over 10,000 variants peaked far higher without
+  // this, and was no faster (measured alternately; see bench/RESULTS.md, 're-render 10,000 unchanged
+  // variants --force', peak RSS). Set for the process: every render thread has it.
   'kpt-variants': ['--heap-growing-percent=50'],
 }
 

@@ -2,14 +2,14 @@
  * Bundles each program into one file under dist/bundles/, which its launcher
  * in bin/ loads (run by `npm run build`, after tsc, and by the Dockerfile).
  * A program in one file starts sooner than one whose modules Node loads file
- * by file: ~60 ms for a KRM function (its ~300 modules, ours and the yaml
- * library's), about a quarter of its run on a 50-resource package, which
- * `kpt fn render` pays once per function per package; ~0.2 s for
- * kpt-variants and again for each of its render threads.
+ * by file (a KRM function's hundreds of modules, ours and the yaml
+ * library's), a start that `kpt fn render` pays once per function per
+ * package (see bench/RESULTS.md, 'bin/package-context, 50 resources, as a
+ * process'), and kpt-variants once and again for each of its render threads.
  *
  * The programs are CommonJS (<name>.cjs), each with the V8 code cache its
  * launcher compiles it with (<name>.cjs.cache, see bin/load-bundle.js): it
- * starts sooner again, kpt-variants by ~0.06-0.1 s.
+ * starts sooner again.
  *
  * kpt-variants' threads load their code by path, beside the bundle: a render
  * thread (render-worker.js) loads the main bundle itself, so every thread
@@ -30,8 +30,9 @@ const dist = resolve(fileURLToPath(new URL('..', import.meta.url)))
  * The yaml library's ES module build (the same code as the CommonJS build
  * Node resolves, less its use of Node's `process` for warnings). Bundled from
  * CommonJS, every call into the library went through a property getter
- * (`(0, import_yaml.isScalar)(node)`): 3% of a render's time. As modules,
- * the calls are direct: 1,000 new variants 2.39 s -> 2.22 s (--dry-run).
+ * (`(0, import_yaml.isScalar)(node)`), a cost a render pays on every node
+ * it reads. As modules, the calls are direct (see bench/RESULTS.md,
+ * '--dry-run 1,000 variants').
  */
 const yamlModule = join(dirname(createRequire(import.meta.url).resolve('yaml/package.json')), 'browser', 'index.js')
 const out = join(dist, 'bundles')

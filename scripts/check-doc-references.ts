@@ -55,7 +55,7 @@ export const docMatchers: readonly RegExp[] = [
   /^README\.md$/,
   /^CONTRIBUTING\.md$/,
   /^docs\/[^/]+\.md$/,
-  /^orchestrator\/README\.md$/,
+  /^orchestrator\/([^/]+\/)?README\.md$/,
   /^functions\/[^/]+\/README\.md$/,
   /^bench\/[^/]+\.md$/,
   /^deploy\/README\.md$/,

@@ -30,7 +30,7 @@ let running: string | undefined
  * the bundle (dist/bundles/kpt-variants.cjs, which every render thread loads
  * too), and its URL is the bundle's (scripts/bundle.ts); the sources, as
  * tests run them, stand for themselves by this file. Hashed once, when first
- * asked (a few milliseconds for the 2.5 MB bundle), not by a run that records nothing.
+ * asked (it reads the whole bundle), not by a run that records nothing.
  */
 export function codeIdentity(): string {
   return (running ??= codeIdentityOf(version, fileURLToPath(import.meta.url)))

@@ -2,8 +2,8 @@
  * Work on many repositories at once: a repository's git processes run one
  * after another, but those of different repositories need not. Most of a
  * small repository's time is spent starting processes and waiting on them,
- * so a few at a time keep both cores busy (1,000 drafts of 100 repositories
- * published in 15.5 s one repository at a time).
+ * so a few at a time keep both cores busy (see bench/RESULTS.md, 'publish
+ * --fleet: 1,000 drafts across 100 repositories in one run').
  */
 
 /** Repositories worked on at once. */

@@ -166,9 +166,11 @@ export async function removeRefs(repo: string, prefixes: readonly string[]): Pro
 /**
  * fast-import keeps what it writes as one pack: by default it unpacks fewer
  * than 100 objects into loose files with a second process (`unpack-objects`),
- * which was a fifth of `publish --fleet`'s time over 100 repositories (5.3 s
- * -> 4.3 s). Packs stay few: git's automatic maintenance, which every fetch
- * runs, repacks them past `gc.autoPackLimit`.
+ * one per small import, which `publish --fleet` over many repositories paid
+ * again and again (see bench/RESULTS.md, 'publish --fleet: 1,000 drafts
+ * across 100 repositories in one run'). Packs stay few: git's
+ * automatic maintenance, which every fetch runs, repacks them past
+ * `gc.autoPackLimit`.
  */
 const keepPack = ['-c', 'fastimport.unpackLimit=0']
 
@@ -263,7 +265,7 @@ const leaseRemote = 'kpt-variants-lease'
  * overwritten. Resolves to the remote's reasons when it rejects the push.
  *
  * git matches each explicit refspec, and each `--force-with-lease=<ref>:<value>`,
- * against every ref of the push: 10,000 new drafts took 3.5 minutes to push.
+ * against every ref of the push: a push of N new drafts costs N squared.
  * So the new values and the expected ones are written as refs of two
  * namespaces first: one glob refspec pushes the first, and a bare
  * `--force-with-lease` finds each ref's expected value in the second, as the
@@ -271,9 +273,9 @@ const leaseRemote = 'kpt-variants-lease'
  * expected not to exist has none, which is what git then expects).
  *
  * A deletion is a refspec of its own (`:<ref>`), matched against every ref
- * of the remote too: publishing 2,000 drafts of a repository of 20,000 refs
- * took 86 s. Many deletions therefore go by `--prune` instead (see
- * pruningPush), which deletes them in one pass.
+ * of the remote too: the deletions times the remote's refs. Many deletions
+ * therefore go by `--prune` instead (see pruningPush), which deletes them in
+ * one pass.
  */
 export async function pushAtomic(
   repo: string,
@@ -337,11 +339,11 @@ export interface PushOptions {
 const mirrorRemote = 'kpt-variants-mirror'
 
 /**
- * Deletions from this many on go by `--prune`. A deletion refspec costs ~2 µs
- * per ref of the remote; pruning costs ~0.5 ms per branch and tag the remote
- * keeps (a push ref and a lease ref made and removed here), so it pays from
- * about 250 deletions whatever the remote's size (measured on tmpfs: 500
- * refspecs against 20,000 refs 19 s; 20,000 refs made 2.8 s, removed 2.4 s).
+ * Deletions from this many on go by `--prune`. Each deletion refspec is
+ * matched against every ref of the remote; pruning instead costs, per branch
+ * and tag the remote keeps (a push ref and a lease ref made and removed
+ * here), about as much as this many refspecs cost per ref (measured on
+ * tmpfs), so from here on it is the cheaper whatever the remote's size.
  */
 const pruneFrom = 256
 

@@ -33,7 +33,7 @@ export interface SpawnAnswer {
   error?: string
 }
 
-/** Programs started directly before the helper is worth its start (~50 ms): a small run never starts it. */
+/** Programs started directly before the helper is worth its start (a Node process): a small run never starts it. */
 const directFirst = 24
 
 const helperModule = new URL('./spawner-process.js', import.meta.url)

@@ -48,7 +48,7 @@ export interface PlannedVariant {
   /** Set when it follows a version (`kpt-variants.dev/upstream-version`): the constraint, the version chosen, the newest beyond it. */
   version?: UpstreamVersion
   /**
-   * Set for a dependency a render installs or moves (plan/dependencies.ts), not
+   * Set for a dependency a render installs or moves (dependencies/repository-plan.ts), not
    * a PackageVariant's package: its `pv` only names the upstream and the
    * downstream, and its package is marked as installed as a dependency
    * (`asDependency`), or left as someone installed it.

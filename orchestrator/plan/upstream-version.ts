@@ -20,6 +20,7 @@ import {
 } from '../../functions/dependency-check/index.js'
 import type { Version } from '../../functions/dependency-check/index.js'
 import type { PackageRevision, RevisionVersion } from '../upstream/revisions.js'
+import type { ClusterVersion } from '../dependencies/platform.js'
 
 /** The annotation that makes a PackageVariant, a PackageVariantSet or a set's template follow versions. */
 export const upstreamVersionAnnotation = 'kpt-variants.dev/upstream-version'
@@ -32,14 +33,6 @@ export interface UpstreamVersion {
   version: string
   /** The newest published version (prereleases as the policy admits), when it is newer than the one chosen. */
   newest?: string
-}
-
-/** The cluster a variant renders for, as far as its Kubernetes version goes. */
-export interface ClusterVersion {
-  /** `1.29.3`; undefined when the fleet does not say. */
-  version?: string
-  /** Where it was read (or looked for): `WorkloadCluster edge-05, label kpt-variants.dev/kubernetes-version`. */
-  source: string
 }
 
 export type ChosenVersion =

@@ -23,19 +23,9 @@ import type { PlannedVariant } from '../plan/plan.js'
 import { RenderMemo } from './memo.js'
 import type { MemoSettings } from './memo.js'
 import { packageRevisionObject } from '../upstream/revisions.js'
-import type { PackageRevision } from '../upstream/revisions.js'
+import { nginxRevision, repositories } from '../../test/support/unit-fleet.js'
 
-const repositories = source`
-  apiVersion: config.porch.kpt.dev/v1alpha1
-  kind: Repository
-  metadata: {name: blueprints, namespace: default}
-  spec: {git: {repo: ../repos/blueprints}}
-  ---
-  apiVersion: config.porch.kpt.dev/v1alpha1
-  kind: Repository
-  metadata: {name: edge-01, namespace: default}
-  spec: {deployment: true, git: {repo: ../repos/edge-01}}
-`
+const repos = repositories('edge-01')
 const variant = source`
   apiVersion: config.porch.kpt.dev/v1alpha1
   kind: PackageVariant
@@ -50,27 +40,15 @@ const endpoints = (api: string) =>
 const unrelated = (value: string) =>
   `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: other, namespace: default}\ndata: {x: ${value}}\n`
 
-const revision = (commit: string): PackageRevision => ({
-  kind: 'published',
-  repository: 'blueprints',
-  namespace: 'default',
-  packageName: 'nginx',
-  revision: 1,
-  workspaceName: 'v1',
-  ref: 'nginx/v1',
-  commit,
-  directory: 'nginx',
-})
-
 /** The fleet and its one planned variant, with the given injectable objects and upstream commit. */
 function planned(options: { api?: string; other?: string; commit?: string } = {}): {
   fleet: Fleet
   variant: PlannedVariant
 } {
-  const files = [repositories, variant, endpoints(options.api ?? 'https://a'), unrelated(options.other ?? 'one')]
+  const files = [repos, variant, endpoints(options.api ?? 'https://a'), unrelated(options.other ?? 'one')]
   const objects = files.flatMap((text, i) => parseObjects(text, `f${i}.yaml`))
   const fleet = buildFleet({ root: '/fleet', objects, problems: [], digest: files.join('\0') })
-  const rev = revision(options.commit ?? 'c1')
+  const rev = nginxRevision(1, options.commit ?? 'c1')
   const plan = planFleet(fleet, {
     revisions: new Map([['default|blueprints|nginx', [rev]]]),
     objects: [packageRevisionObject(rev)],

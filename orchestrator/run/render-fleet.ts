@@ -5,7 +5,7 @@
  *   set up      (setup.ts: load the fleet, list upstream revisions, plan, open the output)
  *   render      (render-share.ts on this thread, threads.ts on the others: each variant
  *                read from the output, rendered, staged)
- *   check       (dependencies.ts: per downstream repository, over every package bound for it)
+ *   check       (../dependencies/run-phase.ts: per downstream repository, over every package bound for it)
  *   gate        (publish-gate.ts: what --git --publish may publish, what --out may write, as rollouts allow)
  *   commit      (the output: rename staged packages into place, or push drafts and publish)
  *   remove      (abandoned packages deleted or orphaned)
@@ -27,7 +27,7 @@ import { sortReports } from '../report/report.js'
 import type { RunReport, VariantReport } from '../report/report.js'
 import { upstreamIndexDigest } from '../upstream/upstreams.js'
 import { holdMassDeletions } from './deletion-guard.js'
-import { resolveDependencies } from './dependencies.js'
+import { resolveDependencies } from '../dependencies/run-phase.js'
 import { gateRender } from './publish-gate.js'
 import { VariantContext } from './render-variant.js'
 import type { MemoEntry } from './memo.js'

@@ -6,40 +6,23 @@ import { textFile } from '../package/files.js'
 import type { PackageFiles } from '../package/files.js'
 import { planFleet } from '../plan/plan.js'
 import { packageRevisionObject } from '../upstream/revisions.js'
-import type { PackageRevision } from '../upstream/revisions.js'
 import type { GitSources } from '../upstream/upstreams.js'
+import { nginxRevision, repositories } from '../../test/support/unit-fleet.js'
 import { failUnstaged } from './render-share.js'
 import type { Pending } from './render-variant.js'
 import { VariantContext } from './render-variant.js'
 import type { RenderSettings } from './settings.js'
 
-const fleetText = source`
-  apiVersion: config.porch.kpt.dev/v1alpha1
-  kind: Repository
-  metadata: {name: blueprints, namespace: default}
-  spec: {git: {repo: ../repos/blueprints}}
-  ---
-  apiVersion: config.porch.kpt.dev/v1alpha1
-  kind: Repository
-  metadata: {name: edge-01, namespace: default}
-  spec: {deployment: true, git: {repo: ../repos/edge-01}}
-  ---
-  apiVersion: config.porch.kpt.dev/v1alpha1
-  kind: PackageVariant
-  metadata: {name: nginx, namespace: default}
-  spec: {upstream: {repo: blueprints, package: nginx, revision: 1}, downstream: {repo: edge-01, package: nginx}}
-`
-const revision: PackageRevision = {
-  kind: 'published',
-  repository: 'blueprints',
-  namespace: 'default',
-  packageName: 'nginx',
-  revision: 1,
-  workspaceName: 'v1',
-  ref: 'nginx/v1',
-  commit: 'c1',
-  directory: 'nginx',
-}
+const fleetFiles = [
+  repositories('edge-01'),
+  source`
+    apiVersion: config.porch.kpt.dev/v1alpha1
+    kind: PackageVariant
+    metadata: {name: nginx, namespace: default}
+    spec: {upstream: {repo: blueprints, package: nginx, revision: 1}, downstream: {repo: edge-01, package: nginx}}
+  `,
+]
+const revision = nginxRevision(1)
 const kptfile = 'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata: {name: nginx}\n'
 
 /** Renders the fleet's one variant (a dry run) from `upstream`, into a downstream holding `published`. */
@@ -47,7 +30,8 @@ async function renderOne(
   upstream: () => Promise<Map<string, { mode: string; content: Buffer }>>,
   published?: PackageFiles,
 ) {
-  const fleet = buildFleet({ root: '/fleet', objects: parseObjects(fleetText, 'fleet.yaml'), problems: [], digest: '' })
+  const objects = fleetFiles.flatMap((text, i) => parseObjects(text, `f${i}.yaml`))
+  const fleet = buildFleet({ root: '/fleet', objects, problems: [], digest: '' })
   const plan = planFleet(fleet, {
     revisions: new Map([['default|blueprints|nginx', [revision]]]),
     objects: [packageRevisionObject(revision)],

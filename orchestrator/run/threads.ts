@@ -36,8 +36,10 @@ export interface ThreadNeeds {
  * of an earlier run (a first render, or `--force`). Each render thread that
  * writes packages has a staging thread beside it on another core, so a first
  * render into an empty directory takes one render thread per two CPUs.
- * Measured on 2 CPUs (tmpfs), two render threads against one: 10,000 new
- * variants 22.7 s / 19.2 s, 10,000 with --force over their output 35.4 s / 59.5 s.
+ * Measured on 2 CPUs: 10,000 new variants render sooner with one render
+ * thread than with two, and re-render with --force over their output sooner
+ * with two (bench/RESULTS.md measures the choice made here: 'render 10,000
+ * new variants' and 're-render 10,000 unchanged variants --force').
  */
 export function defaultThreads(needs: ThreadNeeds, cpus = availableParallelism()): number {
   if (needs.recorded || needs.fleetBytes < manyThreadsBytes) return 1

@@ -8,7 +8,7 @@
 import { readInstalledPackage, installedPackageKind, isDependencyKind } from '../../functions/api/dependencies.js'
 import type { PackageManifest } from '../../functions/api/dependencies.js'
 import type { KubeObject } from '../../functions/krm/index.js'
-import { repositoryLabel } from '../plan/dependencies.js'
+import { repositoryLabel } from '../dependencies/repository-plan.js'
 import type { FleetStatus } from './fleet-status.js'
 
 /** A package of the output with its own PackageManifest. */

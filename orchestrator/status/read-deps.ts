@@ -15,7 +15,7 @@ import { dependencyObjects, rootManifest } from '../package/dependency-objects.j
 import type { PackageFiles } from '../package/files.js'
 import { readPackageRecord } from '../package/ownership.js'
 import { ResourceCodec } from '../package/resources.js'
-import { readFleetDependencies } from '../plan/dependencies.js'
+import { readFleetDependencies } from '../dependencies/repository-plan.js'
 import type { Run } from '../run/setup.js'
 import { upstreamCatalogs } from '../upstream/catalog.js'
 import type { HeldPackage } from './deps.js'

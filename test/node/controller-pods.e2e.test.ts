@@ -7,8 +7,6 @@
  * within the lease duration and nothing is lost or duplicated; a container killed is restarted and
  * the fleet converges.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { readdirSync, readFileSync } from 'node:fs'
 import { repoRoot } from '../e2e/runner.js'
@@ -23,11 +21,10 @@ import {
   deployForNode,
   documents,
   fleetObjects,
-  fleetRepositories,
   isReady,
   liveApply,
+  NodeFleet,
   repositoryObject,
-  startNode,
   waitForPods,
 } from '../support/node-fleet.js'
 import { describeOnNode } from '../support/node-suite.js'
@@ -62,13 +59,18 @@ suite('the controller as pods on a real node', () => {
   let daemon: GitDaemon
   let dir: string
   let applied: { exitCode?: number; stdout: string; stderr: string }
+  const node = new NodeFleet()
 
   const lease = async () =>
     (
       await cluster.api.ok('GET', `/apis/coordination.k8s.io/v1/namespaces/${namespace}/leases/kpt-variants-controller`)
     )['spec']
-  const show = (repo: string, ref: string, path: string) =>
-    git(join(dir, 'repos', `${repo}.git`), 'show', `${ref}:${path}`)
+  /** The region endpoints of `repo`'s nginx draft, as git shows them. */
+  const endpoints = (repo: string) =>
+    git(join(dir, 'repos', `${repo}.git`), 'show', 'drafts/nginx/packagevariant-1:nginx/region-endpoints.yaml')
+  /** Waits until git shows the change: `repo`'s region endpoints include `text`. */
+  const untilShown = (repo: string, text: string, what: string) =>
+    until(async () => (await endpoints(repo)).includes(text), `${repo}: ${what}`, 120_000)
   /** Waits until `repo`'s draft branches satisfy `check`; resolves with them. */
   const draftsOf = async (repo: string, check: (drafts: string[]) => boolean, what: string) => {
     let found: string[] = []
@@ -95,20 +97,15 @@ suite('the controller as pods on a real node', () => {
   }
 
   beforeAll(async () => {
-    cluster = await startNode()
-    dir = mkdtempSync(join(tmpdir(), 'kpt-variants-node-controller-'))
-    daemon = await fleetRepositories(cluster, dir, ['edge-01', 'edge-02', 'edge-03', 'edge-04'])
+    const repos = ['edge-01', 'edge-02', 'edge-03', 'edge-04']
+    ;({ cluster, daemon, dir } = await node.start('kpt-variants-node-controller-', repos))
     const run = await liveApply(cluster, dir, deployForNode(dir))
     applied = { exitCode: run.exitCode, stdout: String(run.stdout), stderr: String(run.stderr) }
     await cluster.api.apply([schemalessCrd('infra.nephio.org', 'WorkloadCluster')])
     await cluster.api.apply(fleetObjects(daemon, threeClusters))
   }, timeout)
 
-  afterAll(async () => {
-    await cluster?.stop()
-    await daemon?.stop()
-    if (dir) rmSync(dir, { recursive: true, force: true })
-  }, timeout)
+  afterAll(() => node.stop(), timeout)
 
   test(
     '`kpt live apply deploy/` reconciles: two replicas Ready under the service account, restricted, one leading',
@@ -146,9 +143,7 @@ suite('the controller as pods on a real node', () => {
     async () => {
       for (const repo of ['edge-01', 'edge-02', 'edge-03'])
         expect(await draftsOf(repo, (d) => d.length === 1, 'one draft')).toEqual(['drafts/nginx/packagevariant-1'])
-      expect(await show('edge-02', 'drafts/nginx/packagevariant-1', 'nginx/region-endpoints.yaml')).toContain(
-        'https://api.us-west1.example.com',
-      )
+      expect(await endpoints('edge-02')).toContain('https://api.us-west1.example.com')
       // Through the API server's service proxy: the Service's one endpoint is the leader's pod.
       const proxy = `/api/v1/namespaces/${namespace}/services/kpt-variants-webhook:http/proxy`
       const ready = await cluster.api.request('GET', `${proxy}/readyz`)
@@ -164,19 +159,10 @@ suite('the controller as pods on a real node', () => {
     async () => {
       await cluster.api.apply([repositoryObject(daemon, 'edge-04'), workloadCluster('edge-04', 'eu-west1')])
       await draftsOf('edge-04', (d) => d.length === 1, 'the new target draft')
-      expect(await show('edge-04', 'drafts/nginx/packagevariant-1', 'nginx/region-endpoints.yaml')).toContain(
-        'https://api.eu-west1.example.com',
-      )
+      expect(await endpoints('edge-04')).toContain('https://api.eu-west1.example.com')
 
       await cluster.api.apply([workloadCluster('edge-02', 'eu-west1')])
-      await until(
-        async () =>
-          (await show('edge-02', 'drafts/nginx/packagevariant-1', 'nginx/region-endpoints.yaml')).includes(
-            'api.eu-west1',
-          ),
-        'edge-02: the relabel not rendered',
-        120_000,
-      )
+      await untilShown('edge-02', 'api.eu-west1', 'the relabel not rendered')
 
       await cluster.api.apply([packageVariant('extra')])
       await draftsOf('edge-01', (d) => d.some((b) => b.startsWith('drafts/extra/')), 'the PackageVariant draft')
@@ -221,14 +207,7 @@ suite('the controller as pods on a real node', () => {
       })
       await leader()
       await cluster.api.apply([workloadCluster('edge-03', 'us-west1')])
-      await until(
-        async () =>
-          (await show('edge-03', 'drafts/nginx/packagevariant-1', 'nginx/region-endpoints.yaml')).includes(
-            'api.us-west1',
-          ),
-        'edge-03: the change after the hand-over not rendered',
-        120_000,
-      )
+      await untilShown('edge-03', 'api.us-west1', 'the change after the hand-over not rendered')
       for (const repo of ['edge-01', 'edge-02', 'edge-03', 'edge-04'])
         expect(await branches(dir, repo)).toEqual(['drafts/nginx/packagevariant-1'])
       await waitForPods(
@@ -271,14 +250,7 @@ suite('the controller as pods on a real node', () => {
       expect(restarted!['status']['containerStatuses'][0]['restartCount']).toBe(container['restartCount'] + 1)
       await leader()
       await cluster.api.apply([workloadCluster('edge-01', 'eu-west1')])
-      await until(
-        async () =>
-          (await show('edge-01', 'drafts/nginx/packagevariant-1', 'nginx/region-endpoints.yaml')).includes(
-            'api.eu-west1',
-          ),
-        'edge-01: the change after the restart not rendered',
-        120_000,
-      )
+      await untilShown('edge-01', 'api.eu-west1', 'the change after the restart not rendered')
       for (const repo of ['edge-01', 'edge-02', 'edge-03', 'edge-04'])
         expect(await branches(dir, repo)).toEqual(['drafts/nginx/packagevariant-1'])
     },

@@ -7,8 +7,7 @@
  * fail with the server's "forbidden" naming the rule's resource; a write neither needs (a Secret)
  * is refused. Stopped, the node leaves nothing behind.
  */
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { repoRoot } from '../e2e/runner.js'
 import { threeClusters } from '../support/fleet.js'
@@ -16,7 +15,7 @@ import type { GitDaemon } from '../support/git-daemon.js'
 import type { Json } from '../support/kube-apiserver.js'
 import { bridgeName, until } from '../support/node-cluster.js'
 import type { NodeCluster } from '../support/node-cluster.js'
-import { fleetObjects, fleetRepositories, startNode } from '../support/node-fleet.js'
+import { fleetObjects, NodeFleet } from '../support/node-fleet.js'
 import { leftovers } from '../support/node-host-state.js'
 import { caseObjects, casePod, cases, inPodRequest, manifests, namespace, pod, roles } from '../support/node-rbac.js'
 import type { Case } from '../support/node-rbac.js'
@@ -39,12 +38,10 @@ async function ended(cluster: NodeCluster, name: string): Promise<[string, strin
 suite('a single-node cluster of real Kubernetes programs, and deploy/ RBAC from inside its pods', () => {
   let cluster: NodeCluster | undefined
   let daemon: GitDaemon
-  let dir: string
+  const node = new NodeFleet()
 
   beforeAll(async () => {
-    cluster = await startNode()
-    dir = mkdtempSync(join(tmpdir(), 'kpt-variants-node-rbac-'))
-    daemon = await fleetRepositories(cluster, dir, ['edge-01', 'edge-02', 'edge-03'])
+    ;({ cluster, daemon } = await node.start('kpt-variants-node-rbac-', ['edge-01', 'edge-02', 'edge-03']))
     const crds = readdirSync(join(repoRoot, 'deploy', 'crds')).flatMap((f) => manifests(`crds/${f}`))
     await cluster.api.apply([...manifests('namespace.yaml'), ...manifests('rbac.yaml'), ...crds])
     await cluster.api.apply([schemalessCrd('infra.nephio.org', 'WorkloadCluster')])
@@ -54,11 +51,7 @@ suite('a single-node cluster of real Kubernetes programs, and deploy/ RBAC from 
     await cluster.waitForServiceAccount(namespace, 'kpt-variants')
   }, timeout)
 
-  afterAll(async () => {
-    await cluster?.stop()
-    await daemon?.stop()
-    if (dir) rmSync(dir, { recursive: true, force: true })
-  }, timeout)
+  afterAll(() => node.stop(), timeout)
 
   test(
     "a pod of the project's image runs under the restricted standard and reaches the API server as its service account",
@@ -146,7 +139,8 @@ suite('a single-node cluster of real Kubernetes programs, and deploy/ RBAC from 
     async () => {
       const { dir: nodeDir, before } = cluster!
       await cluster!.stop()
-      cluster = undefined
+      // Stopped here: not again after the tests.
+      cluster = node.cluster = undefined
       expect(await leftovers(nodeDir, before, bridgeName)).toEqual([])
     },
     timeout,

@@ -5,11 +5,10 @@
  * process over the same fleet; the one shard whose push is refused (once) fails, the Job runs its
  * index again, and every index ends Succeeded.
  */
-import { chmodSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { NodeCluster } from '../support/node-cluster.js'
 import { describeOnNode } from '../support/node-suite.js'
-import { startNode } from '../support/node-fleet.js'
+import { NodeFleet } from '../support/node-fleet.js'
 import {
   draftTrees,
   removeDrafts,
@@ -25,20 +24,15 @@ const targets = 2_000
 const suite = describeOnNode()
 
 suite('the render as an Indexed Job of 4 shards on a real node', () => {
-  let cluster: NodeCluster
+  const node = new NodeFleet()
   let fleet: ShardFleet
   let single: Record<string, string>
 
   beforeAll(async () => {
-    cluster = await startNode()
-    fleet = await setUpShardFleet(cluster, targets)
+    fleet = await setUpShardFleet(node, targets)
   }, timeout)
 
-  afterAll(async () => {
-    await cluster?.stop()
-    await fleet?.daemon.stop()
-    if (fleet) rmSync(fleet.dir, { recursive: true, force: true })
-  }, timeout)
+  afterAll(() => node.stop(), timeout)
 
   test(
     'one process renders the 2,000 variants from the cluster: the reference',

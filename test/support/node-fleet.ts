@@ -3,7 +3,8 @@
  * image, requests a 2-CPU node can schedule, the lease timings of the tests), `kpt live apply` of it,
  * the fleet's repositories behind a git daemon the pods reach, and reading pods.
  */
-import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { execa } from 'execa'
 import { parseAllDocuments } from 'yaml'
@@ -27,6 +28,38 @@ export async function startNode(): Promise<NodeCluster> {
   return NodeCluster.start({
     importImages: (cluster) => importImages(engine, cluster, [orchestratorImage, pauseImage]),
   })
+}
+
+/** What a node suite runs on: the node, a temporary directory, and the fleet's repositories in it behind a git daemon. */
+export interface StartedNodeFleet {
+  cluster: NodeCluster
+  daemon: GitDaemon
+  dir: string
+}
+
+/**
+ * The set-up and tear-down of a node suite (and of the node benchmark): `start` before the tests, `stop`
+ * after them. Each part is kept as soon as it is started, so `stop` ends whatever a failed start got to.
+ */
+export class NodeFleet {
+  cluster: NodeCluster | undefined
+  daemon: GitDaemon | undefined
+  dir: string | undefined
+
+  /** Starts the node (startNode), makes a temporary directory `<prefix>…` and serves `repos` from it (fleetRepositories). */
+  async start(prefix: string, repos: string[]): Promise<StartedNodeFleet> {
+    const cluster = (this.cluster = await startNode())
+    const dir = (this.dir = mkdtempSync(join(tmpdir(), prefix)))
+    const daemon = (this.daemon = await fleetRepositories(cluster, dir, repos))
+    return { cluster, daemon, dir }
+  }
+
+  /** Stops the node and the git daemon and removes the directory, as far as they were started. */
+  async stop(): Promise<void> {
+    await this.cluster?.stop()
+    await this.daemon?.stop()
+    if (this.dir) rmSync(this.dir, { recursive: true, force: true })
+  }
 }
 
 /**

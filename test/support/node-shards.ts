@@ -6,15 +6,12 @@
  * as `kubectl create job --from=cronjob/kpt-variants-render-sharded` makes it; the same render
  * as one process; and the draft trees either wrote.
  */
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { runCliOk } from './cli-run.js'
 import { git } from './git-repo.js'
-import type { GitDaemon } from './git-daemon.js'
 import type { Json } from './kube-apiserver.js'
-import type { NodeCluster } from './node-cluster.js'
-import { deployForNode, fleetObjects, fleetRepositories, liveApply, pods, waitForPods } from './node-fleet.js'
+import { deployForNode, fleetObjects, liveApply, pods, waitForPods } from './node-fleet.js'
+import type { NodeFleet, StartedNodeFleet } from './node-fleet.js'
 import { schemalessCrd } from './schemaless-crd.js'
 import { source } from './source.js'
 
@@ -64,17 +61,16 @@ const workloadCluster = (i: number): Json => ({
   spec: { clusterName: `cluster-${i}` },
 })
 
-export interface ShardFleet {
-  cluster: NodeCluster
-  daemon: GitDaemon
-  dir: string
+export interface ShardFleet extends StartedNodeFleet {
   targets: number
 }
 
-/** deploy/ applied with its controller scaled to none, and the fleet of `targets` in the cluster and git. */
-export async function setUpShardFleet(cluster: NodeCluster, targets: number): Promise<ShardFleet> {
-  const dir = mkdtempSync(join(tmpdir(), 'kpt-variants-node-shards-'))
-  const daemon = await fleetRepositories(cluster, dir, sites)
+/**
+ * `node` started with the site repositories, deploy/ applied with its controller scaled to none, and the fleet
+ * of `targets` in the cluster and git. `node.stop()` ends it.
+ */
+export async function setUpShardFleet(node: NodeFleet, targets: number): Promise<ShardFleet> {
+  const { cluster, daemon, dir } = await node.start('kpt-variants-node-shards-', sites)
   const run = await liveApply(cluster, dir, deployForNode(dir))
   if (run.exitCode !== 0) throw new Error(`kpt live apply: ${run.stderr}`)
   await cluster.api.ok(

@@ -1,8 +1,9 @@
 /**
  * Downstream packages read on a second thread, a few ahead of the render
  * thread. An update or a `--force` re-render reads every variant's package
- * before rendering it (52,000 files for 1,000 variants: a fifth of the main
- * thread's time), while the second core, with nothing to write, sits idle.
+ * before rendering it (52,000 files for 1,000 variants), while the second
+ * core, with nothing to write, sits idle (see bench/RESULTS.md, 'upstream
+ * update of 1,000 variants').
  * The thread reads the packages in the order they will be rendered, at most
  * `window` ahead of the last one taken, so memory stays flat at any fleet size.
  */

@@ -3,10 +3,10 @@
  * files cost nearly as much to write (open, write, close: system-call time)
  * as the variant costs to render, and the render thread need not wait for
  * them: it queues each package and renders the next while this thread writes,
- * so a second core does the writing. Measured on 1,000 packages of 51 files
- * with 2 ms of rendering each: 2.9 s written in line, 2.1 s queued here.
- * (Node's own asynchronous fs was slower than writing in line, 4.6-5.1 s: a
- * promise per file on the render thread costs more than the write.)
+ * so a second core does the writing (see bench/RESULTS.md, 'render 1,000
+ * new variants (50 resources each)'). Node's own asynchronous fs was slower
+ * than writing in line: a promise per file on the render thread costs more
+ * than the write.
  *
  * When the thread falls behind, the render thread writes a package itself
  * (see `write`). `settle` waits for every package and names those that

@@ -2,27 +2,28 @@
  * The metadata digests of the packages an earlier render recorded, taken on
  * a second thread while the render thread loads and plans the fleet. A
  * re-render compares each unchanged variant's files with their record by
- * these digests (a `stat` of every file: 1,000 packages of 51 files cost
- * 0.3-0.5 s of a 2.7 s re-render), and by the time the plan is made they are
- * ready. A file changed after its digest was taken is a change made after
- * the run looked, as with any check.
+ * these digests (a `stat` of every file, a good part of a re-render: see
+ * bench/RESULTS.md, 're-render 1,000 unchanged variants'), and by the time
+ * the plan is made they are ready. A file changed after its digest was taken
+ * is a change made after the run looked, as with any check.
  */
 import { compiledThread, startThread } from '../../util/threads.js'
 
 const workerFile = new URL('./stat-worker.js', import.meta.url)
 
 /**
- * How many packages a thread could digest in the time it takes to start
- * (~0.14 s on 2 CPUs, Node setting up the thread, against ~0.35 ms a package
- * of 51 files): below this many, the caller waits for the thread for nothing.
+ * How many packages of 51 files a thread could digest in the time it takes to
+ * start (Node setting up the thread; measured on 2 CPUs): below this many,
+ * the caller waits for the thread for nothing.
  */
 const startupInPackages = 400
 
 /**
  * How many of `count` packages to hand to a thread while this one digests the
  * rest, so that both finish together: none when the thread cannot pay for its
- * start. 100 unchanged variants re-rendered waited ~0.1 s for a thread that
- * took half of them.
+ * start, as a re-render of 100 unchanged variants would wait for a thread
+ * that took half of them (see bench/RESULTS.md, 're-render 100 unchanged
+ * variants').
  */
 export function backgroundShare(count: number): number {
   return count < 2 * startupInPackages ? 0 : Math.floor((count - startupInPackages) / 2)

@@ -6,8 +6,9 @@
  * unless that would make git write too many trees: each commit writes a new
  * tree of the directory holding the packages, with an entry per package, so
  * publishing P packages into a directory of D costs P x D entries (10,000 into
- * 10,000 wrote 10^8 entries, 2 GB of trees: 41 s of fast-import and 13 s of
- * the remote's index-pack). Beyond `treeEntryBudget` the packages are
+ * 10,000 is 10^8 entries: gigabytes of trees for fast-import to write and the
+ * remote to index; see bench/RESULTS.md, 'render --git --publish 10,000 new
+ * variants'). Beyond `treeEntryBudget` the packages are
  * published in as many commits as the budget allows, in order, each listing
  * its packages and carrying each one's `kpt:` annotation, and each tag names
  * the commit that published its package: Porch and `kpt pkg get` read a
@@ -31,8 +32,10 @@ export interface PublishEntry {
 
 /**
  * The most tree entries a repository's publish writes by giving every
- * package a commit of its own: about 37 MB of trees, under a second of git's
- * work on both sides of the push.
+ * package a commit of its own: 1,000 packages published into a directory of
+ * 1,000, whose trees git writes and indexes on both sides of the push in a
+ * small part of the publish (see bench/RESULTS.md, 'render --git --publish
+ * 1,000 new variants').
  */
 export const treeEntryBudget = 1_000_000
 

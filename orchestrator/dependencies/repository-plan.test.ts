@@ -1,8 +1,8 @@
 import type { PlanCatalog } from '../../functions/dependency-check/index.js'
 import { KubeObject } from '../../functions/krm/index.js'
-import { planRepository } from './dependencies.js'
-import type { RepositoryState } from './dependencies.js'
-import { context, crd, manifest, monitor, present, source } from './dependency.fixtures.js'
+import { planRepository } from './repository-plan.js'
+import type { RepositoryState } from './repository-plan.js'
+import { context, crd, manifest, monitor, present, source } from './planning.fixtures.js'
 
 describe('a repository whose packages need others', () => {
   test('a missing dependency is installed at the newest version its dependants accept, at its name, marked, from its source', () => {

@@ -23,29 +23,21 @@ import { gatherInputs, planDependencies } from '../../functions/dependency-check
 import type { DependencyReport, Plan, PlanCatalog, PlanInput } from '../../functions/dependency-check/index.js'
 import { packagePathAnnotation } from '../../functions/krm/index.js'
 import type { KubeObject } from '../../functions/krm/index.js'
+import type { PlannedVariant } from '../plan/plan.js'
 import type { RepositoryDependencies } from '../report/report.js'
 import { failure } from '../report/failure.js'
 import type { Failure, FailureCode } from '../report/failure.js'
 import { appendTo } from '../util/collections.js'
-import {
-  configureSteps,
-  graphOf,
-  needing,
-  presentPackages,
-  requirementsOf,
-  sourcesOf,
-  stepsOf,
-} from './dependency-steps.js'
-import type { DependencyStep, PresentPackage } from './dependency-steps.js'
-import { applyPins, pinConflicts } from './dependency-pins.js'
-import { defaultRepositoryPolicy } from './dependency-policy.js'
-import type { RepositoryPolicy } from './dependency-policy.js'
+import { configureSteps, graphOf, needing, presentPackages, requirementsOf, sourcesOf, stepsOf } from './steps.js'
+import type { DependencyStep, PresentPackage } from './steps.js'
+import { applyPins, pinConflicts } from './pins.js'
+import { defaultRepositoryPolicy } from './policy.js'
+import type { RepositoryPolicy } from './policy.js'
 import { runnableCatalogs } from './platform.js'
-import type { PlannedVariant } from './plan.js'
-import type { ClusterVersion } from './upstream-version.js'
+import type { ClusterVersion } from './platform.js'
 
 export type { DependencyStep, PresentPackage }
-export { dependencyVariant } from './dependency-variant.js'
+export { dependencyVariant } from './step-variant.js'
 
 /** Label that binds an InstalledPackage to one downstream repository (an unlabelled one applies to every repository). */
 export const repositoryLabel = 'kpt-variants.dev/repository'

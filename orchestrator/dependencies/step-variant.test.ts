@@ -3,8 +3,8 @@ import { readDependencyPolicy } from '../../functions/api/dependency-policy.js'
 import { readRepository } from '../../functions/api/repository.js'
 import { KubeObject } from '../../functions/krm/index.js'
 import type { PackageRevision } from '../upstream/revisions.js'
-import type { DependencyStep } from './dependency-steps.js'
-import { dependencyVariant } from './dependency-variant.js'
+import type { DependencyStep } from './steps.js'
+import { dependencyVariant } from './step-variant.js'
 
 const repo = (name: string, labels: Record<string, string> = {}) => {
   const read = readRepository(

@@ -2,7 +2,7 @@
  * A repository's dependency plan as steps (pure): the resolver's installs,
  * upgrades, downgrades and prunes, each with where the package is (or goes),
  * where its version comes from, who needs it and what it needs; and what the
- * repository holds afterwards. planRepository (dependencies.ts) decides; this
+ * repository holds afterwards. planRepository (repository-plan.ts) decides; this
  * module describes.
  */
 import type { InstalledPackage, PackageManifest, PackageSource } from '../../functions/api/dependencies.js'
@@ -12,9 +12,9 @@ import { packagePathAnnotation } from '../../functions/krm/index.js'
 import type { KubeObject } from '../../functions/krm/index.js'
 import { rootManifest } from '../package/dependency-objects.js'
 import type { PackageRecord } from '../package/ownership.js'
+import type { PlannedVariant } from '../plan/plan.js'
 import type { RepositoryDependencies } from '../report/report.js'
-import type { RepositoryPolicy } from './dependency-policy.js'
-import type { PlannedVariant } from './plan.js'
+import type { RepositoryPolicy } from './policy.js'
 
 /** A package of the repository that this run does not render as a variant, as the output holds it. */
 export interface PresentPackage {

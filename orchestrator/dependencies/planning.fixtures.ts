@@ -1,8 +1,8 @@
 /** Fixtures of the dependency planning tests: manifests, CRDs, the catalog, the planning context, packages. */
 import type { PlanCatalog } from '../../functions/dependency-check/index.js'
 import { KubeObject, packagePathAnnotation } from '../../functions/krm/index.js'
-import { readFleetDependencies } from './dependencies.js'
-import type { PlanContext, PresentPackage } from './dependencies.js'
+import { readFleetDependencies } from './repository-plan.js'
+import type { PlanContext, PresentPackage } from './repository-plan.js'
 
 /** A PackageManifest of the package at `root`. */
 export function manifest(root: string, name: string, version: string, dependencies: unknown[] = []): KubeObject {

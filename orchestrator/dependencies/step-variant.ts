@@ -16,11 +16,11 @@ import { CelEngine, defaultCelBudget, projectObject, renderSpec } from '../../fu
 import { KubeObject } from '../../functions/krm/index.js'
 import { findRepository, revisionKey } from '../fleet/fleet.js'
 import type { Fleet } from '../fleet/fleet.js'
+import { resolveUpstream } from '../plan/plan.js'
+import type { PlannedVariant, RevisionIndex } from '../plan/plan.js'
 import { packageRevisionObject } from '../upstream/revisions.js'
 import type { PackageRevision } from '../upstream/revisions.js'
-import type { DependencyStep } from './dependency-steps.js'
-import { resolveUpstream } from './plan.js'
-import type { PlannedVariant, RevisionIndex } from './plan.js'
+import type { DependencyStep } from './steps.js'
 
 /** What configures a dependency: the policy's entry and the policy (`DependencyPolicy ns/name`). */
 export interface Configuration {

@@ -1,6 +1,6 @@
 /**
  * The dependency phase of a run, after every variant is rendered: per
- * downstream repository, what its packages need (plan/dependencies.ts), and
+ * downstream repository, what its packages need (repository-plan.ts), and
  * with `--dependencies install` the plan carried out: a missing dependency
  * rendered into the repository from its source, an upgrade or downgrade a
  * 3-way update of its package, one nothing needs any more removed (or
@@ -15,21 +15,21 @@ import type { Removal, StoredPackage } from '../output/output.js'
 import { splitPath } from '../output/output.js'
 import { dependencyObjects, rootManifest } from '../package/dependency-objects.js'
 import { readPackageRecord } from '../package/ownership.js'
-import { apiOwnershipFailures } from '../plan/api-ownership.js'
-import type { OwningPackage } from '../plan/api-ownership.js'
-import { dependencyVariant, planRepository, readFleetDependencies } from '../plan/dependencies.js'
-import { defaultRepositoryPolicy, PolicyIndex, readFleetPolicies } from '../plan/dependency-policy.js'
-import type { RepositoryPolicy } from '../plan/dependency-policy.js'
-import { clusterVersionOf, platformCheck } from '../plan/platform.js'
-import type { DependencyStep, PresentPackage, RepositoryPlan, TargetPackage } from '../plan/dependencies.js'
+import { apiOwnershipFailures } from './api-ownership.js'
+import type { OwningPackage } from './api-ownership.js'
+import { dependencyVariant, planRepository, readFleetDependencies } from './repository-plan.js'
+import { defaultRepositoryPolicy, PolicyIndex, readFleetPolicies } from './policy.js'
+import type { RepositoryPolicy } from './policy.js'
+import { clusterVersionOf, platformCheck } from './platform.js'
+import type { DependencyStep, PresentPackage, RepositoryPlan, TargetPackage } from './repository-plan.js'
 import { packageManifestKind, isDependencyKind } from '../../functions/api/dependencies.js'
 import type { RepositoryDependencies, RunReport, VariantReport } from '../report/report.js'
 import { failure, messagesOf } from '../report/failure.js'
 import type { Failure } from '../report/failure.js'
 import { upstreamCatalogs } from '../upstream/catalog.js'
-import type { Pending, VariantContext } from './render-variant.js'
-import { failUnstaged } from './render-share.js'
-import type { Run } from './setup.js'
+import type { Pending, VariantContext } from '../run/render-variant.js'
+import { failUnstaged } from '../run/render-share.js'
+import type { Run } from '../run/setup.js'
 
 /** `--dependencies`: carry the plans out (`install`, the default), only report them (`check`), or skip the check (`off`). */
 export type DependencyMode = 'install' | 'check' | 'off'

@@ -2,7 +2,7 @@
 import { packagePathAnnotation } from '../../functions/krm/index.js'
 import { apiOwnershipFailures } from './api-ownership.js'
 import type { OwningPackage } from './api-ownership.js'
-import { crd, manifest } from './dependency.fixtures.js'
+import { crd, manifest } from './planning.fixtures.js'
 
 function pkg(
   name: string,

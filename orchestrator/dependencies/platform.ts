@@ -14,7 +14,14 @@ import type { Repository } from '../../functions/api/repository.js'
 import type { KubeObject } from '../../functions/krm/index.js'
 import { parseConstraint, parseVersion, satisfies } from '../../functions/dependency-check/index.js'
 import type { PlanCatalog } from '../../functions/dependency-check/index.js'
-import type { ClusterVersion } from './upstream-version.js'
+
+/** The cluster a variant renders for, as far as its Kubernetes version goes. */
+export interface ClusterVersion {
+  /** `1.29.3`; undefined when the fleet does not say. */
+  version?: string
+  /** Where it was read (or looked for): `WorkloadCluster edge-05, label kpt-variants.dev/kubernetes-version`. */
+  source: string
+}
 
 /** The cluster version `source` names, on the variant's target object, else on its downstream Repository. */
 export function clusterVersionOf(

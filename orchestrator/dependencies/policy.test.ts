@@ -2,10 +2,10 @@
 import { readRepository } from '../../functions/api/repository.js'
 import { KubeObject } from '../../functions/krm/index.js'
 import type { PlanCatalog } from '../../functions/dependency-check/index.js'
-import { planRepository } from './dependencies.js'
-import type { RepositoryState } from './dependencies.js'
-import { catalogs, context, monitor, present, source } from './dependency.fixtures.js'
-import { defaultRepositoryPolicy, PolicyIndex, readFleetPolicies, repositoryPolicy } from './dependency-policy.js'
+import { planRepository } from './repository-plan.js'
+import type { RepositoryState } from './repository-plan.js'
+import { catalogs, context, monitor, present, source } from './planning.fixtures.js'
+import { defaultRepositoryPolicy, PolicyIndex, readFleetPolicies, repositoryPolicy } from './policy.js'
 
 function policy(name: string, spec: Record<string, unknown>): KubeObject {
   return KubeObject.fromObject({
