@@ -40,9 +40,9 @@ export function cloneSource(url: string, base: string): string {
  * Brings the working clone at `clone` up to date with `source`: a bare clone
  * the first time, a pruning fetch after, and none when the remote's branches
  * and tags are the clone's already (a fetch that brings nothing still compares
- * every ref: half a second at 10,000 drafts, where listing both takes tens of
- * milliseconds). Refs a fetch wrote are packed: git reads 10,000 loose refs as
- * 10,000 files at every listing and push.
+ * every ref, which at thousands of drafts costs far more than listing both).
+ * Refs a fetch wrote are packed: git reads each loose ref as a file at every
+ * listing and push.
  */
 export async function syncClone(source: string, clone: string): Promise<void> {
   if (!existsSync(join(clone, 'HEAD'))) {

@@ -321,7 +321,7 @@ export async function pushAtomic(
       repo,
       updates.map((u) => (u.oid ? `update ${u.ref} ${u.oid}` : `delete ${u.ref}`)),
     )
-    // Packed: git reads each loose ref as a file at every listing and push (10,000 drafts, a second a push).
+    // Packed: git reads each loose ref as a file at every listing and push (thousands of drafts, thousands of files).
     await git(['pack-refs', '--all'], { cwd: repo })
   }
   return pushed

@@ -101,7 +101,7 @@ export async function readLockedRepository(locked: LockedRepository): Promise<Re
 }
 
 async function readSnapshot(repo: RepositoryLocation, source: string, clone: string): Promise<RepositorySnapshot> {
-  // The tags' dates come with them (a rollout's soak counts from them); a branch's would read its commit, 10,000 drafts' 10,000.
+  // The tags' dates come with them (a rollout's soak counts from them); a branch's would read its commit, a draft's each.
   const [heads, { refs: tagRefs, dates }] = await Promise.all([
     listRefs(clone, ['refs/heads/']),
     listRefsWithDates(clone, ['refs/tags/']),
