@@ -8,6 +8,7 @@
  * helper's compiled module is missing (the unit tests run the sources), or
  * it cannot start, git is started directly.
  */
+import { fastPath } from '../../functions/krm/fast-paths.js'
 import { execa, execaNode } from 'execa'
 import type { ChildProcess } from 'node:child_process'
 import { compiledThread } from '../util/threads.js'
@@ -47,7 +48,7 @@ export async function runProgram(
   args: readonly string[],
   options: { cwd: string; env: Record<string, string>; input?: string | Buffer },
 ): Promise<{ exitCode: number; stdout: Buffer; stderr: Buffer }> {
-  if (++started > directFirst && helper === undefined) helper = Helper.start()
+  if (++started > directFirst && helper === undefined) helper = fastPath('spawner') ? Helper.start() : null
   if (helper) return helper.run(file, args, options)
   const run = await execa(file, args, {
     cwd: options.cwd,

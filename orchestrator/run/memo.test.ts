@@ -1,3 +1,4 @@
+import { setFastPathsOff } from '../../functions/krm/fast-paths.js'
 import {
   chmodSync,
   lstatSync,
@@ -24,6 +25,9 @@ import { RenderMemo } from './memo.js'
 import type { MemoSettings } from './memo.js'
 import { packageRevisionObject } from '../upstream/revisions.js'
 import { nginxRevision, repositories } from '../../test/support/unit-fleet.js'
+
+// This suite tests the fast path itself: on, whatever KPT_VARIANTS_NO_FAST_PATHS says (the oracle run).
+beforeAll(() => setFastPathsOff([]))
 
 const repos = repositories('edge-01')
 const variant = source`

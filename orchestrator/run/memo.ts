@@ -26,6 +26,7 @@
  * digest is the ids of the package's trees, published and drafted
  * (`packageDigests`): content-addressed, so trusted at once.
  */
+import { fastPath } from '../../functions/krm/fast-paths.js'
 import { createHash } from 'node:crypto'
 import type { KubeObject } from '../../functions/krm/index.js'
 import { codeIdentity } from '../cache/identity.js'
@@ -112,7 +113,8 @@ export class RenderMemo {
     entries = RenderMemo.read(file),
     forced = false,
   ): RenderMemo {
-    return new RenderMemo(file, entries, fleet.digest, fleet.objects, settings, forced)
+    // Without the fast path it answers nothing, as with --force: every variant is rendered and compared.
+    return new RenderMemo(file, entries, fleet.digest, fleet.objects, settings, forced || !fastPath('memo'))
   }
 
   /** The recorded render at `path` if `variant`'s inputs are those it was made from. */

@@ -1,3 +1,4 @@
+import { setFastPathsOff } from '../../functions/krm/fast-paths.js'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -7,6 +8,9 @@ import { statPackageDirectory } from '../package/directory.js'
 import { quietInputs, quietRunApplies, replayQuietRun } from './quiet-run.js'
 import type { RenderSettings } from './settings.js'
 import { upstreamIndexDigest } from '../upstream/upstreams.js'
+
+// This suite tests the fast path itself: on, whatever KPT_VARIANTS_NO_FAST_PATHS says (the oracle run).
+beforeAll(() => setFastPathsOff([]))
 
 let dir: string
 beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'quiet-run-'))))

@@ -14,6 +14,7 @@
  * Only for directory output, with a record of earlier renders (not `--force`),
  * and not `--dry-run` or `--cluster` (which writes status from the plan).
  */
+import { fastPath } from '../../functions/krm/fast-paths.js'
 import { createHash } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -60,6 +61,7 @@ const quietFormat: RecordFormat<QuietRecord> = {
 /** Whether a run with these settings may be answered from, and may leave, a quiet record. */
 export function quietRunApplies(settings: RenderSettings, writesStatus: boolean): boolean {
   return (
+    fastPath('quiet-run') &&
     settings.memo !== undefined &&
     !settings.force &&
     !settings.git &&

@@ -1,5 +1,9 @@
+import { setFastPathsOff } from '../../functions/krm/fast-paths.js'
 import { sharesOf } from './render-share.js'
 import { defaultThreads } from './threads.js'
+
+// This suite tests the fast path itself: on, whatever KPT_VARIANTS_NO_FAST_PATHS says (the oracle run).
+beforeAll(() => setFastPathsOff([]))
 
 test('by default one render thread per CPU for a big fleet with no record of an earlier run, else one', () => {
   const big = { fleetBytes: 4 * 1024 * 1024, recorded: false, writesAll: false }

@@ -5,6 +5,7 @@
  * thread has planned when the fleet is big, and list the upstream revisions
  * at the refs the main thread listed (`pin`).
  */
+import { fastPath } from '../../functions/krm/fast-paths.js'
 import { availableParallelism } from 'node:os'
 import { parentPort, workerData } from 'node:worker_threads'
 import { KubeObject } from '../../functions/krm/index.js'
@@ -42,6 +43,7 @@ export interface ThreadNeeds {
  * new variants' and 're-render 10,000 unchanged variants --force').
  */
 export function defaultThreads(needs: ThreadNeeds, cpus = availableParallelism()): number {
+  if (!fastPath('threads')) return 1
   if (needs.recorded || needs.fleetBytes < manyThreadsBytes) return 1
   return Math.max(1, needs.writesAll ? Math.floor(cpus / 2) : cpus)
 }

@@ -1,9 +1,13 @@
+import { setFastPathsOff } from '../../../functions/krm/fast-paths.js'
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { readPackageDirectory } from '../../package/directory.js'
 import { ReadAhead } from './read-ahead.js'
 import { compiledWorker } from '../../../test/support/worker.js'
+
+// This suite tests the fast path itself: on, whatever KPT_VARIANTS_NO_FAST_PATHS says (the oracle run).
+beforeAll(() => setFastPathsOff([]))
 
 // The worker runs compiled code: the build's (npm test builds first).
 let worker: URL

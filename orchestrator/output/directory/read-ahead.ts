@@ -7,6 +7,7 @@
  * The thread reads the packages in the order they will be rendered, at most
  * `window` ahead of the last one taken, so memory stays flat at any fleet size.
  */
+import { fastPath } from '../../../functions/krm/fast-paths.js'
 import type { Worker } from 'node:worker_threads'
 import type { PackageFiles } from '../../package/files.js'
 import { compiledThread, startThread } from '../../util/threads.js'
@@ -66,7 +67,7 @@ export class ReadAhead {
 
   /** Starts reading `dirs` in order; undefined when no thread can be started here (the TypeScript sources under test have no compiled worker). */
   static start(dirs: readonly string[], worker = workerFile, window = defaultWindow): ReadAhead | undefined {
-    if (dirs.length === 0 || !compiledThread(worker)) return undefined
+    if (dirs.length === 0 || !fastPath('read-ahead') || !compiledThread(worker)) return undefined
     return new ReadAhead(dirs, worker, window)
   }
 

@@ -13,6 +13,7 @@
  * could not be written, which the caller then discards and
  * reports as failed: nothing half-written is ever committed.
  */
+import { fastPath } from '../../../functions/krm/fast-paths.js'
 import type { Worker } from 'node:worker_threads'
 import type { PackageFiles } from '../../package/files.js'
 import { compiledThread, startThread } from '../../util/threads.js'
@@ -22,7 +23,7 @@ const workerFile = new URL('./staging-worker.js', import.meta.url)
 
 /** A staging thread, or undefined where none can run (no compiled worker): the caller then writes in line. */
 export function openStagingThread(): StagingThread | undefined {
-  return compiledThread(workerFile) ? new StagingThread() : undefined
+  return fastPath('staging-thread') && compiledThread(workerFile) ? new StagingThread() : undefined
 }
 
 export class StagingThread {

@@ -1,3 +1,4 @@
+import { setFastPathsOff } from '../../../functions/krm/fast-paths.js'
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -5,6 +6,9 @@ import { statPackageDirectory } from '../../package/directory.js'
 import { DirectoryOutput } from './directory-output.js'
 import { backgroundShare, digestInBackground } from './stat-thread.js'
 import { compiledWorker } from '../../../test/support/worker.js'
+
+// This suite tests the fast path itself: on, whatever KPT_VARIANTS_NO_FAST_PATHS says (the oracle run).
+beforeAll(() => setFastPathsOff([]))
 
 // The worker runs compiled code: the build's (npm test builds first).
 let worker: URL

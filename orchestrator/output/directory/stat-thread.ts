@@ -7,6 +7,7 @@
  * the plan is made they are ready. A file changed after its digest was taken
  * is a change made after the run looked, as with any check.
  */
+import { fastPath } from '../../../functions/krm/fast-paths.js'
 import { compiledThread, startThread } from '../../util/threads.js'
 
 const workerFile = new URL('./stat-worker.js', import.meta.url)
@@ -41,7 +42,7 @@ export function digestInBackground(
   worker = workerFile,
   now?: number,
 ): Promise<Map<string, string | undefined>> | undefined {
-  if (dirs.length === 0 || !compiledThread(worker)) return undefined
+  if (dirs.length === 0 || !fastPath('stat-thread') || !compiledThread(worker)) return undefined
   return new Promise((resolve) => {
     const thread = startThread(worker, now === undefined ? { dirs } : { dirs, now })
     let digests: Map<string, string | undefined> | undefined
