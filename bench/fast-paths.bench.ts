@@ -1,0 +1,130 @@
+/**
+ * Each fast path (functions/krm/fast-paths.ts) against its own absence, in
+ * the same run: the case runs `kpt-variants render` as a child process with
+ * every fast path on, the baseline the same with that one turned off
+ * (KPT_VARIANTS_NO_FAST_PATHS=<name>). A ratio under 1 is what the path
+ * gains; a path whose ratio is not under 1 on the machine has not earned its
+ * place. The fleet: 4,000 variants of a 50-resource package (enough for the
+ * render threads and the stat thread to start), and for the spawner 200
+ * variants rendered with --git into a repository each (a git process or more
+ * per repository).
+ */
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { FastPath } from '../functions/krm/fast-paths.js'
+import { initBareRepos } from '../scripts/fleet-builder.js'
+import { clusterName, createFleet } from './fleet-fixture.js'
+import type { Benchmark } from './harness.js'
+import { agePastRacyWindow, benchTmp } from './scratch.js'
+
+const root = resolve(fileURLToPath(new URL('../..', import.meta.url)))
+const launcher = join(root, 'bin', 'kpt-variants')
+const variants = Number(process.env['KPT_VARIANTS_BENCH_FAST_PATH_VARIANTS'] || 4000)
+const gitVariants = 200
+
+interface Work {
+  dir: string
+  fleet: string
+  /** A fresh directory name per run: nothing is deleted while the bench runs (see render.bench.ts). */
+  next(kind: string): string
+  /** A rendered output, its record in `cache`, for the re-render cases. */
+  rendered: string
+}
+
+const works = new Map<string, Promise<Work>>()
+
+function workOnce(kind: 'directory' | 'git'): Promise<Work> {
+  let work = works.get(kind)
+  if (!work) {
+    work = (async () => {
+      const dir = mkdtempSync(join(benchTmp(), `kpt-variants-bench-fast-paths-${kind}-`))
+      process.once('exit', () => rmSync(dir, { recursive: true, force: true }))
+      const size = kind === 'git' ? gitVariants : variants
+      const fleet = await createFleet(dir, { variants: size, resources: 50 })
+      // Each cluster's deployment repository, for --git to push to.
+      if (kind === 'git')
+        await initBareRepos(
+          join(dir, 'repos'),
+          Array.from({ length: size }, (_, i) => clusterName(i)),
+        )
+      let count = 0
+      const w: Work = { dir, fleet, next: (k) => join(dir, `${k}-${++count}`), rendered: '' }
+      if (kind === 'directory') {
+        w.rendered = w.next('rendered')
+        render(w, { out: w.rendered, cache: join(dir, 'cache') })
+        await agePastRacyWindow()
+      }
+      return w
+    })()
+    works.set(kind, work)
+  }
+  return work
+}
+
+/** `kpt-variants render` as a child process, with the fast paths `off` turned off; checks it exits 0. */
+function render(
+  w: Work,
+  options: { out?: string; git?: true; cache: string; force?: true },
+  off: FastPath[] = [],
+): void {
+  const args = [launcher, 'render', w.fleet, '--cache', options.cache, '--no-progress']
+  if (options.git) args.push('--git')
+  else args.push('--out', options.out!)
+  if (options.force) args.push('--force')
+  const env = { ...process.env, KPT_VARIANTS_NO_FAST_PATHS: off.join(',') }
+  const run = spawnSync(process.execPath, args, { encoding: 'utf8', env, cwd: w.dir, maxBuffer: 256 * 2 ** 20 })
+  if (run.status !== 0) throw new Error(`kpt-variants render exited ${run.status}:\n${run.stderr.slice(-4000)}`)
+}
+
+/**
+ * A case: the render `what` with every fast path on but `alsoOff` (a path
+ * that would answer first and hide this one), against the same with `path`
+ * off too.
+ */
+function abCase(
+  path: FastPath,
+  what: string,
+  kind: 'directory' | 'git',
+  options: (w: Work) => Parameters<typeof render>[1],
+  alsoOff: FastPath[] = [],
+): Benchmark {
+  const hidden = alsoOff.length > 0 ? ` (${alsoOff.join(', ')} off in both)` : ''
+  return {
+    name: `fast path ${path}: ${what}${hidden}`,
+    goal: { maxRatio: 1, label: '< 1x its absence' },
+    setup: () => workOnce(kind),
+    iterations: 3,
+    run: (input) => render(input as Work, options(input as Work), alsoOff),
+    baseline: {
+      name: `the same with KPT_VARIANTS_NO_FAST_PATHS=${[...alsoOff, path].join(',')}`,
+      iterations: 3,
+      run: (input) => render(input as Work, options(input as Work), [...alsoOff, path]),
+    },
+  }
+}
+
+const fresh = (w: Work) => ({ out: w.next('new'), cache: w.next('cache') })
+const again = (w: Work) => ({ out: w.rendered, cache: join(w.dir, 'cache') })
+const n = variants.toLocaleString('en')
+
+export const benchmarks: Benchmark[] = [
+  abCase('threads', `render ${n} new variants`, 'directory', fresh),
+  abCase('staging-thread', `render ${n} new variants`, 'directory', fresh),
+  abCase('stat-thread', `re-render ${n} unchanged variants`, 'directory', again),
+  // The quiet run answers an unchanged fleet before the record of earlier renders is asked.
+  abCase('memo', `re-render ${n} unchanged variants`, 'directory', again, ['quiet-run']),
+  abCase('quiet-run', `re-render ${n} unchanged variants`, 'directory', again),
+  abCase('read-ahead', `re-render ${n} unchanged variants --force`, 'directory', (w) => ({ ...again(w), force: true })),
+  // The first run (the warm-up) drafts every variant; each timed run clones the repositories anew and reads them.
+  abCase(
+    'spawner',
+    `re-render --git ${gitVariants} drafted variants from a new cache, a repository each`,
+    'git',
+    (w) => ({
+      git: true,
+      cache: w.next('cache'),
+    }),
+  ),
+]
