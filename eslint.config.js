@@ -1,6 +1,7 @@
 // ESLint (flat config): the recommended JavaScript and typescript-eslint rules, the layering of
 // functions/ and orchestrator/ (each folder imports only from the folders below it, no import
-// cycle), and the exceptions the code base follows on purpose. Formatting is Prettier's (.prettierrc.json).
+// cycle), the `yaml` package only inside functions/krm/, and the exceptions the code base follows
+// on purpose. Formatting is Prettier's (.prettierrc.json).
 import js from '@eslint/js'
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript'
 import importX from 'eslint-plugin-import-x'
@@ -53,6 +54,26 @@ const upwardImports = layers.slice(0, -1).map((layer, i) => ({
   message: `${[layer].flat().join(' and ')} sits below these folders (orchestrator/README.md): move what both need down instead`,
 }))
 
+/**
+ * The files outside functions/krm/ that may still import the `yaml` package itself; everything else reads and
+ * writes YAML through the SDK's engine, functions/krm/yaml/index.ts (functions/krm/README.md, "The YAML layer").
+ */
+const yamlImporters = [
+  // Oracles of the engine: they read what it printed with the library alone, past the engine's own limits (the
+  // hostile corpus nests deeper than it parses, and its output echoes that) and without its comment fix-ups (the
+  // comments kpt wrote against ours).
+  'test/hostile/**',
+  'test/differential/**',
+  // The baseline these benchmarks measure the SDK against: the library's own parseDocument and toString.
+  'bench/functions.bench.ts',
+  'bench/package-context.bench.ts',
+  'bench/package-variant.bench.ts',
+  'bench/sdk.bench.ts',
+]
+
+const yamlMessage =
+  'YAML goes through functions/krm/yaml/index.ts (parse, print, parseValue, printValue, the document model): see functions/krm/README.md'
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'demo/', 'bench/out/', '**/examples/**', 'coverage/'] },
   js.configs.recommended,
@@ -97,6 +118,20 @@ export default tseslint.config(
     rules: {
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
       'import-x/no-restricted-paths': ['error', { zones: upwardImports }],
+    },
+  },
+  {
+    // YAML through the engine, which keeps kpt's bytes and comments, the nesting and alias limits and the fast paths.
+    files: ['**/*.ts', '**/*.js'],
+    ignores: ['functions/krm/**', ...yamlImporters],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'yaml', message: yamlMessage }],
+          patterns: [{ group: ['yaml/*'], message: yamlMessage }],
+        },
+      ],
     },
   },
   {

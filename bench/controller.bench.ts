@@ -23,7 +23,7 @@ import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { parseAllDocuments } from 'yaml'
+import { parseValue } from '../functions/krm/yaml/index.js'
 import { ControllerProcess } from '../test/support/controller-process.js'
 import type { CycleLine } from '../test/support/controller-process.js'
 import { binDir, buildCommand, KubeApiServer } from '../test/support/kube-apiserver.js'
@@ -92,9 +92,7 @@ function workOnce(): Promise<Work> {
 }
 
 function documents(text: string): Json[] {
-  return parseAllDocuments(text)
-    .map((d) => d.toJS() as Json)
-    .filter(Boolean)
+  return (parseValue(text, { stream: true }) as Json[]).filter(Boolean)
 }
 
 /** An empty downstream repository and a new cache: the next render drafts every variant anew. */

@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { execa } from 'execa'
-import { parse } from 'yaml'
+import { parseValue } from '../functions/krm/yaml/index.js'
 import { hasImage, imageTag, packageInfo, releaseTags, sourceUrl } from './image-names.js'
 import { makeLocalBases } from './local-base.js'
 
@@ -35,7 +35,7 @@ export function imageLabels(root: string, target: string, revision: string): Rec
 /** A function's description from its metadata.yaml (the catalog's), the orchestrator's from package.json. */
 function imageDescription(root: string, target: string): string {
   if (target === 'kpt-variants') return packageInfo(root).description
-  const metadata = parse(readFileSync(join(root, 'functions', target, 'metadata.yaml'), 'utf8')) as {
+  const metadata = parseValue(readFileSync(join(root, 'functions', target, 'metadata.yaml'), 'utf8')) as {
     description: string
   }
   return metadata.description

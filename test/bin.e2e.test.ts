@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path'
 import { execa } from 'execa'
-import { parse } from 'yaml'
+import { parseValue } from '../functions/krm/yaml/index.js'
 import { functionBins, repoRoot } from './e2e/runner.js'
 
 const bins = functionBins()
@@ -28,7 +28,7 @@ describe.each(bins)('bin/%s', (name) => {
   ])('%s: exit 1, an error result, a ResourceList on stdout', async (_case, input, message) => {
     const run = await execa(bin, [], { input, reject: false })
     expect(run.exitCode).toBe(1)
-    const out = parse(String(run.stdout)) as {
+    const out = parseValue(String(run.stdout)) as {
       kind: string
       items: unknown[]
       results: { message: string; severity: string }[]

@@ -10,7 +10,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { parseAllDocuments } from 'yaml'
+import { parseValue } from '../functions/krm/yaml/index.js'
 import { repoRoot } from './e2e/runner.js'
 import { ApiProxy } from './support/api-proxy.js'
 import { createBlueprints, fleetFiles, threeClusters } from './support/fleet.js'
@@ -28,7 +28,7 @@ const yamlFiles = (dir: string) =>
   readdirSync(dir)
     .filter((f) => f.endsWith('.yaml'))
     .map((f) => join(dir, f))
-const documents = (file: string) => parseAllDocuments(readFileSync(file, 'utf8')).map((d) => d.toJS() as Json)
+const documents = (file: string) => parseValue(readFileSync(file, 'utf8'), { stream: true }) as Json[]
 
 const variant = (name: string, namespace: string, revision: number) => source`
   apiVersion: config.porch.kpt.dev/v1alpha1
@@ -123,7 +123,7 @@ suite('render --cluster against a real API server', () => {
       files[name] = text.replaceAll('repo: ../repos/', `repo: ${dir}/repos/`)
     writeTree(join(dir, 'fleet'), files)
     // The same objects, served; each PackageVariant with a status the snapshot must leave out.
-    objects = Object.values(files).flatMap((text) => parseAllDocuments(text).map((d) => d.toJS() as Json))
+    objects = Object.values(files).flatMap((text) => parseValue(text, { stream: true }) as Json[])
     for (const o of objects)
       if (o['kind'] === 'PackageVariant')
         o['status'] = {

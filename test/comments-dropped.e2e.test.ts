@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { execa } from 'execa'
-import { parse } from 'yaml'
+import { parseValue } from '../functions/krm/yaml/index.js'
 import { source } from './support/source.js'
 import { repoRoot } from './e2e/runner.js'
 
@@ -93,13 +93,13 @@ test('kpt fn eval --exec bin/config-injection: the package is written, and kpt s
   )
   expect({ exitCode: run.exitCode, stderr: run.stderr }).toMatchObject({ exitCode: 0 })
   // (kpt then copies the input's comments back by position, which may put this one elsewhere in the file.)
-  expect(parse(readFileSync(join(pkg, 'database.yaml'), 'utf8'))).toMatchObject({
+  expect(parseValue(readFileSync(join(pkg, 'database.yaml'), 'utf8'))).toMatchObject({
     spec: { replicas: [], port: 5432 },
   })
   expect(run.stderr).toContain(
     '[warning] db.example.com/v1/DatabaseBinding/orders: comments dropped from database.yaml (DatabaseBinding/orders)',
   )
-  const list = parse(readFileSync(join(results, 'results.yaml'), 'utf8')) as {
+  const list = parseValue(readFileSync(join(results, 'results.yaml'), 'utf8')) as {
     items: { results: { severity: string; message: string; file?: { path: string } }[] }[]
   }
   expect(list.items[0]!.results).toContainEqual({

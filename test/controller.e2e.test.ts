@@ -15,7 +15,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { parseAllDocuments } from 'yaml'
+import { parseValue } from '../functions/krm/yaml/index.js'
 import { gitIdentity, repoRoot } from './e2e/runner.js'
 import { ControllerProcess, outcomes } from './support/controller-process.js'
 import { createBlueprints, fleetFiles, repository, threeClusters } from './support/fleet.js'
@@ -27,7 +27,7 @@ import type { Json } from './support/kube-apiserver.js'
 import { runCli } from './support/cli-run.js'
 
 const timeout = 120_000
-const documents = (text: string) => parseAllDocuments(text).map((d) => d.toJS() as Json)
+const documents = (text: string) => parseValue(text, { stream: true }) as Json[]
 const crds = readdirSync(join(repoRoot, 'deploy', 'crds'))
   .filter((f) => f.endsWith('.yaml'))
   .flatMap((f) => documents(readFileSync(join(repoRoot, 'deploy', 'crds', f), 'utf8')))

@@ -12,7 +12,7 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { execa } from 'execa'
-import { parseAllDocuments } from 'yaml'
+import { parseValue } from '../functions/krm/yaml/index.js'
 import { repoRoot } from './e2e/runner.js'
 import { createBlueprints, fleetFiles, threeClusters } from './support/fleet.js'
 import { git, readTreeWithModes, writeTree } from './support/git-repo.js'
@@ -27,7 +27,7 @@ const deploy = join(repoRoot, 'deploy')
 const nephio = join(repoRoot, 'test', 'fleets', 'nephio')
 const timeout = 120_000
 
-const documents = (file: string) => parseAllDocuments(readFileSync(file, 'utf8')).map((d) => d.toJS() as Json)
+const documents = (file: string) => parseValue(readFileSync(file, 'utf8'), { stream: true }) as Json[]
 const manifests = (file: string) => documents(join(deploy, file))
 const yamlFiles = (dir: string) =>
   readdirSync(dir)
@@ -270,7 +270,7 @@ suite('deploy/ in a real API server', () => {
       const files = fleetFiles({ clusters: threeClusters, extra: { 'variants.yaml': standalone } })
       fleetDir = join(dir, 'fleet')
       writeTree(fleetDir, files)
-      objects = Object.values(files).flatMap((text) => parseAllDocuments(text).map((d) => d.toJS() as Json))
+      objects = Object.values(files).flatMap((text) => parseValue(text, { stream: true }) as Json[])
       await server.apply(objects)
     }, timeout)
 

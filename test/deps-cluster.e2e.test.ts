@@ -7,7 +7,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { parseAllDocuments } from 'yaml'
+import { parseValue } from '../functions/krm/yaml/index.js'
 import { createDemoFleet } from '../scripts/demo-fleet.js'
 import { repoRoot } from './e2e/runner.js'
 import { runCli } from './support/cli-run.js'
@@ -17,7 +17,7 @@ import type { Json } from './support/kube-apiserver.js'
 import { schemalessCrd } from './support/schemaless-crd.js'
 
 const timeout = 180_000
-const documents = (text: string) => parseAllDocuments(text).map((d) => d.toJS() as Json)
+const documents = (text: string) => parseValue(text, { stream: true }) as Json[]
 const suite = describeIfAvailable(kubeApiServerBuilt(), kubeApiServerMissing)
 
 suite('deps --cluster on the demo fleet', () => {

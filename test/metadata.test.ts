@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { parse } from 'yaml'
+import { parseValue } from '../functions/krm/yaml/index.js'
 import { functionTargets, imageName, imageTag, packageInfo, sourceUrl } from '../scripts/image-names.js'
 import { repositoryRoot } from './support/root.js'
 
@@ -16,7 +16,7 @@ const { version, license } = packageInfo(root)
 test.each(functionTargets.map((fn) => [fn]))(
   'functions/%s/metadata.yaml names the image, tag and sources the build and release make',
   (fn) => {
-    const metadata = parse(readFileSync(join(root, 'functions', fn, 'metadata.yaml'), 'utf8')) as Record<
+    const metadata = parseValue(readFileSync(join(root, 'functions', fn, 'metadata.yaml'), 'utf8')) as Record<
       string,
       unknown
     >

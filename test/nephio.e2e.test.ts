@@ -11,7 +11,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { execa } from 'execa'
-import { parse } from 'yaml'
+import { parseValue } from '../functions/krm/yaml/index.js'
 import { repoRoot } from './e2e/runner.js'
 import { kptfile } from './support/catalog-repo.js'
 import { runCli } from './support/cli-run.js'
@@ -96,7 +96,7 @@ class Workspace {
   yaml(path: string): Record<string, any>[] {
     return readFileSync(join(this.dir, 'out', path), 'utf8')
       .split(/^---$/m)
-      .map((doc) => parse(doc))
+      .map((doc) => parseValue(doc) as Record<string, any>)
   }
 }
 

@@ -17,7 +17,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { execa } from 'execa'
-import { parseAllDocuments } from 'yaml'
+import { parseValue } from '../functions/krm/yaml/index.js'
 import { repository } from './support/fleet.js'
 import { createRepo, git } from './support/git-repo.js'
 import type { JsonReport } from './support/render-workspace.js'
@@ -111,14 +111,16 @@ async function render(...args: string[]): Promise<{ report: JsonReport; stderr: 
   return { report: JSON.parse(run.stdout) as JsonReport, stderr: run.stderr }
 }
 
-/** The package at `pkg` parses, with the yaml library and with the real kpt; its database binding as read. */
+/**
+ * The package at `pkg` parses, with the yaml library (parseValue with `stream` is its parser, and throws on an error)
+ * and with the real kpt; its database binding as read.
+ */
 async function expectParses(pkg: string): Promise<Record<string, any>> {
-  const docs = parseAllDocuments(readFileSync(join(pkg, 'database.yaml'), 'utf8'))
-  expect(Array.isArray(docs) && docs.flatMap((doc) => doc.errors.map((e) => e.message))).toEqual([])
+  const docs = parseValue(readFileSync(join(pkg, 'database.yaml'), 'utf8'), { source: 'database.yaml', stream: true })
   const tree = await execa('kpt', ['pkg', 'tree', pkg], { reject: false, stdin: 'ignore' })
   expect({ exitCode: tree.exitCode, stderr: tree.stderr }).toEqual({ exitCode: 0, stderr: '' })
   expect(tree.stdout).toContain('[database.yaml]  DatabaseBinding orders')
-  return (docs as { toJS(): Record<string, any> }[])[0]!.toJS()
+  return docs[0] as Record<string, any>
 }
 
 describe('kpt-variants render: a document that would not parse with its comments', () => {

@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { parseAllDocuments } from 'yaml'
+import { parseValue } from '../functions/krm/yaml/index.js'
 import { defaultKinds, FakeApiServer } from './support/fake-apiserver.js'
 import type { Json } from './support/fake-apiserver.js'
 import { createBlueprints, fleetFiles, threeClusters } from './support/fleet.js'
@@ -37,8 +37,8 @@ beforeEach(async () => {
   await createBlueprints(join(dir, 'repos', 'blueprints'))
   for (const c of threeClusters) await git(dir, 'init', '-q', '--bare', '-b', 'main', `repos/${c.name}.git`)
   const files = fleetFiles({ clusters: threeClusters })
-  const objects = Object.values(files).flatMap((text) =>
-    parseAllDocuments(text.replaceAll('repo: ../repos/', `repo: ${dir}/repos/`)).map((d) => d.toJS() as Json),
+  const objects = Object.values(files).flatMap(
+    (text) => parseValue(text.replaceAll('repo: ../repos/', `repo: ${dir}/repos/`), { stream: true }) as Json[],
   )
   // The canary's cluster reports Ready: its status comes with the listed object.
   objects.find((o) => o['kind'] === 'WorkloadCluster' && o['metadata']['name'] === 'edge-01')!['status'] = {

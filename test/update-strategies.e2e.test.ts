@@ -7,7 +7,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { parse } from 'yaml'
+import { parseValue } from '../functions/krm/yaml/index.js'
 import { writeTree } from './support/git-repo.js'
 import { createBlueprints, fleetFiles, threeClusters, v2Image } from './support/fleet.js'
 import { runCli } from './support/cli-run.js'
@@ -43,7 +43,7 @@ function editDownstream(cluster: string, strategy: string): void {
 }
 
 const deployment = (cluster: string) =>
-  parse(readFileSync(join(dir, 'out', cluster, 'nginx', 'deployment.yaml'), 'utf8')) as {
+  parseValue(readFileSync(join(dir, 'out', cluster, 'nginx', 'deployment.yaml'), 'utf8')) as {
     spec: { replicas: number; template: { spec: { containers: { image: string }[] } } }
   }
 
@@ -80,7 +80,9 @@ test('force-delete-replace drops the local edit, and the PackageVariant applies 
   expect(report.summary).toMatchObject({ updated: 2, failed: 0 })
   expect(deployment('edge-01').spec.replicas).toBe(2)
   expect(deployment('edge-01').spec.template.spec.containers[0]!.image).toBe(v2Image)
-  expect(parse(readFileSync(join(dir, 'out', 'edge-01', 'nginx', 'package-context.yaml'), 'utf8')).data).toMatchObject({
+  expect(
+    (parseValue(readFileSync(join(dir, 'out', 'edge-01', 'nginx', 'package-context.yaml'), 'utf8')) as any).data,
+  ).toMatchObject({
     cluster: 'edge-01',
   })
   expect(readFileSync(join(dir, 'out', 'edge-01', 'nginx', 'Kptfile'), 'utf8')).toContain(

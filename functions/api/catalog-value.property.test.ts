@@ -1,6 +1,6 @@
 /** Property: a catalog read in one pass (catalog-value.ts) is what the typed reader reads, or left to it. */
 import fc from 'fast-check'
-import { Document, YAMLSeq } from 'yaml'
+import { Document, YAMLSeq } from '../krm/yaml/index.js'
 import { KubeObject } from '../krm/index.js'
 import { readCatalogValue } from './catalog-value.js'
 import { installationTypes, readPackageCatalog, readPackageCatalogFields } from './dependencies.js'

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import { parse } from 'yaml'
+import { parseValue } from '../krm/yaml/index.js'
 import { join } from 'node:path'
 import { crdFileText, customResourceDefinitions } from './crds.js'
 import type { Schema } from './crds.js'
@@ -57,7 +57,7 @@ describe('the Rollout CRD', () => {
   test('declares every field of docs/rollouts.md example, status included', () => {
     const text = readFileSync(join(repo, 'docs', 'rollouts.md'), 'utf8')
     const yaml = /```yaml\n(apiVersion: kpt-variants\.dev\/v1alpha1\nkind: Rollout\n[\s\S]*?)```/.exec(text)![1]!
-    const example = parse(yaml) as Record<string, unknown>
+    const example = parseValue(yaml) as Record<string, unknown>
     example['status'] = { approvals: [{ step: 'eu', revision: 'nginx/v2@1a2b3c4d5e6f', time: '2025-06-02T09:00:00Z' }] }
     expect(undeclared(example, schema, '')).toEqual([])
     expect(undeclared({ spec: { stepz: [] } }, schema, '')).toEqual(['.spec.stepz'])
@@ -88,7 +88,7 @@ describe('the DependencyPolicy CRD', () => {
     const yaml = /```yaml\n(apiVersion: kpt-variants\.dev\/v1alpha1\nkind: DependencyPolicy\n[\s\S]*?)```/.exec(
       text,
     )![1]!
-    const example = parse(yaml) as Record<string, unknown>
+    const example = parseValue(yaml) as Record<string, unknown>
     expect(Object.keys(example['spec'] as object).length).toBeGreaterThan(8)
     expect(undeclared(example, schema, '')).toEqual([])
     expect(undeclared({ spec: { pinz: [] } }, schema, '')).toEqual(['.spec.pinz'])

@@ -4,8 +4,8 @@
  * Fields are read from the YAML nodes; a subtree becomes JavaScript only when
  * its value is wanted as it is (`plainMap`).
  */
-import { Document, isAlias, isMap, isScalar, isSeq } from 'yaml'
-import type { Node } from 'yaml'
+import { Document, isAlias, isMap, isScalar, isSeq } from '../krm/yaml/index.js'
+import type { Node } from '../krm/yaml/index.js'
 import { FieldTypeError, formatFieldPath } from '../krm/index.js'
 import type { FieldPath, KubeObject } from '../krm/index.js'
 

@@ -4,7 +4,7 @@
  * DependencyCheck and DependencyCheckResult. Readers return a typed value or
  * field errors naming the path; constraint syntax is checked by dependency-check.
  */
-import { isMap, isSeq } from 'yaml'
+import { isMap, isSeq } from '../krm/yaml/index.js'
 import { dns1123LabelErrors, formatFieldPath } from '../krm/index.js'
 import type { FieldPath, KubeObject } from '../krm/index.js'
 import { Decoder } from './decode.js'

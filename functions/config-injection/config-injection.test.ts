@@ -1,4 +1,4 @@
-import { parse } from 'yaml'
+import { parseValue } from '../krm/yaml/index.js'
 import { findKptfile, parseObjects, ResourceList, runFunction } from '../krm/index.js'
 import { configInjectionFunction } from './index.js'
 import { indent, source } from '../../test/support/source.js'
@@ -29,7 +29,7 @@ function run(items: string, config: string, cluster = '') {
     exitCode: out.exitCode,
     items: rl.items.filter((i) => i.kind !== 'Kptfile').map((i) => i.toYaml()),
     kptfile: found.ok ? (found.kptfile.object.toJS() as { status?: unknown; info?: unknown }) : undefined,
-    results: (parse(out.output) as { results?: unknown[] }).results ?? [],
+    results: (parseValue(out.output) as { results?: unknown[] }).results ?? [],
   }
 }
 

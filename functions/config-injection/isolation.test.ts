@@ -3,7 +3,7 @@
  * namespace. A same-named object in another namespace is never injected,
  * whether it is the only candidate or listed first.
  */
-import { parse } from 'yaml'
+import { parseValue } from '../krm/yaml/index.js'
 import { parseObjects, runFunction } from '../krm/index.js'
 import { source } from '../../test/support/source.js'
 import { configInjectionFunction } from './index.js'
@@ -46,7 +46,7 @@ function injectedApi(pvNamespace: string, cluster: string): unknown {
     sources: parseObjects(cluster, 'cluster.yaml'),
   })
   expect(out.exitCode).toBe(0)
-  const items = (parse(out.output) as { items: { kind: string; data?: { api?: unknown } }[] }).items
+  const items = (parseValue(out.output) as { items: { kind: string; data?: { api?: unknown } }[] }).items
   return items.find((i) => i.kind === 'ConfigMap')!.data!.api
 }
 

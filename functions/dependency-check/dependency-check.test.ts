@@ -1,4 +1,4 @@
-import { parse } from 'yaml'
+import { parseValue } from '../krm/yaml/index.js'
 import { parseObjects, runFunction } from '../krm/index.js'
 import { dependencyCheckFunction } from './index.js'
 
@@ -48,7 +48,7 @@ type Out = {
 }
 const run = (input: string, src = sources('v1.16.3')) => {
   const out = runFunction(dependencyCheckFunction, input, { sources: src })
-  return { ...out, parsed: parse(out.output) as Out }
+  return { ...out, parsed: parseValue(out.output) as Out }
 }
 
 describe('dependency-check transform', () => {

@@ -1,5 +1,5 @@
 /** fan-out under `kpt fn render`: package paths, subpackages, and which file is the set's. */
-import { parse, stringify } from 'yaml'
+import { parseValue, printValue } from '../krm/yaml/index.js'
 import { runFunction } from '../krm/index.js'
 import { source } from '../../test/support/source.js'
 import { fanOutFunction } from './index.js'
@@ -9,7 +9,7 @@ describe('fan-out', () => {
   describe('kpt fn render of a fleet with a subpackage (items carry package-path; paths are per package)', () => {
     type Obj = Record<string, any>
     const at = (packagePath: string, path: string, text: string, index = 0): Obj => {
-      const o = parse(text) as Obj
+      const o = parseValue(text) as Obj
       o['metadata']['annotations'] = {
         ...o['metadata']['annotations'],
         'internal.config.kubernetes.io/package-path': packagePath,
@@ -32,14 +32,14 @@ describe('fan-out', () => {
     const configMap = 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: other, namespace: default}\ndata: {a: b}\n'
     const targets = '- repositories: [{name: edge-c1}, {name: edge-c2}]\n'
     const bare = (text: string) => {
-      const o = parse(text) as Obj
+      const o = parseValue(text) as Obj
       delete o['metadata']['annotations']
-      return stringify(o)
+      return printValue(o, { wide: true })
     }
     const rootSet = at('/fleet', 'sets/pvs.yaml', bare(pvsWith(targets)))
     /** Subpackage items first, as kpt passes them; the set as functionConfig with its own annotations (configPath). */
     const renderInput = (subpackageItems: Obj[], rootItems: Obj[] = []) =>
-      stringify(
+      printValue(
         {
           apiVersion: 'config.kubernetes.io/v1',
           kind: 'ResourceList',
@@ -51,9 +51,10 @@ describe('fan-out', () => {
             ),
             ...rootItems,
           ],
-          functionConfig: rootSet,
+          // A copy: the same object twice would print as an anchor and its alias.
+          functionConfig: structuredClone(rootSet),
         },
-        { aliasDuplicateObjects: false },
+        { wide: true },
       )
     const annotations = (o: Obj) => o['metadata']['annotations'] as Record<string, string>
 

@@ -1,5 +1,5 @@
 /** The fleet and helpers the fan-out tests share: Repositories, clusters, a PackageVariantSet, a run of the function. */
-import { parse } from 'yaml'
+import { parseValue } from '../krm/yaml/index.js'
 import { runFunction } from '../krm/index.js'
 import { source } from '../../test/support/source.js'
 import { fanOutFunction } from './index.js'
@@ -85,7 +85,7 @@ export const fleet = [
 
 export function run(input: string) {
   const out = runFunction(fanOutFunction, input)
-  const parsed = parse(out.output) as { items: Record<string, any>[]; results?: Record<string, any>[] }
+  const parsed = parseValue(out.output) as { items: Record<string, any>[]; results?: Record<string, any>[] }
   return { ...out, items: parsed.items, results: parsed.results ?? [] }
 }
 export const variants = (items: Record<string, any>[]) => items.filter((i) => i['kind'] === 'PackageVariant')
@@ -95,7 +95,7 @@ export const variants = (items: Record<string, any>[]) => items.filter((i) => i[
  * checks both, and that the conditions carry `reason` and `message`.
  */
 export function expectFailedSet(input: string, items: Record<string, any>[], reason: string, message: string) {
-  const expected = (parse(input) as { items: Record<string, any>[] }).items
+  const expected = (parseValue(input) as { items: Record<string, any>[] }).items
   const isSet = (i: Record<string, any>) => i['kind'] === 'PackageVariantSet'
   const { status, ...set } = items.find(isSet)!
   expect(set).toEqual(expected.find(isSet))

@@ -3,7 +3,7 @@
  * namespace, and its CEL expressions see only the name, namespace, labels and
  * annotations of an object.
  */
-import { parse } from 'yaml'
+import { parseValue } from '../krm/yaml/index.js'
 import { parseObjects, runFunction } from '../krm/index.js'
 import { source } from '../../test/support/source.js'
 import { fanOutFunction } from './index.js'
@@ -60,7 +60,7 @@ function run(set: string, items: string[], sources = '') {
   const all = [set, ...items].map((i) => `-${indent(i, 2).slice(1)}`).join('\n')
   const input = `apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n${all}\nfunctionConfig:\n${indent(set, 2)}`
   const out = runFunction(fanOutFunction, input, { sources: sources ? parseObjects(sources, 'cluster.yaml') : [] })
-  const parsed = parse(out.output) as {
+  const parsed = parseValue(out.output) as {
     items: Record<string, any>[]
     results?: { severity: string; message: string }[]
   }

@@ -4,7 +4,7 @@
  * produce the PackageVariants Porch would create (docs/upstream-behaviour.md, "Porch's PackageVariantSet controller").
  */
 import fc from 'fast-check'
-import { parse } from 'yaml'
+import { parseValue } from '../krm/yaml/index.js'
 import { ResourceList, runFunction } from '../krm/index.js'
 import { source } from '../../test/support/source.js'
 import { runFanOut } from './fan-out.js'
@@ -28,7 +28,7 @@ function list(pvs: string, items: object[]): string {
     apiVersion: 'config.kubernetes.io/v1',
     kind: 'ResourceList',
     items,
-    functionConfig: parse(pvs),
+    functionConfig: parseValue(pvs),
   })
 }
 
@@ -58,7 +58,7 @@ const porchPv = (name: string, repo: string, pkg: string, extra: object = {}) =>
 })
 
 function variants(output: string): object[] {
-  return (parse(output) as { items: Record<string, any>[] }).items
+  return (parseValue(output) as { items: Record<string, any>[] }).items
     .filter((i) => i['kind'] === 'PackageVariant')
     .map((i) => {
       delete i['metadata']['annotations'] // kpt's path annotations, not part of the object Porch creates

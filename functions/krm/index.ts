@@ -21,17 +21,8 @@ export {
   qualifiedNameErrors,
 } from './selectors.js'
 export type { CompiledSelector, LabelSelector, LabelSelectorRequirement } from './selectors.js'
-export {
-  fixCommentPlacement,
-  isAmbiguousString,
-  parseYamlDocument,
-  parseYamlDocuments,
-  readPlainDocumentValue,
-  renderFieldText,
-  renderItemText,
-  stringifyYamlDocument,
-  YamlSyntaxError,
-} from './yaml/index.js'
+// YAML itself (parse, print, nodes) is the engine's, imported from './yaml/index.js'.
+export { renderFieldText, renderItemText, YamlSyntaxError } from './yaml/index.js'
 export { findRootObjects, isKptfile, rootPackagePath } from './package.js'
 export {
   findKptfile,

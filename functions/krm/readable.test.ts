@@ -8,7 +8,7 @@ import { parseDocument } from 'yaml'
 import { source } from '../../test/support/source.js'
 import { KubeObject } from './kube-object.js'
 import { readableDocument } from './readable.js'
-import { parseYamlDocument, readsBack, stringifyYamlDocument } from './yaml/index.js'
+import { parse, print, readsBack } from './yaml/index.js'
 
 const binding = source`
   # Bound per cluster.
@@ -37,9 +37,9 @@ const warning =
 
 /** The binding with `spec.hosts` set to an empty list: printed with its comments, it does not parse. */
 function emptiedDoc() {
-  const doc = parseYamlDocument(binding)
+  const doc = parse(binding)
   new KubeObject(doc.contents as never, doc).set(['spec', 'hosts'], [])
-  expect(parseDocument(stringifyYamlDocument(doc)).errors).not.toEqual([])
+  expect(parseDocument(print(doc)).errors).not.toEqual([])
   return doc
 }
 
@@ -55,7 +55,7 @@ describe('readableDocument', () => {
   })
 
   test('a document that reads back keeps its comments, with no warning; text already printed is used as it is', () => {
-    const doc = parseYamlDocument(binding)
+    const doc = parse(binding)
     new KubeObject(doc.contents as never, doc).set(['spec', 'port'], 5433)
     const expected = binding.replace('5432', '5433')
     expect(readableDocument(doc, { file: 'db/binding.yaml' })).toEqual({ text: expected })
@@ -64,7 +64,7 @@ describe('readableDocument', () => {
 
   test('text printed already that would not parse is printed again, without comments', () => {
     const doc = emptiedDoc()
-    expect(readableDocument(doc, { file: 'db/binding.yaml', printed: stringifyYamlDocument(doc) })).toEqual({
+    expect(readableDocument(doc, { file: 'db/binding.yaml', printed: print(doc) })).toEqual({
       text: emptied,
       warning,
     })
@@ -81,7 +81,7 @@ describe('readableDocument', () => {
 
 describe('KubeObject.toReadableYaml', () => {
   test('drops the comments (but kpt-merge) of an object that would not parse, and says so', () => {
-    const object = new KubeObject(parseYamlDocument(binding).contents as never)
+    const object = new KubeObject(parse(binding).contents as never)
     object.set(['spec', 'hosts'], [])
     expect(object.toReadableYaml()).toEqual({ text: emptied, commentsDropped: true })
     // Dropped from the object itself.
@@ -89,7 +89,7 @@ describe('KubeObject.toReadableYaml', () => {
   })
 
   test('an object that reads back is printed as toYaml prints it', () => {
-    const object = new KubeObject(parseYamlDocument(binding).contents as never)
+    const object = new KubeObject(parse(binding).contents as never)
     object.set(['spec', 'hosts'], ['a', 'b'])
     expect(object.toReadableYaml()).toEqual({ text: object.toYaml(), commentsDropped: false })
     expect(object.toYaml()).toContain('  hosts: # the primary first\n  - a\n  - b\n')
@@ -138,10 +138,10 @@ describe('property: readsBack says whether a printed document parses; readableDo
     fc.assert(
       fc.property(spec, fc.array(edit, { maxLength: 3 }), fc.boolean(), (s, edits, wide) => {
         const text = `${s.top}apiVersion: v1\nkind: ConfigMap\nmetadata:${s.merge}\n  name: n\nspec:${s.specComment}\n  a:${s.aComment}\n    b: 1\n  c:${s.cComment}\n  - x\n  d: 1${s.tail}\n`
-        const doc = parseYamlDocument(text)
+        const doc = parse(text)
         const object = new KubeObject(doc.contents as never, doc)
         for (const e of edits) object.set(e.path, e.value)
-        const printed = stringifyYamlDocument(doc, { wide })
+        const printed = print(doc, { wide })
         expect(readsBack(printed)).toBe(parseDocument(printed, { uniqueKeys: false }).errors.length === 0)
         const written = readableDocument(doc, { wide, file: 'f.yaml' })
         expect(parseDocument(written.text).errors).toEqual([])

@@ -21,7 +21,7 @@ export function commentsDroppedMessage(file: string | undefined, object: string)
 }
 
 /**
- * A document printed for the file `file` (`stringifyYamlDocument` with `wide`), checked to read back: where it
+ * A document printed for the file `file` (`print` with `wide`), checked to read back: where it
  * would not, printed without its comments (dropped from `doc` itself), with `warning` saying so. `printed`: the
  * document as the caller already printed it, which is then not printed again unless it does not read back. Only
  * a text with a `#` is parsed again, and one that plain-block.ts reads (kpt-merge comments only) costs little.

@@ -1,4 +1,4 @@
-import { parse } from 'yaml'
+import { parseValue } from '../krm/yaml/index.js'
 import { source } from '../../test/support/source.js'
 import { runFunction } from '../krm/index.js'
 import { packageContextFunction } from './index.js'
@@ -37,7 +37,7 @@ const configMap = (data: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\
 
 /** The result messages of a run's output list. */
 function messages(output: string): string[] {
-  return ((parse(output) as { results?: { message: string }[] }).results ?? []).map((r) => r.message)
+  return ((parseValue(output) as { results?: { message: string }[] }).results ?? []).map((r) => r.message)
 }
 
 function run(items: string, functionConfig: string) {

@@ -1,4 +1,4 @@
-import { parse } from 'yaml'
+import { parseValue } from '../krm/yaml/index.js'
 import { configInjectionFunction } from '../config-injection/index.js'
 import { parseObjects, ResourceList, runFunction } from '../krm/index.js'
 import { packageContextFunction } from '../package-context/index.js'
@@ -135,7 +135,7 @@ pipeline:
   ])('rejects an invalid PackageVariant: %s', (_, fc, want) => {
     const out = runFunction(packageVariantFunction, list(fc), { sources: cluster })
     expect(out.exitCode).toBe(1)
-    expect((parse(out.output) as { results: unknown[] }).results).toEqual(
+    expect((parseValue(out.output) as { results: unknown[] }).results).toEqual(
       want.map(([message, path]) => expect.objectContaining({ message, severity: 'error', field: { path } })),
     )
     expect(itemsOf(out.output)).toBe(itemsOf(list(fc)))
@@ -145,7 +145,7 @@ pipeline:
     const body = items.split('\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: kptfile.kpt.dev')[0]!
     const out = runFunction(packageVariantFunction, list(valid, body), { sources: cluster })
     expect(out.exitCode).toBe(1)
-    const results = (parse(out.output) as { results: { message: string }[] }).results
+    const results = (parseValue(out.output) as { results: { message: string }[] }).results
     expect(results).toHaveLength(1)
     expect(results[0]!.message).toMatch(/^"package-context.yaml" not found/)
   })

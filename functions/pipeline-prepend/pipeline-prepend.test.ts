@@ -1,8 +1,11 @@
-import { parse } from 'yaml'
+import { parseValue } from '../krm/yaml/index.js'
 import { findKptfile, ResourceList, runFunction } from '../krm/index.js'
 import { pipelinePrependFunction } from './index.js'
 import { generateFunctionName, isPackageVariantFunction } from './pipeline-prepend.js'
 import { indent, source } from '../../test/support/source.js'
+
+/** A ResourceList's results, as a test reads them. */
+type Output = { results: unknown }
 
 function resourceList(kptfile: string, pv: string): string {
   return `apiVersion: config.kubernetes.io/v1
@@ -222,7 +225,9 @@ describe('pipeline-prepend', () => {
   ])('rejects %s', (_, kptfile, config, message, field) => {
     const out = runFunction(pipelinePrependFunction, resourceList(kptfile, config))
     expect(out.exitCode).toBe(1)
-    expect(parse(out.output).results).toMatchObject([{ severity: 'error', message, field: { path: field } }])
+    expect((parseValue(out.output) as Output).results).toMatchObject([
+      { severity: 'error', message, field: { path: field } },
+    ])
     expect(ResourceList.parse(out.output).items[0]!.toYaml()).toBe(kptfile)
   })
 
@@ -235,7 +240,11 @@ describe('pipeline-prepend', () => {
     expect(ResourceList.parse(out.output).items[0]!.toYaml()).toBe(
       header + 'pipeline:\n  validators:\n  - name: PackageVariant.p..0\n    image: x\n',
     )
-    const results = parse(out.output).results as { severity: string; field?: { path: string }; message: string }[]
+    const results = (parseValue(out.output) as Output).results as {
+      severity: string
+      field?: { path: string }
+      message: string
+    }[]
     expect(results.filter((r) => r.severity === 'warning')).toMatchObject([
       {
         field: { path: 'spec.pipeline.validators[0].fooBar' },
@@ -251,7 +260,7 @@ describe('pipeline-prepend', () => {
       `apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\nfunctionConfig:\n  ${indent(pv('p', ''), '  ')}\n`,
     )
     expect(out.exitCode).toBe(1)
-    expect(parse(out.output).results).toMatchObject([
+    expect((parseValue(out.output) as Output).results).toMatchObject([
       { severity: 'error', message: '"Kptfile" not found in the package' },
     ])
   })

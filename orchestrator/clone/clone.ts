@@ -9,8 +9,8 @@
  * every variant of a revision, so `prepareRevision` does that work once and
  * `clonePackage` only adds the name.
  */
-import { isMap, isScalar } from 'yaml'
-import { isAmbiguousString, parseYamlDocument, readableDocument } from '../../functions/krm/index.js'
+import { isAmbiguousString, isMap, isScalar, parse } from '../../functions/krm/yaml/index.js'
+import { readableDocument } from '../../functions/krm/index.js'
 import { isEmptyDocument, sequenceStyle, splitDocuments } from '../package/documents.js'
 import { fileText, packageDirectories, sortedFiles, textFile } from '../package/files.js'
 import type { PackageFile, PackageFiles } from '../package/files.js'
@@ -191,7 +191,7 @@ function rewriteYamlFile(path: string, text: string, markResources: boolean, war
     if (isEmptyDocument(docText)) continue
     let doc
     try {
-      doc = parseYamlDocument(docText, path)
+      doc = parse(docText, { source: path })
     } catch (err) {
       return { ok: false, message: `${path}: MalformedYAMLError: ${(err as Error).message.replace(`${path}: `, '')}` }
     }

@@ -1,5 +1,5 @@
 import fc from 'fast-check'
-import { parseYamlDocument } from '../../functions/krm/index.js'
+import { parse } from '../../functions/krm/yaml/index.js'
 import { decodeKptfile, encodeKptfile, kptfileValue } from './kptfile-struct.js'
 import type { KptfileStruct } from './kptfile-struct.js'
 
@@ -64,7 +64,7 @@ describe('Kptfile struct', () => {
   test('kptfileValue is what parsing encodeKptfile gives back, fields in the same order', () => {
     fc.assert(
       fc.property(kptfile, (k) => {
-        const parsed = parseYamlDocument(encodeKptfile(k), 'Kptfile').toJSON() as unknown
+        const parsed = parse(encodeKptfile(k), { source: 'Kptfile' }).toJSON() as unknown
         expect(kptfileValue(k)).toEqual(parsed)
         expect(JSON.stringify(kptfileValue(k))).toBe(JSON.stringify(parsed))
       }),

@@ -5,9 +5,7 @@
  * maps, wide sequences and no comments. This module does the same, so a
  * clone's Kptfile is byte for byte what kpt writes.
  */
-import { Document, isMap, isScalar, isSeq } from 'yaml'
-import { parseYamlDocument, stringifyYamlDocument } from '../../functions/krm/index.js'
-import { toNode } from '../../functions/krm/yaml/index.js'
+import { Document, isMap, isScalar, isSeq, parse, print, toNode } from '../../functions/krm/yaml/index.js'
 
 type StringMap = Record<string, string>
 
@@ -102,7 +100,7 @@ function fnShape(): Shape {
 export function decodeKptfile(text: string): { ok: true; value: KptfileStruct } | { ok: false; message: string } {
   let doc
   try {
-    doc = parseYamlDocument(text, 'Kptfile')
+    doc = parse(text, { source: 'Kptfile' })
   } catch (err) {
     return { ok: false, message: (err as Error).message }
   }
@@ -173,7 +171,7 @@ function typeName(path: string): string {
 export function encodeKptfile(kptfile: KptfileStruct): string {
   const doc = new Document()
   doc.contents = toNode(kptfileValue(kptfile))
-  return stringifyYamlDocument(doc, { wide: true })
+  return print(doc, { wide: true })
 }
 
 /** The plain value encodeKptfile prints (what parsing its text would give): the struct's fields in kpt's order, empty ones omitted. */

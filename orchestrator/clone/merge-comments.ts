@@ -9,9 +9,8 @@
  *
  * Documents are edited in place, so every other byte stays as it was.
  */
-import { isMap, isScalar, Pair, Scalar, YAMLMap } from 'yaml'
-import type { Document } from 'yaml'
-import { scalarKey } from '../../functions/krm/yaml/index.js'
+import { isMap, isScalar, Pair, Scalar, scalarKey, YAMLMap } from '../../functions/krm/yaml/index.js'
+import type { Document } from '../../functions/krm/yaml/index.js'
 
 /** The annotation kpt sets on every fetched resource. */
 export const upstreamIdentifierAnnotation = 'internal.kpt.dev/upstream-identifier'

@@ -4,7 +4,7 @@
  * written into the snapshot the render reads as a fleet directory. The API
  * calls are in cluster.ts.
  */
-import { stringify } from 'yaml'
+import { printValue } from '../../functions/krm/yaml/index.js'
 import type { Condition } from '../../functions/fan-out/status.js'
 
 /** An object as the API server returns it (JSON). */
@@ -106,7 +106,7 @@ export function snapshotObject(object: ApiObject, apiVersion: string, kind: stri
 
 /** Objects as one YAML stream, one document each, in the order given. */
 export function snapshotText(objects: readonly ApiObject[]): string {
-  return objects.map((o) => stringify(o, { lineWidth: 0 })).join('---\n')
+  return objects.map((o) => printValue(o, { wide: true })).join('---\n')
 }
 
 /** `namespace/name`, or `name` without a namespace: the identity the plan and the report use. */

@@ -13,9 +13,18 @@
  * differently kpt silently takes upstream; here that is a conflict, reported
  * and resolved by the caller's policy.
  */
-import { isMap, isScalar, isSeq, Pair, Scalar, YAMLMap, YAMLSeq } from 'yaml'
-import type { Node } from 'yaml'
-import { isAmbiguousString, scalarKey } from '../../functions/krm/yaml/index.js'
+import {
+  isAmbiguousString,
+  isMap,
+  isScalar,
+  isSeq,
+  Pair,
+  Scalar,
+  scalarKey,
+  YAMLMap,
+  YAMLSeq,
+} from '../../functions/krm/yaml/index.js'
+import type { Node } from '../../functions/krm/yaml/index.js'
 import type { ListStrategy } from './schema.js'
 
 /** What to do when both sides changed the same field differently. */

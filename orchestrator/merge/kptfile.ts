@@ -10,9 +10,8 @@
  * the merge; the name stays the downstream's and the caller sets `upstream`
  * and `upstreamLock`.
  */
-import { isMap } from 'yaml'
-import type { Node, YAMLSeq } from 'yaml'
-import { toNode } from '../../functions/krm/yaml/index.js'
+import { isMap, toNode } from '../../functions/krm/yaml/index.js'
+import type { Node, YAMLSeq } from '../../functions/krm/yaml/index.js'
 import { decodeKptfile } from '../clone/kptfile-struct.js'
 import type { KptFunction, KptfileStruct } from '../clone/kptfile-struct.js'
 import { mergeFields } from './fields.js'

@@ -11,16 +11,15 @@
  * file merges on its own; and a file upstream did not change merges to the
  * downstream file, which is kept byte for byte.
  */
-import type { Document } from 'yaml'
-import { parseYamlDocument, readableDocument, stringifyYamlDocument } from '../../functions/krm/index.js'
-import { scalarKey } from '../../functions/krm/yaml/index.js'
+import { isMap, isScalar, parse, print, scalarKey } from '../../functions/krm/yaml/index.js'
+import type { Document } from '../../functions/krm/yaml/index.js'
+import { readableDocument } from '../../functions/krm/index.js'
 import { addMergeComment, metadataPair, parseMergeComment } from '../clone/merge-comments.js'
 import { isEmptyDocument, sequenceStyle, splitDocuments } from '../package/documents.js'
 import { mergeFields } from './fields.js'
 import type { FieldConflict, FieldMerge } from './fields.js'
 import { listStrategy } from './schema.js'
 import type { ConflictPolicy } from './fields.js'
-import { isMap, isScalar } from 'yaml'
 import { LRUCache } from 'lru-cache'
 
 /** A conflict in one resource of one file. */
@@ -138,18 +137,17 @@ function mergeThreeVersions(
       changed = true
     } else if (!l || !u) {
       // Deleted upstream: gone unless the downstream changed it. Deleted downstream: stays deleted.
-      if (l && o && stringifyYamlDocument(l.doc) !== stringifyYamlDocument(o.doc))
-        out.push({ index: l.index, text: l.text })
+      if (l && o && print(l.doc) !== print(o.doc)) out.push({ index: l.index, text: l.text })
       else changed ||= l !== undefined
     } else {
-      const before = stringifyYamlDocument(l.doc, { wide })
+      const before = print(l.doc, { wide })
       const merge: FieldMerge = {
         policy,
         conflicts: [],
         strategy: (fieldPath) => listStrategy(stringAt(l.doc, 'apiVersion'), stringAt(l.doc, 'kind'), fieldPath),
       }
       mergeFields(l.doc.contents as never, o?.doc.contents as never, u.doc.contents as never, merge)
-      const after = stringifyYamlDocument(l.doc, { wide })
+      const after = print(l.doc, { wide })
       const index = o && o.index !== u.index ? u.index : l.index
       changed ||= after !== before || index !== l.index
       out.push({ index, text: after === before ? l.text : readable(l.doc, after) })
@@ -173,7 +171,7 @@ function readResources(
     if (isEmptyDocument(docText)) continue
     let doc: Document.Parsed
     try {
-      doc = parseYamlDocument(docText, path)
+      doc = parse(docText, { source: path })
     } catch (err) {
       return { ok: false, message: (err as Error).message }
     }

@@ -16,8 +16,7 @@
  *   files the old upstream had and the new one has not are deleted, files
  *   only the downstream has stay.
  */
-import { isMap } from 'yaml'
-import { parseYamlDocument, stringifyYamlDocument } from '../../functions/krm/index.js'
+import { isMap, parse, print } from '../../functions/krm/yaml/index.js'
 import { decodeKptfile, kptfileValue } from '../clone/kptfile-struct.js'
 import { addMergeComment } from '../clone/merge-comments.js'
 import { isEmptyDocument, splitDocuments } from '../package/documents.js'
@@ -149,7 +148,7 @@ function isPackageContext(path: string, local: PackageFiles): boolean {
 function isGeneratedPackageContext(file: PackageFile): boolean {
   const docs = yamlDocuments(fileText(file))
   if (!docs || docs.length !== 1) return false
-  const value = parseYamlDocument(docs[0]!, 'package-context.yaml').toJS() as Record<string, unknown>
+  const value = parse(docs[0]!, { source: 'package-context.yaml' }).toJS() as Record<string, unknown>
   const metadata = (value['metadata'] ?? {}) as Record<string, unknown>
   const annotations = (metadata['annotations'] ?? {}) as Record<string, unknown>
   const data = (value['data'] ?? {}) as Record<string, unknown>
@@ -179,10 +178,10 @@ function normalised(text: string): string[] | undefined {
   if (!docs) return undefined
   try {
     return docs.map((docText) => {
-      const doc = parseYamlDocument(docText)
+      const doc = parse(docText)
       if (!isMap(doc.contents)) throw new Error('not a resource')
       addMergeComment(doc)
-      return stringifyYamlDocument(doc)
+      return print(doc)
     })
   } catch {
     return undefined

@@ -21,9 +21,8 @@
  * fails the update); kpt re-serializes every local file, here files upstream
  * did not touch are kept byte for byte.
  */
-import { isMap } from 'yaml'
-import { reconcileNode } from '../../functions/krm/yaml/index.js'
-import { parseYamlDocument, readableDocument } from '../../functions/krm/index.js'
+import { isMap, parse, reconcileNode } from '../../functions/krm/yaml/index.js'
+import { readableDocument } from '../../functions/krm/index.js'
 import { packageContextText } from '../clone/clone.js'
 import { decodeKptfile, encodeKptfile, kptfileValue } from '../clone/kptfile-struct.js'
 import type { KptfileStruct } from '../clone/kptfile-struct.js'
@@ -256,7 +255,7 @@ function mergeKptfile(
  */
 function keepLayout(path: string, localText: string, kptfile: KptfileStruct, warnings: string[]): string {
   try {
-    const doc = parseYamlDocument(localText, 'Kptfile')
+    const doc = parse(localText, { source: 'Kptfile' })
     const value = kptfileValue(kptfile)
     const root = reconcileNode(doc.contents, value)
     // A top-level field new to the downstream (upstreamLock after an adoption) goes where the struct has it.
@@ -296,7 +295,7 @@ function markResources(
         return separator + docText
       let doc
       try {
-        doc = parseYamlDocument(docText, path)
+        doc = parse(docText, { source: path })
       } catch {
         return separator + docText
       }

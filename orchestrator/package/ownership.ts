@@ -15,8 +15,8 @@
  * purpose: a render may update it when a dependency needs a newer version,
  * but never removes it.
  */
-import { isMap } from 'yaml'
-import { parseYamlDocument, readableDocument } from '../../functions/krm/index.js'
+import { isMap, parse } from '../../functions/krm/yaml/index.js'
+import { readableDocument } from '../../functions/krm/index.js'
 import { sequenceStyle } from './documents.js'
 import type { KubeObject } from '../../functions/krm/index.js'
 import { fileText } from './files.js'
@@ -44,7 +44,7 @@ export function readPackageRecord(files: PackageFiles): PackageRecord {
   if (!kptfile) return {}
   let value: unknown
   try {
-    value = parseYamlDocument(fileText(kptfile), 'Kptfile').toJS({ maxAliasCount: 100 })
+    value = parse(fileText(kptfile), { source: 'Kptfile' }).toJS({ maxAliasCount: 100 })
   } catch {
     return {}
   }
@@ -102,7 +102,7 @@ export function orphanPackage(files: PackageFiles, warnings: string[]): PackageF
   const kptfile = files.get('Kptfile')
   if (!kptfile) return files
   const text = fileText(kptfile)
-  const doc = parseYamlDocument(text, 'Kptfile')
+  const doc = parse(text, { source: 'Kptfile' })
   const annotations = doc.getIn(['metadata', 'annotations'], true)
   if (!isMap(annotations)) return files
   for (const key of [ownerAnnotation, ownerSetAnnotation, deletionPolicyAnnotation, installedAsDependencyAnnotation])

@@ -5,12 +5,8 @@
  * revision. A required config-injection point nothing matched, for example,
  * leaves its gate `False` until the object to inject appears.
  */
-import {
-  describeUnmetGates,
-  parseYamlDocument,
-  readPlainDocumentValue,
-  unmetReadinessGates,
-} from '../../functions/krm/index.js'
+import { parseValue } from '../../functions/krm/yaml/index.js'
+import { describeUnmetGates, unmetReadinessGates } from '../../functions/krm/index.js'
 import type { KptCondition } from '../../functions/krm/index.js'
 import { fileText } from './files.js'
 import type { PackageFile, PackageFiles } from './files.js'
@@ -26,15 +22,13 @@ export function kptfileNotReady(kptfile: PackageFile | string): string | undefin
   const text = typeof kptfile === 'string' ? kptfile : fileText(kptfile)
   // Most packages have no gates: their Kptfile is not parsed at all.
   if (!text.includes('readinessGates')) return undefined
-  // Read straight to values where the text is plain YAML (a Kptfile of a render usually is): a thousand-variant
-  // fleet's Kptfiles all carry config-injection gates.
-  let value: unknown = readPlainDocumentValue(text)
-  if (value === undefined) {
-    try {
-      value = parseYamlDocument(text, 'Kptfile').toJS({ maxAliasCount: 100 })
-    } catch {
-      return undefined
-    }
+  // Read straight to values where the text is plain YAML (a Kptfile of a render usually is; parseValue does): a
+  // thousand-variant fleet's Kptfiles all carry config-injection gates.
+  let value: unknown
+  try {
+    value = parseValue(text, { source: 'Kptfile' })
+  } catch {
+    return undefined
   }
   const k = (value ?? {}) as { info?: { readinessGates?: unknown }; status?: { conditions?: unknown } }
   const gates = (Array.isArray(k.info?.readinessGates) ? k.info.readinessGates : [])

@@ -11,7 +11,7 @@
  * and the same document recurs in every variant of a blueprint, so the item
  * text of each distinct document is cached: a fleet parses each once.
  */
-import { isMap, isScalar } from 'yaml'
+import { isMap, isScalar, parse } from '../../functions/krm/yaml/index.js'
 import { LRUCache } from 'lru-cache'
 import {
   commentsDroppedMessage,
@@ -20,7 +20,6 @@ import {
   legacyIndexAnnotation,
   legacyPathAnnotation,
   packagePathAnnotation,
-  parseYamlDocument,
   pathAnnotation,
 } from '../../functions/krm/index.js'
 import { isEmptyDocument, joinDocuments, sequenceStyle, splitDocuments } from './documents.js'
@@ -239,7 +238,7 @@ export class ResourceCodec {
 function prepareItem(text: string, path: string, index: number, packagePath: string | undefined): Prepared {
   let doc
   try {
-    doc = parseYamlDocument(text, `${path}[${index}]`)
+    doc = parse(text, { source: `${path}[${index}]` })
   } catch (err) {
     return { ok: false, message: (err as Error).message }
   }

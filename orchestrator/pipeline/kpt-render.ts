@@ -9,8 +9,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { delimiter, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { execa } from 'execa'
-import { parse } from 'yaml'
 import type { Result } from '../../functions/krm/index.js'
+import { parseValue } from '../../functions/krm/yaml/index.js'
 import { readPackageDirectory } from '../package/directory.js'
 import type { PackageFiles } from '../package/files.js'
 import type { Rendered } from './in-process.js'
@@ -113,7 +113,7 @@ export async function renderWithKpt(files: PackageFiles, name: string, options: 
 function readResults(path: string): Result[] {
   let list: { items?: { image?: string; exec?: string; results?: Result[] }[] } | undefined
   try {
-    list = parse(readFileSync(path, 'utf8')) as typeof list
+    list = parseValue(readFileSync(path, 'utf8')) as typeof list
   } catch {
     return []
   }

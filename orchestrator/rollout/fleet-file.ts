@@ -9,9 +9,9 @@
  */
 import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { KubeObject, parseYamlDocument, stringifyYamlDocument } from '../../functions/krm/index.js'
+import { KubeObject } from '../../functions/krm/index.js'
+import { isMap, parse, print } from '../../functions/krm/yaml/index.js'
 import { diffArrays } from 'diff'
-import { isMap } from 'yaml'
 import { writeFileAtomic } from '../cache/atomic-write.js'
 import { joinDocuments, splitDocuments } from '../package/documents.js'
 
@@ -51,12 +51,12 @@ export function editFleetObject(fleetDir: string, ref: FleetObjectRef, edit: (ob
   const index = findDocument(docs, ref)
   if (index === undefined)
     throw new FleetEditError(`${ref.origin.file}: no document holds ${describe(ref)} any more (did the file change?)`)
-  const doc = parseYamlDocument(docs[index]!.text, ref.origin.file)
+  const doc = parse(docs[index]!.text, { source: ref.origin.file })
   if (!isMap(doc.contents)) throw new FleetEditError(`${ref.origin.file}: ${describe(ref)} is not a map`)
   // Compared with the document printed before the edit, not with its text: an edit that changes nothing writes nothing.
-  const unedited = stringifyYamlDocument(doc)
+  const unedited = print(doc)
   edit(new KubeObject(doc.contents, doc))
-  const edited = stringifyYamlDocument(doc)
+  const edited = print(doc)
   if (edited === unedited) return false
   const text = keepUntouchedLines(docs[index]!.text, unedited, edited)
   docs[index] = { ...docs[index]!, text }
@@ -105,7 +105,7 @@ function findDocument(docs: readonly { text: string }[], ref: FleetObjectRef): n
     if (text === undefined || !/\bkind:/.test(text)) return false
     let doc
     try {
-      doc = parseYamlDocument(text)
+      doc = parse(text)
     } catch {
       return false
     }

@@ -17,7 +17,7 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, sta
 import { tmpdir } from 'node:os'
 import { delimiter, join, resolve } from 'node:path'
 import { execa } from 'execa'
-import { parse, stringify } from 'yaml'
+import { parseValue, printValue } from '../../functions/krm/yaml/index.js'
 import { functionPrograms } from '../../scripts/programs.js'
 import { repositoryRoot } from '../support/root.js'
 
@@ -84,7 +84,7 @@ export function findCases(root = join(repoRoot, 'functions')): E2eCase[] {
       const dir = join(examples, example)
       const configFile = join(dir, '.expected', 'config.yaml')
       if (!existsSync(configFile)) continue
-      const config = (parse(readFileSync(configFile, 'utf8')) ?? {}) as CaseConfig
+      const config = (parseValue(readFileSync(configFile, 'utf8')) ?? {}) as CaseConfig
       cases.push({ name: `${fn}/${example}`, dir, config })
     }
   }
@@ -240,9 +240,9 @@ function normaliseResults(text: string, images: ImageRuntime | undefined): strin
  * both sides, so the same `.expected/` holds for `exec:` and `image:`.
  */
 function asImageResults(text: string): string {
-  const list = parse(text.replace(/<pkg>\//g, '')) as { items?: { stderr?: unknown }[] } | null
+  const list = parseValue(text.replace(/<pkg>\//g, '')) as { items?: { stderr?: unknown }[] } | null
   for (const item of list?.items ?? []) if (typeof item.stderr === 'string') item.stderr = item.stderr.trimEnd()
-  return stringify(list)
+  return printValue(list, { wide: true })
 }
 
 function compareFile(

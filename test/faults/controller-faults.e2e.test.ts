@@ -16,7 +16,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { parseAllDocuments } from 'yaml'
+import { parseValue } from '../../functions/krm/yaml/index.js'
 import { gitIdentity, repoRoot } from '../e2e/runner.js'
 import { runCli, startCli } from '../support/cli-run.js'
 import { ControllerProcess, outcomes } from '../support/controller-process.js'
@@ -31,7 +31,7 @@ import type { Json } from '../support/kube-apiserver.js'
 import { schemalessCrd } from '../support/schemaless-crd.js'
 
 const timeout = 180_000
-const documents = (text: string) => parseAllDocuments(text).map((d) => d.toJS() as Json)
+const documents = (text: string) => parseValue(text, { stream: true }) as Json[]
 const crds = readdirSync(join(repoRoot, 'deploy', 'crds'))
   .filter((f) => f.endsWith('.yaml'))
   .flatMap((f) => documents(readFileSync(join(repoRoot, 'deploy', 'crds', f), 'utf8')))

@@ -7,7 +7,7 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync }
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { execa } from 'execa'
-import { parseAllDocuments } from 'yaml'
+import { parseValue } from '../../functions/krm/yaml/index.js'
 import { repoRoot } from '../e2e/runner.js'
 import { installedEngine } from '../../scripts/image-names.js'
 import { createBlueprints, fleetFiles, repository } from './fleet.js'
@@ -19,7 +19,7 @@ import { NodeCluster, until } from './node-cluster.js'
 import { buildNodeImages, importImages, orchestratorImage } from './node-images.js'
 import { pauseImage } from './node-cluster.js'
 
-export const documents = (text: string) => parseAllDocuments(text).map((d) => d.toJS() as Json)
+export const documents = (text: string) => parseValue(text, { stream: true }) as Json[]
 
 /** Builds the images and starts the node with them imported. */
 export async function startNode(): Promise<NodeCluster> {

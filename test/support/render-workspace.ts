@@ -10,7 +10,7 @@
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative, sep } from 'node:path'
-import { parse } from 'yaml'
+import { parseValue } from '../../functions/krm/yaml/index.js'
 import { git, writeTree } from './git-repo.js'
 import { TestClock } from './clock.js'
 import { createBlueprints, fleetFiles } from './fleet.js'
@@ -107,7 +107,7 @@ export class Workspace {
   }
 
   yaml<T = Record<string, any>>(path: string): T {
-    return parse(this.read(path)) as T
+    return parseValue(this.read(path)) as T
   }
 
   async commitOf(tag: string): Promise<string> {

@@ -17,8 +17,7 @@ import {
 } from 'yaml'
 import type { Node, ParsedNode, Tags } from 'yaml'
 import { printSimpleWholeDocument } from './emit-node.js'
-import { readPlainBlock } from './plain-block.js'
-import { readPlainValue } from './plain-values.js'
+import { readPlainBlock, readPlainValue } from './plain-block.js'
 import { printOptions } from './print-options.js'
 import { fixCommentPlacement } from './comment-placement.js'
 import { scalarKey } from './nodes.js'
@@ -161,7 +160,7 @@ export function readPlainDocument(text: string): Document.Parsed | undefined {
 
 /**
  * The value of a ResourceList item's text (one `- ` entry of a block sequence) read straight to plain
- * JavaScript, or undefined when the text is not plain block YAML (see plain-values.ts).
+ * JavaScript, or undefined when the text is not plain block YAML (see plain-block.ts).
  */
 export function readPlainItemValue(text: string): Record<string, unknown> | undefined {
   if (text.includes('#') && !text.includes(': #')) return undefined
@@ -178,7 +177,7 @@ export function readPlainItemValue(text: string): Record<string, unknown> | unde
 
 /**
  * The value of a whole document's text (a Kptfile, say) read straight to plain JavaScript, or undefined
- * when it is not plain block YAML without comments (see plain-values.ts): the caller then parses it.
+ * when it is not plain block YAML without comments (see plain-block.ts): the caller then parses it.
  */
 export function readPlainDocumentValue(text: string): Record<string, unknown> | undefined {
   if (text.includes('#')) return undefined

@@ -147,7 +147,7 @@ export class SourceBacking implements ObjectBacking {
 
   value(): Record<string, unknown> {
     if (this.#node === undefined) {
-      // Read straight to values (plain-values.ts): the item stays text, and prints back verbatim.
+      // Read straight to values (plain-block.ts): the item stays text, and prints back verbatim.
       const read = readPlainItemValue(this.text)
       if (read !== undefined) return read
       this.#load()

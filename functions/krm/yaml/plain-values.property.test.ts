@@ -1,11 +1,11 @@
 /**
- * Property: readPlainValue gives the library's `toJS()` of the same text, and
- * reads what plain-block.ts reads (but a key given twice); and both readers
+ * Property: plain-block.ts's readPlainValue gives the library's `toJS()` of the same text, and
+ * reads what its readPlainBlock reads (but a key given twice); and both readers
  * read version ranges such as `^1`, `~1.2`, `<2` or `=1.0` as the library does.
  */
 import fc from 'fast-check'
 import { Document, parseDocument } from 'yaml'
-import { readPlainValue } from './plain-values.js'
+import { readPlainValue } from './plain-block.js'
 import { readPlainDocument } from './documents.js'
 
 type Tree =
