@@ -9,6 +9,6 @@ test('all turns every fast path off, a list those named, nothing none', () => {
 
 test('an unknown name is an error naming the variable and the known names, not a path silently left on', () => {
   expect(() => parseFastPathsOff('spawner,memmo')).toThrow(
-    'KPT_VARIANTS_NO_FAST_PATHS: unknown fast path "memmo" (known: all, threads,',
+    'KPT_VARIANTS_NO_FAST_PATHS: unknown fast path "memmo" (known: all, yaml, threads,',
   )
 })

@@ -6,6 +6,10 @@
  * of names (`spawner,memo`) turns off those (`npm run bench` measures each
  * against its absence in the same run: bench/RESULTS.md, "Fast paths").
  *
+ * - `yaml`: the YAML layer's own readers, printers and caches
+ *   (functions/krm/yaml/: the plain reader, the simple printer, repeated
+ *   parses, items kept as text); off, the `yaml` library parses and prints
+ *   everything;
  * - `threads`: render threads; off, one thread renders the fleet;
  * - `stat-thread`, `read-ahead`, `staging-thread`: packages digested, read and
  *   staged on threads of their own; off, on the thread that needs them;
@@ -18,6 +22,7 @@
  * Output never depends on the switch; only time does.
  */
 export const fastPathNames = [
+  'yaml',
   'threads',
   'stat-thread',
   'read-ahead',

@@ -3,6 +3,10 @@ import fc from 'fast-check'
 import { KubeObject } from './kube-object.js'
 import { scanHeader, splitItems } from './yaml/lazy-items.js'
 import { ResourceList } from './resource-list.js'
+import { setFastPathsOff } from './fast-paths.js'
+
+// This suite tests the fast path itself: on, whatever KPT_VARIANTS_NO_FAST_PATHS says (the oracle run).
+beforeAll(() => setFastPathsOff([]))
 
 const word = fc.stringMatching(/^[a-z][a-z0-9-]{0,6}$/)
 const comment = fc.constantFrom('', ' # c', ' # kpt-merge: ns/x')

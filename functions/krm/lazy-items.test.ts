@@ -1,6 +1,10 @@
 import { KubeObject } from './kube-object.js'
 import { splitItems, topLevelFieldText } from './yaml/lazy-items.js'
 import { ResourceList } from './resource-list.js'
+import { setFastPathsOff } from './fast-paths.js'
+
+// This suite tests the fast path itself: on, whatever KPT_VARIANTS_NO_FAST_PATHS says (the oracle run).
+beforeAll(() => setFastPathsOff([]))
 
 const chunk = `- apiVersion: v1
   kind: ConfigMap

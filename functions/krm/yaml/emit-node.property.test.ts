@@ -5,6 +5,10 @@ import { Document, isMap, isScalar, isSeq, Pair, parseAllDocuments, Scalar, YAML
 import { printSimpleDocument, printSimpleItem, printSimpleWholeDocument } from './emit-node.js'
 import { parseYamlDocument, stringifyWithLibrary } from './documents.js'
 import { toNode } from './nodes.js'
+import { setFastPathsOff } from '../fast-paths.js'
+
+// This suite tests the fast path itself: on, whatever KPT_VARIANTS_NO_FAST_PATHS says (the oracle run).
+beforeAll(() => setFastPathsOff([]))
 
 /** Strings around every rule of the library's choice between plain, quoted and folded. */
 const text = fc.constantFrom(

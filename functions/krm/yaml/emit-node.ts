@@ -7,6 +7,7 @@
  * simple form returns undefined and the caller uses the library; a property
  * test (emit-node.property.test.ts) holds the two to the same bytes.
  */
+import { fastPath } from '../fast-paths.js'
 import { isMap, isPair, isScalar, isSeq, Scalar } from 'yaml'
 import type { Document, Schema } from 'yaml'
 import { printOptions } from './print-options.js'
@@ -55,7 +56,7 @@ function printSimple(
   indent: number,
   firstPrefix: string | undefined,
 ): string | undefined {
-  if (printOptions.lineWidth !== 0) return undefined // folding long lines is the library's
+  if (printOptions.lineWidth !== 0 || !fastPath('yaml')) return undefined // folding long lines is the library's
   if (!isMap(contents) || contents.items.length === 0) return undefined
   try {
     const lines: string[] = []

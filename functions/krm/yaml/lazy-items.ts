@@ -11,6 +11,7 @@
  * Anything the scanner does not fully understand makes it give up: the whole
  * list, or the one item, then goes through the full parser.
  */
+import { fastPath } from '../fast-paths.js'
 
 /** A ResourceList split into its shell (with `items: []`) and one source text per item. */
 export interface SplitList {
@@ -29,6 +30,7 @@ export const itemsPlaceholder = 'items: []'
  * undefined for any other layout; the caller then parses the whole text.
  */
 export function splitItems(text: string): SplitList | undefined {
+  if (!fastPath('yaml')) return undefined
   const lines = text.split('\n')
   const start = lines.findIndex((line) => line === 'items:' || line === 'items: ')
   if (start < 0 || lines.findIndex((line, i) => i > start && /^items\s*:/.test(line)) >= 0) return undefined

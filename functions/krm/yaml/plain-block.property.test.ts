@@ -10,6 +10,10 @@ import fc from 'fast-check'
 import { isMap, isPair, isScalar, isSeq } from 'yaml'
 import type { Document } from 'yaml'
 import { parseYamlDocument, parseYamlDocumentWithLibrary, readPlainDocument } from './documents.js'
+import { setFastPathsOff } from '../fast-paths.js'
+
+// This suite tests the fast path itself: on, whatever KPT_VARIANTS_NO_FAST_PATHS says (the oracle run).
+beforeAll(() => setFastPathsOff([]))
 
 type Value =
   | { kind: 'scalar'; text: string }

@@ -23,6 +23,7 @@
  * strings with escapes, tabs, odd indentation) makes it return undefined, and
  * the caller parses the text with the library, errors and all.
  */
+import { fastPath } from '../fast-paths.js'
 import { Pair, Scalar, YAMLMap, YAMLSeq } from 'yaml'
 import type { Schema } from 'yaml'
 
@@ -59,6 +60,7 @@ const maxIndent = 200
 
 /** The contents of a plain block document and where it ends, or undefined when the text is not one. */
 export function readPlainBlock(text: string, schema: Schema): { contents: YAMLMap | YAMLSeq; end: number } | undefined {
+  if (!fastPath('yaml')) return undefined
   const lines = splitLines(text)
   if (!lines || lines.indent[0] !== 0) return undefined
   const reader = new PlainReader(text, lines, schema, nodeBuilder(schema))
@@ -69,6 +71,7 @@ export function readPlainBlock(text: string, schema: Schema): { contents: YAMLMa
 
 /** The value of a plain block document, or undefined when the text is not one (or repeats a key). */
 export function readPlainValue(text: string, schema: Schema): PlainValue | undefined {
+  if (!fastPath('yaml')) return undefined
   const lines = splitLines(text)
   if (!lines || lines.indent[0] !== 0) return undefined
   const reader = new PlainReader(text, lines, schema, valueBuilder)

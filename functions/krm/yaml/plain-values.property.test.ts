@@ -7,6 +7,10 @@ import fc from 'fast-check'
 import { Document, parseDocument } from 'yaml'
 import { readPlainValue } from './plain-block.js'
 import { readPlainDocument } from './documents.js'
+import { setFastPathsOff } from '../fast-paths.js'
+
+// This suite tests the fast path itself: on, whatever KPT_VARIANTS_NO_FAST_PATHS says (the oracle run).
+beforeAll(() => setFastPathsOff([]))
 
 type Tree =
   | { kind: 'scalar'; text: string }

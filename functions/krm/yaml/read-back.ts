@@ -10,6 +10,7 @@
  * the caller drops the comments and says so (ResourceList warns per item,
  * resource-list.ts).
  */
+import { fastPath } from '../fast-paths.js'
 import { isDocument, isMap, isScalar, parseDocument, visit } from 'yaml'
 import type { Document, Node } from 'yaml'
 import { readPlainDocument, stringifyYamlDocument } from './documents.js'
@@ -23,6 +24,7 @@ import { isPlainBlockItem } from './item-syntax.js'
  * rest is parsed.
  */
 export function readsBack(text: string): boolean {
+  if (!fastPath('yaml')) return parseDocument(text, { uniqueKeys: false }).errors.length === 0
   if (!text.includes('#') || onlyMergeComment(text)) return true
   if (isPlainBlockItem(`- ${text.replace(/\n(?=[^\n])/g, '\n  ')}`) || readPlainDocument(text) !== undefined)
     return true

@@ -5,6 +5,10 @@ import { visit } from 'yaml'
 import type { Document } from 'yaml'
 import { cloneDocument, parseRepeatedYamlDocument } from './repeated-parse.js'
 import { parseYamlDocument, stringifyYamlDocument } from './documents.js'
+import { setFastPathsOff } from '../fast-paths.js'
+
+// This suite tests the fast path itself: on, whatever KPT_VARIANTS_NO_FAST_PATHS says (the oracle run).
+beforeAll(() => setFastPathsOff([]))
 
 const repo = join(new URL('.', import.meta.url).pathname, '..', '..', '..')
 /** Every YAML document of the repository that parses: examples, fleets, fixtures, with every comment and style they hold. */

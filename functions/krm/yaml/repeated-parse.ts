@@ -6,6 +6,7 @@
  * field: about a tenth of a parse, where yaml's own `Document.clone()` costs
  * nearly a parse (it copies property descriptors).
  */
+import { fastPath } from '../fast-paths.js'
 import { Alias, Document, isAlias, isMap, isPair, isScalar, isSeq, Pair, Scalar, YAMLMap, YAMLSeq } from 'yaml'
 import type { Schema } from 'yaml'
 import { LRUCache } from 'lru-cache'
@@ -37,6 +38,11 @@ export function parseRepeatedYamlDocument(
   source: string,
   check?: (doc: Document.Parsed) => void,
 ): Document.Parsed {
+  if (!fastPath('yaml')) {
+    const doc = parseYamlDocument(text, source)
+    check?.(doc)
+    return doc
+  }
   const cached = pristine?.get(text)
   if (cached) return cloneDocument(cached)
   if (text.length > maxCachedLength || !seen?.has(text)) {
