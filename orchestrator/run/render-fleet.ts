@@ -78,7 +78,7 @@ export async function renderFleet(
     : []
   let run: Run
   try {
-    run = await setUpRun(settings, 0, replay?.digests, undefined, replay?.sources, known)
+    run = await setUpRun(settings, { taken: replay?.digests, opened: replay?.sources, known })
   } catch (err) {
     // Threads started early wait for the upstream refs this thread would have listed.
     for (const thread of others) thread.stop()
