@@ -17,6 +17,7 @@ import { existsSync, opendirSync, rmSync, statSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { listYamlFiles } from '../../functions/krm/main.js'
 import { quietRunFile } from '../cache/layout.js'
+import { restats, stages } from '../output/output.js'
 import type { Removal, StagedChange, StoredPackage } from '../output/output.js'
 import { abandonment } from '../plan/abandoned.js'
 import type { Abandonment } from '../plan/abandoned.js'
@@ -120,7 +121,7 @@ export async function renderFleet(
     progress?.start(plan.variants.length)
     planned = true
     for (const r of early.splice(0)) progress?.advance(r)
-    if (!settings.dryRun) output.prepare()
+    if (!settings.dryRun && stages(output)) output.prepare()
     const mine = await renderShare(run, 0, threads, (p) => advance(p.report))
     const rendered = [...mine, ...(await Promise.all(others.map((t) => t.done))).flat()].sort(
       (a, b) => a.order - b.order,
@@ -165,7 +166,7 @@ export async function renderFleet(
       if (!p.staged) continue
       const held = !settings.git && gate?.held.has(p.path) === true
       if (p.report.status !== 'failed' && !held) changes.push({ report: p.report, staged: p.staged })
-      else output.discard(p.staged)
+      else if (stages(output)) output.discard(p.staged)
       // A change held back is rendered again next run, not skipped as written.
       if (held) delete p.memo
     }
@@ -192,7 +193,7 @@ export async function renderFleet(
         (p) =>
           p.memo && (p.memo.stat === undefined || (published && p.report.published)) && p.report.status !== 'failed',
       )
-      await output.restat(unstated.map((p) => p.path))
+      if (restats(output)) await output.restat(unstated.map((p) => p.path))
       for (const p of unstated) setStat(p.memo!, output.statDigest(p.path))
       run.memo.save(
         new Map(
