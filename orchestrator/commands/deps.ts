@@ -97,7 +97,7 @@ export async function depsCommand(repo: string | undefined, options: DepsOptions
       packages: [],
       declared: true,
     }
-    const run = await setUpRun({ ...settings, scope }, 0, new Map(), undefined, undefined, planned)
+    const run = await setUpRun({ ...settings, scope }, { known: planned })
     try {
       const where = outDir !== undefined ? `--out ${options.out}` : 'its published branch'
       const graphs: RepositoryGraph[] = []

@@ -58,7 +58,12 @@ export interface RemovalSettings {
   publish?: { orphans: boolean; deletions: boolean }
 }
 
-/** One thread's view of the output: reading packages by path (`<repo>/<package>`) and staging rendered ones. */
+/**
+ * One thread's view of the output: reading packages by path (`<repo>/<package>`).
+ * What only some outputs do is a capability of its own, which callers test
+ * for: staging rendered packages (`Staging`), taking digests after a write
+ * (`Restat`); the main thread's output also commits (`RunOutput`).
+ */
 export interface Output {
   /** `--git`: packages become drafts (the summary and the record of renders differ). */
   readonly drafts: boolean
@@ -73,16 +78,45 @@ export interface Output {
    * ids. Each path answers once, as the package may then be rewritten.
    */
   statDigest(path: string): string | undefined
-  /** Takes the digests of `paths` as the run left them, for statDigest: with --git, after its push. */
-  restat(paths: readonly string[]): Promise<void>
+  /** Ends the thread's use of the output (read-ahead stopped, scratch files removed). */
+  close(): void
+}
+
+/**
+ * An output that stages rendered packages itself until the commit (a
+ * directory: written in the background into staging directories, renamed
+ * into place on commit). Without it a staged package is held in memory,
+ * `{ files }`, and the commit writes it (git: straight into the repository).
+ */
+export interface Staging {
+  /** Before rendering (the main thread): removes what a crashed run left staged. */
+  prepare(): void
   /** Stages a rendered package (in the background where it can); `settle` says which could not be. */
   stage(files: PackageFiles): Promise<StagedPackage>
   /** Waits for the packages staged in the background; returns the error of each that could not be staged, by its staging directory. */
   settle(): Promise<Map<string, string>>
   /** Drops a staged package. */
   discard(staged: StagedPackage): void
-  /** Ends the thread's use of the output (read-ahead stopped, scratch files removed). */
-  close(): void
+}
+
+/**
+ * An output whose digests (statDigest) of the packages a run wrote are taken
+ * once the write is done (git: the trees pushed); without it, a digest is
+ * taken when asked for.
+ */
+export interface Restat {
+  /** Takes the digests of `paths` as the run left them, for statDigest. */
+  restat(paths: readonly string[]): Promise<void>
+}
+
+/** True when the output stages packages itself (see Staging). */
+export function stages<O extends Output>(output: O): output is O & Staging {
+  return 'stage' in output
+}
+
+/** True when the output takes its digests after a write (see Restat). */
+export function restats<O extends Output>(output: O): output is O & Restat {
+  return 'restat' in output
 }
 
 /** What the output holds of a package for publishing it: its latest published revision, and its open draft. */
@@ -101,8 +135,6 @@ export interface StateReads {
 
 /** The main thread's output: it also commits the run. */
 export interface RunOutput extends Output {
-  /** Before rendering: removes what a crashed run left behind. */
-  prepare(): void
   /** The state of each package path (see StateReads for what is read beyond its latest revision and open draft). */
   packageStates(paths: readonly string[], reads: StateReads): Promise<Map<string, PackageState>>
   /**

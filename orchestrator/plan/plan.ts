@@ -9,14 +9,16 @@ import { readPackageVariantConfig } from '../../functions/api/package-variant-co
 import { packageVariantRules, validatePackageVariant } from '../../functions/api/package-variant.js'
 import type { PackageVariant } from '../../functions/api/package-variant.js'
 import type { Repository } from '../../functions/api/repository.js'
-import { runFanOut } from '../../functions/fan-out/index.js'
-import { dns1123LabelErrors, ResourceList } from '../../functions/krm/index.js'
+import { dns1123LabelErrors } from '../../functions/krm/index.js'
 import type { KubeObject } from '../../functions/krm/index.js'
-import { findRepository, objectKey, repositoryKey, revisionKey } from '../fleet/fleet.js'
+import { findRepository, objectKey, revisionKey } from '../fleet/fleet.js'
 import type { Fleet } from '../fleet/fleet.js'
 import type { FailureCode } from '../report/failure.js'
 import type { PackageRevision, VersionIndex } from '../upstream/revisions.js'
+import { expandSets, unreadable } from './expand-sets.js'
+import type { Candidate } from './expand-sets.js'
 import { VersionFollower } from './follow-versions.js'
+import type { FollowedVariant } from './follow-versions.js'
 import type { UpstreamVersion } from './upstream-version.js'
 
 /** `--shard I/N`: this run renders the variants whose identity hashes to I modulo N. */
@@ -119,175 +121,80 @@ export interface Upstreams {
 
 /** Expands every set, reads every PackageVariant, resolves upstreams and checks downstreams. */
 export function planFleet(fleet: Fleet, upstreams: Upstreams, shard?: Shard): FleetPlan {
-  const { revisions } = upstreams
-  const unreadable = (repo: Repository | undefined) => (repo ? upstreams.problems.get(repositoryKey(repo)) : undefined)
-  const failures: PlanFailure[] = []
-  const incompleteSets = new Set<string>()
-  const downstreams = new Map<string, string>()
-  const fromSets: { object: KubeObject; set: string; spec?: Record<string, unknown>; target?: KubeObject }[] = []
-  const claimed = new Set<KubeObject>()
-  const setWarnings = new Map<string, string[]>()
-  const emptyMatches = new Map<string, string[]>()
-  const sources = [...fleet.objects, ...upstreams.objects]
-  const follower = new VersionFollower(fleet, revisions, upstreams.versions)
-  for (const fleetSet of fleet.sets) {
-    const set = objectKey(fleetSet)
-    const upstreamName = fleetSet.get(['spec', 'upstream', 'repo'])
-    const problem =
-      typeof upstreamName === 'string' ? unreadable(findRepository(fleet, fleetSet.namespace, upstreamName)) : undefined
-    const prepared = problem ? undefined : follower.prepareSet(set, fleetSet)
-    if (problem || (prepared?.follows && 'failure' in prepared)) {
-      failures.push({
-        subject: `PackageVariantSet ${set}`,
-        message: problem
-          ? `upstream repository ${JSON.stringify(upstreamName)} cannot be read: ${problem}`
-          : (prepared as { failure: string }).failure,
-        set,
-        code: problem ? 'UpstreamNotFound' : (prepared as { code: FailureCode }).code,
-      })
-      incompleteSets.add(set)
-      continue
-    }
-    const setObject = prepared?.follows && 'object' in prepared ? prepared.object : fleetSet
-    const fleetVariants = fleet.variants.filter((pv) => pv.namespace === setObject.namespace || pv.namespace === '')
-    const rl = ResourceList.of([setObject, ...fleetVariants], setObject)
-    const {
-      summary,
-      failures: setFailures,
-      emptyMatches: empties,
-    } = runFanOut(
-      rl,
-      { sources },
-      { isolateTargets: true, ...(fleet.servedKinds ? { servedKinds: fleet.servedKinds } : {}) },
-    )
-    if (empties.length > 0)
-      emptyMatches.set(
-        set,
-        empties.map((e) => e.message),
-      )
-    setWarnings.set(
-      set,
-      rl.results.items
-        .filter((r) => r.severity === 'warning' && r.field?.path.startsWith('spec.upstream'))
-        .map((r) => `PackageVariantSet ${set}: ${r.message}`),
-    )
-    for (const { target, downstream, downstreamRepo, reason, message, targetObject } of setFailures) {
-      const failure: PlanFailure = {
-        subject: `PackageVariantSet ${set}${target ? ` target ${target}` : ''}`,
-        // Fan-out gives no reason only when it cannot read the set at all.
-        code: reason ?? 'ValidationError',
-        message,
-        set,
-      }
-      // A target that rendered but cannot be named keeps just its package, one whose repository is missing that
-      // repository's packages; otherwise any package of the set may be its.
-      if (targetObject) failure.target = targetObject
-      if (downstream) failure.downstream = downstream
-      else if (downstreamRepo !== undefined) failure.downstreamRepo = downstreamRepo
-      else incompleteSets.add(set)
-      failures.push(failure)
-    }
-    if (!summary) continue
-    for (const object of [...summary.updated, ...summary.unchanged, ...summary.deleted]) claimed.add(object)
-    for (const object of [...summary.created, ...summary.updated, ...summary.unchanged]) {
-      const target = summary.targets.get(object)
-      fromSets.push({ object, set, spec: summary.specs.get(object)!, ...(target ? { target } : {}) })
-    }
+  const follower = new VersionFollower(fleet, upstreams.revisions, upstreams.versions)
+  const sets = expandSets(fleet, upstreams, follower)
+  // The fleet's own PackageVariants, but those a set adopted.
+  const standalone = fleet.variants.filter((pv) => !sets.claimed.has(pv)).map((object) => ({ object }))
+  const planner = new VariantPlanner(fleet, upstreams, follower, sets.warnings, shard)
+  for (const candidate of [...sets.candidates, ...standalone]) planner.plan(candidate)
+  return {
+    variants: planner.variants,
+    failures: [...sets.failures, ...planner.failures],
+    incompleteSets: sets.incomplete,
+    downstreams: planner.downstreams,
+    emptyMatches: sets.emptyMatches,
   }
-  const candidates = [
-    ...fromSets,
-    ...fleet.variants
-      .filter((pv) => !claimed.has(pv))
-      .map((object) => ({ object, set: undefined, spec: undefined, target: undefined })),
-  ]
+}
 
-  const variants: PlannedVariant[] = []
-  const byKey = new Map<string, PlannedVariant>()
-  const byDownstream = new Map<string, PlannedVariant>()
-  for (const { object, set, spec, target } of candidates) {
+/** Why a variant is not planned, and the downstream it would have rendered where that is known. */
+interface Unplanned {
+  code: FailureCode
+  message: string
+  downstream?: string
+}
+
+/**
+ * Plans PackageVariants one by one, in order: each is read, checked and
+ * resolved to its upstream revision, and the first to take an identity or
+ * a downstream package has it.
+ */
+class VariantPlanner {
+  readonly variants: PlannedVariant[] = []
+  readonly failures: PlanFailure[] = []
+  /** Where each PackageVariant that could be read renders, by identity (see FleetPlan). */
+  readonly downstreams = new Map<string, string>()
+  readonly #byKey = new Map<string, PlannedVariant>()
+  readonly #byDownstream = new Map<string, PlannedVariant>()
+
+  constructor(
+    private readonly fleet: Fleet,
+    private readonly upstreams: Upstreams,
+    private readonly follower: VersionFollower,
+    /** Each set's warnings, which its variants carry. */
+    private readonly setWarnings: ReadonlyMap<string, string[]>,
+    private readonly shard?: Shard,
+  ) {}
+
+  plan(candidate: Candidate): void {
+    const { object, spec } = candidate
     const key = objectKey(object)
-    const subject = `PackageVariant ${key}`
     const read = spec ? renderedVariant(object, spec) : readPackageVariantConfig(object, packageVariantRules)
     // A shard takes whole downstream repositories (their packages are planned together); a
     // PackageVariant that cannot be read is every shard's failure (so none deletes its package).
-    const mine = !shard || !read.ok || inShard(read.pv.spec.downstream!.repo!, shard)
-    const fail = (code: FailureCode, message: string, downstream?: string) => {
-      if (!mine) return
-      const failure: PlanFailure = { subject, code, message, key }
-      if (set) failure.set = set
-      if (target) failure.target = target
-      if (downstream) failure.downstream = downstream
-      failures.push(failure)
+    const mine = !this.shard || !read.ok || inShard(read.pv.spec.downstream!.repo!, this.shard)
+    const planned: PlannedVariant | Unplanned = read.ok
+      ? this.#planned(candidate, key, read.pv)
+      : { code: 'ValidationError', message: read.results.map((r) => r.message).join('; ') }
+    if ('code' in planned) {
+      if (mine) this.failures.push(variantFailure(candidate, key, planned))
+      return
     }
-    if (!read.ok) {
-      fail('ValidationError', read.results.map((r) => r.message).join('; '))
-      continue
-    }
-    const pv = read.pv
+    if (mine) this.variants.push(planned)
+    this.#byKey.set(key, planned)
+    this.#byDownstream.set(`${planned.downstream.repo}/${planned.downstream.package}`, planned)
+  }
+
+  #planned({ set, target }: Candidate, key: string, pv: PackageVariant): PlannedVariant | Unplanned {
     const downstream = { repo: pv.spec.downstream!.repo!, package: pv.spec.downstream!.package! }
     const path = `${downstream.repo}/${downstream.package}`
-    if (!downstreams.has(key)) downstreams.set(key, path)
-    const nameProblem = downstreamNameProblem(downstream)
-    if (nameProblem) {
-      fail('ValidationError', nameProblem)
-      continue
-    }
-    if (byKey.has(key)) {
-      fail('DuplicateVariant', `another PackageVariant of the fleet has the same namespace and name`, path)
-      continue
-    }
-    const other = byDownstream.get(path)
-    if (other) {
-      fail('DuplicateVariant', `PackageVariant ${other.key} renders the same downstream package ${path}`, path)
-      continue
-    }
-    const downstreamRepo = findRepository(fleet, pv.namespace, downstream.repo)
-    if (!downstreamRepo) {
-      fail(
-        'RepositoryNotFound',
-        `downstream repository ${JSON.stringify(downstream.repo)} not found: no Repository of that name in the fleet`,
-        path,
-      )
-      continue
-    }
-    const upstreamRepo = findRepository(fleet, pv.namespace, pv.spec.upstream!.repo!)
-    if (!upstreamRepo) {
-      fail(
-        'UpstreamNotFound',
-        `upstream repository ${JSON.stringify(pv.spec.upstream!.repo)} not found: no Repository of that name in the fleet`,
-        path,
-      )
-      continue
-    }
-    const problem = unreadable(upstreamRepo)
-    if (problem) {
-      fail(
-        'UpstreamNotFound',
-        `upstream repository ${JSON.stringify(upstreamRepo.name)} cannot be read: ${problem}`,
-        path,
-      )
-      continue
-    }
-    const followed = follower.follow(pv, {
-      ...(set ? { set } : {}),
-      ...(target ? { target } : {}),
-      downstreamRepo,
-      upstreamRepo,
-    })
-    if (!followed.ok) {
-      fail(followed.code, followed.message, path)
-      continue
-    }
-    const upstream = resolveUpstream(
-      followed.pv,
-      revisions.get(revisionKey(upstreamRepo, pv.spec.upstream!.package!)) ?? [],
-    )
-    if (!upstream.ok) {
-      fail('UpstreamNotFound', upstream.message, path)
-      continue
-    }
+    if (!this.downstreams.has(key)) this.downstreams.set(key, path)
+    const downstreamRepo = this.#downstreamRepo(key, pv, downstream, path)
+    if ('code' in downstreamRepo) return downstreamRepo
+    const resolved = this.#upstream(pv, { set, target, downstreamRepo }, path)
+    if ('code' in resolved) return resolved
+    const { followed, upstreamRepo, upstream } = resolved
     const warnings = [
-      ...(set ? (setWarnings.get(set) ?? []) : []),
+      ...(set ? (this.setWarnings.get(set) ?? []) : []),
       ...(pv.warnings ?? []).map((w) => w.message),
       ...followed.warnings,
     ]
@@ -295,7 +202,7 @@ export function planFleet(fleet: Fleet, upstreams: Upstreams, shard?: Shard): Fl
       pv: followed.pv,
       key,
       upstreamRepo,
-      upstream: upstream.revision,
+      upstream,
       downstreamRepo,
       downstream,
       warnings,
@@ -303,11 +210,91 @@ export function planFleet(fleet: Fleet, upstreams: Upstreams, shard?: Shard): Fl
     if (followed.version) planned.version = followed.version
     if (set) planned.set = set
     if (target) planned.target = target
-    if (mine) variants.push(planned)
-    byKey.set(key, planned)
-    byDownstream.set(path, planned)
+    return planned
   }
-  return { variants, failures, incompleteSets, downstreams, emptyMatches }
+
+  /** The downstream Repository, where the package's name is valid and no variant planned before has this identity or package. */
+  #downstreamRepo(
+    key: string,
+    pv: PackageVariant,
+    downstream: { repo: string; package: string },
+    path: string,
+  ): Repository | Unplanned {
+    const nameProblem = downstreamNameProblem(downstream)
+    if (nameProblem) return { code: 'ValidationError', message: nameProblem }
+    if (this.#byKey.has(key))
+      return {
+        code: 'DuplicateVariant',
+        message: `another PackageVariant of the fleet has the same namespace and name`,
+        downstream: path,
+      }
+    const other = this.#byDownstream.get(path)
+    if (other)
+      return {
+        code: 'DuplicateVariant',
+        message: `PackageVariant ${other.key} renders the same downstream package ${path}`,
+        downstream: path,
+      }
+    return (
+      findRepository(this.fleet, pv.namespace, downstream.repo) ?? {
+        code: 'RepositoryNotFound',
+        message: `downstream repository ${JSON.stringify(downstream.repo)} not found: no Repository of that name in the fleet`,
+        downstream: path,
+      }
+    )
+  }
+
+  /**
+   * The upstream revision: its Repository is the fleet's and could be read,
+   * the version the variant follows is chosen, and the revision it names is there.
+   */
+  #upstream(
+    pv: PackageVariant,
+    { set, target, downstreamRepo }: { set?: string; target?: KubeObject; downstreamRepo: Repository },
+    path: string,
+  ): { followed: FollowedVariant & { ok: true }; upstreamRepo: Repository; upstream: PackageRevision } | Unplanned {
+    const upstreamRepo = findRepository(this.fleet, pv.namespace, pv.spec.upstream!.repo!)
+    if (!upstreamRepo)
+      return {
+        code: 'UpstreamNotFound',
+        message: `upstream repository ${JSON.stringify(pv.spec.upstream!.repo)} not found: no Repository of that name in the fleet`,
+        downstream: path,
+      }
+    const problem = unreadable(this.upstreams, upstreamRepo)
+    if (problem)
+      return {
+        code: 'UpstreamNotFound',
+        message: `upstream repository ${JSON.stringify(upstreamRepo.name)} cannot be read: ${problem}`,
+        downstream: path,
+      }
+    const followed = this.follower.follow(pv, {
+      ...(set ? { set } : {}),
+      ...(target ? { target } : {}),
+      downstreamRepo,
+      upstreamRepo,
+    })
+    if (!followed.ok) return { code: followed.code, message: followed.message, downstream: path }
+    const upstream = resolveUpstream(
+      followed.pv,
+      this.upstreams.revisions.get(revisionKey(upstreamRepo, pv.spec.upstream!.package!)) ?? [],
+    )
+    if (!upstream.ok) return { code: 'UpstreamNotFound', message: upstream.message, downstream: path }
+    return { followed, upstreamRepo, upstream: upstream.revision }
+  }
+}
+
+/** A PackageVariant's failure, with the set and the target it was made for. */
+function variantFailure({ set, target }: Candidate, key: string, unplanned: Unplanned): PlanFailure {
+  const failure: PlanFailure = {
+    subject: `PackageVariant ${key}`,
+    code: unplanned.code,
+    message: unplanned.message,
+    key,
+  }
+  if (set) failure.set = set
+  if (target) failure.target = target
+  if (unplanned.downstream) failure.downstream = unplanned.downstream
+  return failure
 }
 
 /**

@@ -6,6 +6,7 @@
  * set is written), and its packages stay what the repositories hold, so the
  * dependencies they need stay too. The set fails the run with the reason.
  */
+import { stages } from '../output/output.js'
 import type { Removal, RunOutput, StoredPackage } from '../output/output.js'
 import { readPackageRecord } from '../package/ownership.js'
 import { guardDeletions } from '../plan/deletion-guard.js'
@@ -73,7 +74,7 @@ export async function holdMassDeletions(
   const held = variants.filter((p) => p.report.set !== undefined && bySet.has(p.report.set))
   await keepAsStored(output, held, present)
   for (const p of held) {
-    if (p.staged) output.discard(p.staged)
+    if (p.staged && stages(output)) output.discard(p.staged)
     delete p.staged
     delete p.memo
     delete p.report.diff

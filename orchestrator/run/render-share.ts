@@ -5,7 +5,7 @@
 import type { Pending } from './render-variant.js'
 import { VariantContext } from './render-variant.js'
 import type { Run } from './setup.js'
-import { stagedDir } from '../output/output.js'
+import { stagedDir, stages } from '../output/output.js'
 import type { Output } from '../output/output.js'
 import { failure } from '../report/failure.js'
 
@@ -57,6 +57,8 @@ export async function renderShare(
 
 /** Waits for the packages staged in the background since the last settle; one that could not be written fails its variant and is never committed. */
 export async function failUnstaged(output: Output, pending: readonly Pending[]): Promise<void> {
+  // An output without staging holds its staged packages in memory: none can have failed.
+  if (!stages(output)) return
   const unwritten = await output.settle()
   for (const p of pending) {
     const dir = p.staged && stagedDir(p.staged)

@@ -1,7 +1,7 @@
 import { parseObjects } from '../../functions/krm/index.js'
 import { source } from '../../test/support/source.js'
 import { buildFleet } from '../fleet/fleet.js'
-import type { Output } from '../output/output.js'
+import type { Output, Staging } from '../output/output.js'
 import { textFile } from '../package/files.js'
 import type { PackageFiles } from '../package/files.js'
 import { planFleet } from '../plan/plan.js'
@@ -88,10 +88,13 @@ describe('the failure codes of a render', () => {
 
   test('a package that could not be written: WriteFailed', async () => {
     const staged = { dir: '/out/.staged-1' }
+    // A directory output's staging (see Staging), whose background write failed.
     const output = {
+      prepare: () => undefined,
+      stage: () => Promise.resolve(staged),
       settle: () => Promise.resolve(new Map([['/out/.staged-1', 'ENOSPC: no space left on device']])),
       discard: () => undefined,
-    } as unknown as Output
+    } as unknown as Output & Staging
     const pending = {
       path: 'edge-01/nginx',
       order: 0,

@@ -9,6 +9,7 @@ import { clonePackage, kptRepoUrl, prepareRevision } from '../clone/clone.js'
 import type { PreparedRevision } from '../clone/clone.js'
 import type { Fleet } from '../fleet/fleet.js'
 import type { MergeConflict } from '../merge/update.js'
+import { stages } from '../output/output.js'
 import type { Output, StagedPackage, StoredPackage } from '../output/output.js'
 import { packageDiff } from '../output/diff.js'
 import { gitPackageFiles, samePackageFiles } from '../package/files.js'
@@ -152,7 +153,7 @@ export class VariantContext {
       } else if (recorded?.held) {
         // Its repository's dependency plan failed it last time: kept in memory, written only if the plan passes now.
         pending.staged = { files }
-      } else pending.staged = await this.output.stage(files)
+      } else pending.staged = stages(this.output) ? await this.output.stage(files) : { files }
     } catch (err) {
       report.status = 'failed'
       report.reasons.push(internalError(err))

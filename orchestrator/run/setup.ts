@@ -16,7 +16,7 @@ import { loadFleetDirectory } from '../fleet/load.js'
 import { DirectoryOutput } from '../output/directory/directory-output.js'
 import { digestInBackground } from '../output/directory/stat-thread.js'
 import { GitOutput, openRepositories } from '../output/git/git-output.js'
-import type { SharedRepositories } from '../output/git/git-output.js'
+import type { GitSettings, SharedRepositories } from '../output/git/git-output.js'
 import { directoryFailureKey } from '../output/last-failures.js'
 import type { RunOutput } from '../output/output.js'
 import { followedUpstreams } from '../plan/follow-versions.js'
@@ -28,6 +28,7 @@ import { cloneDirectory } from '../upstream/git-source.js'
 import { GitSources, listUpstreams, upstreamRepositories } from '../upstream/upstreams.js'
 import type { RepositoryLocation, UpstreamIndex, UpstreamPins } from '../upstream/upstreams.js'
 import { RenderMemo } from './memo.js'
+import type { MemoEntry } from './memo.js'
 import type { RenderSettings } from './settings.js'
 import { fleetIdOf } from './settings.js'
 
@@ -54,17 +55,22 @@ export type PlanSettings = Pick<
   | 'cwd'
 >
 
+/** What a thread knows of the upstream repositories before it lists them. */
+export interface UpstreamsListed {
+  /** Render threads: the refs the main thread listed, which this thread lists too, without fetching again. */
+  pinned?: Promise<UpstreamPins | undefined>
+  /** The upstream repositories a quiet run's check opened. */
+  opened?: GitSources
+}
+
 /**
  * Loads the fleet, lists the upstream revisions and plans. `scratch`: where a
- * remote upstream is cloned when there is no cache; `pinned` (render threads):
- * the refs the main thread listed, which this thread lists too, without
- * fetching again; `opened`: the upstream repositories a quiet run's check opened.
+ * remote upstream is cloned when there is no cache.
  */
 export async function loadAndPlan(
   settings: PlanSettings,
   scratch: string,
-  pinned?: Promise<UpstreamPins | undefined>,
-  opened?: GitSources,
+  { pinned, opened }: UpstreamsListed = {},
 ): Promise<Planned> {
   const fleetDir = resolve(settings.cwd, settings.fleetDir)
   const origin = {
@@ -104,25 +110,72 @@ export interface Run extends Planned {
   close(): void
 }
 
-/**
- * Sets up thread `thread`'s run. `taken`: digests of package directories
- * already taken this run (by a quiet run's replay), by directory; `pinned`
- * and `opened` as for loadAndPlan; `known`: the caller's loadAndPlan of these
- * settings, not made again.
- */
-export async function setUpRun(
-  settings: RenderSettings,
-  thread = 0,
-  taken: ReadonlyMap<string, string | undefined> = new Map(),
-  pinned?: Promise<UpstreamPins | undefined>,
-  opened?: GitSources,
-  known?: Planned,
-): Promise<Run> {
+/** How a thread sets up its run: with none of these, the main thread's run, planned here. */
+export interface RunSetup extends UpstreamsListed {
+  /** The thread: 0 (the default) is the main thread, which also commits; a render thread renders its share only. */
+  thread?: number
+  /** Digests of package directories already taken this run (by a quiet run's replay), by directory. */
+  taken?: ReadonlyMap<string, string | undefined>
+  /** The caller's loadAndPlan of these settings, not made again. */
+  known?: Planned
+}
+
+/** Sets up a thread's run: the plan (see loadAndPlan), the output it reads and writes, the record of renders. */
+export async function setUpRun(settings: RenderSettings, setup: RunSetup = {}): Promise<Run> {
+  const { thread = 0, taken = new Map(), known } = setup
   const scratch = mkdtempSync(join(tmpdir(), 'kpt-variants-'))
-  let output: RunOutput | undefined
-  let lock: Lock | undefined
-  // The recorded packages' digests are taken on another thread while this one loads and plans (stat-thread.ts).
+  let opened: OpenedOutput | undefined
   const recorded = settings.memo ? RenderMemo.read(settings.memo) : undefined
+  // The recorded packages' digests are taken on another thread while this one loads and plans (stat-thread.ts).
+  const digests = digestRecorded(settings, thread, recorded, taken)
+  try {
+    const planned = known ?? (await loadAndPlan(settings, scratch, setup))
+    const scoped = settings.scope ? scopedPlan(planned.plan, settings.scope) : planned.plan
+    opened = settings.git
+      ? { output: await openGitOutput(settings, settings.git, planned.fleet, scoped) }
+      : await openDirectoryOutput(settings, thread, taken, digests)
+    const { output, lock } = opened
+    // The variants of a downstream repository that could not be opened fail, with the reason.
+    const plan = output instanceof GitOutput ? withoutUnavailable(scoped, output.shared.unavailable) : scoped
+    const memo = settings.memo ? openMemo(settings, settings.memo, planned.fleet, recorded) : undefined
+    return {
+      ...planned,
+      plan,
+      settings,
+      output,
+      ...(memo ? { memo } : {}),
+      scratch,
+      close() {
+        output.close()
+        lock?.release()
+        rmSync(scratch, { recursive: true, force: true })
+      },
+    }
+  } catch (err) {
+    opened?.output.close()
+    opened?.lock?.release()
+    rmSync(scratch, { recursive: true, force: true })
+    throw err
+  }
+}
+
+/** An output opened for a run, and the lock of an output directory the main thread writes. */
+interface OpenedOutput {
+  output: RunOutput
+  lock?: Lock
+}
+
+/**
+ * Starts taking the digests of the recorded packages' directories (the main
+ * thread of an --out run that may skip them); those a quiet run's replay
+ * took (quiet-run.ts) are not taken again.
+ */
+function digestRecorded(
+  settings: RenderSettings,
+  thread: number,
+  recorded: Record<string, MemoEntry> | undefined,
+  taken: ReadonlyMap<string, string | undefined>,
+): ReturnType<typeof digestInBackground> {
   const outDir = resolve(settings.cwd, settings.outDir)
   const inside = (path: string) => {
     const dir = resolve(outDir, path)
@@ -132,77 +185,79 @@ export async function setUpRun(
     recorded && !settings.git && !settings.force && thread === 0
       ? Object.keys(recorded).filter((path) => recorded[path]?.stat !== undefined)
       : []
-  // Those a quiet run's replay took (quiet-run.ts) are not taken again.
-  const digests = digestInBackground(recordedDirs.flatMap(inside).filter((dir) => !taken.has(dir)))
+  return digestInBackground(recordedDirs.flatMap(inside).filter((dir) => !taken.has(dir)))
+}
+
+/**
+ * The downstream repositories: as the main thread opened them (a render
+ * thread's `settings.repositories`), or opened (locked, fetched) here.
+ */
+async function openGitOutput(
+  settings: RenderSettings,
+  git: GitSettings,
+  fleet: Fleet,
+  plan: FleetPlan,
+): Promise<GitOutput> {
+  const root = stagingDir(git.cacheDir)
+  if (settings.repositories) return new GitOutput(settings.repositories, root)
+  const { shared, locks } = await openRepositories(
+    settings.scope ? scopedRepositories(fleet, settings.scope) : fleet,
+    plan,
+    git,
+  )
+  return new GitOutput(shared, root, {
+    locks,
+    env: settings.env,
+    ...(settings.now ? { now: settings.now } : {}),
+    cacheDir: git.cacheDir,
+    failureKey: fleetIdOf(settings),
+  })
+}
+
+/**
+ * The output directory, locked by the main thread where it writes; `taken`
+ * and `digests` (taken ahead, once the lock is held): its packages' digests, by directory.
+ */
+async function openDirectoryOutput(
+  settings: RenderSettings,
+  thread: number,
+  taken: ReadonlyMap<string, string | undefined>,
+  digests: ReturnType<typeof digestInBackground>,
+): Promise<OpenedOutput> {
+  const outDir = resolve(settings.cwd, settings.outDir)
+  let lock: Lock | undefined
+  // One run at a time writes an output directory, as one at a time writes a repository (a lock file in it): another
+  // would read a package while this one replaces it, and take it for missing.
+  if (thread === 0 && !settings.dryRun) {
+    mkdirSync(outDir, { recursive: true })
+    lock = await acquireLock(join(outDir, outputLockName), settings.upstreamCache?.lockTimeoutMs ?? 60_000)
+  }
   try {
-    const planned = known ?? (await loadAndPlan(settings, scratch, pinned, opened))
-    const { fleet } = planned
-    let plan = settings.scope ? scopedPlan(planned.plan, settings.scope) : planned.plan
-    if (settings.git) {
-      const root = stagingDir(settings.git.cacheDir)
-      if (settings.repositories) output = new GitOutput(settings.repositories, root)
-      else {
-        const { shared, locks } = await openRepositories(
-          settings.scope ? scopedRepositories(fleet, settings.scope) : fleet,
-          plan,
-          settings.git,
-        )
-        output = new GitOutput(shared, root, {
-          locks,
-          env: settings.env,
-          ...(settings.now ? { now: settings.now } : {}),
-          cacheDir: settings.git.cacheDir,
-          failureKey: fleetIdOf(settings),
-        })
-      }
-      plan = withoutUnavailable(plan, (output as GitOutput).shared.unavailable)
-    } else {
-      // One run at a time writes an output directory, as one at a time writes a repository (a lock file in it): another
-      // would read a package while this one replaces it, and take it for missing.
-      if (thread === 0 && !settings.dryRun) {
-        mkdirSync(outDir, { recursive: true })
-        lock = await acquireLock(join(outDir, outputLockName), settings.upstreamCache?.lockTimeoutMs ?? 60_000)
-      }
-      const failures = settings.cacheDir
-        ? { cacheDir: settings.cacheDir, key: directoryFailureKey(fleetIdOf(settings), outDir) }
-        : undefined
-      output = new DirectoryOutput(
-        outDir,
-        thread,
-        new Map([...taken, ...((await digests) ?? [])]),
-        failures,
-        settings.now,
-      )
-    }
-    const memoSettings = {
-      allowExec: settings.allowExec,
-      onConflict: settings.onConflict,
-      namespace: settings.namespace ?? 'default',
-      imageFunctions: settings.imageFunctions ?? 'run',
-    }
-    const memo = settings.memo
-      ? RenderMemo.open(settings.memo, fleet, memoSettings, recorded, settings.force)
+    const failures = settings.cacheDir
+      ? { cacheDir: settings.cacheDir, key: directoryFailureKey(fleetIdOf(settings), outDir) }
       : undefined
-    const made = output
-    return {
-      ...planned,
-      plan,
-      settings,
-      output: made,
-      ...(memo ? { memo } : {}),
-      scratch,
-      close() {
-        made.close()
-        lock?.release()
-        rmSync(scratch, { recursive: true, force: true })
-      },
-    }
+    const known = new Map([...taken, ...((await digests) ?? [])])
+    return { output: new DirectoryOutput(outDir, thread, known, failures, settings.now), ...(lock ? { lock } : {}) }
   } catch (err) {
-    output?.close()
     lock?.release()
-    rmSync(scratch, { recursive: true, force: true })
     throw err
   }
+}
+
+/** The record of renders for this fleet and the settings its entries depend on. */
+function openMemo(
+  settings: RenderSettings,
+  file: string,
+  fleet: Fleet,
+  recorded: Record<string, MemoEntry> | undefined,
+): RenderMemo {
+  const memoSettings = {
+    allowExec: settings.allowExec,
+    onConflict: settings.onConflict,
+    namespace: settings.namespace ?? 'default',
+    imageFunctions: settings.imageFunctions ?? 'run',
+  }
+  return RenderMemo.open(file, fleet, memoSettings, recorded, settings.force)
 }
 
 /** The lock file of an output directory, in it (a dot-file: never a package). */

@@ -122,7 +122,7 @@ export async function runRenderWorker(): Promise<void> {
     : new Promise<UpstreamPins>((resolve) =>
         parentPort!.once('message', (message: { pins: UpstreamPins }) => resolve(message.pins)),
       )
-  const run = await setUpRun(settings, index, undefined, pinned)
+  const run = await setUpRun(settings, { thread: index, pinned })
   try {
     // Progress needs only the report; the packages go once, with the rest of the share.
     const done = await renderShare(run, index, threads, (pending) =>

@@ -6,10 +6,11 @@
 import type { InstallationType, PackageDependency } from '../../api/dependencies.js'
 import { candidateAdmitted, direction, parseConstraint, satisfies } from '../constraints.js'
 import type { Constraint } from '../constraints.js'
-import type { IndexedPackage } from '../graph.js'
+import type { IndexedPackage, IndexedVersion } from '../graph.js'
 import { conflictMessage, describeConstraints, missingMessage, noVersionMessage } from '../messages.js'
 import type { Conflict } from '../plan.js'
 import { compareVersions, isUpgrade } from '../versions.js'
+import type { Version } from '../versions.js'
 import { candidates, funnel, pick } from './candidates.js'
 import { reportName, satisfiedBy, stateOf } from './decision.js'
 import type { Decision, ReportBase } from './decision.js'
@@ -17,83 +18,107 @@ import { byString, nodeId, nodeLabel } from './plan-graph.js'
 import type { PlanGraph, PlanNode } from './plan-graph.js'
 
 export function decidePackage(graph: PlanGraph, node: PlanNode, dep: PackageDependency): Decision {
-  const { policy } = graph
   const parsed = parseConstraint(dep.version)
-  if (!parsed.ok) {
-    return {
-      report: {
-        ...reportName(dep.name, 'Package', dep.optional),
-        required: dep.version,
-        state: 'Conflict',
-        resolvable: false,
-        message: parsed.error,
-      },
-      conflict: {
-        id: nodeId(dep.name, node.namespace),
-        package: dep.name,
-        namespace: node.namespace,
-        required: dep.version,
-        resolvable: false,
-        reason: 'ImproperConstraint',
-        message: parsed.error,
-      },
-    }
-  }
+  if (!parsed.ok) return improperConstraint(node, dep, parsed.error)
   const c = parsed.constraint
-  const required = c.display
   const id = graph.scope(dep.name, node.namespace)
   const target = graph.nodes.get(id)
   const installed = target?.installed?.version.raw
-  if (target?.version && !installed && !dep.optional && satisfies(target.version, c)) {
-    // The common case, once per edge of a plan: one literal, not a base and two spreads (which add up at 50,000 edges).
-    const state = stateOf(target)
+  if (target?.version && !installed && !dep.optional && satisfies(target.version, c))
+    return metByPlan(dep, c, id, target)
+  const base = reportName(dep.name, 'Package', dep.optional)
+  // A node of the plan at a version, or a target whatever its version, answers it; else it is missing.
+  if (target && (target.version || target.action === 'target')) {
+    const withInstalled: ReportBase = installed
+      ? { ...base, required: c.display, installed }
+      : { ...base, required: c.display }
+    return againstPresent(graph, node, target, c, id, withInstalled)
+  }
+  return absent({ graph, node, dep, c, id, base })
+}
+
+/** A range that does not parse. */
+function improperConstraint(node: PlanNode, dep: PackageDependency, error: string): Decision {
+  return unresolvable(
+    reportName(dep.name, 'Package', dep.optional),
+    'Conflict',
+    {
+      id: nodeId(dep.name, node.namespace),
+      package: dep.name,
+      namespace: node.namespace,
+      required: dep.version,
+      reason: 'ImproperConstraint',
+    },
+    error,
+  )
+}
+
+/**
+ * The common case, once per edge of a plan: a node of the plan, with nothing
+ * installed before it, meets the range. One literal, not a base and two
+ * spreads (which add up at 50,000 edges).
+ */
+function metByPlan(dep: PackageDependency, c: Constraint, id: string, target: PlanNode): Decision {
+  const state = stateOf(target)
+  return {
+    to: id,
+    report: {
+      name: dep.name,
+      type: 'Package',
+      required: c.display,
+      state,
+      satisfiedBy: satisfiedBy(target),
+      message: stateMessage(target, state),
+    },
+  }
+}
+
+/** The node the plan has: the range met (a target of unknown version is not checked), or violated (see violation). */
+function againstPresent(
+  graph: PlanGraph,
+  node: PlanNode,
+  target: PlanNode,
+  c: Constraint,
+  id: string,
+  base: ReportBase,
+): Decision {
+  if (!target.version) {
     return {
       to: id,
       report: {
-        name: dep.name,
-        type: 'Package',
-        required,
-        state,
-        satisfiedBy: satisfiedBy(target),
-        message: stateMessage(target, state),
-      },
-    }
-  }
-  const base = reportName(dep.name, 'Package', dep.optional)
-  const present = target && (target.version || target.action === 'target')
-  if (target && present) {
-    const withInstalled: ReportBase = installed ? { ...base, required, installed } : { ...base, required }
-    if (!target.version) {
-      return {
-        to: id,
-        report: {
-          ...withInstalled,
-          state: 'Fulfilled',
-          satisfiedBy: satisfiedBy(target),
-          message: `${dep.name} is a target of unknown version; its range is not checked`,
-        },
-      }
-    }
-    if (satisfies(target.version, c)) {
-      const state = stateOf(target)
-      return {
-        to: id,
-        report: { ...withInstalled, state, satisfiedBy: satisfiedBy(target), message: stateMessage(target, state) },
-      }
-    }
-    return { to: id, ...violation(graph, node, target, c, withInstalled) }
-  }
-  const entry = graph.catalog.packages.get(dep.name)
-  if (dep.optional && policy.optional === 'Skip') {
-    return {
-      report: {
         ...base,
-        required,
-        state: 'Skipped',
-        message: `optional dependency ${dep.name} is not installed; skipped`,
+        state: 'Fulfilled',
+        satisfiedBy: satisfiedBy(target),
+        message: `${base.name} is a target of unknown version; its range is not checked`,
       },
     }
   }
+  if (satisfies(target.version, c)) {
+    const state = stateOf(target)
+    return {
+      to: id,
+      report: { ...base, state, satisfiedBy: satisfiedBy(target), message: stateMessage(target, state) },
+    }
+  }
+  return { to: id, ...violation(graph, node, target, c, base) }
+}
+
+/** A dependency no node of the plan answers yet: `node`'s `dep`, its range `c`, the node id it would be, its report's first fields. */
+interface Absent {
+  graph: PlanGraph
+  node: PlanNode
+  dep: PackageDependency
+  c: Constraint
+  id: string
+  base: ReportBase
+}
+
+/** No node of the plan answers it: skipped (optional), missing, or a version of the catalog to install. */
+function absent(edge: Absent): Decision {
+  const { graph, node, dep, c, id, base } = edge
+  const required = c.display
+  if (dep.optional && graph.policy.optional === 'Skip')
+    return skipped(base, required, `optional dependency ${dep.name} is not installed; skipped`)
   if (node.action === 'keep') {
     // An untouched installation's missing dependency is not the targets' doing (Glasskube isErrNew).
     return {
@@ -107,73 +132,31 @@ export function decidePackage(graph: PlanGraph, node: PlanNode, dep: PackageDepe
       },
     }
   }
-  if (!entry) {
-    if (dep.optional)
-      return {
-        report: {
-          ...base,
-          required,
-          state: 'Skipped',
-          message: `optional dependency ${dep.name} is not available in any repository; skipped`,
-        },
-      }
-    const message = missingMessage(dep.name)
-    return {
-      report: { ...base, required, state: 'Missing', resolvable: false, message },
-      conflict: {
-        id,
-        package: dep.name,
-        namespace: graph.installNamespace(dep.name, node.namespace),
-        required,
-        resolvable: false,
-        reason: 'Missing',
-        message,
-      },
-    }
-  }
+  const entry = graph.catalog.packages.get(dep.name)
+  if (entry) return install(edge, entry)
+  if (dep.optional)
+    return skipped(base, required, `optional dependency ${dep.name} is not available in any repository; skipped`)
+  const namespace = graph.installNamespace(dep.name, node.namespace)
+  const conflict = { id, package: dep.name, namespace, required, reason: 'Missing' as const }
+  return unresolvable(base, 'Missing', conflict, missingMessage(dep.name))
+}
+
+/** The version of the catalog to install, as the policy picks it among those every range on it admits; or why none. */
+function install({ graph, node, dep, c, id, base }: Absent, entry: IndexedPackage): Decision {
+  const { policy } = graph
+  const required = c.display
   const constraints = constraintsFor(graph, dep.name, id, node, c)
   const chosen = pick(entry, candidates(entry, constraints, policy), constraints, policy)
+  const namespace = graph.installNamespace(dep.name, node.namespace)
   if (!chosen) {
     if (dep.optional)
-      return {
-        report: {
-          ...base,
-          required,
-          state: 'Skipped',
-          message: `optional dependency ${dep.name} has no installable version; skipped`,
-        },
-      }
-    const namespace = graph.installNamespace(dep.name, node.namespace)
+      return skipped(base, required, `optional dependency ${dep.name} has no installable version; skipped`)
+    const conflict = { id, package: dep.name, namespace, required }
     const clash = twoVersionsAtOnce(graph, entry, entry.installationType ?? 'NoRestrictions', id, namespace, node, c)
-    if (clash) {
-      return {
-        report: { ...base, required, state: 'Conflict', resolvable: false, message: clash },
-        conflict: {
-          id,
-          package: dep.name,
-          namespace,
-          required,
-          resolvable: false,
-          reason: 'InstallationTypeViolation',
-          message: clash,
-        },
-      }
-    }
+    if (clash) return unresolvable(base, 'Conflict', { ...conflict, reason: 'InstallationTypeViolation' }, clash)
     const message = noVersionMessage(dep.name, constraints, funnel(entry, constraints, policy))
-    return {
-      report: { ...base, required, state: 'NoMatchingVersion', resolvable: false, message },
-      conflict: {
-        id,
-        package: dep.name,
-        namespace: graph.installNamespace(dep.name, node.namespace),
-        required,
-        resolvable: false,
-        reason: 'NoMatchingVersion',
-        message,
-      },
-    }
+    return unresolvable(base, 'NoMatchingVersion', { ...conflict, reason: 'NoMatchingVersion' }, message)
   }
-  const namespace = graph.installNamespace(dep.name, node.namespace)
   return {
     to: nodeId(dep.name, namespace),
     effect: { kind: 'install', package: dep.name, namespace, version: chosen },
@@ -184,6 +167,25 @@ export function decidePackage(graph: PlanGraph, node: PlanNode, dep: PackageDepe
       satisfiedBy: { package: dep.name, version: chosen.version.raw },
       message: `install ${dep.name}@${chosen.version.raw}`,
     },
+  }
+}
+
+/** An optional dependency left out. */
+function skipped(base: ReportBase, required: string, message: string): Decision {
+  return { report: { ...base, required, state: 'Skipped', message } }
+}
+
+/** A dependency no choice of versions meets: its report, and the plan's conflict with the reason. */
+function unresolvable(
+  base: ReportBase,
+  state: 'Conflict' | 'Missing' | 'NoMatchingVersion',
+  conflict: { id: string; package: string; namespace: string; required: string; reason: Conflict['reason'] },
+  message: string,
+): Decision {
+  const { id, package: pkg, namespace, required, reason } = conflict
+  return {
+    report: { ...base, required, state, resolvable: false, message },
+    conflict: { id, package: pkg, namespace, required, resolvable: false, reason, message },
   }
 }
 
@@ -251,7 +253,56 @@ function violation(
   c: Constraint,
   base: ReportBase,
 ): Omit<Decision, 'to'> {
-  const { policy } = graph
+  const violated = violatedBy(target, c, base)
+  const { fail } = violated
+  if (node.action === 'keep' && target.action === 'keep') {
+    return {
+      report: {
+        ...base,
+        state: 'Conflict',
+        resolvable: false,
+        preExisting: true,
+        message: conflictMessage(
+          target.package,
+          c.display,
+          target.version!.raw,
+          'pre-existing; not caused by the targets',
+        ),
+      },
+    }
+  }
+  if (target.action === 'target') return againstTarget(graph, node, violated)
+  const entry = graph.catalog.packages.get(target.package)
+  const constraints = graph.rangesOn(target).map((r) => r.constraint)
+  if (!constraints.includes(c)) constraints.push(c)
+  const admitted = entry ? candidates(entry, constraints, graph.policy) : []
+  if (admitted.length === 0) {
+    if (c.kind === 'digest') return fail('DigestMismatch', false, `digest ${c.digest} required`)
+    const clash =
+      entry && twoVersionsAtOnce(graph, entry, target.installationType, target.id, target.namespace, node, c)
+    if (clash) return fail('InstallationTypeViolation', false, clash)
+    return fail('NoVersionSatisfiesAll', false, `no version satisfies ${describeConstraints(constraints)}`)
+  }
+  return moveTo(graph, violated, { entry: entry!, admitted, constraints })
+}
+
+/** A range `c` that the version of `target` violates, and how the conflict reads (`fail`). */
+interface Violated {
+  target: PlanNode
+  c: Constraint
+  version: Version
+  /** Which side of the range the version is on. */
+  dir: ReturnType<typeof direction>
+  base: ReportBase
+  fail: (
+    reason: Conflict['reason'],
+    resolvable: boolean,
+    extra: string,
+    resolution?: Conflict['resolution'],
+  ) => Omit<Decision, 'to'>
+}
+
+function violatedBy(target: PlanNode, c: Constraint, base: ReportBase): Violated {
   const version = target.version!
   const dir = direction(version, c)
   const conflictBase = {
@@ -262,59 +313,52 @@ function violation(
     required: c.display,
     direction: dir,
   }
-  const fail = (
-    reason: Conflict['reason'],
-    resolvable: boolean,
-    extra: string,
-    resolution?: Conflict['resolution'],
-  ): Omit<Decision, 'to'> => {
+  const fail: Violated['fail'] = (reason, resolvable, extra, resolution) => {
     const message = conflictMessage(target.package, c.display, version.raw, extra)
     return {
       report: { ...base, state: 'Conflict', resolvable, message },
       conflict: { ...conflictBase, resolvable, reason, message, ...(resolution ? { resolution } : {}) },
     }
   }
-  if (node.action === 'keep' && target.action === 'keep') {
-    return {
-      report: {
-        ...base,
-        state: 'Conflict',
-        resolvable: false,
-        preExisting: true,
-        message: conflictMessage(target.package, c.display, version.raw, 'pre-existing; not caused by the targets'),
-      },
-    }
-  }
-  if (target.action === 'target') {
-    if (c.kind === 'digest') return fail('DigestMismatch', false, `digest ${c.digest} required`)
-    const up = node.action === 'keep' ? dependantUpgrade(graph, node, target) : undefined
-    const reason = dir === 'Above' ? 'InstalledTooNew' : 'InstalledTooOld'
-    const dependant = nodeLabel(node.package, node.namespace, node.version?.raw)
-    const why =
-      dir === 'Above'
-        ? `${dependant} does not support ${target.package} ${version.raw} yet`
-        : `${dependant} needs a newer ${target.package} than the target's ${version.raw}`
-    if (up)
-      return fail(reason, true, `${why}; update ${node.package} to ${up} together with ${target.package}`, {
-        action: 'Upgrade',
-        package: node.package,
-        version: up,
-      })
-    return fail(reason, false, why)
-  }
-  const entry = graph.catalog.packages.get(target.package)
-  const constraints = graph.rangesOn(target).map((r) => r.constraint)
-  if (!constraints.includes(c)) constraints.push(c)
-  const admitted = entry ? candidates(entry, constraints, policy) : []
-  if (admitted.length === 0) {
-    if (c.kind === 'digest') return fail('DigestMismatch', false, `digest ${c.digest} required`)
-    const clash =
-      entry && twoVersionsAtOnce(graph, entry, target.installationType, target.id, target.namespace, node, c)
-    if (clash) return fail('InstallationTypeViolation', false, clash)
-    return fail('NoVersionSatisfiesAll', false, `no version satisfies ${describeConstraints(constraints)}`)
-  }
+  return { target, c, version, dir, base, fail }
+}
+
+/** A target's version is the one asked for: the dependant's range is in conflict, resolved where a newer dependant admits it. */
+function againstTarget(
+  graph: PlanGraph,
+  node: PlanNode,
+  { target, c, version, dir, fail }: Violated,
+): Omit<Decision, 'to'> {
+  if (c.kind === 'digest') return fail('DigestMismatch', false, `digest ${c.digest} required`)
+  const up = node.action === 'keep' ? dependantUpgrade(graph, node, target) : undefined
+  const reason = dir === 'Above' ? 'InstalledTooNew' : 'InstalledTooOld'
+  const dependant = nodeLabel(node.package, node.namespace, node.version?.raw)
+  const why =
+    dir === 'Above'
+      ? `${dependant} does not support ${target.package} ${version.raw} yet`
+      : `${dependant} needs a newer ${target.package} than the target's ${version.raw}`
+  if (up)
+    return fail(reason, true, `${why}; update ${node.package} to ${up} together with ${target.package}`, {
+      action: 'Upgrade',
+      package: node.package,
+      version: up,
+    })
+  return fail(reason, false, why)
+}
+
+/**
+ * The version `target` moves to, of those every range on it admits: the
+ * policy's pick for a new installation; else the installed one kept, or an
+ * upgrade, or a downgrade, as the policy allows.
+ */
+function moveTo(
+  graph: PlanGraph,
+  { target, dir, base, fail }: Violated,
+  { entry, admitted, constraints }: { entry: IndexedPackage; admitted: IndexedVersion[]; constraints: Constraint[] },
+): Omit<Decision, 'to'> {
+  const { policy } = graph
   if (target.action === 'install') {
-    const chosen = pick(entry!, admitted, constraints, policy)!
+    const chosen = pick(entry, admitted, constraints, policy)!
     return {
       effect: { kind: 'change', node: target, version: chosen, action: 'install' },
       report: {
@@ -335,40 +379,39 @@ function violation(
   const up = admitted.filter((v) => isUpgrade(original, v.version))
   const down = admitted.filter((v) => !isUpgrade(original, v.version))
   if (up.length > 0) {
-    const to = policy.upgradeTarget === 'Lowest' ? up[0]! : pick(entry!, up, constraints, policy)!
-    if (policy.upgrades === 'Allow') {
-      return {
-        effect: { kind: 'change', node: target, version: to, action: 'upgrade' },
-        report: {
-          ...base,
-          state: 'Upgrade',
-          satisfiedBy: { package: target.package, version: to.version.raw },
-          message: `upgrade ${target.package} from ${original.raw} to ${to.version.raw}`,
-        },
-      }
-    }
+    const to = policy.upgradeTarget === 'Lowest' ? up[0]! : pick(entry, up, constraints, policy)!
+    if (policy.upgrades === 'Allow') return changed(base, target, original, to, 'upgrade')
     return fail('UpgradeNotAllowed', true, `upgrading to ${to.version.raw} resolves it (\`policy.upgrades\` is Deny)`, {
       action: 'Upgrade',
       version: to.version.raw,
     })
   }
   const to = down[down.length - 1]!
-  if (policy.downgrades === 'Allow') {
-    return {
-      effect: { kind: 'change', node: target, version: to, action: 'downgrade' },
-      report: {
-        ...base,
-        state: 'Downgrade',
-        satisfiedBy: { package: target.package, version: to.version.raw },
-        message: `downgrade ${target.package} from ${original.raw} to ${to.version.raw}`,
-      },
-    }
-  }
+  if (policy.downgrades === 'Allow') return changed(base, target, original, to, 'downgrade')
   return fail(
     dir === 'Above' ? 'InstalledTooNew' : 'DowngradeNotAllowed',
     false,
     `only a downgrade to ${to.version.raw} would resolve it (\`policy.downgrades\` is Deny)`,
   )
+}
+
+/** The installed version of `target` changed to `to`. */
+function changed(
+  base: ReportBase,
+  target: PlanNode,
+  original: Version,
+  to: IndexedVersion,
+  action: 'upgrade' | 'downgrade',
+): Omit<Decision, 'to'> {
+  return {
+    effect: { kind: 'change', node: target, version: to, action },
+    report: {
+      ...base,
+      state: action === 'upgrade' ? 'Upgrade' : 'Downgrade',
+      satisfiedBy: { package: target.package, version: to.version.raw },
+      message: `${action} ${target.package} from ${original.raw} to ${to.version.raw}`,
+    },
+  }
 }
 
 /** The lowest catalog version of an installed dependant whose range admits the target's new version (Glasskube #400). */

@@ -23,6 +23,7 @@ import type {
   RunOutput,
   StagedChange,
   StagedPackage,
+  Staging,
   StateReads,
   StoredPackage,
 } from '../output.js'
@@ -49,8 +50,8 @@ function datePackage(dir: string, now: Date): void {
   }
 }
 
-/** One thread's view of an output directory. */
-export class DirectoryOutput implements RunOutput {
+/** One thread's view of an output directory; it stages each package on disk (see Staging). */
+export class DirectoryOutput implements RunOutput, Staging {
   readonly drafts = false
   readonly writer: DirectoryWriter
   /** The share's paths in render order, and where in it each is. */
@@ -112,10 +113,6 @@ export class DirectoryOutput implements RunOutput {
       return digest
     }
     return statPackageDirectory(dir)
-  }
-
-  async restat(): Promise<void> {
-    // Metadata is taken when asked for: nothing to take ahead.
   }
 
   async stage(files: PackageFiles): Promise<StagedPackage> {

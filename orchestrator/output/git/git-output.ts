@@ -24,9 +24,9 @@ import type {
   PrefetchOptions,
   Removal,
   RemovalSettings,
+  Restat,
   RunOutput,
   StagedChange,
-  StagedPackage,
   StateReads,
   StoredPackage,
 } from '../output.js'
@@ -118,10 +118,11 @@ export async function openRepositories(
  * One thread's view of the downstream repositories, read from the snapshot
  * every thread shares, a repository at a time. Their digests (statDigest) are
  * their trees' ids: a package whose trees are those the record of earlier
- * renders holds is not read at all. The main thread's holds the locks and
- * writes.
+ * renders holds is not read at all, and are taken again after a push
+ * (Restat). Staged packages are held in memory until the commit writes them
+ * (it has no Staging). The main thread's holds the locks and writes.
  */
-export class GitOutput implements RunOutput {
+export class GitOutput implements RunOutput, Restat {
   readonly drafts = true
   readonly #repos: Map<string, RepositorySnapshot>
   readonly #read = new Map<string, StoredPackage>()
@@ -188,22 +189,6 @@ export class GitOutput implements RunOutput {
         // The drafts are pushed by now: a package without a digest is only read again next time.
       }
     })
-  }
-
-  async stage(files: PackageFiles): Promise<StagedPackage> {
-    return { files }
-  }
-
-  async settle(): Promise<Map<string, string>> {
-    return new Map()
-  }
-
-  discard(): void {
-    // Held in memory only.
-  }
-
-  prepare(): void {
-    // Drafts go straight into git: nothing is staged on disk.
   }
 
   /**

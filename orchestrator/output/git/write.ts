@@ -8,27 +8,18 @@
 import { catFileBatch, fastImportMarks, pushAtomic, resolveObjects } from '../../git/git.js'
 import type { RefUpdate } from '../../git/git.js'
 import type { PackageFiles } from '../../package/files.js'
-import { kptfileNotReady, notReadyReason } from '../../package/readiness.js'
 import { appendTo } from '../../util/collections.js'
 import { workspaceFromMessage } from '../../upstream/revisions.js'
 import { importStream } from './fast-import.js'
 import type { PackageCommit, Signature } from './fast-import.js'
-import { draftDeclaration } from './messages.js'
-import type { DraftDeclaration } from './messages.js'
-import { publishOrder } from './publish-order.js'
-import { commitMessage, publishGroups, publishMessage } from './publish-commits.js'
-import type { PublishEntry } from './publish-commits.js'
+import { publishGroups, publishMessage } from './publish-commits.js'
+import { orderPublishes, publishEntries } from './publish-entries.js'
+import type { DraftChange, Publishing, Refusal, WriteEntry } from './publish-entries.js'
 import { packageDir } from './repository.js'
 import type { Draft, RepositorySnapshot } from './repository.js'
 import { stopPoint } from '../../util/stop-point.js'
 
-/** A new or changed package to propose as a draft (no files: the package's removal). */
-export interface DraftChange {
-  package: string
-  files?: PackageFiles
-  /** The commit message, given the workspace the draft gets. */
-  message(workspace: string): string
-}
+export type { DraftChange } from './publish-entries.js'
 
 /** One package published: its new revision and tag, or why it was not. */
 export type PublishOutcome =
@@ -81,98 +72,99 @@ export async function writeDrafts(
   options: PublishOptions = {},
 ): Promise<DraftsWritten> {
   const changed = new Map(changes.map((c) => [c.package, c]))
-  const outcomes: PublishOutcome[] = []
-  const publishing = new Set<string>()
-  const existing = publish.filter((pkg) => {
-    if (changed.has(pkg) || snapshot.drafts[pkg]) return true
-    outcomes.push({ package: pkg, ok: false, reason: 'no open draft' })
-    return false
-  })
   // Dependencies first; a package whose dependency's draft stays open is refused (see publish-order.ts).
-  const order =
-    existing.length === 0
-      ? { ordered: [], needs: new Map<string, string[]>(), refused: [] }
-      : publishOrder(
-          existing,
-          await declarations(snapshot, changed),
-          (pkg) => snapshot.drafts[pkg]?.branch ?? `(this run's) of ${pkg}`,
-          options.withNeeded === true,
-        )
-  for (const { package: pkg, reason } of order.refused) outcomes.push({ package: pkg, ok: false, reason })
-  for (const pkg of order.ordered) publishing.add(pkg)
-  const fromDrafts = [...publishing].filter((pkg) => !changed.has(pkg))
+  const order = await orderPublishes(snapshot, changed, publish, options.withNeeded === true)
   const used = await workspacesInUse(
     snapshot,
     changes.map((c) => c.package),
   )
+  // An open draft keeps its workspace; a new one takes Porch's next name.
   const workspaceOf = (pkg: string) => snapshot.drafts[pkg]?.workspace ?? nextWorkspace(used.get(pkg) ?? [])
-  const drafted = await readDrafts(snapshot, fromDrafts)
-  const entries: (PublishEntry & { files?: PackageFiles })[] = []
-  const forcedNotReady = new Map<string, string>()
-  const refuse = (pkg: string, reason: string, notReady?: true) => {
-    outcomes.push({ package: pkg, ok: false, reason, ...(notReady ? { notReady } : {}) })
-    publishing.delete(pkg)
-  }
-  for (const pkg of [...publishing]) {
-    const change = changed.get(pkg)
-    const revision = Math.max(0, ...(snapshot.published[pkg] ?? []).map((p) => p.revision)) + 1
-    const base = { package: pkg, directory: packageDir(snapshot, pkg), workspace: workspaceOf(pkg) }
-    const draft = change ? undefined : drafted.get(pkg)!
-    const blocked = order.needs.get(pkg)?.find((other) => !publishing.has(other))
-    if (blocked !== undefined) {
-      refuse(
-        pkg,
-        `it needs the package of draft ${snapshot.drafts[blocked]?.branch ?? blocked}, which is not published`,
-      )
-      continue
-    }
-    // Porch neither proposes nor approves a revision whose readiness gates are not all True.
-    const notReady = change ? change.files && notReadyReason(change.files) : draft!.notReady
-    if (notReady && !options.force) {
-      refuse(pkg, notReady, true)
-      continue
-    }
-    if (notReady) forcedNotReady.set(pkg, notReady)
-    if (change) {
-      entries.push({
-        ...base,
-        revision: change.files ? revision : 0,
-        draftMessage: change.message(base.workspace),
-        ...(change.files ? { files: change.files } : {}),
-      })
-      continue
-    }
-    if (!draft!.current) {
-      refuse(
-        pkg,
-        `the published package changed after draft ${snapshot.drafts[pkg]!.branch} was made: render again to update the draft`,
-      )
-      continue
-    }
-    entries.push({
-      ...base,
-      revision: draft!.tree ? revision : 0,
-      draftMessage: draft!.message,
-      ...(draft!.tree ? { tree: draft!.tree } : {}),
-    })
-  }
+  const publishing = await publishEntries(snapshot, changed, order, workspaceOf, options.force === true)
+  // The refusals stand whatever the push's outcome.
+  const outcomes = [...order.refused, ...publishing.refused].map(refusedOutcome)
+  const trees = await writeTrees(snapshot, changes, publishing, committer)
+  const planned = plannedCommits(snapshot, changes, publishing, trees, workspaceOf)
+  if (planned.commits.length === 0) return { ok: true, drafts: planned.drafts, published: outcomes }
+  // Every commit in one fast-import, every ref in one atomic, leased push.
+  const written = await importCommits(snapshot, planned.commits, committer)
+  await stopPoint('git-commits-imported')
+  for (const [pkg, draft] of planned.drafts) draft.commit = written[planned.draftIndex.get(pkg)!]!
+  const pushed = await pushAndRecord(snapshot, refUpdates(snapshot, planned, written, publishing.packages))
+  if (!pushed.ok) return { ...pushed, published: outcomes }
+  await stopPoint('git-pushed')
+  outcomes.push(...recordWrite(snapshot, planned, written, publishing, committer.time))
+  return { ok: true, drafts: planned.drafts, published: outcomes }
+}
 
-  // Into a big directory, packages go as trees written beforehand (see packageTrees).
+function refusedOutcome({ package: pkg, reason, notReady }: Refusal): PublishOutcome {
+  return { package: pkg, ok: false, reason, ...(notReady ? { notReady } : {}) }
+}
+
+/**
+ * Writes the packages bound for a big directory as trees beforehand (see
+ * packageTrees): those published when the directory has more than
+ * directWriteLimit packages after the write, the drafts when it has before
+ * (after, when the write publishes: the drafts are made on top). The entries
+ * published take their trees instead of their files.
+ */
+async function writeTrees(
+  snapshot: RepositorySnapshot,
+  changes: readonly DraftChange[],
+  { entries, packages }: Publishing,
+  committer: Signature,
+): Promise<Map<string, string>> {
   const before = Object.keys(snapshot.published).length
   const after = new Set([...Object.keys(snapshot.published), ...entries.map((e) => e.package)]).size
   const asTrees = [
     ...(after > directWriteLimit ? entries : []),
     ...((entries.length > 0 ? after : before) > directWriteLimit
-      ? changes.filter((c) => !publishing.has(c.package))
+      ? changes.filter((c) => !packages.has(c.package))
       : []),
   ]
   const trees = await packageTrees(snapshot, asTrees, committer)
   await stopPoint('git-trees-written')
   for (const e of entries) if (trees.has(e.package)) [e.tree, e.files] = [trees.get(e.package)!, undefined]
+  return trees
+}
 
-  // The published branch's new commits first, then the drafts on top of them.
+/** A write's commits, in order: the published branch's new ones first (`head` of them), then the drafts on top. */
+interface PlannedCommits {
+  commits: PackageCommit[]
+  head: number
+  /** Each package published at a new revision: its tag, and the index of the commit the tag names. */
+  tagged: Map<string, { revision: number; tag: string; commitIndex: number }>
+  /** The drafts made (their `commit` set once imported), and each one's commit index. */
+  drafts: Map<string, Draft>
+  draftIndex: Map<string, number>
+}
+
+function plannedCommits(
+  snapshot: RepositorySnapshot,
+  changes: readonly DraftChange[],
+  publishing: Publishing,
+  trees: ReadonlyMap<string, string>,
+  workspaceOf: (pkg: string) => string,
+): PlannedCommits {
+  const published = publishCommits(snapshot, publishing.entries)
+  const head = published.commits.length
+  const drafted = draftCommits(
+    snapshot,
+    changes.filter((c) => !publishing.packages.has(c.package)),
+    { parent: head > 0 ? chainRef : snapshot.head, first: head },
+    trees,
+    workspaceOf,
+  )
+  return { ...published, ...drafted, commits: [...published.commits, ...drafted.commits], head }
+}
+
+/** The published branch's new commits, on its head; each new revision is tagged. */
+function publishCommits(
+  snapshot: RepositorySnapshot,
+  entries: readonly WriteEntry[],
+): Pick<PlannedCommits, 'commits' | 'tagged'> {
   const commits: PackageCommit[] = []
-  const tagged = new Map<string, { revision: number; tag: string; commitIndex: number }>()
+  const tagged: PlannedCommits['tagged'] = new Map()
   // Packages share commits only where a commit each would write too many trees (see publishGroups).
   const known = new Set([...Object.keys(snapshot.published), ...entries.map((e) => e.package)])
   for (const group of publishGroups(entries, known.size)) {
@@ -193,51 +185,75 @@ export async function writeDrafts(
         })
     commits.push(commit)
   }
-  const head = commits.length
-  const parent = head > 0 ? chainRef : snapshot.head
-  const drafts = new Map<string, Draft>()
-  const draftIndex = new Map<string, number>()
+  return { commits, tagged }
+}
+
+/**
+ * A draft of each change, a commit each on `parent` (none: it has no
+ * parent), numbered from `first` among the write's commits.
+ */
+function draftCommits(
+  snapshot: RepositorySnapshot,
+  changes: readonly DraftChange[],
+  { parent, first }: { parent: string | undefined; first: number },
+  trees: ReadonlyMap<string, string>,
+  workspaceOf: (pkg: string) => string,
+): Pick<PlannedCommits, 'commits' | 'drafts' | 'draftIndex'> {
+  const drafted: Pick<PlannedCommits, 'commits' | 'drafts' | 'draftIndex'> = {
+    commits: [],
+    drafts: new Map(),
+    draftIndex: new Map(),
+  }
   for (const change of changes) {
-    if (publishing.has(change.package)) continue
     const workspace = workspaceOf(change.package)
-    drafts.set(change.package, {
-      branch: `drafts/${packageDir(snapshot, change.package)}/${workspace}`,
-      commit: '',
-      workspace,
-    })
+    const directory = packageDir(snapshot, change.package)
+    drafted.drafts.set(change.package, { branch: `drafts/${directory}/${workspace}`, commit: '', workspace })
     // Each draft names its parent (or has none): the one ref they are written to holds no history of theirs.
-    const commit: PackageCommit = {
-      ref: draftRef,
-      message: change.message(workspace),
-      directory: packageDir(snapshot, change.package),
-    }
-    draftIndex.set(change.package, commits.length)
+    const commit: PackageCommit = { ref: draftRef, message: change.message(workspace), directory }
+    drafted.draftIndex.set(change.package, first + drafted.commits.length)
     if (parent) commit.parent = parent
     else commit.orphan = true
     const tree = trees.get(change.package)
     if (tree) commit.tree = tree
     else if (change.files) commit.files = change.files
-    commits.push(commit)
+    drafted.commits.push(commit)
   }
-  if (commits.length === 0) return { ok: true, drafts, published: outcomes }
+  return drafted
+}
 
-  const written = await importCommits(snapshot, commits, committer)
-  await stopPoint('git-commits-imported')
+/**
+ * The refs the push moves, each leased on what the snapshot read: the
+ * published branch to its new head, the new tags, the drafts made, and the
+ * branches of the drafts published, deleted.
+ */
+function refUpdates(
+  snapshot: RepositorySnapshot,
+  { head, tagged, drafts }: PlannedCommits,
+  written: readonly string[],
+  published: ReadonlySet<string>,
+): RefUpdate[] {
   const updates: RefUpdate[] = []
   const newHead = head > 0 ? written[head - 1] : undefined
   if (newHead) updates.push({ ref: `refs/heads/${snapshot.branch}`, oid: newHead, expect: snapshot.head ?? '' })
   for (const t of tagged.values()) updates.push({ ref: `refs/tags/${t.tag}`, oid: written[t.commitIndex]!, expect: '' })
-  for (const [pkg, draft] of drafts) {
-    draft.commit = written[draftIndex.get(pkg)!]!
+  for (const [pkg, draft] of drafts)
     updates.push({ ref: `refs/heads/${draft.branch}`, oid: draft.commit, expect: snapshot.drafts[pkg]?.commit ?? '' })
-  }
-  for (const pkg of publishing)
+  for (const pkg of published)
     if (snapshot.drafts[pkg])
       updates.push({ ref: `refs/heads/${snapshot.drafts[pkg].branch}`, expect: snapshot.drafts[pkg].commit })
-  const pushed = await pushAndRecord(snapshot, updates)
-  if (!pushed.ok) return { ...pushed, published: outcomes }
-  await stopPoint('git-pushed')
+  return updates
+}
 
+/** Records a pushed write in the snapshot (the new head, tags and drafts; the drafts published gone); returns each publish's outcome. */
+function recordWrite(
+  snapshot: RepositorySnapshot,
+  { head, tagged, drafts }: PlannedCommits,
+  written: readonly string[],
+  { entries, forcedNotReady }: Publishing,
+  time: number,
+): PublishOutcome[] {
+  const outcomes: PublishOutcome[] = []
+  const newHead = head > 0 ? written[head - 1] : undefined
   if (newHead) snapshot.head = newHead
   for (const [pkg, draft] of drafts) snapshot.drafts[pkg] = draft
   for (const e of entries) {
@@ -247,7 +263,7 @@ export async function writeDrafts(
         revision: t.revision,
         tag: t.tag,
         commit: written[t.commitIndex]!,
-        time: committer.time,
+        time,
       })
     const notReady = forcedNotReady.get(e.package)
     outcomes.push(
@@ -264,40 +280,7 @@ export async function writeDrafts(
     )
     delete snapshot.drafts[e.package]
   }
-  return { ok: true, drafts, published: outcomes }
-}
-
-/** What each open draft, and each draft of this write, declares (one git process for the open ones). */
-async function declarations(
-  snapshot: RepositorySnapshot,
-  changed: ReadonlyMap<string, DraftChange>,
-): Promise<Map<string, DraftDeclaration>> {
-  const declared = await openDraftDeclarations(
-    snapshot,
-    Object.keys(snapshot.drafts).filter((pkg) => !changed.has(pkg)),
-  )
-  // A draft of this write declares what its message will: the workspace it gets changes nothing of that.
-  for (const [pkg, change] of changed) declared.set(pkg, draftDeclaration(`\n\n${change.message('')}`))
-  return declared
-}
-
-/** What the open drafts of `packages` declare in their messages, by package (one git process). */
-export async function openDraftDeclarations(
-  snapshot: RepositorySnapshot,
-  packages: readonly string[],
-): Promise<Map<string, DraftDeclaration>> {
-  const declared = new Map<string, DraftDeclaration>()
-  const open = packages.filter((pkg) => snapshot.drafts[pkg])
-  if (open.length === 0) return declared
-  const commits = await catFileBatch(
-    snapshot.clone,
-    open.map((pkg) => snapshot.drafts[pkg]!.commit),
-  )
-  open.forEach((pkg, i) => {
-    const commit = commits[i]
-    if (commit && 'content' in commit) declared.set(pkg, draftDeclaration(commit.content.toString('utf8')))
-  })
-  return declared
+  return outcomes
 }
 
 /** Deletes the open drafts of `packages` (packages never published: nothing else of them is left), in one atomic, leased push. */
@@ -368,55 +351,6 @@ async function packageTrees(
   return new Map(withFiles.map((c, i) => [c.package, trees[i]!]))
 }
 
-/** An open draft as publishing needs it: its package's tree (none: it removes the package), its message, whether it was made from the package as published now, and why it is not ready. */
-interface DraftToPublish {
-  tree?: string
-  message: string
-  current: boolean
-  notReady?: string
-}
-
-/** Reads the open drafts of `packages`: one git process whatever their number. */
-async function readDrafts(
-  snapshot: RepositorySnapshot,
-  packages: readonly string[],
-): Promise<Map<string, DraftToPublish>> {
-  if (packages.length === 0) return new Map()
-  // Each draft's commit, its package's tree in the draft, in the draft's parent, and now (`<commit>:<dir>`: a tree, or
-  // missing), and its root Kptfile (the readiness gates).
-  const objects = await catFileBatch(
-    snapshot.clone,
-    packages.flatMap((pkg) => {
-      const dir = packageDir(snapshot, pkg)
-      const draft = snapshot.drafts[pkg]!.commit
-      return [
-        draft,
-        `${draft}:${dir}`,
-        `${draft}^:${dir}`,
-        `${snapshot.head ?? emptyTree}:${dir}`,
-        `${draft}:${dir}/Kptfile`,
-      ]
-    }),
-  )
-  const oidOf = (i: number) => (objects[i]!.type === 'missing' ? undefined : objects[i]!.oid)
-  return new Map(
-    packages.map((pkg, i) => {
-      const commit = objects[5 * i]!
-      const tree = oidOf(5 * i + 1)
-      const kptfile = objects[5 * i + 4]!
-      // A draft without a parent (in a repository without commits) was made from a missing package.
-      const draft: DraftToPublish = {
-        message: 'content' in commit ? commitMessage(commit.content) : '',
-        current: oidOf(5 * i + 2) === oidOf(5 * i + 3),
-      }
-      const notReady = 'content' in kptfile ? kptfileNotReady(kptfile.content.toString('utf8')) : undefined
-      if (notReady) draft.notReady = notReady
-      if (tree) draft.tree = tree
-      return [pkg, draft]
-    }),
-  )
-}
-
 /**
  * Where imported commits wait until the push, never a branch or tag: the
  * published branch's new commits, the drafts (each naming its parent), the
@@ -429,8 +363,6 @@ async function readDrafts(
 const chainRef = 'refs/kpt-variants/pending/published'
 const draftRef = 'refs/kpt-variants/pending/drafts'
 const treeRef = 'refs/kpt-variants/pending/trees'
-/** Git's empty tree: the package directory in a repository without commits is missing. */
-const emptyTree = '4b825dc642cb6eb9a060e54bf8d69288fbee4904'
 
 /** Imports commits; resolves to each one's id, in order. */
 async function importCommits(
