@@ -24,10 +24,11 @@ import { isPlainBlockItem } from './item-syntax.js'
  * rest is parsed.
  */
 export function readsBack(text: string): boolean {
-  if (!fastPath('yaml')) return parseDocument(text, { uniqueKeys: false }).errors.length === 0
-  if (!text.includes('#') || onlyMergeComment(text)) return true
-  if (isPlainBlockItem(`- ${text.replace(/\n(?=[^\n])/g, '\n  ')}`) || readPlainDocument(text) !== undefined)
-    return true
+  if (fastPath('yaml')) {
+    if (!text.includes('#') || onlyMergeComment(text)) return true
+    if (isPlainBlockItem(`- ${text.replace(/\n(?=[^\n])/g, '\n  ')}`) || readPlainDocument(text) !== undefined)
+      return true
+  }
   return parseDocument(text, { uniqueKeys: false }).errors.length === 0
 }
 

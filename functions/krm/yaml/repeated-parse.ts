@@ -38,15 +38,12 @@ export function parseRepeatedYamlDocument(
   source: string,
   check?: (doc: Document.Parsed) => void,
 ): Document.Parsed {
-  if (!fastPath('yaml')) {
-    const doc = parseYamlDocument(text, source)
-    check?.(doc)
-    return doc
-  }
+  // Without the fast path nothing is kept, so every text is parsed anew.
+  const cacheable = fastPath('yaml') && text.length <= maxCachedLength
   const cached = pristine?.get(text)
   if (cached) return cloneDocument(cached)
-  if (text.length > maxCachedLength || !seen?.has(text)) {
-    if (text.length <= maxCachedLength) rememberSeen(text)
+  if (!cacheable || !seen?.has(text)) {
+    if (cacheable) rememberSeen(text)
     const doc = parseYamlDocument(text, source)
     check?.(doc)
     return doc
