@@ -182,14 +182,15 @@ export function planRepository(state: RepositoryState, context: PlanContext): Re
     input.catalogs = [...runnableCatalogs(context.fleet.catalogs, context.cluster)]
     input.clusterAPIs = [...context.fleet.clusterAPIs]
     const owners = ownersOf(gathered.manifests, targets)
-    if (input.targets.length === 0 && !input.installed.some((i) => i.installedAsDependency))
-      return {
-        repo: state.repo,
-        ...empty,
-        failures,
-        warnings,
-        packages: graphOf(gathered.manifests, present, input.installed, []),
-      }
+    // No step: the repository's packages as they are.
+    const unchanged = () => ({
+      repo: state.repo,
+      ...empty,
+      failures,
+      warnings,
+      packages: graphOf(gathered.manifests, present, input.installed, []),
+    })
+    if (input.targets.length === 0 && !input.installed.some((i) => i.installedAsDependency)) return unchanged()
     // Pins replace what dependants ask; what they replace is reported once planned.
     const pinned = applyPins(input, repoPolicy.pins)
     const plan = planDependencies(pinned.input)
@@ -276,13 +277,7 @@ export function planRepository(state: RepositoryState, context: PlanContext): Re
     // Nothing blamed a target (a conflict among installed packages alone): every target fails with it.
     if (remaining.length === targets.length) {
       for (const t of targets) for (const r of [...blocked.values()].flat()) fail(t.path, 'DependencyUnresolved', r)
-      return {
-        repo: state.repo,
-        ...empty,
-        failures,
-        warnings,
-        packages: graphOf(gathered.manifests, present, input.installed, []),
-      }
+      return unchanged()
     }
     targets = remaining
   }

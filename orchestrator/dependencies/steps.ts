@@ -249,6 +249,32 @@ export function requirersOf(plan: Plan): Map<string, string[]> {
   return out
 }
 
+type GraphPackage = RepositoryDependencies['packages'][number]
+
+/** What a manifest requires, as render's report says it: packages with their range, APIs by `apiVersion/kind`. */
+export function declaredRequirements(manifest: Pick<PackageManifest, 'dependencies'>): GraphPackage['requires'] {
+  return manifest.dependencies.flatMap((d) =>
+    d.type === 'Package'
+      ? [{ name: d.name, range: d.version || '*' }]
+      : d.type === 'GVK'
+        ? [{ name: `${d.gvk.apiVersion}/${d.gvk.kind}`, range: '' }]
+        : [],
+  )
+}
+
+/** A package an InstalledPackage object says was installed outside git, as a graph's entry. */
+export function outsideGitPackage(
+  installed: Pick<InstalledPackage, 'package' | 'version' | 'installedAsDependency'>,
+): GraphPackage {
+  return {
+    name: installed.package,
+    version: installed.version,
+    installedAsDependency: installed.installedAsDependency,
+    requires: [],
+    outsideGit: true,
+  }
+}
+
 /** The repository's packages once the plan is carried out: variants' and present ones, with what they require. */
 export function graphOf(
   manifests: readonly PackageManifest[],
@@ -256,36 +282,21 @@ export function graphOf(
   installed: readonly Omit<InstalledPackage, 'object'>[],
   steps: readonly DependencyStep[],
 ): RepositoryDependencies['packages'] {
-  const requires = (m: PackageManifest) =>
-    m.dependencies.flatMap((d) =>
-      d.type === 'Package'
-        ? [{ name: d.name, range: d.version || '*' }]
-        : d.type === 'GVK'
-          ? [{ name: `${d.gvk.apiVersion}/${d.gvk.kind}`, range: '' }]
-          : [],
-    )
-  const packages = new Map<string, RepositoryDependencies['packages'][number]>()
-  for (const i of installed)
-    packages.set(i.package, {
-      name: i.package,
-      version: i.version,
-      installedAsDependency: i.installedAsDependency,
-      requires: [],
-      outsideGit: true,
-    })
+  const packages = new Map<string, GraphPackage>()
+  for (const i of installed) packages.set(i.package, outsideGitPackage(i))
   for (const p of present)
     packages.set(p.installed.package, {
       name: p.installed.package,
       version: p.installed.version,
       installedAsDependency: p.installed.installedAsDependency,
-      requires: requires(p.manifest),
+      requires: declaredRequirements(p.manifest),
     })
   for (const m of manifests)
     packages.set(m.name, {
       name: m.name,
       ...(m.version ? { version: m.version } : {}),
       installedAsDependency: false,
-      requires: requires(m),
+      requires: declaredRequirements(m),
     })
   for (const step of steps) {
     if (step.action === 'remove') packages.delete(step.package)

@@ -9,6 +9,7 @@ import { readInstalledPackage, installedPackageKind, isDependencyKind } from '..
 import type { PackageManifest } from '../../functions/api/dependencies.js'
 import type { KubeObject } from '../../functions/krm/index.js'
 import { repositoryLabel } from '../dependencies/repository-plan.js'
+import { declaredRequirements, outsideGitPackage } from '../dependencies/steps.js'
 import type { FleetStatus } from './fleet-status.js'
 
 /** A package of the output with its own PackageManifest. */
@@ -44,14 +45,7 @@ export function outputGraph(
       const packages = new Map<string, GraphPackage>()
       const inGit = new Set(held.map((d) => `${d.manifest.name}|${d.manifest.namespace}`))
       for (const i of [...(outside.get('') ?? []), ...(outside.get(name) ?? [])]) {
-        if (!inGit.has(`${i.package}|${i.namespace}`))
-          packages.set(i.package, {
-            name: i.package,
-            version: i.version,
-            installedAsDependency: i.installedAsDependency,
-            requires: [],
-            outsideGit: true,
-          })
+        if (!inGit.has(`${i.package}|${i.namespace}`)) packages.set(i.package, outsideGitPackage(i))
       }
       for (const d of held) {
         const { manifest } = d
@@ -59,22 +53,11 @@ export function outputGraph(
           name: manifest.name,
           ...(manifest.version ? { version: manifest.version } : {}),
           installedAsDependency: d.installedAsDependency,
-          requires: requiresOf(manifest),
+          requires: declaredRequirements(manifest),
         })
       }
       return { name, packages: [...packages.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)) }
     })
-}
-
-/** What a manifest requires, as render's report says it: packages with their range, APIs by `apiVersion/kind`. */
-function requiresOf(manifest: Pick<PackageManifest, 'dependencies'>): GraphPackage['requires'] {
-  return manifest.dependencies.flatMap((d) =>
-    d.type === 'Package'
-      ? [{ name: d.name, range: d.version || '*' }]
-      : d.type === 'GVK'
-        ? [{ name: `${d.gvk.apiVersion}/${d.gvk.kind}`, range: '' }]
-        : [],
-  )
 }
 
 /** The fleet's readable InstalledPackages by the repository their label names (`''`: every repository's). */
