@@ -116,17 +116,20 @@ function newRunDir(input: unknown): void {
 
 const fresh = (w: Work) => ({ out: join(w.runDir, 'out'), cache: join(w.runDir, 'cache') })
 const again = (w: Work) => ({ out: w.rendered, cache: join(w.dir, 'cache') })
+const forced = (w: Work) => ({ ...again(w), force: true as const })
 const n = variants.toLocaleString('en')
 
 export const benchmarks: Benchmark[] = [
   // A first render into an empty directory takes one render thread per two CPUs; --force over output, one per CPU.
-  abCase('threads', `re-render ${n} unchanged variants --force`, 'directory', (w) => ({ ...again(w), force: true })),
+  abCase('threads', `re-render ${n} unchanged variants --force`, 'directory', forced),
   abCase('staging-thread', `render ${n} new variants`, 'directory', fresh),
   abCase('stat-thread', `re-render ${n} unchanged variants`, 'directory', again),
   // The quiet run answers an unchanged fleet before the record of earlier renders is asked.
   abCase('memo', `re-render ${n} unchanged variants`, 'directory', again, ['quiet-run']),
   abCase('quiet-run', `re-render ${n} unchanged variants`, 'directory', again),
   abCase('read-ahead', `re-render ${n} unchanged variants --force`, 'directory', (w) => ({ ...again(w), force: true })),
+  // --force reads every package, parses, renders, prints and compares it: the most YAML work of a render.
+  abCase('yaml', `re-render ${n} unchanged variants --force`, 'directory', forced),
   // The first run (the warm-up) drafts every variant; each timed run clones the repositories anew and reads them.
   abCase(
     'spawner',
