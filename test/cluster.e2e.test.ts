@@ -19,7 +19,7 @@ import { KubeApiServer, kubeApiServerBuilt, kubeApiServerMissing } from './suppo
 import { describeIfAvailable } from './support/requires.js'
 import { freePorts } from './support/ports.js'
 import { schemalessCrd } from './support/schemaless-crd.js'
-import type { Json } from './support/kube-apiserver.js'
+import type { Json } from './support/kube-client.js'
 import { source } from './support/source.js'
 import { runCli } from './support/cli-run.js'
 

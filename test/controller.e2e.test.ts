@@ -23,7 +23,7 @@ import { git, writeTree } from './support/git-repo.js'
 import { KubeApiServer, kubeApiServerBuilt, kubeApiServerMissing } from './support/kube-apiserver.js'
 import { describeIfAvailable } from './support/requires.js'
 import { schemalessCrd } from './support/schemaless-crd.js'
-import type { Json } from './support/kube-apiserver.js'
+import type { Json } from './support/kube-client.js'
 import { runCli } from './support/cli-run.js'
 
 const timeout = 120_000

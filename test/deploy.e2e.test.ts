@@ -19,7 +19,7 @@ import { git, readTreeWithModes, writeTree } from './support/git-repo.js'
 import { KubeApiServer, kubeApiServerBuilt, kubeApiServerMissing } from './support/kube-apiserver.js'
 import { describeIfAvailable } from './support/requires.js'
 import { schemalessCrd } from './support/schemaless-crd.js'
-import type { Json } from './support/kube-apiserver.js'
+import type { Json } from './support/kube-client.js'
 import { source } from './support/source.js'
 import { runCli } from './support/cli-run.js'
 

@@ -13,7 +13,7 @@ import { repoRoot } from './e2e/runner.js'
 import { runCli } from './support/cli-run.js'
 import { KubeApiServer, kubeApiServerBuilt, kubeApiServerMissing } from './support/kube-apiserver.js'
 import { describeIfAvailable } from './support/requires.js'
-import type { Json } from './support/kube-apiserver.js'
+import type { Json } from './support/kube-client.js'
 import { schemalessCrd } from './support/schemaless-crd.js'
 
 const timeout = 180_000

@@ -27,7 +27,7 @@ import { stoppedAt } from '../support/git-workspace.js'
 import { git, writeTree } from '../support/git-repo.js'
 import { KubeApiServer, kubeApiServerBuilt, kubeApiServerMissing } from '../support/kube-apiserver.js'
 import { describeIfAvailable } from '../support/requires.js'
-import type { Json } from '../support/kube-apiserver.js'
+import type { Json } from '../support/kube-client.js'
 import { schemalessCrd } from '../support/schemaless-crd.js'
 
 const timeout = 180_000

@@ -13,7 +13,7 @@ import { repoRoot } from '../e2e/runner.js'
 import { threeClusters } from '../support/fleet.js'
 import { git } from '../support/git-repo.js'
 import type { GitDaemon } from '../support/git-daemon.js'
-import type { Json } from '../support/kube-apiserver.js'
+import type { Json } from '../support/kube-client.js'
 import type { NodeCluster } from '../support/node-cluster.js'
 import { until } from '../support/node-cluster.js'
 import {

@@ -10,7 +10,7 @@ import { createServer } from 'node:http'
 import type { IncomingMessage, Server } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 import type { AddressInfo } from 'node:net'
-import type { KubeApiServer } from './kube-apiserver.js'
+import type { KubeClient } from './kube-client.js'
 
 /** An answer the proxy gives instead of the server's. */
 export interface Answer {
@@ -33,7 +33,7 @@ export class ApiProxy {
   before: (method: string, path: string) => Promise<Answer | void> | Answer | void = () => undefined
   #server: Server | undefined
 
-  constructor(private readonly upstream: KubeApiServer) {}
+  constructor(private readonly upstream: KubeClient) {}
 
   get url(): string {
     return `http://127.0.0.1:${(this.#server!.address() as AddressInfo).port}`

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { repoRoot } from '../e2e/runner.js'
-import type { Json } from './kube-apiserver.js'
+import type { Json } from './kube-client.js'
 import { documents } from './node-fleet.js'
 import { orchestratorImage } from './node-images.js'
 

@@ -9,7 +9,7 @@
 import { join } from 'node:path'
 import { runCliOk } from './cli-run.js'
 import { git } from './git-repo.js'
-import type { Json } from './kube-apiserver.js'
+import type { Json } from './kube-client.js'
 import { deployForNode, fleetObjects, liveApply, pods, waitForPods } from './node-fleet.js'
 import type { NodeFleet, StartedNodeFleet } from './node-fleet.js'
 import { schemalessCrd } from './schemaless-crd.js'

@@ -1,5 +1,5 @@
 /** CustomResourceDefinitions the tests install besides deploy/'s. */
-import type { Json } from './kube-apiserver.js'
+import type { Json } from './kube-client.js'
 
 /** A CRD without a schema (any fields kept), for the kinds the fleets use that have no CRD in deploy/. */
 export function schemalessCrd(group: string, kind: string, scope: 'Namespaced' | 'Cluster' = 'Namespaced'): Json {
