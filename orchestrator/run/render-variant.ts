@@ -30,6 +30,7 @@ import { revisionLabel } from '../upstream/revisions.js'
 import type { GitSources } from '../upstream/upstreams.js'
 import type { readPackageRecord } from '../package/ownership.js'
 import { applyPackageVariant, classifyDownstream, sameRepo } from '../variant/apply.js'
+import type { Downstream } from '../variant/apply.js'
 
 /** One rendered variant waiting for the dependency check before it is written. */
 export interface Pending {
@@ -84,157 +85,168 @@ export class VariantContext {
   /** Renders one variant and stages its package; every failure is caught into the report. */
   async render(variant: PlannedVariant): Promise<Pending> {
     const path = `${variant.downstream.repo}/${variant.downstream.package}`
-    const report: VariantReport = {
-      subject: subjectOf(variant),
-      path,
-      status: 'failed',
-      upstream: `${variant.upstream.repository}/${variant.upstream.packageName} ${revisionLabel(variant.upstream)}`,
-      reasons: [],
-      warnings: [...variant.warnings],
-      conflicts: [],
-    }
-    if (variant.set) report.set = variant.set
-    if (variant.version) report.upstreamVersion = variant.version
-    if (variant.pv.spec.labels && Object.keys(variant.pv.spec.labels).length > 0)
-      report.revisionLabels = { ...variant.pv.spec.labels }
-    if (variant.pv.spec.annotations && Object.keys(variant.pv.spec.annotations).length > 0)
-      report.revisionAnnotations = { ...variant.pv.spec.annotations }
-    const labels = variant.pv.object.labels()
-    if (Object.keys(labels).length > 0) report.labels = labels
-    const pending: Pending = { report, path, order: 0, dependencies: [] }
+    const pending: Pending = { report: variantReport(variant, path), path, order: 0, dependencies: [] }
     try {
-      const skip = (entry: MemoEntry) => {
-        report.status = 'unchanged'
-        report.warnings = [...entry.warnings]
-        if (entry.injected) report.injected = [...entry.injected]
-        if (entry.notReady) report.notReady = entry.notReady
-        pending.dependencies = (entry.dependencies ?? []).map((text, i) => KubeObject.fromItemSource(text, i))
-        pending.memo = entry
-        return pending
-      }
-      // A render recorded from the same inputs, whose files are still there untouched (by metadata, else by content), is skipped.
-      const recorded = this.memo?.recorded(variant, path)
-      if (!recorded?.held && recorded?.stat !== undefined && this.output.statDigest(path) === recorded.stat)
-        return skip(recorded)
-      // An update merges into the published package; the result is compared with the open draft, if any.
-      const stored = await this.output.read(path)
-      const current = stored.draft ?? stored.published
-      if (recorded && current && this.memo!.sameFiles(recorded, stored)) {
-        const { stat: _stale, ...entry } = recorded
-        return skip(entry)
-      }
-      const final = await this.#renderFiles(variant, report, stored)
-      if (!final) return pending
-      const { files, ran } = final
-      report.status = !current ? 'created' : samePackageFiles(files, current) ? 'unchanged' : 'updated'
-      const notReady = notReadyReason(files)
-      if (notReady) report.notReady = notReady
-      // What the package declares to the dependency check, changed or not: the repository's plan needs every package.
-      // (A dependency's own declarations were the plan's input already.)
-      if (!variant.dependency) pending.dependencies = dependencyObjects(this.codec, files, this.output.packageDir(path))
-      // Pipelines kpt ran may read anything: those renders are never skipped.
-      if (this.memo && ran !== 'kpt') {
-        // What the downstream holds after this run: the package itself, or (--git) the published one and the draft.
-        const after: StoredPackage = !this.output.drafts
-          ? { published: files }
-          : report.status === 'unchanged'
-            ? stored
-            : { ...stored, draft: files }
-        const recordedReport = {
-          ...report,
-          warnings: [...report.warnings],
-          dependencies: pending.dependencies.map((o) => o.toItemText()),
-        }
-        pending.memo = this.memo.entry(variant, ran === 'in-process' ? 'fleet' : 'injectors', after, recordedReport)
-      }
-      if (report.status === 'unchanged') return pending
-      if (this.settings.dryRun) {
-        if (this.settings.diff) report.diff = packageDiff(path, current, files)
-      } else if (recorded?.held) {
-        // Its repository's dependency plan failed it last time: kept in memory, written only if the plan passes now.
-        pending.staged = { files }
-      } else pending.staged = stages(this.output) ? await this.output.stage(files) : { files }
+      await this.#renderPending(variant, pending)
     } catch (err) {
-      report.status = 'failed'
-      report.reasons.push(internalError(err))
+      pending.report.status = 'failed'
+      pending.report.reasons.push(internalError(err))
       delete pending.memo
     }
     return pending
   }
 
+  /** The phases of `render`: skipped as recorded, or rendered, described, recorded for next time and staged. */
+  async #renderPending(variant: PlannedVariant, pending: Pending): Promise<void> {
+    const { path, report } = pending
+    // A render recorded from the same inputs, whose files are still there untouched (by metadata, else by content), is skipped.
+    const recorded = this.memo?.recorded(variant, path)
+    if (!recorded?.held && recorded?.stat !== undefined && this.output.statDigest(path) === recorded.stat)
+      return skipAsRecorded(pending, recorded)
+    // An update merges into the published package; the result is compared with the open draft, if any.
+    const stored = await this.output.read(path)
+    const current = stored.draft ?? stored.published
+    if (recorded && current && this.memo!.sameFiles(recorded, stored)) {
+      const { stat: _stale, ...entry } = recorded
+      return skipAsRecorded(pending, entry)
+    }
+    const final = await this.#renderFiles(variant, report, stored)
+    if (!final) return
+    this.#describe(variant, pending, final.files, current)
+    // Pipelines kpt ran may read anything: those renders are never skipped.
+    if (this.memo && final.ran !== 'kpt') pending.memo = this.#memoEntry(variant, pending, stored, final)
+    if (report.status !== 'unchanged') await this.#stage(pending, final.files, { current, held: recorded?.held })
+  }
+
+  /** The report's status and readiness, and what the package declares to the dependency check. */
+  #describe(variant: PlannedVariant, pending: Pending, files: PackageFiles, current: PackageFiles | undefined): void {
+    const { report, path } = pending
+    report.status = !current ? 'created' : samePackageFiles(files, current) ? 'unchanged' : 'updated'
+    const notReady = notReadyReason(files)
+    if (notReady) report.notReady = notReady
+    // Changed or not: the repository's plan needs every package. (A dependency's own declarations were the plan's input already.)
+    if (!variant.dependency) pending.dependencies = dependencyObjects(this.codec, files, this.output.packageDir(path))
+  }
+
+  /** The record of this render for the next run (memo.ts): what the downstream holds after it, and its report. */
+  #memoEntry(variant: PlannedVariant, pending: Pending, stored: StoredPackage, final: RenderedFiles): MemoEntry {
+    const { report } = pending
+    // The package itself, or (--git) the published one and the draft.
+    const after: StoredPackage = !this.output.drafts
+      ? { published: final.files }
+      : report.status === 'unchanged'
+        ? stored
+        : { ...stored, draft: final.files }
+    const recordedReport = {
+      ...report,
+      warnings: [...report.warnings],
+      dependencies: pending.dependencies.map((o) => o.toItemText()),
+    }
+    return this.memo!.entry(variant, final.ran === 'in-process' ? 'fleet' : 'injectors', after, recordedReport)
+  }
+
+  /** Stages a changed package for the commit, or with --dry-run only describes it. */
+  async #stage(
+    pending: Pending,
+    files: PackageFiles,
+    options: { current: PackageFiles | undefined; held: boolean | undefined },
+  ): Promise<void> {
+    if (this.settings.dryRun) {
+      if (this.settings.diff) pending.report.diff = packageDiff(pending.path, options.current, files)
+    } else if (options.held) {
+      // Its repository's dependency plan failed it last time: kept in memory, written only if the plan passes now.
+      pending.staged = { files }
+    } else pending.staged = stages(this.output) ? await this.output.stage(files) : { files }
+  }
+
+  /** The variant's package rendered: its downstream classified, its base made (cloned, as is, or merged), applied and run. */
   async #renderFiles(
     variant: PlannedVariant,
     report: VariantReport,
     stored: StoredPackage,
-  ): Promise<{ files: PackageFiles; ran: PipelineRendered['ran'] } | undefined> {
-    const fail = (code: FailureCode, message: string) => {
-      report.reasons.push(failure(code, message))
-      return undefined
-    }
-    const dir = this.output.packageDir(`${variant.downstream.repo}/${variant.downstream.package}`)
+  ): Promise<RenderedFiles | undefined> {
     const classified = classifyDownstream(variant, stored.published, kptRepoUrl(variant.upstreamRepo.url))
-    if (!classified.ok) return fail('DownstreamNotOwned', classified.message)
+    if (!classified.ok) return fail(report, 'DownstreamNotOwned', classified.message)
     const prepared = await this.#prepare(variant)
-    if (!prepared.ok) return fail('InvalidUpstreamPackage', `upstream ${report.upstream}: ${prepared.message}`)
+    if (!prepared.ok) return fail(report, 'InvalidUpstreamPackage', `upstream ${report.upstream}: ${prepared.message}`)
     report.warnings.push(...prepared.revision.warnings)
     const name = variant.downstream.package.slice(variant.downstream.package.lastIndexOf('/') + 1)
     const downstream = classified.downstream
-    // A dependency installed in many repositories is the same package in each, unless a pipeline runs (it sees its path).
-    const installKey =
-      variant.dependency && !variant.dependency.configured && downstream.kind === 'new'
-        ? `${revisionKeyOf(variant)}|${name}|${variant.dependency.asDependency}|${variant.dependency.deletionPolicy}`
-        : undefined
+    const installKey = installKeyOf(variant, downstream, name)
     const installed = installKey === undefined ? undefined : this.#installs.get(installKey)
     if (installed) return { files: installed, ran: undefined }
-    let base: PackageFiles
-    if (downstream.kind === 'new') base = clonePackage(prepared.revision, name)
-    else if (downstream.kind === 'current') base = downstream.files
-    else {
-      const lock = downstream.lock
-      report.previousUpstream = lock
-        ? `${lock.ref || lock.commit.slice(0, 12)} (${lock.commit.slice(0, 12)})`
-        : 'none (adopted without upstreamLock)'
-      const origin = lock
-        ? await this.#readOrigin(variant, lock)
-        : { ok: true as const, files: new Map() as PackageFiles }
-      if (!origin.ok) return fail('UpstreamNotFound', origin.message)
-      const updated = await this.#sources.readPackage(
-        variant.upstreamRepo.url,
-        variant.upstream.commit,
-        variant.upstream.directory,
+    const base =
+      downstream.kind === 'new'
+        ? clonePackage(prepared.revision, name)
+        : downstream.kind === 'current'
+          ? downstream.files
+          : await this.#update(variant, report, downstream, prepared.revision)
+    if (!base) return undefined
+    const rendered = await this.#applyAndRun(variant, report, base, name)
+    if (rendered && installKey !== undefined && rendered.ran === undefined && report.warnings.length === 0)
+      this.#installs.set(installKey, rendered.files)
+    return rendered
+  }
+
+  /** A 3-way merge of the package as it is with the upstream it came from and the new one (as `kpt pkg update`). */
+  async #update(
+    variant: PlannedVariant,
+    report: VariantReport,
+    downstream: Extract<Downstream, { kind: 'update' }>,
+    revision: PreparedRevision,
+  ): Promise<PackageFiles | undefined> {
+    const lock = downstream.lock
+    report.previousUpstream = lock
+      ? `${lock.ref || lock.commit.slice(0, 12)} (${lock.commit.slice(0, 12)})`
+      : 'none (adopted without upstreamLock)'
+    const origin = lock
+      ? await this.#readOrigin(variant, lock)
+      : { ok: true as const, files: new Map() as PackageFiles }
+    if (!origin.ok) return fail(report, 'UpstreamNotFound', origin.message)
+    const updated = await this.#sources.readPackage(
+      variant.upstreamRepo.url,
+      variant.upstream.commit,
+      variant.upstream.directory,
+    )
+    const upstream = revision.upstream
+    const directory = `/${upstream.directory}`
+    // Loaded on the first update only: most runs clone or re-render.
+    const { updatePackage } = await import('../merge/update.js')
+    const merged = updatePackage({
+      origin: origin.files,
+      updated: gitPackageFiles(updated),
+      local: downstream.files,
+      onConflict: this.settings.onConflict,
+      upstream: { repo: upstream.repo, directory, ref: upstream.ref },
+      upstreamLock: { repo: upstream.repo, directory, ref: upstream.ref, commit: upstream.commit },
+    })
+    report.conflicts.push(...merged.conflicts)
+    if (!merged.ok) {
+      const conflicts = merged.conflicts.map(
+        (c: MergeConflict) =>
+          `conflict in ${c.file} ${c.resource} ${c.field}: downstream ${c.local ?? '(deleted)'}, upstream ${c.upstream ?? '(deleted)'}`,
       )
-      const upstream = prepared.revision.upstream
-      const directory = `/${upstream.directory}`
-      // Loaded on the first update only: most runs clone or re-render.
-      const { updatePackage } = await import('../merge/update.js')
-      const merged = updatePackage({
-        origin: origin.files,
-        updated: gitPackageFiles(updated),
-        local: downstream.files,
-        onConflict: this.settings.onConflict,
-        upstream: { repo: upstream.repo, directory, ref: upstream.ref },
-        upstreamLock: { repo: upstream.repo, directory, ref: upstream.ref, commit: upstream.commit },
-      })
-      report.conflicts.push(...merged.conflicts)
-      if (!merged.ok) {
-        const conflicts = merged.conflicts.map(
-          (c: MergeConflict) =>
-            `conflict in ${c.file} ${c.resource} ${c.field}: downstream ${c.local ?? '(deleted)'}, upstream ${c.upstream ?? '(deleted)'}`,
-        )
-        return fail('MergeConflict', ['3-way merge failed', ...merged.errors, ...conflicts].join('; '))
-      }
-      report.warnings.push(...merged.warnings)
-      base = merged.files
+      return fail(report, 'MergeConflict', ['3-way merge failed', ...merged.errors, ...conflicts].join('; '))
     }
+    report.warnings.push(...merged.warnings)
+    return merged.files
+  }
+
+  /** The PackageVariant applied to `base`, then the package's pipeline run; undefined when either failed. */
+  async #applyAndRun(
+    variant: PlannedVariant,
+    report: VariantReport,
+    base: PackageFiles,
+    name: string,
+  ): Promise<RenderedFiles | undefined> {
     const applied = applyPackageVariant(variant, base, this.codec, this.fleet.objects)
     collect(report, 'ApplyFailed', applied.results)
     if (applied.injected.length > 0) report.injected = applied.injected
     if (!applied.ok) return undefined
+    const dir = this.output.packageDir(`${variant.downstream.repo}/${variant.downstream.package}`)
     const rendered = await runPipeline(applied.files, name, dir, this.#runner)
     collect(report, 'FunctionFailed', rendered.results)
     if (!rendered.ok) return undefined
-    if (installKey !== undefined && rendered.ran === undefined && report.warnings.length === 0)
-      this.#installs.set(installKey, rendered.files)
     return { files: rendered.files, ran: rendered.ran }
   }
 
@@ -282,6 +294,62 @@ export class VariantContext {
       }
     }
   }
+}
+
+/** A rendered package, and who ran its pipeline (none, in-process, kpt). */
+interface RenderedFiles {
+  files: PackageFiles
+  ran: PipelineRendered['ran']
+}
+
+/** A variant's report before it is rendered: failed until it is not, with what the plan says of it. */
+function variantReport(variant: PlannedVariant, path: string): VariantReport {
+  const report: VariantReport = {
+    subject: subjectOf(variant),
+    path,
+    status: 'failed',
+    upstream: `${variant.upstream.repository}/${variant.upstream.packageName} ${revisionLabel(variant.upstream)}`,
+    reasons: [],
+    warnings: [...variant.warnings],
+    conflicts: [],
+  }
+  if (variant.set) report.set = variant.set
+  if (variant.version) report.upstreamVersion = variant.version
+  if (variant.pv.spec.labels && Object.keys(variant.pv.spec.labels).length > 0)
+    report.revisionLabels = { ...variant.pv.spec.labels }
+  if (variant.pv.spec.annotations && Object.keys(variant.pv.spec.annotations).length > 0)
+    report.revisionAnnotations = { ...variant.pv.spec.annotations }
+  const labels = variant.pv.object.labels()
+  if (Object.keys(labels).length > 0) report.labels = labels
+  return report
+}
+
+/** A variant skipped: unchanged, reported as its recorded render was. */
+function skipAsRecorded(pending: Pending, entry: MemoEntry): void {
+  const { report } = pending
+  report.status = 'unchanged'
+  report.warnings = [...entry.warnings]
+  if (entry.injected) report.injected = [...entry.injected]
+  if (entry.notReady) report.notReady = entry.notReady
+  pending.dependencies = (entry.dependencies ?? []).map((text, i) => KubeObject.fromItemSource(text, i))
+  pending.memo = entry
+}
+
+/**
+ * The key of a new dependency's package, the same in every repository it is
+ * installed in; none where a pipeline may run (it sees its path) or the
+ * package is not new.
+ */
+function installKeyOf(variant: PlannedVariant, downstream: Downstream, name: string): string | undefined {
+  const dependency = variant.dependency
+  if (!dependency || dependency.configured || downstream.kind !== 'new') return undefined
+  return `${revisionKeyOf(variant)}|${name}|${dependency.asDependency}|${dependency.deletionPolicy}`
+}
+
+/** Fails the variant with `code`; undefined, for the render that stops there. */
+function fail(report: VariantReport, code: FailureCode, message: string): undefined {
+  report.reasons.push(failure(code, message))
+  return undefined
 }
 
 /** A variant's upstream revision: the ref is part of it, as a tag and a branch at one commit clone to different upstream records. */
