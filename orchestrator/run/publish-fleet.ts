@@ -18,10 +18,11 @@ import { splitPath } from '../output/output.js'
 import { guardDeletions } from '../plan/deletion-guard.js'
 import type { DeletionGuardSettings, GuardedRemoval } from '../plan/deletion-guard.js'
 import { withoutUnavailable } from '../plan/plan.js'
-import type { FleetPlan } from '../plan/plan.js'
+import type { FleetPlan, PlannedVariant } from '../plan/plan.js'
 import type { RolloutSummary, VariantReport } from '../report/report.js'
 import { readFleetRollouts } from '../rollout/gather.js'
 import { afterWrite, gatePublishing, summarizeRollout } from './publish-gate.js'
+import type { Gate } from './publish-gate.js'
 import { loadAndPlan } from './setup.js'
 import type { PlanSettings } from './setup.js'
 
@@ -188,108 +189,163 @@ function repositoriesToOpen(fleet: Fleet, plan: FleetPlan, repository: string, s
   return new Set([repository, ...plan.variants.filter((v) => sets.has(v.set)).map((v) => v.downstream.repo)])
 }
 
+/** What one fleet publish chooses, package by package: each outcome decided, and the drafts to publish with their reports. */
+class PublishChoice {
+  readonly outcomes = new Map<string, PackageOutcome>()
+  readonly publish = new Map<string, VariantReport>()
+  /** The packages named on the command line (none: every one in scope). */
+  readonly named: ReadonlySet<string>
+
+  constructor(private readonly settings: FleetPublishSettings) {
+    this.named = new Set(settings.packages)
+  }
+
+  /** The path is of the repository and packages asked for. */
+  inScope(path: string): boolean {
+    const { repo, pkg } = splitPath(path)
+    return (
+      (this.settings.repository === undefined || repo === this.settings.repository) &&
+      (this.named.size === 0 || this.named.has(pkg))
+    )
+  }
+
+  /** Publishes the draft at `path` (with --dry-run, says it would). */
+  take(path: string, subject: string): void {
+    if (this.settings.dryRun) this.outcomes.set(path, { package: path, status: 'would-publish' })
+    else this.publish.set(path, { subject, path, status: 'unchanged', reasons: [], warnings: [], conflicts: [] })
+  }
+
+  /** The plan's drafts, as the gate decided them; a package named that is not ready fails, the others wait. */
+  choosePlanned(decisions: Gate['decisions'], variants: ReadonlyMap<string, PlannedVariant>): void {
+    for (const [path, decision] of decisions) {
+      const variant = variants.get(path)!
+      if (!this.inScope(path) || (this.settings.selector && !this.settings.selector(variant.target?.labels() ?? {})))
+        continue
+      if (decision.publish) this.take(path, `PackageVariant ${variant.key}`)
+      else if (this.named.size > 0 && isNotReady(decision.reason))
+        this.#fail(path, `${decision.reason}; --force publishes it anyway`)
+      else this.outcomes.set(path, { package: path, status: 'held', reason: decision.reason })
+    }
+  }
+
+  /**
+   * Drafts no variant of the plan makes: published unless a selector picks
+   * (they have no target), the deletion guard holds them (`guarded`), or
+   * the PackageVariant that made one no longer makes it (without --force).
+   */
+  chooseUnplanned(unplanned: UnplannedDrafts, guarded: ReadonlyMap<string, string>, plan: FleetPlan): void {
+    for (const [path, declared] of unplanned) {
+      const held = guarded.get(path)
+      const orphaned = this.settings.force ? undefined : ownerGone(declared, plan)
+      if (held) this.#fail(path, held)
+      else if (orphaned)
+        this.#fail(path, `${orphaned}: the next render removes this draft; --force publishes it anyway`)
+      else if (!this.settings.selector) this.take(path, `package ${path}`)
+    }
+  }
+
+  /** A package named that has no open draft fails. */
+  failNamedWithoutDraft(): void {
+    for (const pkg of this.named) {
+      const path = `${this.settings.repository}/${pkg}`
+      if (!this.outcomes.has(path) && !this.publish.has(path)) this.#fail(path, 'no open draft')
+    }
+  }
+
+  /** The outcome of each draft taken, from its report after the write. */
+  recordPublished(): void {
+    for (const [path, report] of this.publish) {
+      const failure =
+        report.reasons[0]?.message ??
+        report.warnings.find((w) => w.startsWith('not published: '))?.slice('not published: '.length)
+      if (failure !== undefined) this.#fail(path, failure)
+      else if (report.notReady && this.named.size > 0)
+        this.#fail(path, `${report.notReady}; --force publishes it anyway`)
+      else if (report.notReady) this.outcomes.set(path, { package: path, status: 'held', reason: report.notReady })
+      else
+        this.outcomes.set(
+          path,
+          report.published
+            ? { package: path, status: 'published', tag: report.published, ...forcedNotReady(report) }
+            : { package: path, status: 'removed' },
+        )
+    }
+  }
+
+  /** The held packages, with why. */
+  held(): Map<string, string> {
+    return new Map(
+      [...this.outcomes.values()].flatMap((o) => (o.status === 'held' ? [[o.package, o.reason] as const] : [])),
+    )
+  }
+
+  #fail(path: string, reason: string): void {
+    this.outcomes.set(path, { package: path, status: 'failed', reason })
+  }
+}
+
+/** Open drafts of the opened repositories that no variant of the plan makes, in scope, with what each declares. */
+type UnplannedDrafts = Map<string, DraftDeclaration | undefined>
+
+async function unplannedDrafts(
+  output: GitOutput,
+  variants: ReadonlyMap<string, PlannedVariant>,
+  choice: PublishChoice,
+  selector: CompiledSelector | undefined,
+): Promise<UnplannedDrafts> {
+  const unplanned: UnplannedDrafts = new Map()
+  for (const snapshot of output.shared.snapshots) {
+    const packages = Object.keys(snapshot.drafts).filter(
+      (pkg) => !variants.has(`${snapshot.name}/${pkg}`) && choice.inScope(`${snapshot.name}/${pkg}`),
+    )
+    // With a selector they are not published: what they declare is not read.
+    const declared = selector ? new Map<string, DraftDeclaration>() : await openDraftDeclarations(snapshot, packages)
+    for (const pkg of packages) unplanned.set(`${snapshot.name}/${pkg}`, declared.get(pkg))
+  }
+  return unplanned
+}
+
+/** Publishes what the gate allows of the opened repositories' drafts, in one write per repository. */
 async function publishOpened(
   fleet: Fleet,
   plan: FleetPlan,
   output: GitOutput,
   settings: FleetPublishSettings,
 ): Promise<FleetPublishReport> {
-  const opened = new Map(output.shared.snapshots.map((s) => [s.name, s]))
+  const opened = new Set(output.shared.snapshots.map((s) => s.name))
   const inPlan = { ...plan, variants: plan.variants.filter((v) => opened.has(v.downstream.repo)) }
   const pacing = { now: settings.now, skipRollout: settings.skipRollout, publishNotReady: settings.force === true }
   const gate = await gatePublishing(fleet, inPlan, output, { changed: new Map(), failed: new Map() }, pacing)
   const variants = new Map(inPlan.variants.map((v) => [`${v.downstream.repo}/${v.downstream.package}`, v]))
-  const named = new Set(settings.packages)
-  const inScope = (path: string) => {
-    const { repo, pkg } = splitPath(path)
-    return (settings.repository === undefined || repo === settings.repository) && (named.size === 0 || named.has(pkg))
-  }
-  const outcomes = new Map<string, PackageOutcome>()
-  const publish = new Map<string, VariantReport>()
-  const take = (path: string, subject: string) => {
-    if (settings.dryRun) outcomes.set(path, { package: path, status: 'would-publish' })
-    else publish.set(path, { subject, path, status: 'unchanged', reasons: [], warnings: [], conflicts: [] })
-  }
-  for (const [path, decision] of gate.decisions) {
-    const variant = variants.get(path)!
-    if (!inScope(path) || (settings.selector && !settings.selector(variant.target?.labels() ?? {}))) continue
-    if (decision.publish) take(path, `PackageVariant ${variant.key}`)
-    // A package named to be published that is not ready fails the run; the others wait for their gates.
-    else if (named.size > 0 && isNotReady(decision.reason))
-      outcomes.set(path, { package: path, status: 'failed', reason: `${decision.reason}; --force publishes it anyway` })
-    else outcomes.set(path, { package: path, status: 'held', reason: decision.reason })
-  }
-  // Drafts no variant of the plan makes (a removal, a dependency, one made by hand) have no target: published unless a
-  // selector picks. One a PackageVariant made that no longer makes it is refused (the next render removes it).
-  const unplanned = new Map<string, DraftDeclaration | undefined>()
-  for (const snapshot of output.shared.snapshots) {
-    const packages = Object.keys(snapshot.drafts).filter(
-      (pkg) => !variants.has(`${snapshot.name}/${pkg}`) && inScope(`${snapshot.name}/${pkg}`),
-    )
-    const declared = settings.selector
-      ? new Map<string, DraftDeclaration>()
-      : await openDraftDeclarations(snapshot, packages)
-    for (const pkg of packages) unplanned.set(`${snapshot.name}/${pkg}`, declared.get(pkg))
-  }
+  const choice = new PublishChoice(settings)
+  choice.choosePlanned(gate.decisions, variants)
+  const unplanned = await unplannedDrafts(output, variants, choice, settings.selector)
   // Removal drafts that would take too many of a set's packages at once are held, as a render holds the set.
-  const guarded = guardRemovalDrafts(fleet, plan, output, unplanned, settings.deletionGuard ?? {})
-  for (const [path, declared] of unplanned) {
-    const held = guarded.get(path)
-    const orphaned = settings.force ? undefined : ownerGone(declared, plan)
-    if (held) outcomes.set(path, { package: path, status: 'failed', reason: held })
-    else if (orphaned)
-      outcomes.set(path, {
-        package: path,
-        status: 'failed',
-        reason: `${orphaned}: the next render removes this draft; --force publishes it anyway`,
-      })
-    else if (!settings.selector) take(path, `package ${path}`)
-  }
-  for (const pkg of named) {
-    const path = `${settings.repository}/${pkg}`
-    if (!outcomes.has(path) && !publish.has(path))
-      outcomes.set(path, { package: path, status: 'failed', reason: 'no open draft' })
-  }
+  choice.chooseUnplanned(
+    unplanned,
+    guardRemovalDrafts(fleet, plan, output, unplanned, settings.deletionGuard ?? {}),
+    plan,
+  )
+  choice.failNamedWithoutDraft()
   // Packages named are published as named: one whose needs are not published with it is refused.
-  await output.commit([], publish, named.size === 0)
-  for (const [path, report] of publish) {
-    const failure =
-      report.reasons[0]?.message ??
-      report.warnings.find((w) => w.startsWith('not published: '))?.slice('not published: '.length)
-    if (failure !== undefined) outcomes.set(path, { package: path, status: 'failed', reason: failure })
-    else if (report.notReady)
-      outcomes.set(
-        path,
-        named.size > 0
-          ? { package: path, status: 'failed', reason: `${report.notReady}; --force publishes it anyway` }
-          : { package: path, status: 'held', reason: report.notReady },
-      )
-    else
-      outcomes.set(
-        path,
-        report.published
-          ? { package: path, status: 'published', tag: report.published, ...forcedNotReady(report) }
-          : { package: path, status: 'removed' },
-      )
-  }
+  await output.commit([], choice.publish, choice.named.size === 0)
+  choice.recordPublished()
   // What the held drafts wait for now that this run's publishes are out (see afterWrite).
   let evaluations = gate.evaluations
-  if (evaluations.length > 0 && [...outcomes.values()].some((o) => o.status === 'published')) {
-    const held = new Map(
-      [...outcomes.values()].flatMap((o) => (o.status === 'held' ? [[o.package, o.reason] as const] : [])),
-    )
-    const again = await afterWrite(fleet, inPlan, output, held, pacing)
-    for (const [path, reason] of again.reasons) outcomes.set(path, { package: path, status: 'held', reason })
+  if (evaluations.length > 0 && [...choice.outcomes.values()].some((o) => o.status === 'published')) {
+    const again = await afterWrite(fleet, inPlan, output, choice.held(), pacing)
+    for (const [path, reason] of again.reasons) choice.outcomes.set(path, { package: path, status: 'held', reason })
     evaluations = again.evaluations
   }
-  const problems = [
-    ...gate.problems,
-    ...Object.entries(output.shared.unavailable).map(([repo, reason]) => `Repository ${repo}: ${reason}`),
-  ]
   return {
-    packages: [...outcomes.values()].sort((a, b) => (a.package < b.package ? -1 : a.package > b.package ? 1 : 0)),
+    packages: [...choice.outcomes.values()].sort((a, b) =>
+      a.package < b.package ? -1 : a.package > b.package ? 1 : 0,
+    ),
     rollouts: evaluations.map(summarizeRollout),
-    problems,
+    problems: [
+      ...gate.problems,
+      ...Object.entries(output.shared.unavailable).map(([repo, reason]) => `Repository ${repo}: ${reason}`),
+    ],
     warnings: gate.warnings,
   }
 }
