@@ -10,7 +10,7 @@
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { defaultCacheDir, renderRecordFile } from '../cache/layout.js'
+import { defaultCacheDir } from '../cache/layout.js'
 import { PolicyIndex, readFleetPolicies } from '../dependencies/policy.js'
 import type { RenderScope } from '../plan/scope.js'
 import type { RenderSettings } from '../run/settings.js'
@@ -21,6 +21,7 @@ import type { OutdatedRow, RepositoryGraph } from '../status/deps.js'
 import { publishedVersions, readRepositoryPackages } from '../status/read-deps.js'
 import { UsageError } from './cli-io.js'
 import { readClusterFleet } from './cluster-fleet.js'
+import { existingOutDir, readSettings } from './read-settings.js'
 import type { CliIO } from './cli-io.js'
 
 /** The options commander parsed. */
@@ -48,9 +49,7 @@ export async function depsCommand(repo: string | undefined, options: DepsOptions
   if (questions.filter(Boolean).length > 1) throw new UsageError('ask one of --why, --can-delete and --outdated')
   if (repo === undefined && !options.outdated)
     throw new UsageError('name the REPO (only --outdated reads every repository)')
-  const outDir = options.out === undefined ? undefined : resolve(io.cwd, options.out)
-  if (outDir !== undefined && (!existsSync(outDir) || !statSync(outDir).isDirectory()))
-    throw new UsageError(`--out ${options.out} is not a directory`)
+  const outDir = existingOutDir(options.out, io)
   const cacheDir = resolve(io.cwd, options.cache ?? defaultCacheDir(io.env))
   const cluster = options.cluster ? await readClusterFleet(options, cacheDir, io) : undefined
   try {
@@ -59,7 +58,7 @@ export async function depsCommand(repo: string | undefined, options: DepsOptions
       throw new UsageError(`fleet directory ${options.fleet} does not exist`)
     const lockTimeoutMs = options.lockTimeout * 1000
     const settings: RenderSettings = {
-      fleetDir,
+      ...readSettings({ fleetDir, outDir, cacheDir, lockTimeoutMs, namespace: options.namespace, io }),
       ...(cluster
         ? {
             fleetId: cluster.id,
@@ -68,19 +67,6 @@ export async function depsCommand(repo: string | undefined, options: DepsOptions
             servedKinds: cluster.servedKinds,
           }
         : {}),
-      outDir: outDir ?? fleetDir,
-      dryRun: true,
-      diff: false,
-      onConflict: 'upstream',
-      allowExec: false,
-      ...(outDir === undefined
-        ? { git: { cacheDir, lockTimeoutMs, publish: false } }
-        : { memo: renderRecordFile(cacheDir, outDir) }),
-      upstreamCache: { dir: cacheDir, lockTimeoutMs },
-      cacheDir,
-      ...(options.namespace ? { namespace: options.namespace } : {}),
-      cwd: io.cwd,
-      env: io.env,
     }
     const scratch = mkdtempSync(join(tmpdir(), 'kpt-variants-deps-'))
     const planned = await loadAndPlan(settings, scratch).finally(() =>

@@ -5,15 +5,15 @@
  */
 import { existsSync, statSync } from 'node:fs'
 import { relative, resolve } from 'node:path'
-import { defaultCacheDir, renderRecordFile } from '../cache/layout.js'
+import { defaultCacheDir } from '../cache/layout.js'
 import { directoryFailureKey, readLastFailures } from '../output/last-failures.js'
 import { RenderMemo } from '../run/memo.js'
-import type { RenderSettings } from '../run/settings.js'
 import { fleetIdOf } from '../run/settings.js'
 import { setUpRun } from '../run/setup.js'
 import { fleetStatus, formatStatus } from '../status/fleet-status.js'
 import { readOutput } from '../status/read-output.js'
 import { checkReportFile, writeStatusPage } from './page-file.js'
+import { existingOutDir, readSettings } from './read-settings.js'
 import { UsageError } from './cli-io.js'
 import type { CliIO } from './cli-io.js'
 
@@ -34,29 +34,12 @@ export async function statusCommand(fleet: string, options: StatusOptions, io: C
   const fleetDir = resolve(io.cwd, fleet)
   if (!existsSync(fleetDir) || !statSync(fleetDir).isDirectory())
     throw new UsageError(`fleet directory ${fleet} does not exist`)
-  const outDir = options.out === undefined ? undefined : resolve(io.cwd, options.out)
-  if (outDir !== undefined && (!existsSync(outDir) || !statSync(outDir).isDirectory()))
-    throw new UsageError(`--out ${options.out} is not a directory`)
+  const outDir = existingOutDir(options.out, io)
   const cacheDir = resolve(io.cwd, options.cache ?? defaultCacheDir(io.env))
   if (options.html !== undefined) checkReportFile(resolve(io.cwd, options.html), '--html')
-  const lockTimeoutMs = options.lockTimeout * 1000
   // The settings of a render of the same output, which is opened as that render opens it and only read.
-  const settings: RenderSettings = {
-    fleetDir,
-    outDir: outDir ?? fleetDir,
-    dryRun: true,
-    diff: false,
-    onConflict: 'upstream',
-    allowExec: false,
-    ...(outDir === undefined
-      ? { git: { cacheDir, lockTimeoutMs, publish: false } }
-      : { memo: renderRecordFile(cacheDir, outDir) }),
-    upstreamCache: { dir: cacheDir, lockTimeoutMs },
-    cacheDir,
-    ...(options.namespace ? { namespace: options.namespace } : {}),
-    cwd: io.cwd,
-    env: io.env,
-  }
+  const lockTimeoutMs = options.lockTimeout * 1000
+  const settings = readSettings({ fleetDir, outDir, cacheDir, lockTimeoutMs, namespace: options.namespace, io })
   const run = await setUpRun(settings)
   try {
     const read = await readOutput(run, settings.memo ? RenderMemo.read(settings.memo) : {})
