@@ -17,7 +17,7 @@ import type { RenderSettings } from '../run/settings.js'
 import { loadAndPlan, setUpRun } from '../run/setup.js'
 import type { Run } from '../run/setup.js'
 import { canDelete, explain, findHeld, formatOutdated, formatTree, outdated, repositoryGraph } from '../status/deps.js'
-import type { OutdatedRow, RepositoryGraph } from '../status/deps.js'
+import type { HeldPackage, OutdatedRow, RepositoryGraph } from '../status/deps.js'
 import { publishedVersions, readRepositoryPackages } from '../status/read-deps.js'
 import { UsageError } from './cli-io.js'
 import { readClusterFleet } from './cluster-fleet.js'
@@ -42,13 +42,7 @@ export interface DepsOptions {
 
 /** Runs `deps`; resolves to 0, or 1 when `--can-delete` says no. */
 export async function depsCommand(repo: string | undefined, options: DepsOptions, io: CliIO): Promise<number> {
-  if (Boolean(options.fleet) === Boolean(options.cluster)) throw new UsageError('give either --fleet DIR or --cluster')
-  if (!options.cluster && (options.kubeconfig !== undefined || options.context !== undefined))
-    throw new UsageError('--kubeconfig and --context need --cluster')
-  const questions = [options.why !== undefined, options.canDelete !== undefined, options.outdated === true]
-  if (questions.filter(Boolean).length > 1) throw new UsageError('ask one of --why, --can-delete and --outdated')
-  if (repo === undefined && !options.outdated)
-    throw new UsageError('name the REPO (only --outdated reads every repository)')
+  checkQuestion(repo, options)
   const outDir = existingOutDir(options.out, io)
   const cacheDir = resolve(io.cwd, options.cache ?? defaultCacheDir(io.env))
   const cluster = options.cluster ? await readClusterFleet(options, cacheDir, io) : undefined
@@ -68,66 +62,95 @@ export async function depsCommand(repo: string | undefined, options: DepsOptions
           }
         : {}),
     }
-    const scratch = mkdtempSync(join(tmpdir(), 'kpt-variants-deps-'))
-    const planned = await loadAndPlan(settings, scratch).finally(() =>
-      rmSync(scratch, { recursive: true, force: true }),
-    )
-    const names = repo !== undefined ? [repo] : downstreamNames(planned.fleet.repositories)
-    for (const name of names)
-      if (!planned.fleet.repositories.some((r) => r.name === name))
-        throw new UsageError(`the fleet has no Repository ${JSON.stringify(name)}`)
-    // Only the repositories asked about are opened (with --git: locked and fetched).
-    const scope: RenderScope = {
-      variants: planned.plan.variants.filter((v) => names.includes(v.downstream.repo)).map((v) => v.key),
-      repositories: names,
-      packages: [],
-      declared: true,
-    }
-    const run = await setUpRun({ ...settings, scope }, { known: planned })
+    const { run, names } = await openRepositoriesAsked(settings, repo)
     try {
-      const where = outDir !== undefined ? `--out ${options.out}` : 'its published branch'
       const graphs: RepositoryGraph[] = []
       for (const name of names) graphs.push(repositoryGraph(name, await readRepositoryPackages(run, name)))
       if (options.outdated) return await answerOutdated(run, graphs, options, io)
-      const graph = graphs[0]!
-      const asked = options.why ?? options.canDelete
-      if (asked === undefined) {
-        io.stdout(options.json ? `${JSON.stringify(graphJson(graph), null, 2)}\n` : formatTree(graph, where))
-        return 0
-      }
-      const pkg = findHeld(graph, asked)
-      if (!pkg)
-        throw new UsageError(
-          `repository ${graph.repo} holds no package ${JSON.stringify(asked)} (it holds: ${graph.packages.map((p) => p.name).join(', ') || 'nothing that declares itself'})`,
-        )
-      if (options.why !== undefined) {
-        io.stdout(
-          options.json
-            ? `${JSON.stringify({ ...graphJson(graph), package: pkg, neededBy: graph.edges.filter((e) => e.to === pkg.path) }, null, 2)}\n`
-            : explain(graph, pkg),
-        )
-        return 0
-      }
-      const answer = canDelete(graph, pkg)
-      if (options.json)
-        io.stdout(
-          `${JSON.stringify({ repository: graph.repo, package: pkg.name, path: pkg.path, canDelete: answer.ok, blocking: answer.blocking, notes: answer.notes }, null, 2)}\n`,
-        )
-      else {
-        io.stdout(
-          answer.ok
-            ? `${pkg.name} can be deleted from ${graph.repo}: nothing there needs it\n`
-            : `${pkg.name} cannot be deleted from ${graph.repo}:\n${answer.blocking.map((b) => `  ${b}\n`).join('')}`,
-        )
-        for (const note of answer.notes) io.stdout(`note: ${note}\n`)
-      }
-      return answer.ok ? 0 : 1
+      return answerAbout(graphs[0]!, options, io)
     } finally {
       run.close()
     }
   } finally {
     cluster?.close()
   }
+}
+
+/** The options' usage errors: a fleet or a cluster, one question, a REPO unless --outdated. */
+function checkQuestion(repo: string | undefined, options: DepsOptions): void {
+  if (Boolean(options.fleet) === Boolean(options.cluster)) throw new UsageError('give either --fleet DIR or --cluster')
+  if (!options.cluster && (options.kubeconfig !== undefined || options.context !== undefined))
+    throw new UsageError('--kubeconfig and --context need --cluster')
+  const questions = [options.why !== undefined, options.canDelete !== undefined, options.outdated === true]
+  if (questions.filter(Boolean).length > 1) throw new UsageError('ask one of --why, --can-delete and --outdated')
+  if (repo === undefined && !options.outdated)
+    throw new UsageError('name the REPO (only --outdated reads every repository)')
+}
+
+/**
+ * The fleet planned, and a run of it that opens only the repositories asked
+ * about, `repo` or (none) every deployment repository, with their names;
+ * with --git they are locked and fetched.
+ */
+async function openRepositoriesAsked(
+  settings: RenderSettings,
+  repo: string | undefined,
+): Promise<{ run: Run; names: string[] }> {
+  const scratch = mkdtempSync(join(tmpdir(), 'kpt-variants-deps-'))
+  const planned = await loadAndPlan(settings, scratch).finally(() => rmSync(scratch, { recursive: true, force: true }))
+  const names = repo !== undefined ? [repo] : downstreamNames(planned.fleet.repositories)
+  for (const name of names)
+    if (!planned.fleet.repositories.some((r) => r.name === name))
+      throw new UsageError(`the fleet has no Repository ${JSON.stringify(name)}`)
+  const scope: RenderScope = {
+    variants: planned.plan.variants.filter((v) => names.includes(v.downstream.repo)).map((v) => v.key),
+    repositories: names,
+    packages: [],
+    declared: true,
+  }
+  return { run: await setUpRun({ ...settings, scope }, { known: planned }), names }
+}
+
+/** One repository's answer: its tree, or why a package is there (--why), or whether it can be deleted (--can-delete). */
+function answerAbout(graph: RepositoryGraph, options: DepsOptions, io: CliIO): number {
+  const asked = options.why ?? options.canDelete
+  if (asked === undefined) {
+    const where = options.out !== undefined ? `--out ${options.out}` : 'its published branch'
+    io.stdout(options.json ? `${JSON.stringify(graphJson(graph), null, 2)}\n` : formatTree(graph, where))
+    return 0
+  }
+  const pkg = findHeld(graph, asked)
+  if (!pkg)
+    throw new UsageError(
+      `repository ${graph.repo} holds no package ${JSON.stringify(asked)} (it holds: ${graph.packages.map((p) => p.name).join(', ') || 'nothing that declares itself'})`,
+    )
+  if (options.why !== undefined) {
+    io.stdout(
+      options.json
+        ? `${JSON.stringify({ ...graphJson(graph), package: pkg, neededBy: graph.edges.filter((e) => e.to === pkg.path) }, null, 2)}\n`
+        : explain(graph, pkg),
+    )
+    return 0
+  }
+  return answerCanDelete(graph, pkg, options, io)
+}
+
+/** `--can-delete`: 0 when nothing in the repository needs the package, else 1 with what does. */
+function answerCanDelete(graph: RepositoryGraph, pkg: HeldPackage, options: DepsOptions, io: CliIO): number {
+  const answer = canDelete(graph, pkg)
+  if (options.json)
+    io.stdout(
+      `${JSON.stringify({ repository: graph.repo, package: pkg.name, path: pkg.path, canDelete: answer.ok, blocking: answer.blocking, notes: answer.notes }, null, 2)}\n`,
+    )
+  else {
+    io.stdout(
+      answer.ok
+        ? `${pkg.name} can be deleted from ${graph.repo}: nothing there needs it\n`
+        : `${pkg.name} cannot be deleted from ${graph.repo}:\n${answer.blocking.map((b) => `  ${b}\n`).join('')}`,
+    )
+    for (const note of answer.notes) io.stdout(`note: ${note}\n`)
+  }
+  return answer.ok ? 0 : 1
 }
 
 /** `--outdated`: every repository's rows, constrained by dependants, pins and the variants' own upstream choice. */
