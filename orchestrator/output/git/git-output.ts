@@ -45,7 +45,7 @@ import type { LockedRepository, RepositorySnapshot } from './repository.js'
 import { heldForDeletion } from '../../rollout/pacing.js'
 import { readPackageStates } from './package-states.js'
 import { deleteDrafts, writeDrafts } from './write.js'
-import type { DraftChange, DraftsWritten } from './write.js'
+import type { DraftChange, DraftsWritten, PublishOutcome } from './write.js'
 import { failure } from '../../report/failure.js'
 
 /** The `--git` settings of a render. */
@@ -357,6 +357,11 @@ export class GitOutput implements RunOutput, Restat {
       for (const { report } of removals) fail(report, `pushing to ${snapshot.source} was refused: ${deleted.reason}`)
   }
 
+  /**
+   * One repository's write: `entries` as drafts, `publish` published (with
+   * the open drafts they need when `withNeeded`). Returns the reports of
+   * those needed drafts, published along.
+   */
   async #propose(
     repo: string,
     entries: readonly Proposal[],
@@ -365,19 +370,10 @@ export class GitOutput implements RunOutput, Restat {
   ): Promise<VariantReport[]> {
     const snapshot = this.#repos.get(repo)
     if (!snapshot || (entries.length === 0 && publish.size === 0)) return []
-    const changes: DraftChange[] = entries.map(({ report, files }) => {
-      const pkg = splitPath(report.path!).pkg
-      const change: DraftChange = {
-        package: pkg,
-        message: (workspace) => draftMessage(report, packageDir(snapshot, pkg), workspace),
-      }
-      if (files) change.files = files
-      return change
-    })
     let written: DraftsWritten
     try {
       // What is published takes the open drafts it needs along (a dependency installed by an earlier run).
-      written = await writeDrafts(snapshot, changes, this.#committer(), [...publish.keys()], {
+      written = await writeDrafts(snapshot, draftChanges(snapshot, entries), this.#committer(), [...publish.keys()], {
         withNeeded,
         force: this.#writes().forcePublish === true,
       })
@@ -385,42 +381,70 @@ export class GitOutput implements RunOutput, Restat {
       written = { ok: false, reason: (err as Error).message, published: [] }
     }
     if (!written.ok) {
-      for (const { report } of entries) fail(report, `pushing to ${snapshot.source} was refused: ${written.reason}`)
-      for (const report of publish.values())
-        if (report.status !== 'failed') fail(report, `publishing to ${snapshot.source} was refused: ${written.reason}`)
+      failRefused(snapshot, { entries, publish }, written.reason)
       return []
     }
     for (const { report } of entries) {
       const draft = written.drafts.get(splitPath(report.path!).pkg)
       if (draft) report.draft = draft.branch
     }
-    const needed: VariantReport[] = []
-    for (const outcome of written.published) {
-      let report = publish.get(outcome.package)
-      if (!report) {
-        // An open draft one of the published packages needed, published with it.
-        report = {
-          subject: `Dependency ${repo}/${outcome.package}`,
-          path: `${repo}/${outcome.package}`,
-          status: 'unchanged',
-          reasons: [],
-          warnings: [],
-          conflicts: [],
-        }
-        needed.push(report)
-      }
-      if (outcome.ok) {
-        delete report.draft
-        if (outcome.tag) report.published = outcome.tag
-        if (outcome.notReady) report.warnings.push(`published although ${outcome.notReady} (--force)`)
-      } else if (outcome.notReady) {
-        // Not a failure: the draft waits for its gates (a required injection point filled by a later render).
-        report.held = outcome.reason
-        report.notReady = outcome.reason
-      } else report.warnings.push(`not published: ${outcome.reason}`)
-    }
-    return needed
+    return recordPublished(repo, written.published, publish)
   }
+}
+
+/** The drafts of `entries`: each package's files (none: removed) and its commit message. */
+function draftChanges(snapshot: RepositorySnapshot, entries: readonly Proposal[]): DraftChange[] {
+  return entries.map(({ report, files }) => {
+    const pkg = splitPath(report.path!).pkg
+    const change: DraftChange = {
+      package: pkg,
+      message: (workspace) => draftMessage(report, packageDir(snapshot, pkg), workspace),
+    }
+    if (files) change.files = files
+    return change
+  })
+}
+
+/** A write the remote refused: every draft and publish of it fails, with why. */
+function failRefused(
+  snapshot: RepositorySnapshot,
+  write: { entries: readonly Proposal[]; publish: ReadonlyMap<string, VariantReport> },
+  reason: string,
+): void {
+  for (const { report } of write.entries) fail(report, `pushing to ${snapshot.source} was refused: ${reason}`)
+  for (const report of write.publish.values())
+    if (report.status !== 'failed') fail(report, `publishing to ${snapshot.source} was refused: ${reason}`)
+}
+
+/**
+ * Each publish's outcome on its report (`publish`'s, by package); an open
+ * draft a published package needed, published with it, gets a report of its
+ * own: those are returned.
+ */
+function recordPublished(
+  repo: string,
+  outcomes: readonly PublishOutcome[],
+  publish: ReadonlyMap<string, VariantReport>,
+): VariantReport[] {
+  const needed: VariantReport[] = []
+  for (const outcome of outcomes) {
+    let report = publish.get(outcome.package)
+    if (!report) {
+      const path = `${repo}/${outcome.package}`
+      report = { subject: `Dependency ${path}`, path, status: 'unchanged', reasons: [], warnings: [], conflicts: [] }
+      needed.push(report)
+    }
+    if (outcome.ok) {
+      delete report.draft
+      if (outcome.tag) report.published = outcome.tag
+      if (outcome.notReady) report.warnings.push(`published although ${outcome.notReady} (--force)`)
+    } else if (outcome.notReady) {
+      // Not a failure: the draft waits for its gates (a required injection point filled by a later render).
+      report.held = outcome.reason
+      report.notReady = outcome.reason
+    } else report.warnings.push(`not published: ${outcome.reason}`)
+  }
+  return needed
 }
 
 /** A package to propose: its variant's report and its files (none: its removal). */
