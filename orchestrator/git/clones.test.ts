@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createRepo, git } from '../../test/support/git-repo.js'
 import { clonePath } from '../cache/layout.js'
-import { syncClone } from './clones.js'
+import { listCloneRefs, syncClone } from './clones.js'
 
 let dir: string
 let source: string
@@ -49,4 +49,23 @@ test('a clone the remote has not moved past is not fetched; refs a fetch brings 
   expect(await git(clone, 'tag')).toBe('app/v1\napp/v2')
   expect(existsSync(join(clone, 'refs', 'tags', 'app', 'v2'))).toBe(false)
   expect(readFileSync(join(clone, 'packed-refs'), 'utf8')).toContain('refs/tags/app/v2')
+})
+
+test('a sync that fetched nothing hands over the refs it listed, tags with their dates; a clone or a fetch, none', async () => {
+  const clone = clonePath(join(dir, 'cache'), source)
+  expect(await syncClone(source, clone)).toBeUndefined()
+  await git(source, 'branch', 'drafts/app/packagevariant-1')
+  expect(await syncClone(source, clone)).toBeUndefined()
+  const handed = await syncClone(source, clone)
+  expect(handed).toEqual(await listCloneRefs(clone))
+  expect([...handed!.refs.keys()].sort()).toEqual([
+    'refs/heads/drafts/app/packagevariant-1',
+    'refs/heads/main',
+    'refs/tags/app/v1',
+  ])
+  expect(handed!.refs.get('refs/tags/app/v1')).toBe(await git(source, 'rev-parse', 'app/v1'))
+  expect(handed!.tagDates.get('refs/tags/app/v1')).toBe(
+    Number(await git(source, 'log', '-1', '--format=%ct', 'app/v1')),
+  )
+  expect([...handed!.tagDates.keys()]).toEqual(['refs/tags/app/v1'])
 })

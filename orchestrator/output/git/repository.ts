@@ -9,11 +9,12 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Repository } from '../../../functions/api/repository.js'
-import { catFileBatch, diffTrees, listRefs, listRefsWithDates, listTree, resolveObjects } from '../../git/git.js'
+import { catFileBatch, diffTrees, listTree, resolveObjects } from '../../git/git.js'
 import { gitPackageFiles } from '../../package/files.js'
 import { parseRevisionTags } from '../../upstream/revisions.js'
 import { clonePath } from '../../cache/layout.js'
-import { cloneSource, syncClone } from '../../git/clones.js'
+import { cloneSource, listCloneRefs, syncClone } from '../../git/clones.js'
+import type { CloneRefs } from '../../git/clones.js'
 import type { StoredPackage } from '../output.js'
 import { acquireLock } from '../../git/lock.js'
 import type { Lock } from '../../git/lock.js'
@@ -92,21 +93,22 @@ export async function lockRepository(
 /** Syncs a locked Repository's clone with the remote and reads its refs; on failure its lock is released. */
 export async function readLockedRepository(locked: LockedRepository): Promise<RepositorySnapshot> {
   try {
-    await syncClone(locked.source, locked.clone)
-    return await readSnapshot(locked.repo, locked.source, locked.clone)
+    // A clone that needed no fetch hands over the refs it compared: the snapshot is read from them.
+    const listed = (await syncClone(locked.source, locked.clone)) ?? (await listCloneRefs(locked.clone))
+    return readSnapshot(locked.repo, locked.source, locked.clone, listed)
   } catch (err) {
     locked.lock.release()
     throw err
   }
 }
 
-async function readSnapshot(repo: RepositoryLocation, source: string, clone: string): Promise<RepositorySnapshot> {
-  // The tags' dates come with them (a rollout's soak counts from them); a branch's would read its commit, a draft's each.
-  const [heads, { refs: tagRefs, dates }] = await Promise.all([
-    listRefs(clone, ['refs/heads/']),
-    listRefsWithDates(clone, ['refs/tags/']),
-  ])
-  const refs = new Map([...heads, ...tagRefs])
+/** The snapshot of a clone whose refs are `listed`: its branch's head, its packages' open drafts and published revisions. */
+function readSnapshot(
+  repo: RepositoryLocation,
+  source: string,
+  clone: string,
+  { refs, tagDates }: CloneRefs,
+): RepositorySnapshot {
   const snapshot: RepositorySnapshot = {
     name: repo.name,
     source,
@@ -134,7 +136,7 @@ async function readSnapshot(repo: RepositoryLocation, source: string, clone: str
       revision: t.revision,
       tag: t.tag,
       commit: refs.get(`refs/tags/${t.tag}`)!,
-      time: dates.get(`refs/tags/${t.tag}`) ?? 0,
+      time: tagDates.get(`refs/tags/${t.tag}`) ?? 0,
     })
   }
   return snapshot
