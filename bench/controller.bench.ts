@@ -166,7 +166,7 @@ async function relabel(w: Work, i: number, site = 'edge'): Promise<CycleLine> {
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN
 
-/** Each phase's median over the cycles (controller.ts CyclePhases): where a cycle's time goes. */
+/** Each phase's median over the cycles (controller/cycle.ts CyclePhases): where a cycle's time goes. */
 function phaseMedians(cycles: CycleLine[]): Record<string, string> {
   const names = ['snapshot', 'plan', 'scope', 'render', 'status'] as const
   return Object.fromEntries(names.map((n) => [`phase ${n} (median)`, `${median(cycles.map((c) => c.phases[n]))} ms`]))

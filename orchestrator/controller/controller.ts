@@ -14,11 +14,12 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
+import type { IntervalHistogram } from 'node:perf_hooks'
 import type { ClusterClient } from '../fleet/cluster-client.js'
+import type { FleetPlan } from '../plan/plan.js'
 import type { RenderScope } from '../plan/scope.js'
 import { sortReports } from '../report/report.js'
 import type { RunReport, VariantReport } from '../report/report.js'
-import { describeFailure } from '../report/failure.js'
 import { RenderMemo } from '../run/memo.js'
 import { renderFleet } from '../run/render-fleet.js'
 import type { RenderSettings } from '../run/settings.js'
@@ -30,47 +31,11 @@ import { stopPoint } from '../util/stop-point.js'
 import { affectedScope, fleetWideKeys, planState } from './changes.js'
 import type { PlanState } from './changes.js'
 import { FleetCache } from './fleet-cache.js'
-import type { FleetChange } from './fleet-cache.js'
+import type { FleetChange, Snapshot } from './fleet-cache.js'
 import { systemClock } from './lease.js'
 import type { Clock } from './lease.js'
-
-/** What a cycle was started by (`status`: the last cycle's status writes failed, and are tried again). */
-export type Trigger = 'start' | 'resync' | 'upstream' | 'fleet' | 'status'
-
-/** One cycle, as `--json` prints it (a line) and the log summarizes it. */
-export interface Cycle {
-  cycle: number
-  trigger: Trigger[]
-  /** The objects whose change started it (`resource.group namespace/name`), at most 20. */
-  changed: string[]
-  /** `all`, or the PackageVariants rendered and the repositories opened. */
-  scope: 'all' | RenderScope
-  report: RunReport
-  status: { written: number; changed: number; failures: string[] }
-  /** When the cycle started and ended, and when the first change it took was seen (ms since the epoch). */
-  startedAt: number
-  doneAt: number
-  firstChangeAt?: number
-  /** The controller's memory at the end of the cycle (bytes). */
-  memory: { rss: number; heapUsed: number }
-  /** The longest the event loop was held up during the cycle (ms): how late a timer can fire. */
-  eventLoopDelayMs: number
-  /** Where the cycle's time went (ms), phase by phase: what to make faster first. */
-  phases: CyclePhases
-}
-
-/**
- * A cycle's phases: the snapshot written, the fleet loaded and planned (the
- * upstreams listed), the plan compared with the last (the scope), the
- * render (repositories opened, variants rendered, pushed), the status written.
- */
-export interface CyclePhases {
-  snapshot: number
-  plan: number
-  scope: number
-  render: number
-  status: number
-}
+import { describeCycle, liveMemory, PhaseTimer } from './cycle.js'
+import type { Cycle, CyclePhases, Trigger } from './cycle.js'
 
 export interface ControllerSettings {
   /** The render's settings but for the fleet directory (the snapshot) and what each cycle sets. */
@@ -206,22 +171,16 @@ export class Controller {
     const delay = monitorEventLoopDelay({ resolution: 10 })
     delay.enable()
     const scratch = mkdtempSync(join(tmpdir(), 'kpt-variants-controller-'))
-    const phases: CyclePhases = { snapshot: 0, plan: 0, scope: 0, render: 0, status: 0 }
-    let phaseStart = 0
-    const phaseDone = (phase: keyof CyclePhases) => {
-      const now = this.clock.now()
-      phases[phase] = now - phaseStart
-      phaseStart = now
-    }
+    const timer = new PhaseTimer(this.clock)
     try {
       // Every resource listed first: what their lists report belongs to this cycle.
       await Promise.race([this.#cache.ready(), this.#stopping.promise])
       if (this.#stopped) return
       pending = this.#pending
       this.#pending = { full: false, upstream: false, changes: [], triggers: new Set() }
-      phaseStart = this.clock.now()
+      timer.start()
       const snapshot = this.#cache.write()
-      phaseDone('snapshot')
+      timer.done('snapshot')
       for (const warning of snapshot.warnings) if (pending.full) this.settings.log(`warning: ${warning}`)
       const base = {
         ...this.settings.render,
@@ -229,118 +188,174 @@ export class Controller {
         clusterScoped: snapshot.clusterScoped,
         servedKinds: snapshot.servedKinds,
       }
-      // Planned as the render plans: at the refs the last listing read, unless this cycle lists the upstreams anew.
-      const listAnew = pending.full || pending.upstream || !this.#pins
-      const planned = await loadAndPlan(listAnew ? base : { ...base, upstreamPins: this.#pins! }, scratch)
-      const pins = await planned.sources.pins()
-      const upstreamDigest = upstreamIndexDigest(planned.upstreams.index)
-      phaseDone('plan')
-      const state = planState(planned.plan, planned.fleet)
+      const planned = await this.#plan(base, pending, scratch)
+      timer.done('plan')
       // New upstream revisions may change what any repository's dependencies resolve to: everything is rendered.
-      const full = pending.full || !this.#state || upstreamDigest !== this.#upstreamDigest
-      let scope: RenderScope | undefined
-      if (!full) {
-        const rendered = new Set(
-          [...this.#reports.values()]
-            .filter((r) => r.status !== 'failed')
-            .map((r) => r.subject.slice('PackageVariant '.length)),
-        )
-        const records = RenderMemo.read(this.settings.memo)
-        scope = affectedScope(this.#state!, state, { always: fleetWideKeys(planned.plan, records, rendered), records })
-      }
-      phaseDone('scope')
-      const report: RunReport =
-        scope && scope.variants.length === 0
-          ? { dryRun: false, variants: [], problems: [] }
-          : // onPlan: this run writes status (no quiet run, see quiet-run.ts).
-            await renderFleet(
-              { ...base, upstreamPins: pins, ...(scope ? { scope } : {}) },
-              undefined,
-              () => {},
-              planned,
-            )
-      phaseDone('render')
-      this.#state = state
-      this.#pins = pins
-      this.#upstreamDigest = upstreamDigest
-      this.#remember(report, scope, state)
+      const full = pending.full || !this.#state || planned.upstreamDigest !== this.#upstreamDigest
+      const scope = full ? undefined : this.#affected(planned)
+      timer.done('scope')
+      const report = await this.#render(base, planned, scope)
+      timer.done('render')
+      this.#rendered(planned, report, scope)
       if (full) this.#scheduleResync()
-      // Status from the whole plan and every variant's latest report, as a full render writes it.
-      const outcome = {
-        variants: planned.plan.variants,
-        failures: planned.plan.failures,
-        report: { ...report, variants: [...this.#reports.values()] },
-        sharded: false,
-      }
-      const updates = statusUpdates(
-        snapshot.variants,
-        snapshot.sets,
-        outcome,
-        new Date(this.clock.now()).toISOString().replace(/\.\d+Z$/, 'Z'),
-      )
-      await stopPoint('status-computed')
-      const written =
-        updates.length > 0
-          ? await this.client.writeStatus(updates, snapshot.statusResources)
-          : { written: 0, failures: [] }
-      phaseDone('status')
-      // A status not written (the API server unreachable, etcd down) is written by a cycle of its own after a
-      // while, as a failed cycle is tried again: no watch event would bring it, and until then it says what git no longer holds.
-      const statusRetryMs = written.failures.length > 0 ? this.#retryMs : undefined
-      // A set naming a kind the server does not serve may be waiting for its CRD (installed after this replica
-      // started, as `kpt live apply` of a fleet and its CRDs does): discovery is asked again, backing off as a retry.
-      const unservedKindMs =
-        statusRetryMs === undefined && planned.plan.failures.some((f) => f.code === 'NoMatchingTargets')
-          ? this.#retryMs
-          : undefined
-      if (statusRetryMs !== undefined) {
-        this.#pending.triggers.add('status')
-        this.#retryLater()
-      } else if (unservedKindMs !== undefined) {
-        this.#cache.rediscover()
-        this.#pending.full = true
-        this.#pending.triggers.add('resync')
-        this.#retryLater()
-      } else this.#retryMs = firstRetryMs
-      const cycle: Cycle = {
-        cycle: ++this.#cycles,
-        trigger: [...pending.triggers],
-        changed: [
-          ...new Set(
-            pending.changes.map((c) => `${c.served.resource}${c.served.group ? `.${c.served.group}` : ''} ${c.name}`),
-          ),
-        ].slice(0, 20),
-        scope: scope ?? 'all',
-        report: { ...report, variants: sortReports(report.variants) },
-        status: { written: written.written, changed: updates.length, failures: written.failures },
-        startedAt,
-        doneAt: this.clock.now(),
-        ...(pending.firstChangeAt !== undefined ? { firstChangeAt: pending.firstChangeAt } : {}),
-        memory: liveMemory(),
-        eventLoopDelayMs: Math.round(delay.max / 1e6),
-        phases,
-      }
-      this.settings.log(describeCycle(cycle, planned.plan.variants.length))
-      if (statusRetryMs !== undefined) this.settings.log(`writing the status again in ${statusRetryMs / 1000} s`)
-      if (unservedKindMs !== undefined)
-        this.settings.log(`a set names a kind the server does not serve: discovery again in ${unservedKindMs / 1000} s`)
-      this.settings.onCycle?.(cycle)
+      const status = await this.#writeStatus(snapshot, planned.plan, report)
+      timer.done('status')
+      const retry = this.#retryAfter(status.written, planned.plan)
+      const cycle = this.#record({ pending, scope, report, status, startedAt, delay, phases: timer.phases })
+      this.#log(cycle, planned.plan.variants.length, retry)
     } catch (err) {
       // Tried again, with everything it was to do, after a while; meanwhile changes gather.
       this.settings.log(`cycle failed (trying again in ${this.#retryMs / 1000} s): ${(err as Error).message}`)
-      if (pending) {
-        this.#pending.full ||= pending.full
-        this.#pending.upstream ||= pending.upstream
-        this.#pending.changes.unshift(...pending.changes)
-        if (pending.firstChangeAt !== undefined)
-          this.#pending.firstChangeAt = Math.min(pending.firstChangeAt, this.#pending.firstChangeAt ?? Infinity)
-        for (const t of pending.triggers) this.#pending.triggers.add(t)
-      }
+      if (pending) this.#requeue(pending)
       this.#retryLater()
     } finally {
       delay.disable()
       rmSync(scratch, { recursive: true, force: true })
     }
+  }
+
+  /**
+   * The fleet snapshot loaded and planned as the render plans it: at the refs
+   * the last listing read, unless this cycle lists the upstreams anew.
+   */
+  async #plan(base: RenderSettings, pending: Pending, scratch: string): Promise<CyclePlan> {
+    const listAnew = pending.full || pending.upstream || !this.#pins
+    const planned = await loadAndPlan(listAnew ? base : { ...base, upstreamPins: this.#pins! }, scratch)
+    return {
+      planned,
+      plan: planned.plan,
+      pins: await planned.sources.pins(),
+      upstreamDigest: upstreamIndexDigest(planned.upstreams.index),
+      state: planState(planned.plan, planned.fleet),
+    }
+  }
+
+  /** The variants the changes since the last render affect, and those that read the whole fleet. */
+  #affected({ plan, state }: CyclePlan): RenderScope {
+    const rendered = new Set(
+      [...this.#reports.values()]
+        .filter((r) => r.status !== 'failed')
+        .map((r) => r.subject.slice('PackageVariant '.length)),
+    )
+    const records = RenderMemo.read(this.settings.memo)
+    return affectedScope(this.#state!, state, { always: fleetWideKeys(plan, records, rendered), records })
+  }
+
+  /** Renders the scope (none: everything) as `render --cluster` does; an empty scope renders nothing. */
+  async #render(
+    base: RenderSettings,
+    { planned, pins }: CyclePlan,
+    scope: RenderScope | undefined,
+  ): Promise<RunReport> {
+    if (scope && scope.variants.length === 0) return { dryRun: false, variants: [], problems: [] }
+    // onPlan: this run writes status (no quiet run, see quiet-run.ts).
+    return renderFleet({ ...base, upstreamPins: pins, ...(scope ? { scope } : {}) }, undefined, () => {}, planned)
+  }
+
+  /** What the next cycle compares with: this one's plan, the refs it listed, every variant's latest report. */
+  #rendered(planned: CyclePlan, report: RunReport, scope: RenderScope | undefined): void {
+    this.#state = planned.state
+    this.#pins = planned.pins
+    this.#upstreamDigest = planned.upstreamDigest
+    this.#remember(report, scope, planned.state)
+  }
+
+  /** The status of the whole plan from every variant's latest report, as a full render writes it; what changed is written. */
+  async #writeStatus(
+    snapshot: Snapshot,
+    plan: FleetPlan,
+    report: RunReport,
+  ): Promise<{ changed: number; written: StatusWrites }> {
+    const outcome = {
+      variants: plan.variants,
+      failures: plan.failures,
+      report: { ...report, variants: [...this.#reports.values()] },
+      sharded: false,
+    }
+    const now = new Date(this.clock.now()).toISOString().replace(/\.\d+Z$/, 'Z')
+    const updates = statusUpdates(snapshot.variants, snapshot.sets, outcome, now)
+    await stopPoint('status-computed')
+    const written =
+      updates.length > 0
+        ? await this.client.writeStatus(updates, snapshot.statusResources)
+        : { written: 0, failures: [] }
+    return { changed: updates.length, written }
+  }
+
+  /**
+   * When the next cycle is to come without a change to bring it: a status not
+   * written (the API server unreachable, etcd down) is written by a cycle of
+   * its own after a while, as a failed cycle is tried again, since no watch
+   * event would bring it and until then it says what git no longer holds; a
+   * set naming a kind the server does not serve may be waiting for its CRD
+   * (installed after this replica started, as `kpt live apply` of a fleet and
+   * its CRDs does): discovery is asked again, backing off as a retry.
+   */
+  #retryAfter(written: StatusWrites, plan: FleetPlan): { statusMs?: number; unservedKindMs?: number } {
+    if (written.failures.length > 0) {
+      const statusMs = this.#retryMs
+      this.#pending.triggers.add('status')
+      this.#retryLater()
+      return { statusMs }
+    }
+    if (plan.failures.some((f) => f.code === 'NoMatchingTargets')) {
+      const unservedKindMs = this.#retryMs
+      this.#cache.rediscover()
+      this.#pending.full = true
+      this.#pending.triggers.add('resync')
+      this.#retryLater()
+      return { unservedKindMs }
+    }
+    this.#retryMs = firstRetryMs
+    return {}
+  }
+
+  /** The cycle's record, numbered, as it ends now. */
+  #record(done: {
+    pending: Pending
+    scope: RenderScope | undefined
+    report: RunReport
+    status: { changed: number; written: StatusWrites }
+    startedAt: number
+    delay: IntervalHistogram
+    phases: CyclePhases
+  }): Cycle {
+    const { pending, report, status } = done
+    return {
+      cycle: ++this.#cycles,
+      trigger: [...pending.triggers],
+      changed: changedObjects(pending.changes),
+      scope: done.scope ?? 'all',
+      report: { ...report, variants: sortReports(report.variants) },
+      status: { written: status.written.written, changed: status.changed, failures: status.written.failures },
+      startedAt: done.startedAt,
+      doneAt: this.clock.now(),
+      ...(pending.firstChangeAt !== undefined ? { firstChangeAt: pending.firstChangeAt } : {}),
+      memory: liveMemory(),
+      eventLoopDelayMs: Math.round(done.delay.max / 1e6),
+      phases: done.phases,
+    }
+  }
+
+  /** The cycle's line in the log, and when the next comes without a change. */
+  #log(cycle: Cycle, planned: number, retry: { statusMs?: number; unservedKindMs?: number }): void {
+    this.settings.log(describeCycle(cycle, planned))
+    if (retry.statusMs !== undefined) this.settings.log(`writing the status again in ${retry.statusMs / 1000} s`)
+    if (retry.unservedKindMs !== undefined)
+      this.settings.log(
+        `a set names a kind the server does not serve: discovery again in ${retry.unservedKindMs / 1000} s`,
+      )
+    this.settings.onCycle?.(cycle)
+  }
+
+  /** A failed cycle's work, put back before what arrived meanwhile. */
+  #requeue(pending: Pending): void {
+    this.#pending.full ||= pending.full
+    this.#pending.upstream ||= pending.upstream
+    this.#pending.changes.unshift(...pending.changes)
+    if (pending.firstChangeAt !== undefined)
+      this.#pending.firstChangeAt = Math.min(pending.firstChangeAt, this.#pending.firstChangeAt ?? Infinity)
+    for (const t of pending.triggers) this.#pending.triggers.add(t)
   }
 
   /** The next cycle waits for the retry timer (doubling, up to the maximum, until a cycle goes through). */
@@ -378,40 +393,27 @@ export class Controller {
   }
 }
 
+/** What a cycle's status write did: how many were written, and the failures. */
+type StatusWrites = Awaited<ReturnType<ClusterClient['writeStatus']>>
+
+/** A cycle's plan: the fleet planned, the refs it listed, its upstreams' digest and the state changes are compared with. */
+interface CyclePlan {
+  planned: Awaited<ReturnType<typeof loadAndPlan>>
+  plan: FleetPlan
+  pins: UpstreamPins
+  upstreamDigest: string
+  state: PlanState
+}
+
+/** The objects whose change started a cycle (`resource.group namespace/name`), at most 20. */
+function changedObjects(changes: readonly FleetChange[]): string[] {
+  return [
+    ...new Set(changes.map((c) => `${c.served.resource}${c.served.group ? `.${c.served.group}` : ''} ${c.name}`)),
+  ].slice(0, 20)
+}
+
 function deferred(): { promise: Promise<void>; resolve: () => void } {
   let resolve = () => {}
   const promise = new Promise<void>((r) => (resolve = r))
   return { promise, resolve }
-}
-
-/** A cycle in one line: why, what was rendered, how it went. */
-export function describeCycle(cycle: Cycle, planned: number): string {
-  const counts = new Map<string, number>()
-  for (const v of cycle.report.variants) counts.set(v.status, (counts.get(v.status) ?? 0) + 1)
-  const what =
-    cycle.scope === 'all' ? `all ${planned} variant(s)` : `${cycle.scope.variants.length} of ${planned} variant(s)`
-  const outcome = counts.size === 0 ? 'nothing to do' : [...counts].map(([status, n]) => `${n} ${status}`).join(', ')
-  const status =
-    cycle.status.changed === 0
-      ? 'no status changed'
-      : `status: ${cycle.status.written} of ${cycle.status.changed} written`
-  const lines = [
-    `cycle ${cycle.cycle} (${cycle.trigger.join(', ')}${cycle.changed.length > 0 ? `: ${cycle.changed.join(', ')}` : ''}): ${what}: ${outcome}; ${status}; ${cycle.doneAt - cycle.startedAt} ms`,
-  ]
-  for (const v of cycle.report.variants)
-    if (v.status === 'failed') lines.push(`  ${v.path ?? v.subject}: ${v.reasons.map(describeFailure).join('; ')}`)
-  for (const failure of cycle.status.failures) lines.push(`  ${failure}`)
-  return lines.join('\n')
-}
-
-/**
- * The process's memory after the cycle. Started with `--expose-gc` (the
- * bench's soak), a full collection runs first, so that `heapUsed` is the live
- * heap rather than wherever V8's next collection happens to be.
- */
-function liveMemory(): { rss: number; heapUsed: number } {
-  const collect = (globalThis as { gc?: () => void }).gc
-  if (collect) collect()
-  const { rss, heapUsed } = process.memoryUsage()
-  return { rss, heapUsed }
 }
