@@ -18,7 +18,7 @@ import {
   packageCatalogKind,
   readInstalledPackage,
 } from '../../functions/api/dependencies.js'
-import type { GVK, InstalledPackage, PackageManifest } from '../../functions/api/dependencies.js'
+import type { DependencyCheck, GVK, InstalledPackage, PackageManifest } from '../../functions/api/dependencies.js'
 import { gatherInputs, planDependencies } from '../../functions/dependency-check/index.js'
 import type { DependencyReport, Plan, PlanCatalog, PlanInput } from '../../functions/dependency-check/index.js'
 import { packagePathAnnotation } from '../../functions/krm/index.js'
@@ -29,7 +29,7 @@ import { failure } from '../report/failure.js'
 import type { Failure, FailureCode } from '../report/failure.js'
 import { appendTo } from '../util/collections.js'
 import { configureSteps, graphOf, needing, presentPackages, requirementsOf, sourcesOf, stepsOf } from './steps.js'
-import type { DependencyStep, PresentPackage } from './steps.js'
+import type { DependencyStep, Present, PresentPackage } from './steps.js'
 import { applyPins, pinConflicts } from './pins.js'
 import { defaultRepositoryPolicy } from './policy.js'
 import type { RepositoryPolicy } from './policy.js'
@@ -136,76 +136,148 @@ export interface RepositoryPlan {
 
 /** Plans one repository; see the module doc. */
 export function planRepository(state: RepositoryState, context: PlanContext): RepositoryPlan {
-  const failures = new Map<string, Failure[]>()
-  const warnings = new Map<string, string[]>()
-  const fail = (path: string, code: FailureCode, message: string) => {
-    const list = failures.get(path) ?? failures.set(path, []).get(path)!
+  return new RepositoryPlanner(state, context).plan()
+}
+
+/** What one round of planning reads: the targets' manifests and the plan's input, which it planned into `plan`. */
+interface Round {
+  targets: readonly TargetPackage[]
+  manifests: readonly PackageManifest[]
+  input: PlanInput
+  /** Which variant (path) each target manifest (`namespace/name`) belongs to. */
+  owners: ReadonlyMap<string, string>
+  pinned: ReturnType<typeof applyPins>
+  plan: Plan
+}
+
+/** A round's answer: the repository's plan, or the targets left to plan again without those blamed. */
+type RoundEnd = { plan: RepositoryPlan } | { remaining: TargetPackage[] }
+
+/** One repository's planning: the failures and warnings found so far, and the rounds that plan its targets. */
+class RepositoryPlanner {
+  readonly #failures = new Map<string, Failure[]>()
+  readonly #warnings = new Map<string, string[]>()
+  readonly #policy: RepositoryPolicy
+  readonly #config: DependencyCheck
+  readonly #present: Present[]
+
+  constructor(
+    private readonly state: RepositoryState,
+    private readonly context: PlanContext,
+  ) {
+    this.#policy = context.policy ?? defaultRepositoryPolicy
+    this.#config = { name: 'dependency-check', targets: [], policy: { ...this.#policy.resolver } }
+    this.#present = presentPackages(state.present)
+  }
+
+  /** Plans the targets; one blamed for what cannot be had is taken out and the others planned again. */
+  plan(): RepositoryPlan {
+    let targets = this.#readableTargets()
+    for (;;) {
+      const end = this.#round(targets)
+      if ('plan' in end) return end.plan
+      targets = end.remaining
+    }
+  }
+
+  #fail(path: string, code: FailureCode, message: string): void {
+    const list = this.#failures.get(path) ?? this.#failures.set(path, []).get(path)!
     if (!list.some((f) => f.code === code && f.message === message)) list.push(failure(code, message))
   }
-  const repoPolicy = context.policy ?? defaultRepositoryPolicy
-  const policy = { ...repoPolicy.resolver }
-  const config = { name: 'dependency-check', targets: [], policy }
-  const empty = { steps: [], manifests: new Map(), overrides: [], kept: [] }
-  // A package whose own manifest cannot be read fails alone; the others are planned together.
-  let targets: TargetPackage[] = []
-  for (const target of state.targets) {
-    const own = gatherInputs([...target.objects], [], config)
-    const errors = own.results.filter((r) => r.severity === 'error')
-    if (errors.length > 0) for (const e of errors) fail(target.path, 'InvalidManifest', e.message)
-    else targets.push(target)
+
+  /** The repository's plan with `parts` (none: no step, the packages as they are). */
+  #result(parts: Partial<RepositoryPlan> & Pick<RepositoryPlan, 'packages'>): RepositoryPlan {
+    const empty = { steps: [], manifests: new Map(), overrides: [], kept: [] }
+    return { repo: this.state.repo, ...empty, failures: this.#failures, warnings: this.#warnings, ...parts }
   }
-  const present = presentPackages(state.present)
-  for (;;) {
+
+  /** The targets whose own manifests read: one that cannot be read fails alone, the others are planned together. */
+  #readableTargets(): TargetPackage[] {
+    const targets: TargetPackage[] = []
+    for (const target of this.state.targets) {
+      const own = gatherInputs([...target.objects], [], this.#config)
+      const errors = own.results.filter((r) => r.severity === 'error')
+      if (errors.length > 0) for (const e of errors) this.#fail(target.path, 'InvalidManifest', e.message)
+      else targets.push(target)
+    }
+    return targets
+  }
+
+  /** Plans `targets` together: the plan, or which are blamed and taken out. */
+  #round(targets: readonly TargetPackage[]): RoundEnd {
+    const gathered = this.#gather(targets)
+    if (!gathered) return { plan: this.#result({ packages: [] }) }
+    const { manifests, input } = gathered
+    // No step: the repository's packages as they are.
+    const unchanged = () => this.#result({ packages: graphOf(manifests, this.#present, input.installed, []) })
+    if (input.targets.length === 0 && !input.installed.some((i) => i.installedAsDependency))
+      return { plan: unchanged() }
+    // Pins replace what dependants ask; what they replace is reported once planned.
+    const pinned = applyPins(input, this.#policy.pins)
+    const round: Round = {
+      targets,
+      manifests,
+      input,
+      owners: ownersOf(manifests, targets),
+      pinned,
+      plan: planDependencies(pinned.input),
+    }
+    const blocked = new Map<string, string[]>()
+    const pathWarnings = new Map<string, string[]>()
+    attribute(round.plan, this.state.repo, round.owners, targets, blocked, pathWarnings, this.#policy.setBy.upgrades)
+    // Several variants blamed for one conflict: those that are satisfied alone were only caught in it.
+    if (blocked.size > 1) {
+      const alone = [...blocked.keys()].filter((path) => satisfiedAlone(pinned.input, manifests, round.owners, path))
+      if (alone.length < blocked.size) for (const path of alone) blocked.delete(path)
+    }
+    const { steps, kept } = this.#steps(round, blocked.size > 0)
+    if (blocked.size === 0 && this.context.mode === 'install') this.#resolveSteps(steps, blocked)
+    if (blocked.size === 0) return { plan: this.#planned(round, { steps, kept, pathWarnings }) }
+    return this.#takeOut(targets, blocked, unchanged)
+  }
+
+  /** The plan's input from the targets' manifests and the fleet's; undefined (the targets failed) when it cannot be read. */
+  #gather(targets: readonly TargetPackage[]): { manifests: PackageManifest[]; input: PlanInput } | undefined {
     const gathered = gatherInputs(
       targets.flatMap((t) => t.objects),
       [],
-      config,
+      this.#config,
     )
     const inputErrors = [
       ...gathered.results.filter((r) => r.severity === 'error').map((r) => r.message),
-      ...context.fleet.errors,
+      ...this.context.fleet.errors,
     ]
     if (inputErrors.length > 0) {
       for (const t of targets)
-        for (const e of inputErrors) fail(t.path, 'DependencyInputInvalid', `repository ${state.repo}: ${e}`)
-      return { repo: state.repo, ...empty, failures, warnings, packages: [] }
+        for (const e of inputErrors) this.#fail(t.path, 'DependencyInputInvalid', `repository ${this.state.repo}: ${e}`)
+      return undefined
     }
     const input = gathered.input
     // What the repository holds replaces an InstalledPackage of the same package: git is what the cluster is to run.
-    const inGit = new Set(present.map((p) => `${p.installed.package}|${p.installed.namespace}`))
-    const outside = [...(context.fleet.installed.get('') ?? []), ...(context.fleet.installed.get(state.repo) ?? [])]
+    const inGit = new Set(this.#present.map((p) => `${p.installed.package}|${p.installed.namespace}`))
+    const installed = this.context.fleet.installed
+    const outside = [...(installed.get('') ?? []), ...(installed.get(this.state.repo) ?? [])]
     input.installed = [
       ...outside.filter((i) => !inGit.has(`${i.package}|${i.namespace}`)),
-      ...present.map((p) => p.installed),
+      ...this.#present.map((p) => p.installed),
     ]
     // Versions the cluster's Kubernetes does not run are not to be had.
-    input.catalogs = [...runnableCatalogs(context.fleet.catalogs, context.cluster)]
-    input.clusterAPIs = [...context.fleet.clusterAPIs]
-    const owners = ownersOf(gathered.manifests, targets)
-    // No step: the repository's packages as they are.
-    const unchanged = () => ({
-      repo: state.repo,
-      ...empty,
-      failures,
-      warnings,
-      packages: graphOf(gathered.manifests, present, input.installed, []),
-    })
-    if (input.targets.length === 0 && !input.installed.some((i) => i.installedAsDependency)) return unchanged()
-    // Pins replace what dependants ask; what they replace is reported once planned.
-    const pinned = applyPins(input, repoPolicy.pins)
-    const plan = planDependencies(pinned.input)
-    const blocked = new Map<string, string[]>()
-    const pathWarnings = new Map<string, string[]>()
-    attribute(plan, state.repo, owners, targets, blocked, pathWarnings, repoPolicy.setBy.upgrades)
-    // Several variants blamed for one conflict: those that are satisfied alone were only caught in it.
-    if (blocked.size > 1) {
-      const alone = [...blocked.keys()].filter((path) => satisfiedAlone(pinned.input, gathered.manifests, owners, path))
-      if (alone.length < blocked.size) for (const path of alone) blocked.delete(path)
-    }
+    input.catalogs = [...runnableCatalogs(this.context.fleet.catalogs, this.context.cluster)]
+    input.clusterAPIs = [...this.context.fleet.clusterAPIs]
+    return { manifests: gathered.manifests, input }
+  }
+
+  /**
+   * The round's steps (none while a target is blocked), each with the
+   * variants that need it and what it needs. Removals wait while a variant of
+   * the repository failed (`kept` says which); configured dependencies the
+   * plan keeps are rendered again for the variants that need them.
+   */
+  #steps({ plan, input, owners }: Round, blocked: boolean): { steps: DependencyStep[]; kept: string[] } {
     const catalogSources = sourcesOf(input.catalogs)
-    const planned = blocked.size > 0 ? [] : stepsOf(plan, present, input.installed, catalogSources)
+    const planned = blocked ? [] : stepsOf(plan, this.#present, input.installed, catalogSources)
     // A variant that failed keeps its package as it was, which may still need what the plan would remove.
-    const holding = context.holdRemovals === true || failures.size > 0
+    const holding = this.context.holdRemovals === true || this.#failures.size > 0
     const steps = holding ? planned.filter((s) => s.action !== 'remove') : planned
     const kept = holding
       ? planned
@@ -215,71 +287,84 @@ export function planRepository(state: RepositoryState, context: PlanContext): Re
               `${s.package}${s.from ? ` ${s.from}` : ''} at ${s.pkg} (a variant of the repository failed: its package as it was may still need it)`,
           )
       : []
-    // Configured dependencies the plan keeps are rendered again for the variants that need them, so that a change
-    // of their configuration reaches them (its `target` is theirs).
-    if (blocked.size === 0)
-      for (const step of configureSteps(plan, steps, present, repoPolicy, catalogSources))
+    // So that a change of their configuration reaches them (its `target` is theirs).
+    if (!blocked)
+      for (const step of configureSteps(plan, steps, this.#present, this.#policy, catalogSources))
         if (needing(plan, step.package, owners).length > 0) steps.push(step)
-    // In install mode, a step that cannot be carried out blocks the targets that need it.
     for (const step of steps) {
       step.neededBy = needing(plan, step.package, owners)
       step.requires = requirementsOf(plan, step.package)
     }
-    if (blocked.size === 0 && context.mode === 'install') {
-      for (const step of steps) {
-        if (step.action === 'remove') continue
-        const resolved = step.source
-          ? context.resolve?.(step)
-          : {
-              ok: false as const,
-              message: `no catalog names where it comes from (a PackageCatalog version's \`source\`, or a published revision of a package in an upstream Repository): it can be checked but not installed`,
-            }
-        if (resolved?.ok) step.variant = resolved.variant
-        else if (resolved) step.unresolved = resolved.message
-        if (resolved && !resolved.ok)
-          for (const path of step.neededBy)
-            appendOnce(
-              blocked,
-              path,
-              `${step.package} ${step.version} cannot be installed in repository ${state.repo}: ${resolved.message}`,
-            )
-      }
+    return { steps, kept }
+  }
+
+  /** In install mode: the variant that renders each step's package; one that cannot be carried out blocks the targets that need it. */
+  #resolveSteps(steps: DependencyStep[], blocked: Map<string, string[]>): void {
+    for (const step of steps) {
+      if (step.action === 'remove') continue
+      const resolved = step.source
+        ? this.context.resolve?.(step)
+        : {
+            ok: false as const,
+            message: `no catalog names where it comes from (a PackageCatalog version's \`source\`, or a published revision of a package in an upstream Repository): it can be checked but not installed`,
+          }
+      if (resolved?.ok) step.variant = resolved.variant
+      else if (resolved) step.unresolved = resolved.message
+      if (resolved && !resolved.ok)
+        for (const path of step.neededBy)
+          appendOnce(
+            blocked,
+            path,
+            `${step.package} ${step.version} cannot be installed in repository ${this.state.repo}: ${resolved.message}`,
+          )
     }
-    if (blocked.size === 0) {
-      const overrides = pinConflicts(plan, pinned.overridden, pinned.input.installed)
-      for (const o of overrides)
-        for (const [key, path] of owners)
-          if (o.includes(` overrides ${key.slice(key.indexOf('/') + 1)}@`)) appendOnce(pathWarnings, path, o)
-      for (const [path, list] of pathWarnings) for (const w of list) appendOnce(warnings, path, w)
-      const manifests = new Map<string, { name: string; version?: string; requires: string[] }>()
-      for (const m of gathered.manifests) {
-        const path = owners.get(`${m.namespace}/${m.name}`)
-        if (path)
-          manifests.set(path, {
-            name: m.name,
-            ...(m.version ? { version: m.version } : {}),
-            requires: requirementsOf(plan, m.name),
-          })
-      }
-      return {
-        repo: state.repo,
-        steps,
-        failures,
-        warnings,
-        manifests,
-        packages: graphOf(gathered.manifests, present, input.installed, steps),
-        overrides,
-        kept,
-      }
+  }
+
+  /** The plan of a round that blocked nothing: its steps, what the pins override, each variant's manifest. */
+  #planned(
+    { plan, pinned, owners, manifests, input }: Round,
+    found: { steps: DependencyStep[]; kept: string[]; pathWarnings: Map<string, string[]> },
+  ): RepositoryPlan {
+    const overrides = pinConflicts(plan, pinned.overridden, pinned.input.installed)
+    const { pathWarnings } = found
+    for (const o of overrides)
+      for (const [key, path] of owners)
+        if (o.includes(` overrides ${key.slice(key.indexOf('/') + 1)}@`)) appendOnce(pathWarnings, path, o)
+    for (const [path, list] of pathWarnings) for (const w of list) appendOnce(this.#warnings, path, w)
+    const variantManifests = new Map<string, { name: string; version?: string; requires: string[] }>()
+    for (const m of manifests) {
+      const path = owners.get(`${m.namespace}/${m.name}`)
+      if (path)
+        variantManifests.set(path, {
+          name: m.name,
+          ...(m.version ? { version: m.version } : {}),
+          requires: requirementsOf(plan, m.name),
+        })
     }
-    for (const [path, reasons] of blocked) for (const r of reasons) fail(path, 'DependencyUnresolved', r)
+    return this.#result({
+      steps: found.steps,
+      manifests: variantManifests,
+      packages: graphOf(manifests, this.#present, input.installed, found.steps),
+      overrides,
+      kept: found.kept,
+    })
+  }
+
+  /**
+   * The blocked targets fail and the others are planned again; when nothing
+   * blamed a target (a conflict among installed packages alone) every target
+   * fails with it, and the repository stays as it is.
+   */
+  #takeOut(
+    targets: readonly TargetPackage[],
+    blocked: ReadonlyMap<string, string[]>,
+    unchanged: () => RepositoryPlan,
+  ): RoundEnd {
+    for (const [path, reasons] of blocked) for (const r of reasons) this.#fail(path, 'DependencyUnresolved', r)
     const remaining = targets.filter((t) => !blocked.has(t.path))
-    // Nothing blamed a target (a conflict among installed packages alone): every target fails with it.
-    if (remaining.length === targets.length) {
-      for (const t of targets) for (const r of [...blocked.values()].flat()) fail(t.path, 'DependencyUnresolved', r)
-      return unchanged()
-    }
-    targets = remaining
+    if (remaining.length < targets.length) return { remaining }
+    for (const t of targets) for (const r of [...blocked.values()].flat()) this.#fail(t.path, 'DependencyUnresolved', r)
+    return { plan: unchanged() }
   }
 }
 
