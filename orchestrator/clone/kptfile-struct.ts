@@ -5,6 +5,7 @@
  * maps, wide sequences and no comments. This module does the same, so a
  * clone's Kptfile is byte for byte what kpt writes.
  */
+import { LRUCache } from 'lru-cache'
 import { Document, isMap, isScalar, isSeq, parse, print, toNode } from '../../functions/krm/yaml/index.js'
 
 type StringMap = Record<string, string>
@@ -96,8 +97,23 @@ function fnShape(): Shape {
   return fn
 }
 
+type Decoded = { ok: true; value: KptfileStruct } | { ok: false; message: string }
+
+/**
+ * Decodings already made, by text: an update decodes the same upstream
+ * Kptfiles for every variant. Each caller gets its own copy (callers edit
+ * the struct). Budget: 500 small structs.
+ */
+const decodings = new LRUCache<string, Decoded>({ max: 500 })
+
 /** Decodes a Kptfile strictly, as kpt does (`KnownFields(true)`): an unknown field is an error naming it. */
-export function decodeKptfile(text: string): { ok: true; value: KptfileStruct } | { ok: false; message: string } {
+export function decodeKptfile(text: string): Decoded {
+  let decoded = decodings.get(text)
+  if (!decoded) decodings.set(text, (decoded = decodeKptfileText(text)))
+  return decoded.ok ? { ok: true, value: structuredClone(decoded.value) } : decoded
+}
+
+function decodeKptfileText(text: string): Decoded {
   let doc
   try {
     doc = parse(text, { source: 'Kptfile' })
