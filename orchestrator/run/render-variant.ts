@@ -12,6 +12,7 @@ import type { MergeConflict } from '../merge/update.js'
 import { stages } from '../output/output.js'
 import type { Output, StagedPackage, StoredPackage } from '../output/output.js'
 import { packageDiff } from '../output/diff.js'
+import { ContentPool } from '../package/content-pool.js'
 import { gitPackageFiles, samePackageFiles } from '../package/files.js'
 import type { PackageFiles } from '../package/files.js'
 import { dependencyObjects } from '../package/dependency-objects.js'
@@ -50,6 +51,8 @@ export interface Pending {
 /** Per-run state shared by every variant: caches of prepared revisions and documents. */
 export class VariantContext {
   readonly codec = new ResourceCodec()
+  /** The files of the packages read and merged this run, one object per distinct content (see ContentPool). */
+  readonly #pool = new ContentPool()
   readonly #sources: GitSources
   readonly #prepared = new Map<
     string,
@@ -110,7 +113,7 @@ export class VariantContext {
       const { stat: _stale, ...entry } = recorded
       return skipAsRecorded(pending, entry)
     }
-    const final = await this.#renderFiles(variant, report, stored)
+    const final = await this.#renderFiles(variant, report, this.#pooled(stored))
     if (!final) return
     this.#describe(variant, pending, final.files, current)
     // Pipelines kpt ran may read anything: those renders are never skipped.
@@ -248,6 +251,14 @@ export class VariantContext {
     collect(report, 'FunctionFailed', rendered.results)
     if (!rendered.ok) return undefined
     return { files: rendered.files, ran: rendered.ran }
+  }
+
+  /** The downstream as read, its files pooled: the codec then knows most of them from the variants before. */
+  #pooled(stored: StoredPackage): StoredPackage {
+    const pooled: StoredPackage = {}
+    if (stored.published) pooled.published = this.#pool.files(stored.published)
+    if (stored.draft) pooled.draft = this.#pool.files(stored.draft)
+    return pooled
   }
 
   /** The prepared revision of a variant's upstream, read and prepared once per run. */
