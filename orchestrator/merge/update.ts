@@ -30,10 +30,11 @@ import { addMergeComment, upstreamIdentifierAnnotation } from '../clone/merge-co
 import { isEmptyDocument, sequenceStyle, splitDocuments } from '../package/documents.js'
 import { fileText, packageDirectories, sameFile, sortedFiles, textFile } from '../package/files.js'
 import type { PackageFile, PackageFiles } from '../package/files.js'
+import type { ContentPool } from '../package/content-pool.js'
 import { krmIgnoreFilter } from '../package/krmignore.js'
 import type { ConflictPolicy } from './fields.js'
 import { mergeKptfiles } from './kptfile.js'
-import { mergeYamlFile } from './resources.js'
+import { mergeResourceFile } from './resource-file.js'
 import { fastForwardRefusal, localChanges, strategyUnits, unitOf } from './strategies.js'
 import type { StrategyUnit } from './strategies.js'
 
@@ -50,6 +51,8 @@ export interface UpdateInput {
   /** The root Kptfile's new `upstream.git` and `upstreamLock.git`. */
   upstream: { repo: string; directory: string; ref: string }
   upstreamLock: { repo: string; directory: string; ref: string; commit: string }
+  /** Where merged files are shared across updates (the same merge gives the same file object); none: new objects. */
+  pool?: ContentPool
 }
 
 /** A field the downstream and the new upstream both changed, differently. */
@@ -83,6 +86,8 @@ export function updatePackage(input: UpdateInput): UpdateResult {
   const conflicts: MergeConflict[] = []
   const errors: string[] = []
   const warnings: string[] = []
+  const newFile = (text: string, executable?: boolean) =>
+    input.pool ? input.pool.text(text, executable) : textFile(text, executable)
   const ignoredIn = (files: PackageFiles) => krmIgnoreFilter(files, ['', ...packageDirectories(files)])
   const ignored = [ignoredIn(local), ignoredIn(updated)]
   const isResourceFile = (path: string) => /\.ya?ml$/.test(path) && !ignored.some((skip) => skip(path))
@@ -118,11 +123,10 @@ export function updatePackage(input: UpdateInput): UpdateResult {
         )
       }
     } else if (isResourceFile(path)) {
-      const merged = mergeYamlFile(path, l && fileText(l), o && fileText(o), u && fileText(u), onConflict)
+      const merged = mergeResourceFile(path, { local: l, origin: o, updated: u }, onConflict, newFile, !!input.pool)
       if (!merged.ok) errors.push(`${path}: ${merged.message.replace(`${path}: `, '')}`)
       else {
-        if (merged.text !== undefined)
-          out.set(path, l && merged.text === fileText(l) ? l : textFile(merged.text, (l ?? u)?.executable))
+        if (merged.file) out.set(path, merged.file)
         conflicts.push(...merged.conflicts.map((c) => ({ ...c, resolution: onConflict })))
         warnings.push(...merged.warnings)
       }
@@ -283,28 +287,46 @@ function markResources(
 ): void {
   for (const [path, file] of files) {
     if (!isResourceFile(path)) continue
-    const text = fileText(file)
-    const docs = splitDocuments(text)
-    if (!docs) continue
-    let changed = false
-    const out = docs.map(({ separator, text: docText }) => {
-      if (
-        isEmptyDocument(docText) ||
-        (docText.includes('kpt-merge:') && docText.includes(upstreamIdentifierAnnotation))
-      )
-        return separator + docText
-      let doc
-      try {
-        doc = parse(docText, { source: path })
-      } catch {
-        return separator + docText
-      }
-      if (!isMap(doc.contents) || !addMergeComment(doc)) return separator + docText
-      changed = true
-      const written = readableDocument(doc, { wide: sequenceStyle(docText) === 'wide', file: path })
-      if (written.warning) warnings.push(written.warning)
-      return separator + written.text
-    })
-    if (changed) files.set(path, textFile(out.join(''), file.executable))
+    const known = marked.get(file)
+    if (known?.path === path) {
+      warnings.push(...known.warnings)
+      if (known.file !== file) files.set(path, known.file)
+      continue
+    }
+    const found: string[] = []
+    files.set(path, markFile(path, file, found))
+    warnings.push(...found)
+    marked.set(file, { path, file: files.get(path)!, warnings: found })
   }
+}
+
+/**
+ * Files already marked: the merged files of an update are mostly
+ * the same objects from variant to variant (UpdateInput.pool), and marking
+ * one is a pure function of its path and content.
+ */
+const marked = new WeakMap<PackageFile, { path: string; file: PackageFile; warnings: readonly string[] }>()
+
+/** One file of markResources: the file itself when every resource in it is marked already. */
+function markFile(path: string, file: PackageFile, warnings: string[]): PackageFile {
+  const text = fileText(file)
+  const docs = splitDocuments(text)
+  if (!docs) return file
+  let changed = false
+  const out = docs.map(({ separator, text: docText }) => {
+    if (isEmptyDocument(docText) || (docText.includes('kpt-merge:') && docText.includes(upstreamIdentifierAnnotation)))
+      return separator + docText
+    let doc
+    try {
+      doc = parse(docText, { source: path })
+    } catch {
+      return separator + docText
+    }
+    if (!isMap(doc.contents) || !addMergeComment(doc)) return separator + docText
+    changed = true
+    const written = readableDocument(doc, { wide: sequenceStyle(docText) === 'wide', file: path })
+    if (written.warning) warnings.push(written.warning)
+    return separator + written.text
+  })
+  return changed ? textFile(out.join(''), file.executable) : file
 }

@@ -220,6 +220,7 @@ export class VariantContext {
       updated: gitPackageFiles(updated),
       local: downstream.files,
       onConflict: this.settings.onConflict,
+      pool: this.#pool,
       upstream: { repo: upstream.repo, directory, ref: upstream.ref },
       upstreamLock: { repo: upstream.repo, directory, ref: upstream.ref, commit: upstream.commit },
     })
