@@ -140,6 +140,8 @@ export class DirectoryOutput implements RunOutput, Staging {
       else continue
       if (this.now) datePackage(this.writer.packageDir(report.path!), this.now)
     }
+    // A replaced package's old tree that could not be removed goes with the staging directory at close.
+    await this.writer.settleRemovals()
     // A directory has no drafts: what is written is published, needs and all.
     return []
   }
@@ -193,6 +195,7 @@ export class DirectoryOutput implements RunOutput, Staging {
       } else if (orphan) this.writer.writePackage(path, orphanPackage(files, report.warnings))
       else this.writer.removePackage(path)
     }
+    await this.writer.settleRemovals()
     return removals.filter((r) => r.stored.published)
   }
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { textFile } from '../../package/files.js'
@@ -60,6 +60,19 @@ describe('StagingThread', () => {
     await thread.close()
     expect(readFileSync(join(dir, 'ok-1', 'sub/deep/cm.yaml'), 'utf8')).toBe('data: {n: "1"}\n')
     expect(statSync(join(dir, 'ok-1', 'run.sh')).mode & 0o777).toBe(0o755)
+  })
+
+  test('removes the trees it is given, and names one it cannot remove', async () => {
+    const thread = new StagingThread(32, worker)
+    for (let n = 0; n < 3; n++) await thread.write(join(dir, String(n)), pkg(n))
+    expect(await thread.settle()).toEqual(new Map())
+    for (let n = 0; n < 3; n++) thread.remove(join(dir, String(n)))
+    thread.remove(join(dir, 'missing'))
+    const failures = await thread.settle()
+    await thread.close()
+    expect([...failures.keys()]).toEqual([join(dir, 'missing')])
+    expect(failures.get(join(dir, 'missing'))).toMatch(/ENOENT/)
+    expect(readdirSync(dir)).toEqual([])
   })
 
   test('settles at once when nothing was queued', async () => {

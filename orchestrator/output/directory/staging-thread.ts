@@ -63,7 +63,19 @@ export class StagingThread {
     if (this.#queued.push(dir) === 1) worker.ref()
   }
 
-  /** Waits until every queued package is written; returns the directories that could not be, with the error. */
+  /**
+   * Queues the removal of the tree at `dir` (a replaced package, renamed
+   * away: nothing reads it any more). Never done in line: a path costs no
+   * memory to queue, and the caller commits packages without a pause in
+   * which the thread's acknowledgements could arrive.
+   */
+  remove(dir: string): void {
+    const worker = this.#start()
+    worker.postMessage({ dir })
+    if (this.#queued.push(dir) === 1) worker.ref()
+  }
+
+  /** Waits until every queued package is written (or tree removed); returns the directories that could not be, with the error. */
   async settle(): Promise<Map<string, string>> {
     while (this.#queued.length > 0) await this.#acknowledged()
     return this.#failures

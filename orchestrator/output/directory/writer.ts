@@ -5,6 +5,7 @@
  * the old package or the new one, never a mix; nothing is written outside DIR.
  */
 import { mkdirSync, readdirSync, renameSync, rmdirSync, rmSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
 import { dirname, join, resolve, sep } from 'node:path'
 import type { PackageFiles } from '../../package/files.js'
 import { openStagingThread } from './staging-thread.js'
@@ -19,6 +20,9 @@ export class DirectoryWriter {
   #staging: string | undefined
   #count = 0
   #thread: StagingThread | undefined
+  /** Threads removing the trees of replaced packages (see #replace), and the next to be given one. */
+  #removers: StagingThread[] | undefined
+  #nextRemover = 0
 
   /** `thread` tells the staging directories of one run's threads apart. */
   constructor(
@@ -74,6 +78,22 @@ export class DirectoryWriter {
     return failures
   }
 
+  /**
+   * Waits until the trees of the packages `commit` replaced are removed;
+   * returns those that could not be, with the error (left in the staging
+   * directory, which `close` removes).
+   */
+  async settleRemovals(): Promise<Map<string, string>> {
+    const removers = this.#removers ?? []
+    this.#removers = undefined
+    const failures = new Map<string, string>()
+    for (const remover of removers) {
+      for (const [dir, error] of await remover.settle()) failures.set(dir, error)
+      await remover.close()
+    }
+    return failures
+  }
+
   /** Replaces the package at `path` by a staged one, in one rename. */
   commit(path: string, staged: string): void {
     const target = this.packageDir(path)
@@ -120,6 +140,8 @@ export class DirectoryWriter {
     // Normally settled already; after an error, whatever the thread still had queued is dropped with the directories.
     void this.#thread?.close()
     this.#thread = undefined
+    for (const remover of this.#removers ?? []) void remover.close()
+    this.#removers = undefined
     this.#removeStaging((pid) => pid === process.pid)
     this.#staging = undefined
   }
@@ -134,7 +156,24 @@ export class DirectoryWriter {
       old = undefined
     }
     renameSync(staged, target)
-    if (old) removeTree(old)
+    if (old) this.#removeLater(old)
+  }
+
+  /**
+   * Removes the tree of a replaced package. An update replaces every package
+   * and removing the old files (a system call each) took as long as writing
+   * the new: it goes to threads, one per CPU, that work while the commit goes
+   * on (bench/RESULTS.md, 'upstream update of 10,000 variants').
+   */
+  #removeLater(dir: string): void {
+    if (!this.#removers) {
+      const count = Math.max(1, Math.min(2, availableParallelism()))
+      const opened = Array.from({ length: count }, () => openStagingThread()).filter((t) => t !== undefined)
+      this.#removers = opened
+    }
+    const remover = this.#removers[this.#nextRemover++ % Math.max(1, this.#removers.length)]
+    if (remover) remover.remove(dir)
+    else removeTree(dir)
   }
 
   #stagingDir(): string {
