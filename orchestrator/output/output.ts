@@ -15,6 +15,12 @@ import type { PublishedRevision } from '../rollout/types.js'
 export interface StoredPackage {
   published?: PackageFiles
   draft?: PackageFiles
+  /**
+   * A directory's: the metadata digest of the published package as it was
+   * read (statPackageDirectory's), when it can be trusted; recorded for a
+   * render that leaves the package as it is, which need not walk it again.
+   */
+  stat?: string
 }
 
 /** How a share of a run reads ahead. */

@@ -4,28 +4,68 @@
  * the packages found below a directory. Only reads.
  */
 import { createHash } from 'node:crypto'
-import { lstatSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readSync } from 'node:fs'
+import type { BigIntStats } from 'node:fs'
 import { join, relative, sep } from 'node:path'
 import type { PackageFile, PackageFiles } from './files.js'
 
 /** Reads every file below a package directory (`.git` skipped); undefined when the directory does not exist. */
 export function readPackageDirectory(dir: string): PackageFiles | undefined {
-  let stat
+  return readPackageAndDigest(dir)?.files
+}
+
+/**
+ * A package read from its directory, and the digest of its files' metadata
+ * as statPackageDirectory takes it (undefined where that would be), from the
+ * same system calls: each file is opened, its metadata read from the open
+ * file, then its content. A package the run reads and then leaves as it is
+ * (a --force re-render that changes nothing) is recorded by this digest
+ * rather than walked again. Undefined when the directory does not exist.
+ */
+export function readPackageAndDigest(
+  dir: string,
+  now = Date.now(),
+): { files: PackageFiles; digest: string | undefined } | undefined {
+  let own
   try {
     // A missing directory (every new variant's) answers without an exception to build and catch.
-    stat = statSync(dir, { throwIfNoEntry: false })
+    own = lstatSync(dir, { bigint: true, throwIfNoEntry: false })
   } catch {
     return undefined
   }
-  if (!stat) return undefined
-  if (!stat.isDirectory()) throw new Error(`${dir} exists and is not a directory`)
-  return new Map(
-    packageFilePaths(dir).map(({ path, full }): [string, PackageFile] => {
-      const file: PackageFile = { content: readFileSync(full) }
-      if ((lstatSync(full).mode & 0o111) !== 0) file.executable = true
-      return [path, file]
-    }),
-  )
+  if (!own) return undefined
+  if (!own.isDirectory()) throw new Error(`${dir} exists and is not a directory`)
+  const newest = newestTrusted(now)
+  let racy = own.mtimeNs > newest || own.ctimeNs > newest
+  const files: PackageFiles = new Map()
+  const lines: string[] = []
+  for (const { path, full } of packageFilePaths(dir)) {
+    const fd = openSync(full, 'r')
+    try {
+      const stat = fstatSync(fd, { bigint: true })
+      const content = readOpenFile(fd, Number(stat.size))
+      const file: PackageFile = { content }
+      if ((stat.mode & 0o111n) !== 0n) file.executable = true
+      files.set(path, file)
+      if (stat.mtimeNs > newest || stat.ctimeNs > newest) racy = true
+      lines.push(metadataLine(path, stat))
+    } finally {
+      closeSync(fd)
+    }
+  }
+  return { files, digest: racy ? undefined : metadataDigest(lines) }
+}
+
+/** An open file's content: `size` bytes as its metadata says, fewer if it shrinks meanwhile (as readFileSync reads a regular file). */
+function readOpenFile(fd: number, size: number): Buffer {
+  const buffer = Buffer.allocUnsafe(size)
+  let length = 0
+  while (length < size) {
+    const read = readSync(fd, buffer, length, size - length, null)
+    if (read === 0) break
+    length += read
+  }
+  return length === size ? buffer : buffer.subarray(0, length)
 }
 
 /** The regular files below a package directory (`.git` skipped): slash-separated paths relative to it, in sorted order, and full paths. */
@@ -56,7 +96,7 @@ const racyWindowMs = 2000
  * edit within the same clock tick would not show.
  */
 export function statPackageDirectory(dir: string, now = Date.now()): string | undefined {
-  const newest = BigInt(now - racyWindowMs) * 1_000_000n
+  const newest = newestTrusted(now)
   const lines: string[] = []
   try {
     // A package renamed into place (or a file added or removed) this recently changed its directory too: no need to walk it.
@@ -65,11 +105,24 @@ export function statPackageDirectory(dir: string, now = Date.now()): string | un
     for (const { path, full } of packageFilePaths(dir)) {
       const stat = lstatSync(full, { bigint: true })
       if (stat.mtimeNs > newest || stat.ctimeNs > newest) return undefined
-      lines.push(`${path}\0${stat.size}\0${stat.mtimeNs}\0${stat.ctimeNs}\0${stat.ino}\0${stat.mode}\n`)
+      lines.push(metadataLine(path, stat))
     }
   } catch {
     return undefined
   }
+  return metadataDigest(lines)
+}
+
+/** The newest modification or change time, in nanoseconds, whose file's metadata can be trusted at `now` (see racyWindowMs). */
+function newestTrusted(now: number): bigint {
+  return BigInt(now - racyWindowMs) * 1_000_000n
+}
+
+function metadataLine(path: string, stat: BigIntStats): string {
+  return `${path}\0${stat.size}\0${stat.mtimeNs}\0${stat.ctimeNs}\0${stat.ino}\0${stat.mode}\n`
+}
+
+function metadataDigest(lines: readonly string[]): string {
   // One hash of the whole text: the same digest as hashing line by line, for less.
   return createHash('sha256').update(lines.join('')).digest('hex')
 }

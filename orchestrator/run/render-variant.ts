@@ -110,8 +110,12 @@ export class VariantContext {
     const stored = await this.output.read(path)
     const current = stored.draft ?? stored.published
     if (recorded && current && this.memo!.sameFiles(recorded, stored)) {
+      // The files are those recorded, their metadata not: recorded anew, as read.
       const { stat: _stale, ...entry } = recorded
-      return skipAsRecorded(pending, entry)
+      return skipAsRecorded(
+        pending,
+        stored.stat === undefined || this.output.drafts ? entry : { ...entry, stat: stored.stat },
+      )
     }
     const final = await this.#renderFiles(variant, report, this.#pooled(stored))
     if (!final) return
@@ -145,7 +149,10 @@ export class VariantContext {
       warnings: [...report.warnings],
       dependencies: pending.dependencies.map((o) => o.toItemText()),
     }
-    return this.memo!.entry(variant, final.ran === 'in-process' ? 'fleet' : 'injectors', after, recordedReport)
+    const entry = this.memo!.entry(variant, final.ran === 'in-process' ? 'fleet' : 'injectors', after, recordedReport)
+    // Left as it was read: its digest then is its digest after the run, and the run need not walk it again.
+    if (report.status === 'unchanged' && !this.output.drafts && stored.stat !== undefined) entry.stat = stored.stat
+    return entry
   }
 
   /** Stages a changed package for the commit, or with --dry-run only describes it. */

@@ -6,7 +6,12 @@
  */
 import { readFileSync, statSync, utimesSync } from 'node:fs'
 import { join } from 'node:path'
-import { findPackages, readPackageDirectory, statPackageDirectory } from '../../package/directory.js'
+import {
+  findPackages,
+  readPackageAndDigest,
+  readPackageDirectory,
+  statPackageDirectory,
+} from '../../package/directory.js'
 import type { PackageFiles } from '../../package/files.js'
 import type { RunReport, VariantReport } from '../../report/report.js'
 import { orphanPackage } from '../../package/ownership.js'
@@ -92,9 +97,10 @@ export class DirectoryOutput implements RunOutput, Staging {
     const index = this.#order.get(path)
     if (this.#ahead && index !== undefined && index >= this.#aheadFrom) {
       const read = await this.#ahead.take(index - this.#aheadFrom)
-      if (read) return read.files ? { published: read.files } : {}
+      if (read) return storedPackage(read)
     }
-    const published = readPackageDirectory(this.writer.packageDir(path))
+    const read = readPackageAndDigest(this.writer.packageDir(path))
+    const published = read?.files
     // The first package found on disk says this run reads packages before rendering them (an update, a
     // re-render with --force): the rest of the share is read on another thread, ahead of the render.
     // A first render finds none, and a re-render that its record answers reads none.
@@ -102,7 +108,7 @@ export class DirectoryOutput implements RunOutput, Staging {
       this.#aheadFrom = index + 1
       this.#ahead = ReadAhead.start(this.#share.slice(index + 1).map((p) => this.writer.packageDirInside(p) ?? ''))
     }
-    return published ? { published } : {}
+    return storedPackage(read)
   }
 
   statDigest(path: string): string | undefined {
@@ -210,4 +216,10 @@ export class DirectoryOutput implements RunOutput, Staging {
     // A render thread's staged packages stay until the main thread has committed them.
     if (this.thread === 0) this.writer.close()
   }
+}
+
+/** A package as read, with its metadata digest when it has one. */
+function storedPackage(read: { files?: PackageFiles; digest?: string } | undefined): StoredPackage {
+  if (!read?.files) return {}
+  return read.digest === undefined ? { published: read.files } : { published: read.files, stat: read.digest }
 }

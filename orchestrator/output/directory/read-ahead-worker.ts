@@ -1,6 +1,6 @@
 /** The thread of read-ahead.ts: reads the package directories it is given, in order, never more than `window` ahead of those taken. */
 import { parentPort, workerData } from 'node:worker_threads'
-import { readPackageDirectory } from '../../package/directory.js'
+import { readPackageAndDigest } from '../../package/directory.js'
 import type { ReadAheadMessage } from './read-ahead.js'
 import { packFiles } from './write-files.js'
 
@@ -17,8 +17,10 @@ for (let index = 0; index < dirs.length; index++) {
   const dir = dirs[index]
   if (dir) {
     try {
-      const files = readPackageDirectory(dir)
-      message = files ? { index, files: packFiles(files) } : { index }
+      const read = readPackageAndDigest(dir)
+      message = read
+        ? { index, files: packFiles(read.files), ...(read.digest ? { digest: read.digest } : {}) }
+        : { index }
     } catch {
       // Left failed.
     }

@@ -24,10 +24,10 @@ const defaultWindow = 32
  * such directory), or that it could not read it; and `waiting` when its
  * window is full and it waits before reading `index`.
  */
-export type ReadAheadMessage = { index: number; files?: PackedFiles; failed?: true; waiting?: true }
+export type ReadAheadMessage = { index: number; files?: PackedFiles; digest?: string; failed?: true; waiting?: true }
 
-/** A package as read: its files, or undefined when the directory does not exist. */
-export type ReadPackage = { files: PackageFiles | undefined }
+/** A package as read: its files, or undefined when the directory does not exist; its metadata digest if trusted (readPackageAndDigest). */
+export type ReadPackage = { files: PackageFiles | undefined; digest?: string }
 
 export class ReadAhead {
   readonly #thread: Worker
@@ -93,7 +93,7 @@ export class ReadAhead {
       const file = { content: Buffer.from(content.buffer, content.byteOffset, content.byteLength) }
       files.set(path, executable ? { ...file, executable: true } : file)
     }
-    return { files }
+    return message.digest === undefined ? { files } : { files, digest: message.digest }
   }
 
   /** Resolves the next time the thread finds its window full, to the index it waits to read. */
