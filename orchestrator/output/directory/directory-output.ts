@@ -65,6 +65,7 @@ export class DirectoryOutput implements RunOutput, Staging {
   #ahead: ReadAhead | undefined
   /** The share's index of the thread's first package. */
   #aheadFrom = 0
+  #aheadTried = false
 
   /**
    * `thread` tells the staging directories of one run's threads apart;
@@ -104,7 +105,9 @@ export class DirectoryOutput implements RunOutput, Staging {
     // The first package found on disk says this run reads packages before rendering them (an update, a
     // re-render with --force): the rest of the share is read on another thread, ahead of the render.
     // A first render finds none, and a re-render that its record answers reads none.
-    if (published && !this.#ahead && index !== undefined && this.#share.length - index - 1 >= minReadAhead) {
+    if (published && !this.#aheadTried && index !== undefined && this.#share.length - index - 1 >= minReadAhead) {
+      // Tried once: where no thread can start (the fast path off), listing the rest of the share at every read was quadratic.
+      this.#aheadTried = true
       this.#aheadFrom = index + 1
       this.#ahead = ReadAhead.start(this.#share.slice(index + 1).map((p) => this.writer.packageDirInside(p) ?? ''))
     }
