@@ -6,32 +6,11 @@
 import { spawn } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
 import { createInterface } from 'node:readline'
+import type { Cycle } from '../../orchestrator/controller/cycle.js'
 import { cliCommand } from './cli-run.js'
 
-/** A cycle as `--json` prints it (controller/controller.ts's Cycle). */
-export interface CycleLine {
-  cycle: number
-  trigger: string[]
-  changed: string[]
-  scope: 'all' | { variants: string[]; repositories: string[] }
-  report: {
-    variants: {
-      subject: string
-      status: string
-      path?: string
-      reasons: { code: string; message: string }[]
-      draft?: string
-    }[]
-    problems: string[]
-  }
-  status: { written: number; changed: number; failures: string[] }
-  startedAt: number
-  doneAt: number
-  firstChangeAt?: number
-  memory: { rss: number; heapUsed: number }
-  eventLoopDelayMs: number
-  phases: { snapshot: number; plan: number; scope: number; render: number; status: number }
-}
+/** A cycle as `--json` prints it: the controller's own record of it, read back from its JSON line. */
+export type CycleLine = Cycle
 
 /** Processes still running, killed if the test process exits without stopping them. */
 const running = new Set<ChildProcess>()
