@@ -35,8 +35,8 @@ export function readPackageAndDigest(
   }
   if (!own) return undefined
   if (!own.isDirectory()) throw new Error(`${dir} exists and is not a directory`)
-  const newest = newestTrusted(now)
-  let racy = own.mtimeNs > newest || own.ctimeNs > newest
+  const trusted = trustedAt(now)
+  let racy = !trusted(own)
   const files: PackageFiles = new Map()
   const lines: string[] = []
   for (const { path, full } of packageFilePaths(dir)) {
@@ -47,7 +47,7 @@ export function readPackageAndDigest(
       const file: PackageFile = { content }
       if ((stat.mode & 0o111n) !== 0n) file.executable = true
       files.set(path, file)
-      if (stat.mtimeNs > newest || stat.ctimeNs > newest) racy = true
+      if (!trusted(stat)) racy = true
       lines.push(metadataLine(path, stat))
     } finally {
       closeSync(fd)
@@ -96,15 +96,15 @@ const racyWindowMs = 2000
  * edit within the same clock tick would not show.
  */
 export function statPackageDirectory(dir: string, now = Date.now()): string | undefined {
-  const newest = newestTrusted(now)
+  const trusted = trustedAt(now)
   const lines: string[] = []
   try {
     // A package renamed into place (or a file added or removed) this recently changed its directory too: no need to walk it.
     const own = lstatSync(dir, { bigint: true })
-    if (own.mtimeNs > newest || own.ctimeNs > newest) return undefined
+    if (!trusted(own)) return undefined
     for (const { path, full } of packageFilePaths(dir)) {
       const stat = lstatSync(full, { bigint: true })
-      if (stat.mtimeNs > newest || stat.ctimeNs > newest) return undefined
+      if (!trusted(stat)) return undefined
       lines.push(metadataLine(path, stat))
     }
   } catch {
@@ -113,9 +113,10 @@ export function statPackageDirectory(dir: string, now = Date.now()): string | un
   return metadataDigest(lines)
 }
 
-/** The newest modification or change time, in nanoseconds, whose file's metadata can be trusted at `now` (see racyWindowMs). */
-function newestTrusted(now: number): bigint {
-  return BigInt(now - racyWindowMs) * 1_000_000n
+/** Whether a file's metadata, at `now`, would show a later edit: modified and changed before the racy window. */
+function trustedAt(now: number): (stat: BigIntStats) => boolean {
+  const newest = BigInt(now - racyWindowMs) * 1_000_000n
+  return (stat) => stat.mtimeNs <= newest && stat.ctimeNs <= newest
 }
 
 function metadataLine(path: string, stat: BigIntStats): string {

@@ -112,10 +112,7 @@ export class VariantContext {
     if (recorded && current && this.memo!.sameFiles(recorded, stored)) {
       // The files are those recorded, their metadata not: recorded anew, as read.
       const { stat: _stale, ...entry } = recorded
-      return skipAsRecorded(
-        pending,
-        stored.stat === undefined || this.output.drafts ? entry : { ...entry, stat: stored.stat },
-      )
+      return skipAsRecorded(pending, withStatAsRead(entry, stored))
     }
     const final = await this.#renderFiles(variant, report, this.#pooled(stored))
     if (!final) return
@@ -150,9 +147,7 @@ export class VariantContext {
       dependencies: pending.dependencies.map((o) => o.toItemText()),
     }
     const entry = this.memo!.entry(variant, final.ran === 'in-process' ? 'fleet' : 'injectors', after, recordedReport)
-    // Left as it was read: its digest then is its digest after the run, and the run need not walk it again.
-    if (report.status === 'unchanged' && !this.output.drafts && stored.stat !== undefined) entry.stat = stored.stat
-    return entry
+    return report.status === 'unchanged' ? withStatAsRead(entry, stored) : entry
   }
 
   /** Stages a changed package for the commit, or with --dry-run only describes it. */
@@ -369,6 +364,15 @@ function installKeyOf(variant: PlannedVariant, downstream: Downstream, name: str
 function fail(report: VariantReport, code: FailureCode, message: string): undefined {
   report.reasons.push(failure(code, message))
   return undefined
+}
+
+/**
+ * The record of a package the run leaves as it read it, with the metadata
+ * digest taken as it was read (only a directory's package has one): its
+ * digest after the run too, so the run need not walk it again.
+ */
+function withStatAsRead(entry: MemoEntry, stored: StoredPackage): MemoEntry {
+  return stored.stat === undefined ? entry : { ...entry, stat: stored.stat }
 }
 
 /** A variant's upstream revision: the ref is part of it, as a tag and a branch at one commit clone to different upstream records. */

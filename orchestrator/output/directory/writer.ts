@@ -162,15 +162,11 @@ export class DirectoryWriter {
   /**
    * Removes the tree of a replaced package. An update replaces every package
    * and removing the old files (a system call each) took as long as writing
-   * the new: it goes to threads, one per CPU, that work while the commit goes
-   * on (bench/RESULTS.md, 'upstream update of 10,000 variants').
+   * the new: it goes to threads (openRemovers) that work while the commit
+   * goes on (bench/RESULTS.md, 'upstream update of 10,000 variants').
    */
   #removeLater(dir: string): void {
-    if (!this.#removers) {
-      const count = Math.max(1, Math.min(2, availableParallelism()))
-      const opened = Array.from({ length: count }, () => openStagingThread()).filter((t) => t !== undefined)
-      this.#removers = opened
-    }
+    this.#removers ??= openRemovers()
     const remover = this.#removers[this.#nextRemover++ % Math.max(1, this.#removers.length)]
     if (remover) remover.remove(dir)
     else removeTree(dir)
@@ -184,6 +180,12 @@ export class DirectoryWriter {
     }
     return this.#staging
   }
+}
+
+/** The threads removing replaced packages' trees: two, or one per CPU where there are fewer; none where none can start. */
+function openRemovers(): StagingThread[] {
+  const count = Math.max(1, Math.min(2, availableParallelism()))
+  return Array.from({ length: count }, () => openStagingThread()).filter((t) => t !== undefined)
 }
 
 function isRunning(pid: number): boolean {
