@@ -4,6 +4,7 @@ import { Document, YAMLSeq } from '../krm/yaml/index.js'
 import { KubeObject } from '../krm/index.js'
 import { readCatalogValue } from './catalog-value.js'
 import { installationTypes, readPackageCatalog, readPackageCatalogFields } from './dependencies.js'
+import { propertyRuns } from '../../test/support/property-runs.js'
 
 const odd = fc.constantFrom(null, 7, true, '', [], {}, 'x')
 const maybe = <T>(arb: fc.Arbitrary<T>) =>
@@ -99,7 +100,7 @@ test('readPackageCatalog is the typed reader, field for field and error for erro
       if (readCatalogValue(object, object.plainValue(), installationTypes)) fast++
       expect(outcome(() => readPackageCatalog(object))).toEqual(outcome(() => readPackageCatalogFields(object)))
     }),
-    { numRuns: 2000 },
+    { numRuns: propertyRuns(600) },
   )
   expect(fast).toBeGreaterThan(100)
 })

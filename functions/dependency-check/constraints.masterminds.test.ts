@@ -11,6 +11,7 @@ import fc from 'fast-check'
 import semver from 'semver'
 import { parseConstraint, satisfies } from './constraints.js'
 import { parseVersion } from './versions.js'
+import { propertyRuns } from '../../test/support/property-runs.js'
 
 interface Comparator {
   op: string
@@ -220,7 +221,7 @@ describe('translated ranges', () => {
       fc.property(constraint, version, (c, v) => {
         expect(ours(c, v)).toBe(masterminds(c, v, true))
       }),
-      { numRuns: 2000 },
+      { numRuns: propertyRuns(800) },
     )
   })
 })

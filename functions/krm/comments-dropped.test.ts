@@ -11,6 +11,7 @@ import { source } from '../../test/support/source.js'
 import { ResourceList } from './resource-list.js'
 import { runFunction } from './run.js'
 import type { KrmFunction } from './run.js'
+import { propertyRuns } from '../../test/support/property-runs.js'
 
 const list = source`
   apiVersion: config.kubernetes.io/v1
@@ -182,7 +183,7 @@ describe('property: comments are lost only with a warning, and a warning only wh
         specs.forEach((_, i) => expect(warned.has(`f${i}.yaml`)).toBe(!printed.includes(`# keep-${i}\n`)))
         expect((out.results ?? []).every((r) => r['severity'] === 'warning')).toBe(true)
       }),
-      { numRuns: 300 },
+      { numRuns: propertyRuns(150) },
     )
   })
 })

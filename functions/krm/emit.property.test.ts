@@ -6,6 +6,7 @@ import { KubeObject } from './kube-object.js'
 import { scanHeader } from './yaml/lazy-items.js'
 import { stringifyWithLibrary } from './yaml/documents.js'
 import { toNode } from './yaml/nodes.js'
+import { propertyRuns } from '../../test/support/property-runs.js'
 
 function libraryText(value: Record<string, unknown>): string {
   const doc = new Document()
@@ -78,6 +79,7 @@ const value = fc.letrec<{ node: unknown; map: Record<string, unknown>; seq: unkn
 describe('renderItemText (property)', () => {
   test('prints the same bytes as the yaml library, or defers to it', () => {
     let rendered = 0
+    const runs = propertyRuns(1000)
     fc.assert(
       fc.property(value.map, (v) => {
         const fast = renderItemText(v)
@@ -86,9 +88,9 @@ describe('renderItemText (property)', () => {
           expect(fast).toBe(libraryText(v))
         }
       }),
-      { numRuns: 3000 },
+      { numRuns: runs },
     )
-    expect(rendered).toBeGreaterThan(300)
+    expect(rendered).toBeGreaterThan(runs * 0.1)
   })
 
   test('a generated PackageVariant takes the fast path', () => {
@@ -151,6 +153,7 @@ describe('renderedHeader (property)', () => {
 
   test("is what the line scanner reads from the rendered text, and the object reads as the parsed text's", () => {
     let known = 0
+    const runs = propertyRuns(1200)
     fc.assert(
       fc.property(object, (v) => {
         const text = renderItemText(v)
@@ -165,9 +168,9 @@ describe('renderedHeader (property)', () => {
         const identity = (o: KubeObject) => [o.apiVersion, o.kind, o.name, o.namespace, o.labels(), o.annotations()]
         expect(identity(generated)).toEqual(identity(parsed))
       }),
-      { numRuns: 4000 },
+      { numRuns: runs },
     )
-    expect(known).toBeGreaterThan(200)
+    expect(known).toBeGreaterThan(runs * 0.05)
   })
 })
 
@@ -197,7 +200,7 @@ describe('KubeObject.fromObject with a placement', () => {
           expect([placed.path, placed.index, placed.name]).toEqual([path, index, slow.name])
         },
       ),
-      { numRuns: 500 },
+      { numRuns: propertyRuns(200) },
     )
   })
 })

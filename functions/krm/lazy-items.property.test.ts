@@ -4,6 +4,7 @@ import { KubeObject } from './kube-object.js'
 import { scanHeader, splitItems } from './yaml/lazy-items.js'
 import { ResourceList } from './resource-list.js'
 import { setFastPathsOff } from './fast-paths.js'
+import { propertyRuns } from '../../test/support/property-runs.js'
 
 // This suite tests the fast path itself: on, whatever KPT_VARIANTS_NO_FAST_PATHS says (the oracle run).
 beforeAll(() => setFastPathsOff([]))
@@ -173,7 +174,7 @@ describe('lazy items (property)', () => {
         }
         expect(applied(lazy)).toBe(applied(eager))
       }),
-      { numRuns: 1000 },
+      { numRuns: propertyRuns(300) },
     )
   })
 
@@ -184,7 +185,7 @@ describe('lazy items (property)', () => {
         if (text.includes('items:\n')) expect(split).toBeDefined()
         expect(ResourceList.parse(text).toString()).toBe(ResourceList.parse(text, { lazy: false }).toString())
       }),
-      { numRuns: 300 },
+      { numRuns: propertyRuns(120) },
     )
   })
 })

@@ -9,6 +9,7 @@ import { source } from '../../test/support/source.js'
 import { KubeObject } from './kube-object.js'
 import { readableDocument } from './readable.js'
 import { parse, print, readsBack } from './yaml/index.js'
+import { propertyRuns } from '../../test/support/property-runs.js'
 
 const binding = source`
   # Bound per cluster.
@@ -147,7 +148,7 @@ describe('property: readsBack says whether a printed document parses; readableDo
         expect(parseDocument(written.text).errors).toEqual([])
         expect(written.warning !== undefined).toBe(written.text !== printed)
       }),
-      { numRuns: 500 },
+      { numRuns: propertyRuns(200) },
     )
   })
 })

@@ -5,6 +5,7 @@ import { printOptions } from './yaml/print-options.js'
 import { ResourceList } from './resource-list.js'
 import type { Result } from './results.js'
 import { toNode } from './yaml/nodes.js'
+import { propertyRuns } from '../../test/support/property-runs.js'
 
 const input =
   'apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n'
@@ -57,7 +58,7 @@ test('results print as the library prints them', () => {
       rl.results.push(...results)
       expect(rl.toString()).toBe(libraryText(results))
     }),
-    { numRuns: 1000 },
+    { numRuns: propertyRuns(400) },
   )
 })
 
@@ -70,6 +71,6 @@ test('results sharing one reference and file (one object declares many) print as
       rl.results.push(...shared)
       expect(rl.toString()).toBe(libraryText(shared))
     }),
-    { numRuns: 500 },
+    { numRuns: propertyRuns(200) },
   )
 })

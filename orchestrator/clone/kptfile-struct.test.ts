@@ -2,6 +2,7 @@ import fc from 'fast-check'
 import { parse } from '../../functions/krm/yaml/index.js'
 import { decodeKptfile, encodeKptfile, kptfileValue } from './kptfile-struct.js'
 import type { KptfileStruct } from './kptfile-struct.js'
+import { propertyRuns } from '../../test/support/property-runs.js'
 
 /** Strings YAML would read as something else unless quoted: the encoder must keep them strings. */
 const text = fc.oneof(
@@ -68,7 +69,7 @@ describe('Kptfile struct', () => {
         expect(kptfileValue(k)).toEqual(parsed)
         expect(JSON.stringify(kptfileValue(k))).toBe(JSON.stringify(parsed))
       }),
-      { numRuns: 300 },
+      { numRuns: propertyRuns(100) },
     )
   })
 
@@ -79,7 +80,7 @@ describe('Kptfile struct', () => {
         expect(decoded.ok).toBe(true)
         expect(decoded.ok && kptfileValue(decoded.value)).toEqual(kptfileValue(k))
       }),
-      { numRuns: 200 },
+      { numRuns: propertyRuns(80) },
     )
   })
 })

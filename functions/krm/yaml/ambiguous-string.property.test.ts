@@ -5,6 +5,7 @@
 import fc from 'fast-check'
 import { parse } from 'yaml'
 import { isAmbiguousString } from './ambiguous-string.js'
+import { propertyRuns } from '../../../test/support/property-runs.js'
 
 function readsAsOtherType(value: string): boolean {
   if (value === '' || /^\s|\s$/.test(value)) return true
@@ -46,6 +47,6 @@ test('isAmbiguousString is YAML 1.1 reading the text as another type', () => {
     fc.property(fc.oneof(letterFirst, words, ascii), (value) => {
       expect(isAmbiguousString(value)).toBe(readsAsOtherType(value))
     }),
-    { numRuns: 5000 },
+    { numRuns: propertyRuns(2000) },
   )
 })

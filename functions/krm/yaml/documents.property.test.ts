@@ -1,6 +1,7 @@
 /** Property: any kpt-style YAML text survives parse + print unchanged. */
 import fc from 'fast-check'
 import { parseYamlDocument, parseYamlDocuments, stringifyYamlDocument, stringifyYamlDocuments } from './documents.js'
+import { propertyRuns } from '../../../test/support/property-runs.js'
 
 type Scalar = { kind: 'scalar'; text: string }
 type MapNode = { kind: 'map'; entries: { key: string; head?: string; comment?: string; value: Tree }[] }
@@ -102,7 +103,7 @@ describe('YAML round trip (property)', () => {
       fc.property(documentText, (text) => {
         expect(stringifyYamlDocument(parseYamlDocument(text))).toBe(text)
       }),
-      { numRuns: 400 },
+      { numRuns: propertyRuns(200) },
     )
   })
 
@@ -113,7 +114,7 @@ describe('YAML round trip (property)', () => {
         const printed = stringifyYamlDocuments(parseYamlDocuments(text))
         expect(printed).toBe(text)
       }),
-      { numRuns: 150 },
+      { numRuns: propertyRuns(80) },
     )
   })
 })

@@ -6,6 +6,7 @@ import fc from 'fast-check'
 import { parseDocument } from 'yaml'
 import { isPlainBlockItem } from './item-syntax.js'
 import { checkNode } from './documents.js'
+import { propertyRuns } from '../../../test/support/property-runs.js'
 
 const kptItem = `- # workload
   apiVersion: apps/v1
@@ -130,6 +131,6 @@ test('property: an accepted item parses without errors, duplicate keys or aliase
       const item = (doc.contents as { items: unknown[] }).items[0]
       expect(() => checkNode(item as never, doc, 'item')).not.toThrow()
     }),
-    { numRuns: 3000 },
+    { numRuns: propertyRuns(1000) },
   )
 })
