@@ -3,20 +3,21 @@
  * by a present node, or the package version to install or change to so that
  * it is provided (rule 2 for APIs), or why nothing provides it.
  */
-import type { GVKDependency } from '../../api/dependencies.js'
+import type { DependencyPolicy, GVKDependency } from '../../api/dependencies.js'
+import type { Constraint } from '../constraints.js'
 import { gvkKey } from '../graph.js'
-import type { IndexedVersion } from '../graph.js'
+import type { IndexedPackage, IndexedVersion } from '../graph.js'
 import { describeConstraints } from '../messages.js'
 import type { Conflict } from '../plan.js'
 import { compareVersions, isUpgrade } from '../versions.js'
+import type { Version } from '../versions.js'
 import { candidates } from './candidates.js'
 import { reportName, satisfiedBy, stateOf } from './decision.js'
 import type { Decision, Effect, ReportBase } from './decision.js'
 import { nodeId, nodeLabel } from './plan-graph.js'
-import type { PlanGraph, PlanNode } from './plan-graph.js'
+import type { Action, PlanGraph, PlanNode } from './plan-graph.js'
 
 export function decideGVK(graph: PlanGraph, node: PlanNode, dep: GVKDependency): Decision {
-  const { catalog, policy } = graph
   const key = gvkKey(dep.gvk)
   const base = reportName(key, 'GVK', dep.optional)
   if (graph.clusterAPIs.has(key))
@@ -30,63 +31,117 @@ export function decideGVK(graph: PlanGraph, node: PlanNode, dep: GVKDependency):
     }
   const providers = graph.providersOf(key)
   const provider = providers.find((n) => n === node) ?? providers[0]
-  if (provider) {
-    const catalogProviders = catalog.providers.get(key) ?? []
-    const ambiguous = provider.action === 'install' && catalogProviders.length > 1
-    const state = ambiguous ? 'Ambiguous' : stateOf(provider)
-    const label = nodeLabel(provider.package, provider.namespace, provider.version?.raw)
-    const message = ambiguous
-      ? `${key} is provided by ${catalogProviders.join(', ')}; picked ${label} (catalog order)`
-      : provider.action === 'install'
-        ? `install ${label}, which provides ${key}`
-        : provider.action === 'upgrade' || provider.action === 'downgrade'
-          ? `${provider.action} ${provider.package} from ${provider.installed?.version.raw} to ${provider.version?.raw}, which provides ${key}`
-          : `${key} is provided by ${label}`
-    const decision: Decision = { report: { ...base, state, satisfiedBy: satisfiedBy(provider), message } }
-    if (provider !== node) decision.to = provider.id
-    return decision
-  }
-  if (dep.optional && policy.optional === 'Skip')
+  if (provider) return providedByNode(graph, node, provider, key, base)
+  if (dep.optional && graph.policy.optional === 'Skip')
     return { report: { ...base, state: 'Skipped', message: `optional dependency ${key} is not served; skipped` } }
-  if (node.action === 'keep') {
-    // An untouched installation's API: the targets are to blame only if an installed version served it before.
-    const before = graph.servedBefore().get(key) ?? []
-    if (before.length === 0)
-      return {
-        report: { ...base, state: 'Missing', resolvable: false, preExisting: true, message: `${key} is not served` },
-      }
-    const message = `${key} would no longer be served (provided before by ${before.join(', ')})`
+  if (node.action === 'keep') return unservedForKeptNode(graph, node, key, base)
+  const names = graph.catalog.providers.get(key) ?? []
+  // A present provider's version change wins over an install; its unresolvable conflict is reported only if no install helps.
+  const changed = changePresentProvider(graph, node, names, key, base)
+  if (changed && resolves(changed)) return changed
+  const installed = installAbsentProvider(graph, node, names, key, base)
+  if (installed) return installed
+  if (changed) return changed
+  if (dep.optional)
     return {
-      report: { ...base, state: 'Missing', resolvable: false, message },
-      conflict: {
-        id: key,
-        package: key,
-        namespace: node.namespace,
-        required: key,
-        resolvable: false,
-        reason: 'Missing',
-        message,
+      report: {
+        ...base,
+        state: 'Skipped',
+        message: `optional dependency ${key} is not served and no package provides it; skipped`,
       },
     }
+  return missingAPI(node, key, base, `no installed package, cluster API or catalog package provides ${key}`)
+}
+
+/** The API is provided by a node of the plan: the report says how (kept, installed, or a version change). */
+function providedByNode(graph: PlanGraph, node: PlanNode, provider: PlanNode, key: string, base: ReportBase): Decision {
+  const catalogProviders = graph.catalog.providers.get(key) ?? []
+  const ambiguous = provider.action === 'install' && catalogProviders.length > 1
+  const state = ambiguous ? 'Ambiguous' : stateOf(provider)
+  const label = nodeLabel(provider.package, provider.namespace, provider.version?.raw)
+  const message = ambiguous
+    ? `${key} is provided by ${catalogProviders.join(', ')}; picked ${label} (catalog order)`
+    : provider.action === 'install'
+      ? `install ${label}, which provides ${key}`
+      : provider.action === 'upgrade' || provider.action === 'downgrade'
+        ? `${provider.action} ${provider.package} from ${provider.installed?.version.raw} to ${provider.version?.raw}, which provides ${key}`
+        : `${key} is provided by ${label}`
+  const decision: Decision = { report: { ...base, state, satisfiedBy: satisfiedBy(provider), message } }
+  if (provider !== node) decision.to = provider.id
+  return decision
+}
+
+/**
+ * An untouched installation's API that nothing serves: the targets are to
+ * blame only if an installed version served it before.
+ */
+function unservedForKeptNode(graph: PlanGraph, node: PlanNode, key: string, base: ReportBase): Decision {
+  const before = graph.servedBefore().get(key) ?? []
+  if (before.length === 0)
+    return {
+      report: { ...base, state: 'Missing', resolvable: false, preExisting: true, message: `${key} is not served` },
+    }
+  return missingAPI(node, key, base, `${key} would no longer be served (provided before by ${before.join(', ')})`)
+}
+
+/** The unresolvable Missing report of an API, with its conflict. */
+function missingAPI(node: PlanNode, key: string, base: ReportBase, message: string): Decision {
+  return {
+    report: { ...base, state: 'Missing', resolvable: false, message },
+    conflict: {
+      id: key,
+      package: key,
+      namespace: node.namespace,
+      required: key,
+      resolvable: false,
+      reason: 'Missing',
+      message,
+    },
   }
-  const names = catalog.providers.get(key) ?? []
-  // An installation of a providing package, at a version that does not provide it: change its version (rule 2 for APIs).
+}
+
+/** A decision with no conflict, or with one marked resolvable. */
+function resolves(decision: Decision): boolean {
+  return !decision.conflict || decision.conflict.resolvable
+}
+
+/**
+ * An installation of a providing package, at a version that does not provide
+ * it: change its version (rule 2 for APIs). The first change that resolves,
+ * else the first that fails; undefined if no providing package is present.
+ */
+function changePresentProvider(
+  graph: PlanGraph,
+  node: PlanNode,
+  names: readonly string[],
+  key: string,
+  base: ReportBase,
+): Decision | undefined {
   let failed: Decision | undefined
   for (const name of names) {
     const present = graph.nodes.get(graph.scope(name, node.namespace))
     if (!present) continue
     const decision = providerChange(graph, present, key, base)
-    if (!decision.conflict || decision.conflict.resolvable) return decision
+    if (resolves(decision)) return decision
     failed ??= decision
   }
+  return failed
+}
+
+/** The install of the first absent providing package with an admitted providing version, in catalog order. */
+function installAbsentProvider(
+  graph: PlanGraph,
+  node: PlanNode,
+  names: readonly string[],
+  key: string,
+  base: ReportBase,
+): Decision | undefined {
   const absent = names.filter((name) => !graph.byPackage.has(name))
   for (const name of absent) {
-    const entry = catalog.packages.get(name)!
+    const entry = graph.catalog.packages.get(name)!
     const namespace = graph.installNamespace(name, node.namespace)
     const constraints = graph.rangesOn({ package: name, id: nodeId(name, namespace) }).map((r) => r.constraint)
-    const providing = candidates(entry, constraints, policy).filter((v) =>
-      v.spec.provides.some((g) => gvkKey(g) === key),
-    )
+    const providing = candidates(entry, constraints, graph.policy).filter((v) => providesAPI(v, key))
     const chosen = providing[providing.length - 1]
     if (!chosen) continue
     const ambiguous = absent.length > 1
@@ -104,28 +159,18 @@ export function decideGVK(graph: PlanGraph, node: PlanNode, dep: GVKDependency):
       },
     }
   }
-  if (failed) return failed
-  if (dep.optional)
-    return {
-      report: {
-        ...base,
-        state: 'Skipped',
-        message: `optional dependency ${key} is not served and no package provides it; skipped`,
-      },
-    }
-  const message = `no installed package, cluster API or catalog package provides ${key}`
-  return {
-    report: { ...base, state: 'Missing', resolvable: false, message },
-    conflict: {
-      id: key,
-      package: key,
-      namespace: node.namespace,
-      required: key,
-      resolvable: false,
-      reason: 'Missing',
-      message,
-    },
-  }
+  return undefined
+}
+
+function providesAPI(v: IndexedVersion, key: string): boolean {
+  return v.spec.provides.some((g) => gvkKey(g) === key)
+}
+
+/** A providing package present in the plan, and the API dependency on `key` it is to provide. */
+interface PresentProvider {
+  present: PlanNode
+  key: string
+  base: ReportBase
 }
 
 /**
@@ -135,60 +180,88 @@ export function decideGVK(graph: PlanGraph, node: PlanNode, dep: GVKDependency):
  * does for a package dependency). A target's version is fixed.
  */
 function providerChange(graph: PlanGraph, present: PlanNode, key: string, base: ReportBase): Decision {
-  const { policy } = graph
+  const p: PresentProvider = { present, key, base }
+  if (present.action === 'target' || !present.version)
+    return cannotProvide(p, 'Missing', false, `${present.package} is a target, so its version is fixed`)
   const entry = graph.catalog.packages.get(present.package)!
-  const current = present.version
-  const label = nodeLabel(present.package, present.namespace, current?.raw)
-  const actual = present.installed?.version.raw ?? current?.raw
-  const to = present.id
-  const fail = (
-    reason: Conflict['reason'],
-    resolvable: boolean,
-    text: string,
-    extra: { direction?: Conflict['direction']; resolution?: Conflict['resolution'] } = {},
-  ): Decision => {
-    const message = `${label} does not provide ${key}: ${text}`
-    return {
-      to,
-      report: {
-        ...base,
-        state: 'Conflict',
-        resolvable,
-        ...(present.installed ? { installed: present.installed.version.raw } : {}),
-        message,
-      },
-      conflict: {
-        id: present.id,
-        package: present.package,
-        namespace: present.namespace,
-        ...(actual ? { actual } : {}),
-        required: key,
-        resolvable,
-        reason,
-        message,
-        ...extra,
-      },
-    }
-  }
-  if (present.action === 'target' || !current)
-    return fail('Missing', false, `${present.package} is a target, so its version is fixed`)
   const constraints = graph.rangesOn(present).map((r) => r.constraint)
-  const providing = candidates(entry, constraints, policy).filter((v) => v.spec.provides.some((g) => gvkKey(g) === key))
-  if (providing.length === 0) {
-    const all = entry.versions.filter((v) => v.spec.provides.some((g) => gvkKey(g) === key)).map((v) => v.version.raw)
-    const text =
-      constraints.length > 0
-        ? `no version of ${present.package} both provides it and satisfies ${describeConstraints(constraints)}`
-        : `no version of ${present.package} that provides it is admitted by \`policy.prereleases\` / \`policy.incompleteVersions\``
-    return fail('NoVersionSatisfiesAll', false, `${text} (versions that provide it: ${all.join(', ')})`)
+  const providing = candidates(entry, constraints, graph.policy).filter((v) => providesAPI(v, key))
+  if (providing.length === 0) return noProvidingVersion(p, entry, constraints)
+  if (present.action === 'install') {
+    const chosen = providing[providing.length - 1]!
+    const message = `install ${present.package}@${chosen.version.raw}, which provides ${key}`
+    return providedAt(p, 'Install', chosen, message, changeEffect(present, chosen, 'install'))
   }
-  const report = (
-    state: 'Install' | 'Upgrade' | 'Downgrade' | 'Fulfilled',
-    v: IndexedVersion,
-    message: string,
-    effect: Effect,
-  ): Decision => ({
-    to,
+  const original = present.installed!.version
+  const kept = providing.find((v) => compareVersions(v.version, original) === 0)
+  if (kept) {
+    const message = `${present.package}@${original.raw} kept; it provides ${key}`
+    return providedAt(p, 'Fulfilled', kept, message, changeEffect(present, undefined, 'keep'))
+  }
+  return upgradeOrDowngrade(graph.policy, p, providing, original)
+}
+
+/** No version of the present provider both provides the API and is admitted: the versions that would. */
+function noProvidingVersion(p: PresentProvider, entry: IndexedPackage, constraints: Constraint[]): Decision {
+  const { present, key } = p
+  const all = entry.versions.filter((v) => providesAPI(v, key)).map((v) => v.version.raw)
+  const text =
+    constraints.length > 0
+      ? `no version of ${present.package} both provides it and satisfies ${describeConstraints(constraints)}`
+      : `no version of ${present.package} that provides it is admitted by \`policy.prereleases\` / \`policy.incompleteVersions\``
+  return cannotProvide(p, 'NoVersionSatisfiesAll', false, `${text} (versions that provide it: ${all.join(', ')})`)
+}
+
+/**
+ * None of `providing` is the installed version: upgrade to one (the highest,
+ * or the lowest per `policy.upgradeTarget`) if any is newer, else downgrade to
+ * the highest older one, each only as its policy allows.
+ */
+function upgradeOrDowngrade(
+  policy: DependencyPolicy,
+  p: PresentProvider,
+  providing: IndexedVersion[],
+  original: Version,
+): Decision {
+  const { present, key } = p
+  const up = providing.filter((v) => compareVersions(v.version, original) !== 0 && isUpgrade(original, v.version))
+  const down = providing.filter((v) => compareVersions(v.version, original) !== 0 && !isUpgrade(original, v.version))
+  if (up.length > 0) {
+    const chosen = policy.upgradeTarget === 'Lowest' ? up[0]! : up[up.length - 1]!
+    if (policy.upgrades === 'Allow') {
+      const message = `upgrade ${present.package} from ${original.raw} to ${chosen.version.raw}, which provides ${key}`
+      return providedAt(p, 'Upgrade', chosen, message, changeEffect(present, chosen, 'upgrade'))
+    }
+    const text = `upgrading to ${chosen.version.raw} resolves it (\`policy.upgrades\` is Deny)`
+    return cannotProvide(p, 'UpgradeNotAllowed', true, text, {
+      direction: 'Below',
+      resolution: { action: 'Upgrade', version: chosen.version.raw },
+    })
+  }
+  const chosen = down[down.length - 1]!
+  if (policy.downgrades === 'Allow') {
+    const message = `downgrade ${present.package} from ${original.raw} to ${chosen.version.raw}, which provides ${key}`
+    return providedAt(p, 'Downgrade', chosen, message, changeEffect(present, chosen, 'downgrade'))
+  }
+  const text = `only a downgrade to ${chosen.version.raw} would provide it (\`policy.downgrades\` is Deny)`
+  return cannotProvide(p, 'InstalledTooNew', false, text, { direction: 'Above' })
+}
+
+function changeEffect(node: PlanNode, version: IndexedVersion | undefined, action: Action): Effect {
+  return { kind: 'change', node, version, action }
+}
+
+/** The present provider meets the API at version `v`, through `effect`. */
+function providedAt(
+  p: PresentProvider,
+  state: 'Install' | 'Upgrade' | 'Downgrade' | 'Fulfilled',
+  v: IndexedVersion,
+  message: string,
+  effect: Effect,
+): Decision {
+  const { present, base } = p
+  return {
+    to: present.id,
     effect,
     report: {
       ...base,
@@ -201,70 +274,40 @@ function providerChange(graph: PlanGraph, present: PlanNode, key: string, base: 
       },
       message,
     },
-  })
-  if (present.action === 'install') {
-    const chosen = providing[providing.length - 1]!
-    return report('Install', chosen, `install ${present.package}@${chosen.version.raw}, which provides ${key}`, {
-      kind: 'change',
-      node: present,
-      version: chosen,
-      action: 'install',
-    })
   }
-  const original = present.installed!.version
-  const kept = providing.find((v) => compareVersions(v.version, original) === 0)
-  if (kept)
-    return report('Fulfilled', kept, `${present.package}@${original.raw} kept; it provides ${key}`, {
-      kind: 'change',
-      node: present,
-      version: undefined,
-      action: 'keep',
-    })
-  const up = providing.filter((v) => compareVersions(v.version, original) !== 0 && isUpgrade(original, v.version))
-  const down = providing.filter((v) => compareVersions(v.version, original) !== 0 && !isUpgrade(original, v.version))
-  if (up.length > 0) {
-    const chosen = policy.upgradeTarget === 'Lowest' ? up[0]! : up[up.length - 1]!
-    if (policy.upgrades === 'Allow') {
-      return report(
-        'Upgrade',
-        chosen,
-        `upgrade ${present.package} from ${original.raw} to ${chosen.version.raw}, which provides ${key}`,
-        {
-          kind: 'change',
-          node: present,
-          version: chosen,
-          action: 'upgrade',
-        },
-      )
-    }
-    return fail(
-      'UpgradeNotAllowed',
-      true,
-      `upgrading to ${chosen.version.raw} resolves it (\`policy.upgrades\` is Deny)`,
-      {
-        direction: 'Below',
-        resolution: { action: 'Upgrade', version: chosen.version.raw },
-      },
-    )
+}
+
+/** The present provider cannot provide the API at any version it may have: the conflict and why. */
+function cannotProvide(
+  p: PresentProvider,
+  reason: Conflict['reason'],
+  resolvable: boolean,
+  text: string,
+  extra: { direction?: Conflict['direction']; resolution?: Conflict['resolution'] } = {},
+): Decision {
+  const { present, key, base } = p
+  const label = nodeLabel(present.package, present.namespace, present.version?.raw)
+  const actual = present.installed?.version.raw ?? present.version?.raw
+  const message = `${label} does not provide ${key}: ${text}`
+  return {
+    to: present.id,
+    report: {
+      ...base,
+      state: 'Conflict',
+      resolvable,
+      ...(present.installed ? { installed: present.installed.version.raw } : {}),
+      message,
+    },
+    conflict: {
+      id: present.id,
+      package: present.package,
+      namespace: present.namespace,
+      ...(actual ? { actual } : {}),
+      required: key,
+      resolvable,
+      reason,
+      message,
+      ...extra,
+    },
   }
-  const chosen = down[down.length - 1]!
-  if (policy.downgrades === 'Allow') {
-    return report(
-      'Downgrade',
-      chosen,
-      `downgrade ${present.package} from ${original.raw} to ${chosen.version.raw}, which provides ${key}`,
-      {
-        kind: 'change',
-        node: present,
-        version: chosen,
-        action: 'downgrade',
-      },
-    )
-  }
-  return fail(
-    'InstalledTooNew',
-    false,
-    `only a downgrade to ${chosen.version.raw} would provide it (\`policy.downgrades\` is Deny)`,
-    { direction: 'Above' },
-  )
 }
