@@ -39,32 +39,34 @@ interface Level {
   keys?: string[] | Set<string>
 }
 
+/** A `|` or `>` scalar being skipped: its parent's column, and its content's once the first line sets it. */
+interface BlockScalar {
+  parentIndent: number
+  contentIndent?: number
+}
+
+/** Where the line-by-line scan of one item stands: the blocks open around the line, and what the last line left. */
+interface Scan {
+  stack: Level[]
+  /** The column of the key or dash on the previous line when its value is a block still to come. */
+  open: number | undefined
+  blockScalar: BlockScalar | undefined
+}
+
 /** True when `chunk` (a `- ` entry of the items block) is certainly well-formed YAML with unique keys. */
 export function isPlainBlockItem(chunk: string): boolean {
-  const stack: Level[] = [{ indent: 0, kind: 'seq' }]
-  /** The column of the key or dash on the previous line when its value is a block still to come. */
-  let open: number | undefined
-  let blockScalar: { parentIndent: number; contentIndent?: number } | undefined
+  // One state object passed to module functions: no closures made per item.
+  const scan: Scan = { stack: [{ indent: 0, kind: 'seq' }], open: undefined, blockScalar: undefined }
   let lineStart = 0
   while (lineStart < chunk.length) {
-    if (!blockScalar) {
+    if (!scan.blockScalar) {
       // Most lines: one match of the common shape, no slicing.
       commonLine.lastIndex = lineStart
       const m = commonLine.exec(chunk)
       if (m) {
-        let indent = 0
-        while (chunk.charCodeAt(lineStart + indent) === 32) indent++
-        let map: Level | undefined
-        if (m[1] === undefined) map = enterMap(indent)
-        else if (enterSeq(indent)) {
-          let col = lineStart + indent + 1
-          while (chunk.charCodeAt(col) === 32) col++
-          map = { indent: col - lineStart, kind: 'map' }
-          stack.push(map)
-        }
-        if (!map || !addKey(map, m[2]!) || stack.length > maxBlockDepth) return false
-        open = m[3] === undefined ? map.indent : undefined
-        lineStart = commonLine.lastIndex
+        const next = commonLine.lastIndex
+        if (!readCommonLine(scan, chunk, lineStart, m)) return false
+        lineStart = next
         continue
       }
     }
@@ -72,97 +74,135 @@ export function isPlainBlockItem(chunk: string): boolean {
     if (lineEnd < 0) lineEnd = chunk.length
     const line = chunk.slice(lineStart, lineEnd)
     lineStart = lineEnd + 1
-    if (line === '') continue
-    let indent = 0
-    while (line.charCodeAt(indent) === 32) indent++
-    if (indent === line.length) return false // whitespace-only lines: the parser knows their rules
-    if (blockScalar) {
-      const { parentIndent, contentIndent } = blockScalar
-      if (contentIndent === undefined && indent > parentIndent) {
-        blockScalar.contentIndent = indent
-        continue
-      }
-      if (contentIndent !== undefined && indent >= contentIndent) continue
-      blockScalar = undefined
-    }
-    const first = line.charCodeAt(indent)
-    if (first === 35 /* # */) continue
-    if (first === 45 /* - */ && (indent + 1 === line.length || line.charCodeAt(indent + 1) === 32)) {
-      if (!enterSeq(indent)) return false
-      let col = indent + 1
-      while (line.charCodeAt(col) === 32) col++
-      if (col === line.length || line.charCodeAt(col) === 35) {
-        open = indent
-        continue
-      }
-      open = undefined
-      if (line.charCodeAt(col) === 45 && (col + 1 === line.length || line.charCodeAt(col + 1) === 32)) return false // `- - x`: the parser's
-      const keyEnd = keyEndAt(line, col)
-      if (keyEnd === undefined) {
-        const value = line.slice(col)
-        if (blockScalarHeader.test(value)) blockScalar = { parentIndent: indent }
-        else if (!isValue(value)) return false
-        continue
-      }
-      const map: Level = { indent: col, kind: 'map' }
-      stack.push(map)
-      if (!readEntry(map, line, col, keyEnd) || stack.length > maxBlockDepth) return false
-      continue
-    }
-    const map = enterMap(indent)
-    if (!map) return false
-    const keyEnd = keyEndAt(line, indent)
-    if (keyEnd === undefined || !readEntry(map, line, indent, keyEnd) || stack.length > maxBlockDepth) return false
+    if (!readLine(scan, line)) return false
   }
   return true
+}
 
-  function enterSeq(col: number): boolean {
-    while (stack.length > 0 && stack[stack.length - 1]!.indent > col) stack.pop()
-    const top = stack[stack.length - 1]
-    if (!top) return false
-    if (top.kind === 'seq' && top.indent === col) return true
-    // A new sequence is the value of the key (or dash) just above: deeper, or at the key's own column.
-    if (open !== undefined && (open < col || (open === col && top.kind === 'map' && top.indent === col))) {
-      stack.push({ indent: col, kind: 'seq' })
-      return true
-    }
-    return false
+/** A line `commonLine` matched (`m`) at `lineStart`: its key added to the map it continues, or opens after `- `. */
+function readCommonLine(scan: Scan, chunk: string, lineStart: number, m: RegExpExecArray): boolean {
+  let indent = 0
+  while (chunk.charCodeAt(lineStart + indent) === 32) indent++
+  let map: Level | undefined
+  if (m[1] === undefined) map = enterMap(scan, indent)
+  else if (enterSeq(scan, indent)) {
+    let col = lineStart + indent + 1
+    while (chunk.charCodeAt(col) === 32) col++
+    map = { indent: col - lineStart, kind: 'map' }
+    scan.stack.push(map)
   }
+  if (!map || !addKey(map, m[2]!) || scan.stack.length > maxBlockDepth) return false
+  scan.open = m[3] === undefined ? map.indent : undefined
+  return true
+}
 
-  function enterMap(col: number): Level | undefined {
-    const wasOpen = open
-    open = undefined
-    for (
-      let top = stack[stack.length - 1];
-      top && (top.indent > col || (top.indent === col && top.kind === 'seq'));
-      top = stack[stack.length - 1]
-    )
-      stack.pop()
-    const top = stack[stack.length - 1]
-    if (top?.kind === 'map' && top.indent === col) return top
-    if (wasOpen === undefined || wasOpen >= col) return undefined
-    const map: Level = { indent: col, kind: 'map' }
-    stack.push(map)
-    return map
+/** Any other line (sliced, without its newline): blank, block scalar content, a comment, a `- ` entry or `key: value`. */
+function readLine(scan: Scan, line: string): boolean {
+  if (line === '') return true
+  let indent = 0
+  while (line.charCodeAt(indent) === 32) indent++
+  if (indent === line.length) return false // whitespace-only lines: the parser knows their rules
+  if (scan.blockScalar) {
+    if (continuesBlockScalar(scan.blockScalar, indent)) return true
+    scan.blockScalar = undefined
   }
+  const first = line.charCodeAt(indent)
+  if (first === 35 /* # */) return true
+  if (isEntryDash(line, indent)) return readSeqEntry(scan, line, indent)
+  const map = enterMap(scan, indent)
+  if (!map) return false
+  const keyEnd = keyEndAt(line, indent)
+  return keyEnd !== undefined && readEntry(scan, map, line, indent, keyEnd) && scan.stack.length <= maxBlockDepth
+}
 
-  /** Reads `key: value` (the key from `start` to the colon at `keyEnd`); sets `open` or `blockScalar` for what follows. */
-  function readEntry(map: Level, line: string, start: number, keyEnd: number): boolean {
-    if (!addKey(map, line.slice(start, keyEnd))) return false
-    let at = keyEnd + 1
-    while (line.charCodeAt(at) === 32) at++
-    if (at === line.length || line.charCodeAt(at) === 35) {
-      open = map.indent
-      return true
-    }
-    open = undefined
-    const value = line.slice(at)
-    if (blockScalarHeader.test(value)) {
-      blockScalar = { parentIndent: map.indent }
-      return true
-    }
-    return isValue(value)
+/** Whether a line indented by `indent` is still block scalar content; the first deeper line sets the content's column. */
+function continuesBlockScalar(blockScalar: BlockScalar, indent: number): boolean {
+  const { parentIndent, contentIndent } = blockScalar
+  if (contentIndent === undefined && indent > parentIndent) {
+    blockScalar.contentIndent = indent
+    return true
   }
+  return contentIndent !== undefined && indent >= contentIndent
+}
+
+/** A `-` at `at` that starts a sequence entry: followed by a space or the line's end. */
+function isEntryDash(line: string, at: number): boolean {
+  return line.charCodeAt(at) === 45 /* - */ && (at + 1 === line.length || line.charCodeAt(at + 1) === 32)
+}
+
+/** A `- ` entry at `indent`: empty (its block to come), a one-line value, a block scalar, or a map's first entry. */
+function readSeqEntry(scan: Scan, line: string, indent: number): boolean {
+  if (!enterSeq(scan, indent)) return false
+  let col = indent + 1
+  while (line.charCodeAt(col) === 32) col++
+  if (col === line.length || line.charCodeAt(col) === 35) {
+    scan.open = indent
+    return true
+  }
+  scan.open = undefined
+  if (isEntryDash(line, col)) return false // `- - x`: the parser's
+  const keyEnd = keyEndAt(line, col)
+  if (keyEnd === undefined) {
+    const value = line.slice(col)
+    if (blockScalarHeader.test(value)) scan.blockScalar = { parentIndent: indent }
+    else if (!isValue(value)) return false
+    return true
+  }
+  const map: Level = { indent: col, kind: 'map' }
+  scan.stack.push(map)
+  return readEntry(scan, map, line, col, keyEnd) && scan.stack.length <= maxBlockDepth
+}
+
+/** Closes the blocks deeper than `col`; true when a sequence at `col` is then open (continued, or new). */
+function enterSeq(scan: Scan, col: number): boolean {
+  const { stack, open } = scan
+  while (stack.length > 0 && stack[stack.length - 1]!.indent > col) stack.pop()
+  const top = stack[stack.length - 1]
+  if (!top) return false
+  if (top.kind === 'seq' && top.indent === col) return true
+  // A new sequence is the value of the key (or dash) just above: deeper, or at the key's own column.
+  if (open !== undefined && (open < col || (open === col && top.kind === 'map' && top.indent === col))) {
+    stack.push({ indent: col, kind: 'seq' })
+    return true
+  }
+  return false
+}
+
+/** Closes the blocks deeper than `col` (and a sequence at it); the map at `col` (continued, or new), else undefined. */
+function enterMap(scan: Scan, col: number): Level | undefined {
+  const { stack } = scan
+  const wasOpen = scan.open
+  scan.open = undefined
+  for (
+    let top = stack[stack.length - 1];
+    top && (top.indent > col || (top.indent === col && top.kind === 'seq'));
+    top = stack[stack.length - 1]
+  )
+    stack.pop()
+  const top = stack[stack.length - 1]
+  if (top?.kind === 'map' && top.indent === col) return top
+  if (wasOpen === undefined || wasOpen >= col) return undefined
+  const map: Level = { indent: col, kind: 'map' }
+  stack.push(map)
+  return map
+}
+
+/** Reads `key: value` (the key from `start` to the colon at `keyEnd`); sets `open` or `blockScalar` for what follows. */
+function readEntry(scan: Scan, map: Level, line: string, start: number, keyEnd: number): boolean {
+  if (!addKey(map, line.slice(start, keyEnd))) return false
+  let at = keyEnd + 1
+  while (line.charCodeAt(at) === 32) at++
+  if (at === line.length || line.charCodeAt(at) === 35) {
+    scan.open = map.indent
+    return true
+  }
+  scan.open = undefined
+  const value = line.slice(at)
+  if (blockScalarHeader.test(value)) {
+    scan.blockScalar = { parentIndent: map.indent }
+    return true
+  }
+  return isValue(value)
 }
 
 /** Records a key of a map; false for a duplicate, which goes to the parser (its check names it). */
