@@ -5,7 +5,7 @@
  */
 import { isBuiltinKind, kindKey, noKindMatchMessage } from '../api/builtin-kinds.js'
 import { crdProvides, isCustomResourceDefinition } from '../api/dependencies.js'
-import type { PackageVariantSet, PackageVariantTemplate } from '../api/package-variant-set.js'
+import type { PackageVariantSet, PackageVariantTemplate, RepositoryTarget, Target } from '../api/package-variant-set.js'
 import { compileLabelSelector, formatLabelSelector } from '../krm/index.js'
 import type { KubeObject, LabelSelector } from '../krm/index.js'
 
@@ -152,73 +152,20 @@ export function unrollTargets(
   for (let i = 0; i < targets.length; i++) {
     const target = targets[i]!
     if (target.repositories && target.repositories.length > 0) {
-      const missing = target.repositories.flatMap((rt, j) => (inventory.repositories.has(rt.name) ? [] : [{ rt, j }]))
-      if (missing.length > 0) {
-        const names = missing.map(({ rt }) => JSON.stringify(rt.name)).join(', ')
-        return {
-          ok: false,
-          reason: 'NoMatchingTargets',
-          message: `${missing.length === 1 ? 'Repository' : 'Repositories'} ${names} of spec.targets[${i}].repositories not found: no Repository of that name in namespace ${JSON.stringify(pvs.namespace || 'default')}`,
-          field: `spec.targets[${i}].repositories[${missing[0]!.j}].name`,
-        }
-      }
-      for (const rt of target.repositories) {
-        const names = rt.packageNames && rt.packageNames.length > 0 ? rt.packageNames : [upstreamPackage]
-        for (const pn of names) {
-          contexts.push({
-            targetIndex: i,
-            template: target.template,
-            repoDefault: rt.name,
-            packageDefault: pn,
-            object: undefined,
-          })
-        }
-      }
+      const missing = missingRepositories(pvs, inventory, target.repositories, i)
+      if (missing) return missing
+      addRepositoryContexts(contexts, target, target.repositories, i, upstreamPackage)
       continue
     }
-    let apiVersion: string
-    let kind: string
-    let selector: LabelSelector
-    let field: string
-    if (target.repositorySelector) {
-      apiVersion = repositoryApiVersion
-      kind = repositoryKind
-      selector = target.repositorySelector
-      field = `spec.targets[${i}].repositorySelector`
-      if (inventory.repositories.size === 0)
-        return {
-          ok: false,
-          reason: 'NoMatchingTargets',
-          message: `${field}: there is no Repository (${repositoryApiVersion}) at all to select from`,
-          field,
-        }
-    } else if (target.objectSelector) {
-      ;({ apiVersion, kind } = target.objectSelector)
-      selector = {
-        matchLabels: target.objectSelector.matchLabels,
-        matchExpressions: target.objectSelector.matchExpressions,
-      }
-      field = `spec.targets[${i}].objectSelector`
-      if (!inventory.knows(apiVersion, kind))
-        return {
-          ok: false,
-          reason: 'NoMatchingTargets',
-          message: `${field}: ${noKindMatchMessage(apiVersion, kind)}`,
-          field: `${field}.kind`,
-        }
-    } else {
-      continue
-    }
-    const compiled = compileLabelSelector(selector)
-    if (!compiled.ok) return { ok: false, reason: 'UnexpectedError', message: compiled.error, field }
+    const selector = targetSelector(target, i, inventory)
+    if (!selector) continue
+    if (!selector.ok) return selector
+    const compiled = compileLabelSelector(selector.selector)
+    if (!compiled.ok) return { ok: false, reason: 'UnexpectedError', message: compiled.error, field: selector.field }
     const selected = inventory.objects
-      .filter((o) => o.isGVK(apiVersion, kind) && compiled.matches(o.labels()))
+      .filter((o) => o.isGVK(selector.apiVersion, selector.kind) && compiled.matches(o.labels()))
       .sort(byNamespaceAndName)
-    if (selected.length === 0)
-      empty.push({
-        message: `${field}: no ${kind} (${apiVersion}) matches ${selector.matchLabels || selector.matchExpressions ? `the selector ${JSON.stringify(formatLabelSelector(selector))}` : 'the empty selector'}`,
-        field,
-      })
+    if (selected.length === 0) empty.push(emptyMatch(selector))
     for (const object of selected) {
       contexts.push({
         targetIndex: i,
@@ -230,6 +177,104 @@ export function unrollTargets(
     }
   }
   return { ok: true, contexts, empty }
+}
+
+/** The `repositories` entries of target `i` that name no Repository, as the set's failure; undefined if none. */
+function missingRepositories(
+  pvs: PackageVariantSet,
+  inventory: Inventory,
+  repositories: RepositoryTarget[],
+  i: number,
+): UnrollFailure | undefined {
+  const missing = repositories.flatMap((rt, j) => (inventory.repositories.has(rt.name) ? [] : [{ rt, j }]))
+  if (missing.length === 0) return undefined
+  const names = missing.map(({ rt }) => JSON.stringify(rt.name)).join(', ')
+  return {
+    ok: false,
+    reason: 'NoMatchingTargets',
+    message: `${missing.length === 1 ? 'Repository' : 'Repositories'} ${names} of spec.targets[${i}].repositories not found: no Repository of that name in namespace ${JSON.stringify(pvs.namespace || 'default')}`,
+    field: `spec.targets[${i}].repositories[${missing[0]!.j}].name`,
+  }
+}
+
+/** One context per repository and package name (default the upstream package), in the order listed. */
+function addRepositoryContexts(
+  contexts: PvContext[],
+  target: Target,
+  repositories: RepositoryTarget[],
+  i: number,
+  upstreamPackage: string,
+): void {
+  for (const rt of repositories) {
+    const names = rt.packageNames && rt.packageNames.length > 0 ? rt.packageNames : [upstreamPackage]
+    for (const pn of names) {
+      contexts.push({
+        targetIndex: i,
+        template: target.template,
+        repoDefault: rt.name,
+        packageDefault: pn,
+        object: undefined,
+      })
+    }
+  }
+}
+
+/** What a selector target picks from: the kind, the label selector, and the field it is at. */
+interface TargetSelector {
+  ok: true
+  apiVersion: string
+  kind: string
+  selector: LabelSelector
+  field: string
+}
+
+/**
+ * Target `i`'s `repositorySelector` or `objectSelector`; a failure when there
+ * is nothing of its kind to select from; undefined for a target with neither.
+ */
+function targetSelector(target: Target, i: number, inventory: Inventory): TargetSelector | UnrollFailure | undefined {
+  if (target.repositorySelector) {
+    const field = `spec.targets[${i}].repositorySelector`
+    if (inventory.repositories.size === 0)
+      return {
+        ok: false,
+        reason: 'NoMatchingTargets',
+        message: `${field}: there is no Repository (${repositoryApiVersion}) at all to select from`,
+        field,
+      }
+    return {
+      ok: true,
+      apiVersion: repositoryApiVersion,
+      kind: repositoryKind,
+      selector: target.repositorySelector,
+      field,
+    }
+  }
+  if (target.objectSelector) {
+    const { apiVersion, kind } = target.objectSelector
+    const selector = {
+      matchLabels: target.objectSelector.matchLabels,
+      matchExpressions: target.objectSelector.matchExpressions,
+    }
+    const field = `spec.targets[${i}].objectSelector`
+    if (!inventory.knows(apiVersion, kind))
+      return {
+        ok: false,
+        reason: 'NoMatchingTargets',
+        message: `${field}: ${noKindMatchMessage(apiVersion, kind)}`,
+        field: `${field}.kind`,
+      }
+    return { ok: true, apiVersion, kind, selector, field }
+  }
+  return undefined
+}
+
+/** A known kind that the selector picks nothing of: a warning, since deleting follows. */
+function emptyMatch({ apiVersion, kind, selector, field }: TargetSelector): EmptyMatch {
+  return {
+    message: `${field}: no ${kind} (${apiVersion}) matches ${selector.matchLabels || selector.matchExpressions ? `the selector ${JSON.stringify(formatLabelSelector(selector))}` : 'the empty selector'}`,
+    field,
+  }
 }
 
 function byNamespaceAndName(a: KubeObject, b: KubeObject): number {
