@@ -7,6 +7,7 @@
  */
 import { parseConstraint } from '../constraints.js'
 import { findVersion, gvkKey, indexCatalogs } from '../graph.js'
+import type { IndexedPackage } from '../graph.js'
 import { noVersionMessage } from '../messages.js'
 import type { Conflict, PlanInput, PlanTarget } from '../plan.js'
 import { parseVersion } from '../versions.js'
@@ -103,81 +104,100 @@ function addTargets(graph: PlanGraph, all: readonly PlanTarget[]): string[] {
       continue
     }
     const entry = graph.catalog.packages.get(t.package)
-    let node = graph.nodes.get(id)
-    if (!node) {
-      node = {
-        id,
-        package: t.package,
-        namespace: t.namespace,
-        action: 'target',
-        deps: [],
-        provides: [],
-        installationType: 'NoRestrictions',
-        changes: 0,
-      }
-      graph.addNode(node)
-    }
-    node.action = 'target'
-    node.installationType = t.manifest?.installationType ?? entry?.installationType ?? 'NoRestrictions'
+    const node = targetNode(graph, t, id, entry)
     ids.push(id)
-    let version: Version | undefined
-    if (t.version) {
-      version = parseVersion(t.version, { coerce: true })
-      if (!version) {
-        graph.issues.push({
-          severity: 'error',
-          package: t.package,
-          message: `target ${id}: version ${JSON.stringify(t.version)} is not a semantic version`,
-        })
-        continue
-      }
+    const version = t.version ? parseVersion(t.version, { coerce: true }) : undefined
+    if (t.version && !version) {
+      graph.issues.push({
+        severity: 'error',
+        package: t.package,
+        message: `target ${id}: version ${JSON.stringify(t.version)} is not a semantic version`,
+      })
+      continue
     }
     node.version = version
     if (version && refusedDowngrade(graph.policy, node.installed?.version, version))
       graph.targetConflicts.push(downgradeRefused(node, version))
-    if (t.manifest) {
-      node.deps = t.manifest.dependencies
-      node.provides = t.manifest.provides
-      continue
-    }
-    if (!entry) {
-      node.deps = []
-      graph.targetConflicts.push({
-        id,
-        package: t.package,
-        namespace: t.namespace,
-        required: t.version ?? t.constraint ?? '',
-        requiredBy: 'spec.targets',
-        constraints: [],
-        resolvable: false,
-        reason: 'Missing',
-        message: `"${t.package}" is not available in any repository`,
-      })
-      continue
-    }
-    if (version) {
-      const found = findVersion(entry, version)
-      if (!found) {
-        graph.targetConflicts.push({
-          id,
-          package: t.package,
-          namespace: t.namespace,
-          required: t.version!,
-          requiredBy: 'spec.targets',
-          constraints: [],
-          resolvable: false,
-          reason: 'NoMatchingVersion',
-          message: `${t.package} has no version ${t.version} in the catalog`,
-        })
-        node.deps = []
-        continue
-      }
-      node.deps = found.spec.dependencies
-      node.provides = found.spec.provides
-      node.installationType = found.spec.installationType ?? node.installationType
-    }
+    setTargetContents(graph, t, node, entry, version)
   }
   return ids
+}
+
+/** The target's node, its installation's if there is one, marked as a target with the target's installation type. */
+function targetNode(graph: PlanGraph, t: PlanTarget, id: string, entry: IndexedPackage | undefined): PlanNode {
+  let node = graph.nodes.get(id)
+  if (!node) {
+    node = {
+      id,
+      package: t.package,
+      namespace: t.namespace,
+      action: 'target',
+      deps: [],
+      provides: [],
+      installationType: 'NoRestrictions',
+      changes: 0,
+    }
+    graph.addNode(node)
+  }
+  node.action = 'target'
+  node.installationType = t.manifest?.installationType ?? entry?.installationType ?? 'NoRestrictions'
+  return node
+}
+
+/**
+ * The target's dependencies and APIs: from its manifest, else from the
+ * catalog at its version (a conflict if the catalog lacks it). A target by
+ * constraint gets them once its version is chosen (chooseConstraintTargets).
+ */
+function setTargetContents(
+  graph: PlanGraph,
+  t: PlanTarget,
+  node: PlanNode,
+  entry: IndexedPackage | undefined,
+  version: Version | undefined,
+): void {
+  if (t.manifest) {
+    node.deps = t.manifest.dependencies
+    node.provides = t.manifest.provides
+    return
+  }
+  if (!entry) {
+    node.deps = []
+    const message = `"${t.package}" is not available in any repository`
+    graph.targetConflicts.push(targetConflict(t, t.version ?? t.constraint ?? '', 'Missing', message))
+    return
+  }
+  if (!version) return
+  const found = findVersion(entry, version)
+  if (!found) {
+    const message = `${t.package} has no version ${t.version} in the catalog`
+    graph.targetConflicts.push(targetConflict(t, t.version!, 'NoMatchingVersion', message))
+    node.deps = []
+    return
+  }
+  node.deps = found.spec.dependencies
+  node.provides = found.spec.provides
+  node.installationType = found.spec.installationType ?? node.installationType
+}
+
+/** An unresolvable conflict of a target with what the catalog has. */
+function targetConflict(
+  t: PlanTarget,
+  required: string,
+  reason: Conflict['reason'],
+  message: string,
+): Conflict & { id: string } {
+  return {
+    id: nodeId(t.package, t.namespace),
+    package: t.package,
+    namespace: t.namespace,
+    required,
+    requiredBy: 'spec.targets',
+    constraints: [],
+    resolvable: false,
+    reason,
+    message,
+  }
 }
 
 /** Targets given by constraint (or nothing): pick a version once the installed dependants' ranges are known. */
@@ -208,17 +228,8 @@ export function chooseConstraintTargets(graph: PlanGraph, targets: readonly Plan
       continue
     }
     if (!chosen) {
-      graph.targetConflicts.push({
-        id: node.id,
-        package: t.package,
-        namespace: t.namespace,
-        required: parsed.constraint.display,
-        requiredBy: 'spec.targets',
-        constraints: [],
-        resolvable: false,
-        reason: 'NoMatchingVersion',
-        message: noVersionMessage(t.package, constraints, funnel(entry, constraints, policy)),
-      })
+      const message = noVersionMessage(t.package, constraints, funnel(entry, constraints, policy))
+      graph.targetConflicts.push(targetConflict(t, parsed.constraint.display, 'NoMatchingVersion', message))
       continue
     }
     graph.unregister(node)
