@@ -85,6 +85,17 @@ export function readDependencyPolicy(
     dependencies: [],
   }
   d.isMapOrAbsent(['spec'])
+  readRepositorySelection(d, policy)
+  readPlanningRules(d, policy)
+  readPins(d, policy)
+  readConfiguredDependencies(d, policy)
+  const source = d.map(['spec', 'clusterVersion'], (p) => readClusterVersion(d, p))
+  if (source) policy.clusterVersion = source
+  return d.errors.length > 0 ? { ok: false, errors: d.errors } : { ok: true, value: policy }
+}
+
+/** `spec.repositories` or `spec.repositorySelector`: the repositories the policy is for (one of them, not both). */
+function readRepositorySelection(d: Decoder, policy: DependencyPolicyObject): void {
   const repositories = d.stringList(['spec', 'repositories'])
   if (repositories) {
     repositories.forEach((name, i) => {
@@ -101,6 +112,10 @@ export function readDependencyPolicy(
   }
   if (repositories && selector)
     d.fail(['spec', 'repositorySelector'], 'must not be set together with `spec.repositories`: give one')
+}
+
+/** The switches of planning: upgrades, downgrades, prereleases, install, autoUpgrade. */
+function readPlanningRules(d: Decoder, policy: DependencyPolicyObject): void {
   for (const key of ['upgrades', 'downgrades'] as const) {
     const value = d.string(['spec', key])
     if (value === undefined) continue
@@ -113,6 +128,10 @@ export function readDependencyPolicy(
   if (install !== undefined) policy.install = install
   const autoUpgrade = d.boolean(['spec', 'autoUpgrade'])
   if (autoUpgrade !== undefined) policy.autoUpgrade = autoUpgrade
+}
+
+/** `spec.pins`: at most one pin per package. */
+function readPins(d: Decoder, policy: DependencyPolicyObject): void {
   const pinned = new Map<string, number>()
   d.each(['spec', 'pins'], (base, i) => {
     const pkg = d.requiredString([...base, 'package'])
@@ -124,6 +143,10 @@ export function readDependencyPolicy(
     else pinned.set(pkg, i)
     policy.pins.push({ package: pkg, version, field: `spec.pins[${i}]` })
   })
+}
+
+/** `spec.dependencies`: at most one per package, each with only the template fields a dependency may set. */
+function readConfiguredDependencies(d: Decoder, policy: DependencyPolicyObject): void {
   const configured = new Map<string, number>()
   d.each(['spec', 'dependencies'], (base, i) => {
     const pkg = d.requiredString([...base, 'package'])
@@ -139,18 +162,20 @@ export function readDependencyPolicy(
     if (first !== undefined)
       d.fail([...base, 'package'], `duplicates \`spec.dependencies[${first}].package\` ${JSON.stringify(pkg)}`)
     else configured.set(pkg, i)
-    const kept: ConfiguredDependency['template'] = {}
-    if (template.packageContext) kept.packageContext = template.packageContext
-    if (template.injectors) kept.injectors = template.injectors
-    if (template.pipeline) kept.pipeline = template.pipeline
     template.injectors?.forEach((injector, j) => {
       if (!injector.name && !injector.nameExpr) d.fail([...base, 'injectors', j], 'must set `name` or `nameExpr`')
     })
-    policy.dependencies.push({ package: pkg, template: kept, field: `spec.dependencies[${i}]` })
+    policy.dependencies.push({ package: pkg, template: dependencyTemplate(template), field: `spec.dependencies[${i}]` })
   })
-  const source = d.map(['spec', 'clusterVersion'], (p) => readClusterVersion(d, p))
-  if (source) policy.clusterVersion = source
-  return d.errors.length > 0 ? { ok: false, errors: d.errors } : { ok: true, value: policy }
+}
+
+/** The fields of a template that a dependency package gets, only those set. */
+function dependencyTemplate(template: PackageVariantTemplate): ConfiguredDependency['template'] {
+  const kept: ConfiguredDependency['template'] = {}
+  if (template.packageContext) kept.packageContext = template.packageContext
+  if (template.injectors) kept.injectors = template.injectors
+  if (template.pipeline) kept.pipeline = template.pipeline
+  return kept
 }
 
 function readPrereleases(d: Decoder, path: FieldPath): PrereleasePolicy | undefined {
