@@ -116,8 +116,45 @@ export function readRollout(object: KubeObject): { ok: true; value: Rollout } | 
       field: 'apiVersion',
       message: `\`apiVersion\` ${JSON.stringify(object.apiVersion)} is not served: use ${rolloutApiVersion}`,
     })
+  const spec = decodeSpec(d)
+  const status = decodeStatus(d)
+  if (d.errors.length > 0) return { ok: false, errors: d.errors }
+  const errors: FieldError[] = []
+  const warnings: FieldError[] = []
+  const steps = compileSteps(spec.steps, errors, warnings)
+  const gates = spec.gates ?? {}
+  const soakMs = readSoak(gates.soak, errors)
+  if (gates.health) checkHealthGate(gates.health, errors)
+  if (gates.approval !== undefined && gates.approval !== 'manual' && gates.approval !== 'auto') {
+    errors.push(fieldError('spec.gates.approval', `${JSON.stringify(gates.approval)} must be "manual" or "auto"`))
+  }
+  const windows = compileWindows(spec.windows, errors)
+  const approvals = readApprovals(status.approvals ?? [], errors)
+  if (errors.length > 0) return { ok: false, errors }
+  return {
+    ok: true,
+    value: {
+      object,
+      name: object.name,
+      namespace: object.namespace,
+      spec,
+      status,
+      steps,
+      soakMs,
+      ...(gates.health ? { health: gates.health } : {}),
+      approval: gates.approval === 'manual' ? 'manual' : 'auto',
+      paused: spec.paused ?? false,
+      windows,
+      approvals,
+      warnings,
+    },
+  }
+}
+
+/** `spec` as written, its shape checked (types and required fields), its values not yet. */
+function decodeSpec(d: Decoder): RolloutSpec {
   d.isMapOrAbsent(['spec'])
-  const spec: RolloutSpec = compact({
+  return compact({
     packageVariantSet: d.requiredString(['spec', 'packageVariantSet']) ?? '',
     steps: d.list(['spec', 'steps'], (p) => readStep(d, p)) ?? [],
     gates: d.map(['spec', 'gates'], (p) =>
@@ -141,50 +178,29 @@ export function readRollout(object: KubeObject): { ok: true; value: Rollout } | 
       }),
     ),
   })
+}
+
+/** `status` as written, its shape checked. */
+function decodeStatus(d: Decoder): RolloutStatus {
   d.isMapOrAbsent(['status'])
-  const status: RolloutStatus = compact({
+  return compact({
     approvals: d.list(['status', 'approvals'], (p) => ({
       step: d.string([...p, 'step']) ?? '',
       revision: d.string([...p, 'revision']) ?? '',
       time: d.string([...p, 'time']) ?? '',
     })),
   })
-  if (d.errors.length > 0) return { ok: false, errors: d.errors }
-  const errors: FieldError[] = []
-  const warnings: FieldError[] = []
-  const steps = compileSteps(spec.steps, errors, warnings)
-  const gates = spec.gates ?? {}
-  const soakMs = readSoak(gates.soak, errors)
-  if (gates.health) checkHealthGate(gates.health, errors)
-  if (gates.approval !== undefined && gates.approval !== 'manual' && gates.approval !== 'auto') {
-    errors.push(fieldError('spec.gates.approval', `${JSON.stringify(gates.approval)} must be "manual" or "auto"`))
-  }
+}
+
+/** The windows compiled (schedule, duration, time zone); each error names its field. */
+function compileWindows(specs: RolloutWindowSpec[] | undefined, errors: FieldError[]): RolloutWindow[] {
   const windows: RolloutWindow[] = []
-  spec.windows?.forEach((w, i) => {
+  specs?.forEach((w, i) => {
     const compiled = compileWindow(w)
     if (compiled.ok) windows.push(compiled.window)
     else for (const e of compiled.errors) errors.push(fieldError(`spec.windows[${i}].${e.field}`, e.problem))
   })
-  const approvals = readApprovals(status.approvals ?? [], errors)
-  if (errors.length > 0) return { ok: false, errors }
-  return {
-    ok: true,
-    value: {
-      object,
-      name: object.name,
-      namespace: object.namespace,
-      spec,
-      status,
-      steps,
-      soakMs,
-      ...(gates.health ? { health: gates.health } : {}),
-      approval: gates.approval === 'manual' ? 'manual' : 'auto',
-      paused: spec.paused ?? false,
-      windows,
-      approvals,
-      warnings,
-    },
-  }
+  return windows
 }
 
 function readStep(d: Decoder, base: FieldPath): RolloutStepSpec {
