@@ -9,7 +9,7 @@ import { combineErrors, isPackageVariant } from '../api/package-variant.js'
 import { isPackageVariantSet, validatePackageVariantSet } from '../api/package-variant-set.js'
 import type { PackageVariantSet } from '../api/package-variant-set.js'
 import { rootPackagePath } from '../krm/index.js'
-import type { KubeObject, ResourceList, TransformOptions } from '../krm/index.js'
+import type { KubeObject, ResourceList, Result, TransformOptions } from '../krm/index.js'
 import { CelEngine, defaultCelBudget } from './cel.js'
 import type { CelBudget } from './cel.js'
 import { parseConfig } from './config.js'
@@ -21,7 +21,7 @@ import type { RenderInputs } from './template.js'
 import { setConditions } from './status.js'
 import type { FailureReason } from './status.js'
 import { buildInventory, findUpstreamRevision, unrollTargets } from './targets.js'
-import type { EmptyMatch, KnownKinds, PvContext } from './targets.js'
+import type { EmptyMatch, Inventory, KnownKinds, PvContext } from './targets.js'
 
 /** Options of a fan-out run beyond the transform's. */
 export interface FanOutOptions {
@@ -78,85 +78,124 @@ export function runFanOut(
   options: TransformOptions,
   fanOutOptions: FanOutOptions = {},
 ): FanOutOutcome {
-  const failures: FanOutFailure[] = []
-  const emptyMatches: EmptyMatch[] = []
   const parsed = parseConfig(rl.functionConfig)
-  if (!parsed.ok) {
-    rl.results.push(...parsed.results)
-    for (const r of parsed.results) if (r.severity === 'error') failures.push({ message: r.message })
-    return { failures, emptyMatches }
-  }
+  if (!parsed.ok) return configFailure(rl, parsed.results)
   const pvs = parsed.config
   const fc = pvs.object
-  const pvsItem = findSetItem(rl.items, fc, pvs)
-  // Porch writes the set's status before it returns the error: the set's conditions stay on a failed run's output.
-  const failed = (reason: FailureReason, message: string) => {
-    if (!pvsItem) return
-    setConditions(pvsItem, { ok: false, reason, message })
-    rl.keepStatusOnFailure(pvsItem)
-  }
-  const fail = (reason: FailureReason, message: string, field?: string, target?: string): FanOutOutcome => {
-    failed(reason, message)
-    rl.results.error(message, { object: fc, field, tags: { reason, ...(target !== undefined ? { target } : {}) } })
-    failures.push({ reason, message, ...(target !== undefined ? { target } : {}) })
-    return { failures, emptyMatches }
-  }
+  const run: FanOutRun = { rl, fc, pvsItem: findSetItem(rl.items, fc, pvs), failures: [], emptyMatches: [] }
 
   for (const w of pvs.warnings) rl.results.warning(w.message, { object: fc, field: w.field })
   const validation = validatePackageVariantSet(pvs)
-  if (validation.length > 0) return fail('ValidationError', combineErrors(validation), validation[0]!.field)
+  if (validation.length > 0) return failSet(run, 'ValidationError', combineErrors(validation), validation[0]!.field)
 
   // A set without a namespace (a manifest written for kubectl apply) is where kubectl would put it: `default`.
   const inventory = buildInventory(pvs.namespace || 'default', rl.items, options.sources, fanOutOptions.servedKinds)
   const upstream = findUpstreamRevision(pvs, inventory)
-  if (!upstream.ok) return fail('UpstreamNotFound', upstream.message, 'spec.upstream')
+  if (!upstream.ok) return failSet(run, 'UpstreamNotFound', upstream.message, 'spec.upstream')
 
   const unrolled = unrollTargets(pvs, inventory)
-  if (!unrolled.ok) return fail(unrolled.reason, unrolled.message, unrolled.field)
+  if (!unrolled.ok) return failSet(run, unrolled.reason, unrolled.message, unrolled.field)
   for (const empty of unrolled.empty) {
     rl.results.warning(empty.message, { object: fc, field: empty.field })
-    emptyMatches.push(empty)
+    run.emptyMatches.push(empty)
   }
 
   const isolate = fanOutOptions.isolateTargets === true
-  const rendered = renderAll(
-    pvs,
-    unrolled.contexts,
-    {
-      pvs,
-      upstream: projectObject(upstream.object),
-      repositories: inventory.repositories,
-      engine: new CelEngine(fanOutOptions.celBudget ?? defaultCelBudget),
-      project: cachedProjection(),
-    },
-    isolate,
-  )
-  if (!rendered.ok) return fail('UnexpectedError', rendered.message, rendered.field, rendered.target)
+  const inputs = renderInputs(pvs, upstream.object, inventory, fanOutOptions)
+  const rendered = renderAll(pvs, unrolled.contexts, inputs, isolate)
+  if (!rendered.ok) return failSet(run, 'UnexpectedError', rendered.message, rendered.field, rendered.target)
 
   const existing = existingVariants(pvs, rl.items, rendered.desired)
   const problems = [...rendered.skipped, ...checkNewNames(pvs, rendered.desired, existing, rl.items)]
   if (problems.length > 0) {
-    // One result per target (render failures, then names, each in target order); the conditions carry the first, as
-    // Porch stops at its first failed create.
-    failed('UnexpectedError', problems[0]!.message)
-    for (const p of problems) {
-      const failure: FanOutFailure = { reason: 'UnexpectedError', message: p.message, target: p.target }
-      const tags: Record<string, string> = { reason: 'UnexpectedError', target: p.target }
-      if (p.downstream) tags['downstream'] = failure.downstream = p.downstream
-      if (p.downstreamRepo !== undefined) tags['downstream-repo'] = failure.downstreamRepo = p.downstreamRepo
-      if (p.targetObject) failure.targetObject = p.targetObject
-      rl.results.error(p.message, { object: fc, field: p.field, tags })
-      failures.push(failure)
-    }
-    if (!isolate) return { failures, emptyMatches }
+    reportTargetProblems(run, problems)
+    if (!isolate) return { failures: run.failures, emptyMatches: run.emptyMatches }
     for (const p of problems) if (p.id !== undefined) rendered.desired.delete(p.id)
   }
   for (const warning of rendered.collisions) rl.results.warning(warning, { object: fc, field: 'spec.targets' })
 
-  const summary = reconcileVariants(pvs, rl.items, existing, rendered.desired, directoryOf(pvsItem))
-  if (pvsItem && problems.length === 0) setConditions(pvsItem, { ok: true })
+  const summary = reconcileVariants(pvs, rl.items, existing, rendered.desired, directoryOf(run.pvsItem))
+  if (run.pvsItem && problems.length === 0) setConditions(run.pvsItem, { ok: true })
   rl.results.info(summaryMessage(pvs, rendered.desired.size, summary), { object: fc })
-  return { summary, failures, emptyMatches }
+  return { summary, failures: run.failures, emptyMatches: run.emptyMatches }
+}
+
+/** A run of one set: where its results, conditions and failures go. */
+interface FanOutRun {
+  rl: ResourceList
+  /** The functionConfig, which the results name. */
+  fc: KubeObject
+  /** The set's own item, if it is among the items: its status gets the conditions. */
+  pvsItem: KubeObject | undefined
+  failures: FanOutFailure[]
+  emptyMatches: EmptyMatch[]
+}
+
+/** A functionConfig that is no PackageVariantSet: its results, and its errors as failures. */
+function configFailure(rl: ResourceList, results: Result[]): FanOutOutcome {
+  const failures: FanOutFailure[] = []
+  rl.results.push(...results)
+  for (const r of results) if (r.severity === 'error') failures.push({ message: r.message })
+  return { failures, emptyMatches: [] }
+}
+
+/** Porch writes the set's status before it returns the error: the set's conditions stay on a failed run's output. */
+function markSetFailed(run: FanOutRun, reason: FailureReason, message: string): void {
+  if (!run.pvsItem) return
+  setConditions(run.pvsItem, { ok: false, reason, message })
+  run.rl.keepStatusOnFailure(run.pvsItem)
+}
+
+/** The whole set fails: its conditions, one error result, and the outcome so far. */
+function failSet(
+  run: FanOutRun,
+  reason: FailureReason,
+  message: string,
+  field?: string,
+  target?: string,
+): FanOutOutcome {
+  markSetFailed(run, reason, message)
+  run.rl.results.error(message, {
+    object: run.fc,
+    field,
+    tags: { reason, ...(target !== undefined ? { target } : {}) },
+  })
+  run.failures.push({ reason, message, ...(target !== undefined ? { target } : {}) })
+  return { failures: run.failures, emptyMatches: run.emptyMatches }
+}
+
+/**
+ * One error result per failed target (render failures, then names, each in
+ * target order); the conditions carry the first, as Porch stops at its first
+ * failed create.
+ */
+function reportTargetProblems(run: FanOutRun, problems: readonly NameProblem[]): void {
+  markSetFailed(run, 'UnexpectedError', problems[0]!.message)
+  for (const p of problems) {
+    const failure: FanOutFailure = { reason: 'UnexpectedError', message: p.message, target: p.target }
+    const tags: Record<string, string> = { reason: 'UnexpectedError', target: p.target }
+    if (p.downstream) tags['downstream'] = failure.downstream = p.downstream
+    if (p.downstreamRepo !== undefined) tags['downstream-repo'] = failure.downstreamRepo = p.downstreamRepo
+    if (p.targetObject) failure.targetObject = p.targetObject
+    run.rl.results.error(p.message, { object: run.fc, field: p.field, tags })
+    run.failures.push(failure)
+  }
+}
+
+/** What every target's template is rendered against: the set, its upstream, the Repositories, one CEL engine. */
+function renderInputs(
+  pvs: PackageVariantSet,
+  upstream: KubeObject,
+  inventory: Inventory,
+  fanOutOptions: FanOutOptions,
+): RenderInputs {
+  return {
+    pvs,
+    upstream: projectObject(upstream),
+    repositories: inventory.repositories,
+    engine: new CelEngine(fanOutOptions.celBudget ?? defaultCelBudget),
+    project: cachedProjection(),
+  }
 }
 
 type Rendered =
