@@ -3,7 +3,14 @@
  * PackageVariant spec for one unrolled target, with CEL expressions evaluated
  * and map expressions overlaid.
  */
-import type { FunctionTemplate, MapExpr, PackageVariantSet } from '../api/package-variant-set.js'
+import type {
+  FunctionTemplate,
+  InjectorTemplate,
+  MapExpr,
+  PackageContextTemplate,
+  PackageVariantSet,
+  PipelineTemplate,
+} from '../api/package-variant-set.js'
 import type { KubeObject } from '../krm/index.js'
 import type { CelBindings, CelEngine } from './cel.js'
 import type { PvContext } from './targets.js'
@@ -57,7 +64,28 @@ function render(ctx: PvContext, inputs: RenderInputs): RenderedSpec {
   }
   const t = ctx.template
   if (!t) return spec
-  const bindings: CelBindings = {
+  const bindings = celBindings(ctx, inputs)
+  const ev = evaluator(inputs.engine, bindings)
+
+  const d = t.downstream
+  const repo = chooseName(ctx.repoDefault, d?.repo, 'template.downstream.repoExpr', d?.repoExpr, ev)
+  bindings.repository = inputs.project(loadRepository(inputs, repo))
+  const pkg = chooseName(ctx.packageDefault, d?.package, 'template.downstream.packageExpr', d?.packageExpr, ev)
+  spec['downstream'] = downstream(repo, pkg)
+
+  if (t.adoptionPolicy) spec['adoptionPolicy'] = t.adoptionPolicy
+  if (t.deletionPolicy) spec['deletionPolicy'] = t.deletionPolicy
+  setIf(spec, 'labels', overlay('template.labelExprs', t.labels, t.labelExprs, ev))
+  setIf(spec, 'annotations', overlay('template.annotationExprs', t.annotations, t.annotationExprs, ev))
+  if (t.packageContext) spec['packageContext'] = renderPackageContext(t.packageContext, ev)
+  if (t.pipeline) setIf(spec, 'pipeline', renderPipeline(t.pipeline, ev))
+  if (t.injectors && t.injectors.length > 0) spec['injectors'] = renderInjectors(t.injectors, ev)
+  return spec
+}
+
+/** The CEL variables of a target: its defaults, the upstream and the target object (`repository` is added later). */
+function celBindings(ctx: PvContext, inputs: RenderInputs): CelBindings {
+  return {
     repoDefault: ctx.repoDefault,
     packageDefault: ctx.packageDefault,
     upstream: inputs.upstream,
@@ -68,16 +96,33 @@ function render(ctx: PvContext, inputs: RenderInputs): RenderedSpec {
           ['package', ctx.packageDefault],
         ]),
   }
-  const ev = (field: string, expr: string): string => {
-    const result = inputs.engine.evalString(expr, bindings)
+}
+
+/** Evaluates an expression of the template to a string; a failure ends the render, naming the field. */
+function evaluator(engine: CelEngine, bindings: CelBindings): Evaluate {
+  return (field, expr) => {
+    const result = engine.evalString(expr, bindings)
     if (!result.ok) throw new RenderFailure({ message: `${field}: ${result.error}`, field })
     return result.value
   }
+}
 
-  let repo = ctx.repoDefault
-  if (t.downstream?.repo) repo = t.downstream.repo
-  if (t.downstream?.repoExpr) repo = ev('template.downstream.repoExpr', t.downstream.repoExpr)
+/** A downstream repository or package name: the expression's value, else the literal, else the default. */
+function chooseName(
+  fallback: string,
+  literal: string | undefined,
+  field: string,
+  expr: string | undefined,
+  ev: Evaluate,
+): string {
+  let name = fallback
+  if (literal) name = literal
+  if (expr) name = ev(field, expr)
+  return name
+}
 
+/** The downstream Repository object; a render failure when there is none of that name. */
+function loadRepository(inputs: RenderInputs, repo: string): KubeObject {
   const repository = inputs.repositories.get(repo)
   if (!repository)
     throw new RenderFailure({
@@ -85,53 +130,41 @@ function render(ctx: PvContext, inputs: RenderInputs): RenderedSpec {
       field: undefined,
       repo,
     })
-  bindings.repository = inputs.project(repository)
+  return repository
+}
 
-  let pkg = ctx.packageDefault
-  if (t.downstream?.package) pkg = t.downstream.package
-  if (t.downstream?.packageExpr) pkg = ev('template.downstream.packageExpr', t.downstream.packageExpr)
-  spec['downstream'] = downstream(repo, pkg)
+function renderPackageContext(pc: PackageContextTemplate, ev: Evaluate): Record<string, unknown> {
+  const packageContext: Record<string, unknown> = {}
+  setIf(packageContext, 'data', overlay('template.packageContext.dataExprs', pc.data, pc.dataExprs, ev))
+  const removeKeys = new Set(pc.removeKeys ?? [])
+  pc.removeKeyExprs?.forEach((expr, i) => removeKeys.add(ev(`template.packageContext.removeKeyExprs[${i}]`, expr)))
+  // Go's sort.Strings: bytewise ascending.
+  if (removeKeys.size > 0) packageContext['removeKeys'] = [...removeKeys].sort(compareBytes)
+  return packageContext
+}
 
-  if (t.adoptionPolicy) spec['adoptionPolicy'] = t.adoptionPolicy
-  if (t.deletionPolicy) spec['deletionPolicy'] = t.deletionPolicy
-  setIf(spec, 'labels', overlay('template.labelExprs', t.labels, t.labelExprs, ev))
-  setIf(spec, 'annotations', overlay('template.annotationExprs', t.annotations, t.annotationExprs, ev))
+/** The rendered validators and mutators; undefined when both are empty (Go's `omitempty`). */
+function renderPipeline(template: PipelineTemplate, ev: Evaluate): Record<string, unknown> | undefined {
+  const validators = renderFunctions('template.pipeline.validators', template.validators, ev)
+  const mutators = renderFunctions('template.pipeline.mutators', template.mutators, ev)
+  if (validators.length === 0 && mutators.length === 0) return undefined
+  const pipeline: Record<string, unknown> = {}
+  if (validators.length > 0) pipeline['validators'] = validators
+  if (mutators.length > 0) pipeline['mutators'] = mutators
+  return pipeline
+}
 
-  if (t.packageContext) {
-    const pc = t.packageContext
-    const packageContext: Record<string, unknown> = {}
-    setIf(packageContext, 'data', overlay('template.packageContext.dataExprs', pc.data, pc.dataExprs, ev))
-    const removeKeys = new Set(pc.removeKeys ?? [])
-    pc.removeKeyExprs?.forEach((expr, i) => removeKeys.add(ev(`template.packageContext.removeKeyExprs[${i}]`, expr)))
-    // Go's sort.Strings: bytewise ascending.
-    if (removeKeys.size > 0) packageContext['removeKeys'] = [...removeKeys].sort(compareBytes)
-    spec['packageContext'] = packageContext
-  }
-
-  if (t.pipeline) {
-    const validators = renderFunctions('template.pipeline.validators', t.pipeline.validators, ev)
-    const mutators = renderFunctions('template.pipeline.mutators', t.pipeline.mutators, ev)
-    if (validators.length > 0 || mutators.length > 0) {
-      const pipeline: Record<string, unknown> = {}
-      if (validators.length > 0) pipeline['validators'] = validators
-      if (mutators.length > 0) pipeline['mutators'] = mutators
-      spec['pipeline'] = pipeline
-    }
-  }
-
-  if (t.injectors && t.injectors.length > 0) {
-    spec['injectors'] = t.injectors.map((inj, i) => {
-      const out: Record<string, unknown> = {}
-      if (inj.group !== undefined) out['group'] = inj.group
-      if (inj.version !== undefined) out['version'] = inj.version
-      if (inj.kind !== undefined) out['kind'] = inj.kind
-      let name = inj.name ?? ''
-      if (inj.nameExpr) name = ev(`template.injectors[${i}].nameExpr`, inj.nameExpr)
-      out['name'] = name
-      return out
-    })
-  }
-  return spec
+function renderInjectors(injectors: readonly InjectorTemplate[], ev: Evaluate): Record<string, unknown>[] {
+  return injectors.map((inj, i) => {
+    const out: Record<string, unknown> = {}
+    if (inj.group !== undefined) out['group'] = inj.group
+    if (inj.version !== undefined) out['version'] = inj.version
+    if (inj.kind !== undefined) out['kind'] = inj.kind
+    let name = inj.name ?? ''
+    if (inj.nameExpr) name = ev(`template.injectors[${i}].nameExpr`, inj.nameExpr)
+    out['name'] = name
+    return out
+  })
 }
 
 type Evaluate = (field: string, expr: string) => string
