@@ -35,60 +35,92 @@ export function readCatalogValue(
     if (!Array.isArray(list)) return undefined
     const names = new Set<string>()
     for (let i = 0; i < list.length; i++) {
-      const entry: unknown = list[i]
-      if (!isPlainObject(entry)) return undefined
-      const name = entry['name']
-      if (typeof name !== 'string' || name === '' || names.has(name)) return undefined
-      names.add(name)
-      const versions = entry['versions']
-      const read: CatalogVersion[] = []
-      if (versions !== undefined && versions !== null) {
-        if (!Array.isArray(versions)) return undefined
-        const seen = new Set<string>()
-        for (let j = 0; j < versions.length; j++) {
-          const v: unknown = versions[j]
-          if (!isPlainObject(v)) return undefined
-          const version = v['version']
-          if (typeof version !== 'string' || version === '' || seen.has(version)) return undefined
-          seen.add(version)
-          const provides = gvksOf(v['provides'])
-          const dependencies = dependenciesOf(
-            object,
-            v['dependencies'],
-            `spec.packages[${i}].versions[${j}].dependencies`,
-          )
-          const type = installationTypeOf(v['installationType'], types)
-          const source = sourceOf(v['source'])
-          const kubernetes = v['kubernetesVersion']
-          if (!provides || !dependencies || type === null || source === null) return undefined
-          if (kubernetes !== undefined && kubernetes !== null && typeof kubernetes !== 'string') return undefined
-          const catalogVersion: CatalogVersion = { version, provides, dependencies }
-          if (type) catalogVersion.installationType = type
-          if (source) catalogVersion.source = source
-          if (kubernetes) catalogVersion.kubernetesVersion = kubernetes
-          read.push(catalogVersion)
-        }
-      }
-      const pkg: CatalogPackage = { name, versions: read }
-      const path = entry['path']
-      if (path !== undefined && path !== null) {
-        if (typeof path !== 'string' || path.split('/').some((segment) => dns1123LabelErrors(segment).length > 0))
-          return undefined
-        pkg.path = path
-      }
-      const deletionPolicy = entry['deletionPolicy']
-      if (deletionPolicy === 'delete' || deletionPolicy === 'orphan') pkg.deletionPolicy = deletionPolicy
-      else if (deletionPolicy !== undefined && deletionPolicy !== null) return undefined
-      const latest = entry['latestVersion']
-      if (latest !== undefined && latest !== null && typeof latest !== 'string') return undefined
-      if (latest) pkg.latestVersion = latest
-      const type = installationTypeOf(entry['installationType'], types)
-      if (type === null) return undefined
-      if (type) pkg.installationType = type
+      const pkg = catalogPackageOf(object, list[i], i, names, types)
+      if (!pkg) return undefined
       packages.push(pkg)
     }
   }
   return { object, name: object.name, packages }
+}
+
+/** `spec.packages[i]`, whose name must not be among `names` (it is added), or undefined. */
+function catalogPackageOf(
+  object: KubeObject,
+  entry: unknown,
+  i: number,
+  names: Set<string>,
+  types: readonly string[],
+): CatalogPackage | undefined {
+  if (!isPlainObject(entry)) return undefined
+  const name = entry['name']
+  if (typeof name !== 'string' || name === '' || names.has(name)) return undefined
+  names.add(name)
+  const versions = catalogVersionsOf(object, entry['versions'], i, types)
+  if (!versions) return undefined
+  const pkg: CatalogPackage = { name, versions }
+  const path = entry['path']
+  if (path !== undefined && path !== null) {
+    if (typeof path !== 'string' || path.split('/').some((segment) => dns1123LabelErrors(segment).length > 0))
+      return undefined
+    pkg.path = path
+  }
+  const deletionPolicy = entry['deletionPolicy']
+  if (deletionPolicy === 'delete' || deletionPolicy === 'orphan') pkg.deletionPolicy = deletionPolicy
+  else if (deletionPolicy !== undefined && deletionPolicy !== null) return undefined
+  const latest = entry['latestVersion']
+  if (latest !== undefined && latest !== null && typeof latest !== 'string') return undefined
+  if (latest) pkg.latestVersion = latest
+  const type = installationTypeOf(entry['installationType'], types)
+  if (type === null) return undefined
+  if (type) pkg.installationType = type
+  return pkg
+}
+
+/** `spec.packages[i].versions`, each version listed once, or undefined. */
+function catalogVersionsOf(
+  object: KubeObject,
+  versions: unknown,
+  i: number,
+  types: readonly string[],
+): CatalogVersion[] | undefined {
+  const read: CatalogVersion[] = []
+  if (versions === undefined || versions === null) return read
+  if (!Array.isArray(versions)) return undefined
+  const seen = new Set<string>()
+  for (let j = 0; j < versions.length; j++) {
+    const v: unknown = versions[j]
+    if (!isPlainObject(v)) return undefined
+    const version = v['version']
+    if (typeof version !== 'string' || version === '' || seen.has(version)) return undefined
+    seen.add(version)
+    const dependenciesField = `spec.packages[${i}].versions[${j}].dependencies`
+    const catalogVersion = catalogVersionOf(object, v, version, dependenciesField, types)
+    if (!catalogVersion) return undefined
+    read.push(catalogVersion)
+  }
+  return read
+}
+
+/** One catalog version's fields besides `version`, or undefined; `dependenciesField` locates its dependencies. */
+function catalogVersionOf(
+  object: KubeObject,
+  v: Record<string, unknown>,
+  version: string,
+  dependenciesField: string,
+  types: readonly string[],
+): CatalogVersion | undefined {
+  const provides = gvksOf(v['provides'])
+  const dependencies = dependenciesOf(object, v['dependencies'], dependenciesField)
+  const type = installationTypeOf(v['installationType'], types)
+  const source = sourceOf(v['source'])
+  const kubernetes = v['kubernetesVersion']
+  if (!provides || !dependencies || type === null || source === null) return undefined
+  if (kubernetes !== undefined && kubernetes !== null && typeof kubernetes !== 'string') return undefined
+  const catalogVersion: CatalogVersion = { version, provides, dependencies }
+  if (type) catalogVersion.installationType = type
+  if (source) catalogVersion.source = source
+  if (kubernetes) catalogVersion.kubernetesVersion = kubernetes
+  return catalogVersion
 }
 
 function dependenciesOf(object: KubeObject, list: unknown, field: string): Dependency[] | undefined {
