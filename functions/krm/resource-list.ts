@@ -71,68 +71,19 @@ export class ResourceList {
   static parse(text: string, options: { lazy?: boolean } = {}): ResourceList {
     if (text.trim() === '') throw new ResourceListError('input is empty: expected a ResourceList on stdin')
     const split = options.lazy === false ? undefined : splitItems(text)
-    let doc: Document.Parsed
-    try {
-      doc = parse(split ? split.shell : text, { source: 'ResourceList' })
-    } catch (err) {
-      if (!(err instanceof YamlSyntaxError)) throw err
-      const item = split || err.line === undefined ? undefined : itemAtLine(text, err.line)
-      throw new ResourceListError(
-        `malformed YAML in ${item === undefined ? err.message : err.message.replace(/^ResourceList/, `ResourceList items[${item}]`)}`,
-      )
-    }
+    const doc = parseListDocument(text, split?.shell)
     const root = doc.contents
     if (!isMap(root)) throw new ResourceListError('input is not a ResourceList: expected a YAML map at the top level')
-    // go-yaml (kpt) rejects a key given twice; the parser would read the first and print both.
-    const duplicate = duplicateKey(root)
-    if (duplicate !== undefined)
-      throw new ResourceListError(`malformed YAML in ResourceList: duplicate key \`${duplicate}\``)
-    // The list's own fields are printed back: an alias there to an anchor never set (or an alias bomb) is an input error,
-    // not a crash when the output is printed. Items and the functionConfig are checked as they are read.
-    for (const pair of root.items) {
-      const key = scalarKey(pair.key)
-      // A key that is no scalar (`? *a`, `? [x]`) is printed back too.
-      if (key === undefined && isNode(pair.key)) checkOrThrow(pair.key, doc, () => 'ResourceList key')
-      if (key !== 'items' && key !== 'functionConfig' && isNode(pair.value))
-        checkOrThrow(pair.value, doc, () => `ResourceList ${key ?? 'key'}`)
-    }
+    checkListFields(root, doc)
     const kind: unknown = root.get('kind')
     if (kind !== 'ResourceList') {
       throw new ResourceListError(
         `input is not a ResourceList: \`kind\` is ${JSON.stringify(kind ?? null)}, expected "ResourceList"`,
       )
     }
-    const itemsNode = root.get('items', true)
-    if (itemsNode === undefined || (isScalar(itemsNode) && itemsNode.value === null)) {
-      if (!root.has('items')) throw new ResourceListError('ResourceList has no `items` field')
-    } else if (!isSeq(itemsNode)) {
-      throw new ResourceListError('ResourceList `items` must be a list of objects')
-    }
-    const items: KubeObject[] = []
-    if (split) {
-      // An item printed back verbatim must be valid YAML: the line check proves it for kpt's
-      // block style, anything else is parsed now (and the parse is kept for when it is read).
-      split.chunks.forEach((chunk, i) =>
-        items.push(
-          KubeObject.fromItemSource(chunk, i, { parsed: isPlainBlockItem(chunk) ? undefined : parseItem(chunk, i) }),
-        ),
-      )
-    } else if (isSeq(itemsNode)) {
-      itemsNode.items.forEach((node, i) => {
-        if (!isMap(node)) throw new ResourceListError(`ResourceList \`items[${i}]\` is not an object`)
-        const item = new KubeObject(node, doc)
-        checkOrThrow(node, doc, () => itemSource(i, item))
-        items.push(item)
-      })
-    }
-    const fcNode = root.get('functionConfig', true)
-    let functionConfig: KubeObject | undefined
-    if (isMap(fcNode)) {
-      functionConfig = new KubeObject(fcNode, doc)
-      checkOrThrow(fcNode, doc, () => 'ResourceList functionConfig')
-    } else if (fcNode !== undefined && !(isScalar(fcNode) && fcNode.value === null)) {
-      throw new ResourceListError('ResourceList `functionConfig` must be an object')
-    }
+    const itemsNode = itemsSequence(root)
+    const items = split ? lazyItems(split.chunks) : itemsNode ? parsedItems(itemsNode, doc) : []
+    const functionConfig = readFunctionConfig(root, doc)
     const resultsNode = root.get('results', true)
     const inputResults = isSeq(resultsNode) ? resultsNode.items : []
     return new ResourceList(doc, items, functionConfig, inputResults, split !== undefined)
@@ -285,6 +236,86 @@ function itemSource(i: number, item?: KubeObject): string {
     // A malformed identity still leaves the position to name the item.
   }
   return identity && identity !== '/' ? `ResourceList items[${i}] (${identity})` : `ResourceList items[${i}]`
+}
+
+/** The list's document: the whole text's, or a split list's shell's; a syntax error names the item it is in. */
+function parseListDocument(text: string, shell: string | undefined): Document.Parsed {
+  try {
+    return parse(shell ?? text, { source: 'ResourceList' })
+  } catch (err) {
+    if (!(err instanceof YamlSyntaxError)) throw err
+    const item = shell !== undefined || err.line === undefined ? undefined : itemAtLine(text, err.line)
+    throw new ResourceListError(
+      `malformed YAML in ${item === undefined ? err.message : err.message.replace(/^ResourceList/, `ResourceList items[${item}]`)}`,
+    )
+  }
+}
+
+/** Checks the list's own fields, which are printed back: keys given once, no broken alias. */
+function checkListFields(root: YAMLMap, doc: Document): void {
+  // go-yaml (kpt) rejects a key given twice; the parser would read the first and print both.
+  const duplicate = duplicateKey(root)
+  if (duplicate !== undefined)
+    throw new ResourceListError(`malformed YAML in ResourceList: duplicate key \`${duplicate}\``)
+  // An alias there to an anchor never set (or an alias bomb) is an input error, not a crash when the output is
+  // printed. Items and the functionConfig are checked as they are read.
+  for (const pair of root.items) {
+    const key = scalarKey(pair.key)
+    // A key that is no scalar (`? *a`, `? [x]`) is printed back too.
+    if (key === undefined && isNode(pair.key)) checkOrThrow(pair.key, doc, () => 'ResourceList key')
+    if (key !== 'items' && key !== 'functionConfig' && isNode(pair.value))
+      checkOrThrow(pair.value, doc, () => `ResourceList ${key ?? 'key'}`)
+  }
+}
+
+/** The `items` sequence; undefined when it is empty (`items:` or null); an error when absent or not a list. */
+function itemsSequence(root: YAMLMap): YAMLSeq | undefined {
+  const itemsNode = root.get('items', true)
+  if (itemsNode === undefined || (isScalar(itemsNode) && itemsNode.value === null)) {
+    if (!root.has('items')) throw new ResourceListError('ResourceList has no `items` field')
+  } else if (!isSeq(itemsNode)) {
+    throw new ResourceListError('ResourceList `items` must be a list of objects')
+  }
+  return isSeq(itemsNode) ? itemsNode : undefined
+}
+
+/**
+ * The items of a split list, kept as text. An item printed back verbatim must be valid YAML: the line check proves
+ * it for kpt's block style, anything else is parsed now (and the parse is kept for when it is read).
+ */
+function lazyItems(chunks: readonly string[]): KubeObject[] {
+  const items: KubeObject[] = []
+  chunks.forEach((chunk, i) =>
+    items.push(
+      KubeObject.fromItemSource(chunk, i, { parsed: isPlainBlockItem(chunk) ? undefined : parseItem(chunk, i) }),
+    ),
+  )
+  return items
+}
+
+/** The items of a list parsed whole, each an object and checked. */
+function parsedItems(itemsNode: YAMLSeq, doc: Document): KubeObject[] {
+  const items: KubeObject[] = []
+  itemsNode.items.forEach((node, i) => {
+    if (!isMap(node)) throw new ResourceListError(`ResourceList \`items[${i}]\` is not an object`)
+    const item = new KubeObject(node, doc)
+    checkOrThrow(node, doc, () => itemSource(i, item))
+    items.push(item)
+  })
+  return items
+}
+
+/** The functionConfig, checked; undefined when absent or null. */
+function readFunctionConfig(root: YAMLMap, doc: Document): KubeObject | undefined {
+  const fcNode = root.get('functionConfig', true)
+  if (isMap(fcNode)) {
+    const functionConfig = new KubeObject(fcNode, doc)
+    checkOrThrow(fcNode, doc, () => 'ResourceList functionConfig')
+    return functionConfig
+  }
+  if (fcNode !== undefined && !(isScalar(fcNode) && fcNode.value === null))
+    throw new ResourceListError('ResourceList `functionConfig` must be an object')
+  return undefined
 }
 
 /** Parses and checks a lazily kept item that the line check could not prove well-formed. */
