@@ -119,42 +119,13 @@ export function reconcileVariants(
     specs: new Map(),
     targets: new Map(),
   }
-  const remove = new Set<KubeObject>()
-  for (const [id, object] of existing) {
-    if (desired.has(id)) continue
-    remove.add(object)
-    summary.deleted.push(object)
-  }
-  if (remove.size > 0) {
-    const kept = items.filter((item) => !remove.has(item))
-    items.length = 0
-    items.push(...kept)
-  }
-  // Paths are relative to each item's own package under `kpt fn render`, so a
-  // file is identified by its package and path (`a.yaml` of a subpackage is
-  // another file than the root's `a.yaml`). An item without `package-path`
-  // belongs to the package whose pipeline runs, as kpt assigns it.
+  deleteUndesired(items, existing, desired, summary)
   const root = rootPackagePath(items) ?? ''
-  const fileKey = (packagePath: string | undefined, path: string) => `${packagePath ?? root}\n${path}`
-  const usedIndexes = new Map<string, number>()
-  for (const item of items) {
-    const path = item.path
-    if (path === undefined) continue
-    const key = fileKey(item.packagePath, path)
-    usedIndexes.set(key, Math.max(usedIndexes.get(key) ?? -1, item.index))
-  }
+  const usedIndexes = usedFileIndexes(items, root)
   for (const [id, want] of desired) {
     const current = existing.get(id)
     if (current) {
-      if (want.targetObject) summary.targets.set(current, want.targetObject)
-      if (current.fieldTextEquals('spec', want.spec) || deepEqual(current.get(['spec']), want.spec)) {
-        summary.unchanged.push(current)
-        summary.specs.set(current, want.spec)
-      } else {
-        current.set(['spec'], want.spec)
-        summary.updated.push(current)
-        summary.specs.set(current, want.spec)
-      }
+      updateVariant(current, want, summary)
       continue
     }
     const path = `${dir}${want.name}.yaml`
@@ -168,6 +139,64 @@ export function reconcileVariants(
     if (want.targetObject) summary.targets.set(object, want.targetObject)
   }
   return summary
+}
+
+/** Removes from `items` the existing PackageVariants no longer desired; the summary lists them as deleted. */
+function deleteUndesired(
+  items: KubeObject[],
+  existing: ReadonlyMap<string, KubeObject>,
+  desired: ReadonlyMap<string, DesiredVariant>,
+  summary: ReconcileSummary,
+): void {
+  const remove = new Set<KubeObject>()
+  for (const [id, object] of existing) {
+    if (desired.has(id)) continue
+    remove.add(object)
+    summary.deleted.push(object)
+  }
+  if (remove.size > 0) {
+    const kept = items.filter((item) => !remove.has(item))
+    items.length = 0
+    items.push(...kept)
+  }
+}
+
+/**
+ * A file's key: paths are relative to each item's own package under `kpt fn
+ * render`, so a file is identified by its package and path (`a.yaml` of a
+ * subpackage is another file than the root's `a.yaml`).
+ */
+function fileKey(packagePath: string, path: string): string {
+  return `${packagePath}\n${path}`
+}
+
+/**
+ * The highest `index` used in each file (by fileKey). An item without
+ * `package-path` belongs to the package whose pipeline runs (`root`), as kpt
+ * assigns it.
+ */
+function usedFileIndexes(items: readonly KubeObject[], root: string): Map<string, number> {
+  const usedIndexes = new Map<string, number>()
+  for (const item of items) {
+    const path = item.path
+    if (path === undefined) continue
+    const key = fileKey(item.packagePath ?? root, path)
+    usedIndexes.set(key, Math.max(usedIndexes.get(key) ?? -1, item.index))
+  }
+  return usedIndexes
+}
+
+/** An existing PackageVariant gets the desired spec (metadata kept), unless it has it already. */
+function updateVariant(current: KubeObject, want: DesiredVariant, summary: ReconcileSummary): void {
+  if (want.targetObject) summary.targets.set(current, want.targetObject)
+  if (current.fieldTextEquals('spec', want.spec) || deepEqual(current.get(['spec']), want.spec)) {
+    summary.unchanged.push(current)
+    summary.specs.set(current, want.spec)
+  } else {
+    current.set(['spec'], want.spec)
+    summary.updated.push(current)
+    summary.specs.set(current, want.spec)
+  }
 }
 
 /** A new PackageVariant as Porch creates it (docs/upstream-behaviour.md, "The generated PackageVariants"), plus kpt's path annotations. */
