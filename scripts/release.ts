@@ -91,7 +91,66 @@ try {
   process.exitCode = 1
 }
 
+/** The npm package made in step 2: the tarball, its SBOM and what `npm pack` said of it. */
+interface PackedPackage {
+  tarball: string
+  sbom: string
+  pack: { filename: string; size: number; unpackedSize: number; entryCount: number; integrity: string }
+}
+
+/** Where step 3's images go: the registry's name and what the engine needs to reach it, and who signs them. */
+interface ImageDestination {
+  registryName: string
+  env: Record<string, string>
+  signer: Signer
+}
+
+type ReleasedImage = PushedImage & { sbom: string; size: number }
+
+/** What every image of step 3 is made from and where it goes. */
+interface ImageRelease {
+  engine: string
+  root: string
+  commit: string
+  out: string
+  destination: ImageDestination
+}
+
 async function release(): Promise<void> {
+  const { engine, cosign } = await checkReleasable()
+  const out = resolve(
+    options.out ??
+      (options.dryRun
+        ? mkdtempSync(join(tmpdir(), `kpt-variants-release-${version}-`))
+        : join(repository, 'dist', 'release', version)),
+  )
+  mkdirSync(out, { recursive: true })
+  // The dry run's repository is a clone of HEAD, with the repository's node_modules; the release's, the repository.
+  const root = options.dryRun ? await cloneForDryRun(out) : repository
+  let registry: LocalRegistry | undefined
+  try {
+    const commit = await commitVersion(root)
+    const packed = await packPackage(root, out)
+    // 3. The images: built, pushed, described, signed and attested, verified.
+    // Assigned before the signer's keys are made, so that the finally below stops it if that fails.
+    if (options.dryRun) registry = await startLocalRegistry()
+    const destination: ImageDestination = {
+      registryName: registry ? `${registry.host}/kpt-variants` : options.registry,
+      env: { ...registry?.env },
+      signer: await releaseSigner(cosign, out),
+    }
+    const images = await publishImages({ engine, root, commit, out, destination })
+    const tags = await tagRelease(root, commit)
+    writeManifest(out, { commit, packed, images, tags, signer: destination.signer })
+    printNextSteps(out, packed, tags)
+  } finally {
+    await registry?.stop()
+    if (options.dryRun) rmSync(join(out, 'repo'), { recursive: true, force: true })
+  }
+}
+
+/** Refuses a version or a repository that cannot be released, before anything changes; finds the tools it needs. */
+async function checkReleasable(): Promise<{ engine: string; cosign: string }> {
   if (!new RegExp(`^${semverPattern}$`).test(version)) throw new Error(`${version} is not a semantic version X.Y.Z`)
   const current = packageInfo(repository).version
   if (semver.lt(version, current)) throw new Error(`${version} is below package.json's version ${current}`)
@@ -106,143 +165,156 @@ async function release(): Promise<void> {
   } else if ((await git(repository, 'status', '--porcelain', '--untracked-files=no')).trim()) {
     log('The work tree has uncommitted changes: the dry run releases HEAD, without them.')
   }
+  return { engine, cosign }
+}
 
-  const out = resolve(
-    options.out ??
-      (options.dryRun
-        ? mkdtempSync(join(tmpdir(), `kpt-variants-release-${version}-`))
-        : join(repository, 'dist', 'release', version)),
+/** 1. The version and the changelog, in a commit; returns the commit. */
+async function commitVersion(root: string): Promise<string> {
+  // The changelog is checked first: nothing to release changes nothing.
+  const changelog = join(root, 'CHANGELOG.md')
+  const date = new Date().toISOString().slice(0, 10)
+  const released = releaseChangelog(readFileSync(changelog, 'utf8'), version, date, sourceUrl(root))
+  setVersion(root, version)
+  writeFileSync(changelog, released)
+  const disagreeing = disagreements(root)
+  if (disagreeing.length > 0)
+    throw new Error(
+      `places still disagree with ${version}: ${disagreeing.map((m) => `${m.file}:${m.line}`).join(', ')}`,
+    )
+  await git(root, 'commit', '-q', '-a', '-m', `Release v${version}`)
+  const commit = (await git(root, 'rev-parse', 'HEAD')).trim()
+  log(`1. ${version} set in package.json and every place that says it, CHANGELOG.md released: ${commit.slice(0, 12)}`)
+  return commit
+}
+
+/** 2. The build, the npm package and its SBOM. */
+async function packPackage(root: string, out: string): Promise<PackedPackage> {
+  await run(root, 'npm', ['run', 'build'])
+  const [pack] = JSON.parse(
+    (await run(root, 'npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', out])).stdout,
+  ) as PackedPackage['pack'][]
+  const tarball = join(out, pack!.filename)
+  const sbom = join(out, `kpt-variants-${version}.cdx.json`)
+  writeFileSync(
+    sbom,
+    packageSbom(
+      (await run(root, 'npm', ['sbom', '--sbom-format', 'cyclonedx', '--omit', 'dev', '--package-lock-only'])).stdout,
+    ),
   )
-  mkdirSync(out, { recursive: true })
-  // The dry run's repository is a clone of HEAD, with the repository's node_modules; the release's, the repository.
-  const root = options.dryRun ? await cloneForDryRun(out) : repository
-  let registry: LocalRegistry | undefined
-  try {
-    // 1. The version and the changelog, in a commit (the changelog checked first: nothing to release changes nothing).
-    const changelog = join(root, 'CHANGELOG.md')
-    const date = new Date().toISOString().slice(0, 10)
-    const released = releaseChangelog(readFileSync(changelog, 'utf8'), version, date, sourceUrl(root))
-    setVersion(root, version)
-    writeFileSync(changelog, released)
-    const disagreeing = disagreements(root)
-    if (disagreeing.length > 0)
-      throw new Error(
-        `places still disagree with ${version}: ${disagreeing.map((m) => `${m.file}:${m.line}`).join(', ')}`,
-      )
-    await git(root, 'commit', '-q', '-a', '-m', `Release v${version}`)
-    const commit = (await git(root, 'rev-parse', 'HEAD')).trim()
-    log(`1. ${version} set in package.json and every place that says it, CHANGELOG.md released: ${commit.slice(0, 12)}`)
+  log(`2. ${tarball} (${(pack!.size / 2 ** 20).toFixed(2)} MiB, ${pack!.entryCount} files) and its SBOM ${sbom}`)
+  return { tarball, sbom, pack: pack! }
+}
 
-    // 2. The build, the npm package and its SBOM.
-    await run(root, 'npm', ['run', 'build'])
-    const pack = JSON.parse(
-      (await run(root, 'npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', out])).stdout,
-    ) as { filename: string; size: number; unpackedSize: number; entryCount: number; integrity: string }[]
-    const tarball = join(out, pack[0]!.filename)
-    const tarballSbom = join(out, `kpt-variants-${version}.cdx.json`)
-    writeFileSync(
-      tarballSbom,
-      packageSbom(
-        (await run(root, 'npm', ['sbom', '--sbom-format', 'cyclonedx', '--omit', 'dev', '--package-lock-only'])).stdout,
-      ),
-    )
-    log(
-      `2. ${tarball} (${(pack[0]!.size / 2 ** 20).toFixed(2)} MiB, ${pack[0]!.entryCount} files) and its SBOM ${tarballSbom}`,
-    )
-
-    // 3. The images: built, pushed, described, signed and attested, verified.
-    let registryName = options.registry
-    const env: Record<string, string> = {}
-    let signer: Signer
-    if (options.dryRun) {
-      registry = await startLocalRegistry()
-      registryName = `${registry.host}/kpt-variants`
-      Object.assign(env, registry.env)
-      const keys = await generateKeyPair(cosign, join(out, 'keys'), '')
-      signer = { cosign, ...keys, offline: true, work: out, env: { COSIGN_PASSWORD: '' } }
-    } else {
-      signer = {
-        cosign,
-        work: out,
-        ...(options.key
-          ? { key: options.key, publicKey: options.publicKey ?? fail('--key needs --public-key to verify with') }
-          : {}),
-        ...(options.identity ? { identity: options.identity, issuer: options.issuer } : {}),
-      }
-    }
-    const buildArgs = await baseBuildArgs(engine, { ...(options.base ? { base: options.base } : {}), log })
-    const images: (PushedImage & { sbom: string; size: number })[] = []
-    for (const target of imageTargets) {
-      const built = await buildImage(engine, root, target, {
-        version,
-        registry: registryName,
-        revision: commit,
-        buildArgs,
-      })
-      const pushed = await pushImage(engine, target, { version, registry: registryName, env })
-      const sbom = join(out, 'images', `${target}.cdx.json`)
-      mkdirSync(join(out, 'images'), { recursive: true })
-      writeFileSync(sbom, await imageSbom(engine, built.tag, env))
-      for (const digest of new Set(Object.values(pushed.digests))) {
-        const reference = `${built.tag.slice(0, built.tag.lastIndexOf(':'))}@${digest}`
-        await signImage(signer, reference)
-        await attestSbom(signer, reference, sbom)
-      }
-      for (const tag of pushed.tags) await verifyImage(signer, tag)
-      await verifySbom(signer, built.tag)
-      if (options.dryRun) await execa(engine, ['rmi', built.tag], { reject: false })
-      images.push({ ...pushed, sbom, size: built.size })
-      log(
-        `3. ${built.tag}@${pushed.digests[built.tag]} (${(built.size / 2 ** 20).toFixed(0)} MiB): pushed, signed, SBOM attested, verified`,
-      )
-    }
-
-    // 4. The tags: the release's, and each function's as the catalog tags them.
-    const tags = [`v${version}`, ...functionTargets.map((fn) => `functions/ts/${fn}/v${version}`)]
-    for (const tag of tags) await git(root, 'tag', '-a', '-m', `kpt-variants ${version}`, tag, commit)
-    log(`4. tagged ${commit.slice(0, 12)}: ${tags.join(', ')}`)
-
-    // 5. What was made.
-    const manifest = {
-      version,
-      commit,
-      dryRun: Boolean(options.dryRun),
-      package: {
-        file: tarball,
-        sha256: createHash('sha256').update(readFileSync(tarball)).digest('hex'),
-        integrity: pack[0]!.integrity,
-        size: pack[0]!.size,
-        unpackedSize: pack[0]!.unpackedSize,
-        files: pack[0]!.entryCount,
-        sbom: tarballSbom,
-      },
-      images: images.map(({ target, tags: imageTags, digests, sbom, size }) => ({
-        target,
-        tags: imageTags,
-        digest: digests[imageTags[0]!],
-        size,
-        sbom,
-      })),
-      tags,
-      ...(signer.publicKey ? { publicKey: signer.publicKey } : { identity: signer.identity, issuer: signer.issuer }),
-    }
-    writeFileSync(join(out, 'release.json'), `${JSON.stringify(manifest, null, 2)}\n`)
-    log(`5. ${join(out, 'release.json')}`)
-    if (options.dryRun) log(`\nDry run: nothing changed in ${repository}; the release it would make is in ${out}.`)
-    else
-      log(
-        [
-          '',
-          'Now push and publish (docs/releasing.md):',
-          `  git push origin HEAD ${tags.join(' ')}`,
-          `  npm publish ${tarball}`,
-          `  attach ${tarball} and ${tarballSbom} to the GitHub release of v${version}`,
-        ].join('\n'),
-      )
-  } finally {
-    await registry?.stop()
-    if (options.dryRun) rmSync(join(out, 'repo'), { recursive: true, force: true })
+/** Who signs the images: a key pair made for the dry run, else the --key or the keyless identity given. */
+async function releaseSigner(cosign: string, out: string): Promise<Signer> {
+  if (options.dryRun) {
+    const keys = await generateKeyPair(cosign, join(out, 'keys'), '')
+    return { cosign, ...keys, offline: true, work: out, env: { COSIGN_PASSWORD: '' } }
   }
+  return {
+    cosign,
+    work: out,
+    ...(options.key
+      ? { key: options.key, publicKey: options.publicKey ?? fail('--key needs --public-key to verify with') }
+      : {}),
+    ...(options.identity ? { identity: options.identity, issuer: options.issuer } : {}),
+  }
+}
+
+/** 3. Every image, one after the other, built on the same base. */
+async function publishImages(plan: ImageRelease): Promise<ReleasedImage[]> {
+  const { engine } = plan
+  const buildArgs = await baseBuildArgs(engine, { ...(options.base ? { base: options.base } : {}), log })
+  const images: ReleasedImage[] = []
+  for (const target of imageTargets) {
+    images.push(await publishImage({ ...plan, target, buildArgs }))
+  }
+  return images
+}
+
+/** One image: built, pushed, described, signed and attested, verified. */
+async function publishImage(image: ImageRelease & { target: string; buildArgs: string[] }): Promise<ReleasedImage> {
+  const { engine, target, out, destination } = image
+  const { registryName: registry, env, signer } = destination
+  const built = await buildImage(engine, image.root, target, {
+    version,
+    registry,
+    revision: image.commit,
+    buildArgs: image.buildArgs,
+  })
+  const pushed = await pushImage(engine, target, { version, registry, env })
+  const sbom = join(out, 'images', `${target}.cdx.json`)
+  mkdirSync(join(out, 'images'), { recursive: true })
+  writeFileSync(sbom, await imageSbom(engine, built.tag, env))
+  for (const digest of new Set(Object.values(pushed.digests))) {
+    const reference = `${built.tag.slice(0, built.tag.lastIndexOf(':'))}@${digest}`
+    await signImage(signer, reference)
+    await attestSbom(signer, reference, sbom)
+  }
+  for (const tag of pushed.tags) await verifyImage(signer, tag)
+  await verifySbom(signer, built.tag)
+  if (options.dryRun) await execa(engine, ['rmi', built.tag], { reject: false })
+  log(
+    `3. ${built.tag}@${pushed.digests[built.tag]} (${(built.size / 2 ** 20).toFixed(0)} MiB): pushed, signed, SBOM attested, verified`,
+  )
+  return { ...pushed, sbom, size: built.size }
+}
+
+/** 4. The tags: the release's, and each function's as the catalog tags them. */
+async function tagRelease(root: string, commit: string): Promise<string[]> {
+  const tags = [`v${version}`, ...functionTargets.map((fn) => `functions/ts/${fn}/v${version}`)]
+  for (const tag of tags) await git(root, 'tag', '-a', '-m', `kpt-variants ${version}`, tag, commit)
+  log(`4. tagged ${commit.slice(0, 12)}: ${tags.join(', ')}`)
+  return tags
+}
+
+/** 5. What was made: release.json beside the artifacts. */
+function writeManifest(
+  out: string,
+  made: { commit: string; packed: PackedPackage; images: ReleasedImage[]; tags: string[]; signer: Signer },
+): void {
+  const { commit, packed, images, tags, signer } = made
+  const { tarball, pack } = packed
+  const manifest = {
+    version,
+    commit,
+    dryRun: Boolean(options.dryRun),
+    package: {
+      file: tarball,
+      sha256: createHash('sha256').update(readFileSync(tarball)).digest('hex'),
+      integrity: pack.integrity,
+      size: pack.size,
+      unpackedSize: pack.unpackedSize,
+      files: pack.entryCount,
+      sbom: packed.sbom,
+    },
+    images: images.map(({ target, tags: imageTags, digests, sbom, size }) => ({
+      target,
+      tags: imageTags,
+      digest: digests[imageTags[0]!],
+      size,
+      sbom,
+    })),
+    tags,
+    ...(signer.publicKey ? { publicKey: signer.publicKey } : { identity: signer.identity, issuer: signer.issuer }),
+  }
+  writeFileSync(join(out, 'release.json'), `${JSON.stringify(manifest, null, 2)}\n`)
+  log(`5. ${join(out, 'release.json')}`)
+}
+
+/** The dry run's last word, or what a real release leaves to do by hand: nothing leaves the machine but the images. */
+function printNextSteps(out: string, packed: PackedPackage, tags: string[]): void {
+  if (options.dryRun) log(`\nDry run: nothing changed in ${repository}; the release it would make is in ${out}.`)
+  else
+    log(
+      [
+        '',
+        'Now push and publish (docs/releasing.md):',
+        `  git push origin HEAD ${tags.join(' ')}`,
+        `  npm publish ${packed.tarball}`,
+        `  attach ${packed.tarball} and ${packed.sbom} to the GitHub release of v${version}`,
+      ].join('\n'),
+    )
 }
 
 /** A clone of HEAD in `out`/repo, using the repository's node_modules, with a committer of its own. */
