@@ -16,6 +16,7 @@ import { ClusterClient, ClusterError } from '../fleet/cluster-client.js'
 import { defaultCacheDir, renderRecordFile } from '../cache/layout.js'
 import type { ConflictPolicy } from '../merge/update.js'
 import { Controller } from '../controller/controller.js'
+import type { ControllerSettings } from '../controller/controller.js'
 import type { Cycle } from '../controller/cycle.js'
 import { checkTiming, LeaderElector } from '../controller/lease.js'
 import { leaseApi } from '../controller/lease-api.js'
@@ -55,6 +56,60 @@ export interface ControllerOptions {
 
 /** Runs until SIGTERM or SIGINT (0), or until this replica loses its lease (1). */
 export async function controllerCommand(options: ControllerOptions, io: CliIO): Promise<number> {
+  const { outDir, timing, lease, secret } = checkOptions(options, io)
+  const cacheDir = resolve(io.cwd, options.cache ?? defaultCacheDir(io.env))
+  const log = (line: string) => io.stderr(`kpt-variants controller: ${line}\n`)
+  const client = await connect(options, io)
+  const settings = controllerSettings(options, io, { client, outDir, cacheDir, log })
+  const identity = options.identity ?? `${hostname()}-${randomBytes(3).toString('hex')}`
+  const elector = options.leaderElection
+    ? new LeaderElector(leaseApi(client, lease[1]!, lease[2]!), identity, timing, undefined, log)
+    : undefined
+  const label = labelOf(client, options.labelPod)
+  const replica: Replica = { stopping: false }
+  // A leader finishes the cycle under way, then gives the lease up (finally, below); a standby stops waiting for it.
+  const stop = () => {
+    if (replica.stopping) return
+    replica.stopping = true
+    log('stopping')
+    if (replica.controller) replica.controller.stop()
+    else void elector?.stop()
+  }
+  const resync = () => replica.controller?.resync()
+  process.on('SIGTERM', stop)
+  process.on('SIGINT', stop)
+  process.on('SIGHUP', resync)
+  try {
+    replica.server = await startWebhook({ address: options.listen, secret, replica, log })
+    log(
+      `${identity}: watching ${options.namespace ? `namespace ${options.namespace} of ` : ''}${client.server}${elector ? `, leading through lease ${options.lease}` : ''}`,
+    )
+    await markPod(label, false, log)
+    if (elector && !(await elector.acquire())) return 0
+    if (replica.stopping) return 0
+    await markPod(label, true, log)
+    replica.controller = new Controller(client, settings)
+    return await lead(replica.controller, elector, replica)
+  } finally {
+    process.off('SIGTERM', stop)
+    process.off('SIGINT', stop)
+    process.off('SIGHUP', resync)
+    await elector?.stop()
+    if (replica.controller) await markPod(label, false, log)
+    replica.server?.close()
+    replica.server?.closeAllConnections()
+  }
+}
+
+/** What the signal handlers and the webhook share with the run: the controller once this replica leads, and whether it is stopping. */
+interface Replica {
+  controller?: Controller
+  server?: Server
+  stopping: boolean
+}
+
+/** Refuses options that do not go together, before connecting to anything. */
+function checkOptions(options: ControllerOptions, io: CliIO) {
   if (Boolean(options.git) === Boolean(options.out)) throw new UsageError('give either --out DIR or --git')
   const outDir = resolve(io.cwd, options.out ?? '.')
   if (options.out && existsSync(outDir) && !statSync(outDir).isDirectory())
@@ -71,12 +126,13 @@ export async function controllerCommand(options: ControllerOptions, io: CliIO): 
   if (options.resync <= 0) throw new UsageError('--resync must be longer than 0')
   const secret =
     options.webhookSecretFile === undefined ? undefined : readSecret(resolve(io.cwd, options.webhookSecretFile))
-  const cacheDir = resolve(io.cwd, options.cache ?? defaultCacheDir(io.env))
-  const log = (line: string) => io.stderr(`kpt-variants controller: ${line}\n`)
+  return { outDir, timing, lease, secret }
+}
 
-  let client: ClusterClient
+/** The cluster of --kubeconfig and --context; one that cannot be reached is a usage error, not a stack trace. */
+async function connect(options: ControllerOptions, io: CliIO): Promise<ClusterClient> {
   try {
-    client = await ClusterClient.connect({
+    return await ClusterClient.connect({
       ...(options.kubeconfig ? { kubeconfig: options.kubeconfig } : {}),
       ...(options.context ? { context: options.context } : {}),
       cwd: io.cwd,
@@ -86,11 +142,20 @@ export async function controllerCommand(options: ControllerOptions, io: CliIO): 
     if (err instanceof ClusterError) throw new UsageError(err.message)
     throw err
   }
+}
+
+/** The controller's settings, and within them each cycle's render settings, as `render --cluster` would make them. */
+function controllerSettings(
+  options: ControllerOptions,
+  io: CliIO,
+  run: { client: ClusterClient; outDir: string; cacheDir: string; log: (line: string) => void },
+): ControllerSettings {
+  const { client, outDir, cacheDir, log } = run
   const fleetId = `cluster ${client.server} ${options.namespace ?? '*'}`
   const git = options.git ? { cacheDir, lockTimeoutMs: options.lockTimeout, publish: false } : undefined
   // One record with `render --cluster`'s of the same output.
   const memo = renderRecordFile(cacheDir, git ? `git ${fleetId}` : outDir)
-  const settings = {
+  return {
     render: {
       // As `render --cluster`: records by the server, repository paths by the working directory.
       fleetId,
@@ -120,76 +185,50 @@ export async function controllerCommand(options: ControllerOptions, io: CliIO): 
     log,
     ...(options.json ? { onCycle: (cycle: Cycle) => io.stdout(`${JSON.stringify(cycle)}\n`) } : {}),
   }
+}
 
-  const identity = options.identity ?? `${hostname()}-${randomBytes(3).toString('hex')}`
-  const elector = options.leaderElection
-    ? new LeaderElector(leaseApi(client, lease[1]!, lease[2]!), identity, timing, undefined, log)
-    : undefined
-  const label = labelOf(client, options.labelPod)
-  let controller: Controller | undefined
-  let server: Server | undefined
-  let stopping = false
-  // A leader finishes the cycle under way, then gives the lease up (finally, below); a standby stops waiting for it.
-  const stop = () => {
-    if (stopping) return
-    stopping = true
-    log('stopping')
-    if (controller) controller.stop()
-    else void elector?.stop()
-  }
-  const resync = () => controller?.resync()
-  process.on('SIGTERM', stop)
-  process.on('SIGINT', stop)
-  process.on('SIGHUP', resync)
+/** The webhook server of --listen, if given; it answers for this replica only while it leads. */
+async function startWebhook(webhook: {
+  address: string | undefined
+  secret: string | undefined
+  replica: Replica
+  log: (line: string) => void
+}): Promise<Server | undefined> {
+  const { address, secret, replica, log } = webhook
+  if (!address) return undefined
   try {
-    if (options.listen) {
-      try {
-        const listening = await listen(options.listen, secret, {
-          leading: () => controller !== undefined && !stopping,
-          pushed: () => controller?.upstreamChanged(),
-        })
-        server = listening.server
-        log(`listening on ${options.listen.replace(/:\d+$/, '')}:${listening.port}`)
-      } catch (err) {
-        throw new UsageError(`--listen ${options.listen}: ${(err as Error).message}`)
-      }
-    }
-    log(
-      `${identity}: watching ${options.namespace ? `namespace ${options.namespace} of ` : ''}${client.server}${elector ? `, leading through lease ${options.lease}` : ''}`,
-    )
-    await markPod(label, false, log)
-    if (elector && !(await elector.acquire())) return 0
-    if (stopping) return 0
-    await markPod(label, true, log)
-    controller = new Controller(client, settings)
-    const running = controller.run().then(
-      () => undefined,
-      (err: unknown) => err,
-    )
-    const lost = elector ? elector.lost.then((why) => ({ why })) : new Promise<never>(() => {})
-    const ended = await Promise.race([running.then((error) => ({ error })), lost])
-    if ('why' in ended) {
-      // Another replica may lead now. As client-go's leaders do, this one ends at once, with the cycle under way:
-      // finishing it could write beside the new leader (an end mid-cycle is what a crash is, which a render survives).
-      if (!stopping) process.exit(1)
-      controller.stop()
-      await running
-      return 0
-    }
-    if (ended.error) {
-      if (ended.error instanceof ClusterError) throw new UsageError(ended.error.message)
-      throw ended.error instanceof Error ? ended.error : new Error(String(ended.error))
-    }
-    return 0
-  } finally {
-    process.off('SIGTERM', stop)
-    process.off('SIGINT', stop)
-    process.off('SIGHUP', resync)
-    await elector?.stop()
-    if (controller) await markPod(label, false, log)
-    server?.close()
-    server?.closeAllConnections()
+    const listening = await listen(address, secret, {
+      leading: () => replica.controller !== undefined && !replica.stopping,
+      pushed: () => replica.controller?.upstreamChanged(),
+    })
+    log(`listening on ${address.replace(/:\d+$/, '')}:${listening.port}`)
+    return listening.server
+  } catch (err) {
+    throw new UsageError(`--listen ${address}: ${(err as Error).message}`)
   }
+}
+
+/** Runs the controller until it ends (0, or its error thrown) or the lease is lost. */
+async function lead(controller: Controller, elector: LeaderElector | undefined, replica: Replica): Promise<number> {
+  const running = controller.run().then(
+    () => undefined,
+    (err: unknown) => err,
+  )
+  const lost = elector ? elector.lost.then((why) => ({ why })) : new Promise<never>(() => {})
+  const ended = await Promise.race([running.then((error) => ({ error })), lost])
+  if ('why' in ended) {
+    // Another replica may lead now. As client-go's leaders do, this one ends at once, with the cycle under way:
+    // finishing it could write beside the new leader (an end mid-cycle is what a crash is, which a render survives).
+    if (!replica.stopping) process.exit(1)
+    controller.stop()
+    await running
+    return 0
+  }
+  if (ended.error) {
+    if (ended.error instanceof ClusterError) throw new UsageError(ended.error.message)
+    throw ended.error instanceof Error ? ended.error : new Error(String(ended.error))
+  }
+  return 0
 }
 
 function labelOf(client: ClusterClient, pod: string | undefined): PodLabel | undefined {
