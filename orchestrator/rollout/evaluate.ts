@@ -45,121 +45,49 @@ interface StepProgress {
   lastPublish?: Date
 }
 
+/** What the walk over the steps carries from one step to the next, and what it decides for the drafts. */
+interface StepWalk {
+  input: RolloutInput
+  progress: StepProgress[]
+  /** Why every draft waits, whatever its step (a failed target, `paused`, a closed window), if one does. */
+  globalHold: string | undefined
+  /** The first step with a failed target, -1 if none. */
+  haltedStep: number
+  /** Why each draft not published waits, by key. */
+  held: Map<string, string>
+  publish: Set<string>
+  /** The last step that keeps the steps after it from starting, and why (completing "starts after <step> …"). */
+  blockedBy?: { step: string; why: string }
+}
+
+/** One step of the walk: its place, its progress, its report and its variants with a draft waiting. */
+interface StepAt {
+  index: number
+  step: Rollout['steps'][number]
+  progress: StepProgress
+  report: StepReport
+  candidates: RolloutVariant[]
+}
+
 /** Decides, for each variant with a draft waiting, whether this run publishes it. */
 export function evaluateRollout(input: RolloutInput): RolloutEvaluation {
   const { rollout, revision, now } = input
-  const members: RolloutVariant[][] = rollout.steps.map(() => [])
-  const stepOf = new Map<string, string>()
-  const unmatched: RolloutVariant[] = []
-  for (const variant of input.variants) {
-    const index = rollout.steps.findIndex((step) => !step.matches || step.matches(variant.target.labels))
-    if (index < 0) unmatched.push(variant)
-    else {
-      members[index]!.push(variant)
-      stepOf.set(variant.key, rollout.steps[index]!.name)
-    }
-  }
+  const { members, stepOf, unmatched } = assignSteps(input)
   const progress = members.map((list) => stepProgress(list, input))
   const failed = progress.flatMap((p) => p.failed)
   const windows = rollout.windows.length > 0 ? windowsAt(rollout.windows, now) : undefined
-  const globalHold =
-    failed.length > 0
-      ? `halted: ${failed[0]!.health.detail}`
-      : rollout.paused
-        ? `paused: ${pausedText(rollout)}`
-        : windows && !windows.open
-          ? `waiting: ${closedText(windows.next)}`
-          : undefined
-  // The step right after a halted one says why in its own words: "step eu starts after canary is healthy: edge-01 Ready is False".
-  const haltedStep = progress.findIndex((p) => p.failed.length > 0)
-
-  const held = new Map<string, string>()
-  const publish = new Set<string>()
-  const steps: StepReport[] = []
-  let blockedBy: { step: string; why: string } | undefined
-  rollout.steps.forEach((step, i) => {
-    const p = progress[i]!
-    const report: StepReport = {
-      name: step.name,
-      state: 'waiting',
-      reason: '',
-      variants: p.members.map((v) => v.key),
-      published: p.atRevision,
-      healthy: p.atRevision - p.unhealthy.length,
-      publishing: 0,
-    }
-    steps.push(report)
-    const candidates = p.members.filter((v) => v.draft)
-    if (!blockedBy && p.broken.length > 0) {
-      // A target of this step cannot be rendered: none of the step is published, no later step starts.
-      report.state = 'halted'
-      report.reason = brokenText(p)
-      for (const v of candidates) held.set(v.key, `held: step ${step.name}: ${report.reason}`)
-      blockedBy = { step: step.name, why: `renders every variant: ${report.reason}` }
-      return
-    }
-    if (blockedBy) {
-      const why = blockedBy.step === rollout.steps[i - 1]!.name ? blockedBy.why : 'is done'
-      report.reason = p.failed.length > 0 ? failedText(p) : `starts after ${rollout.steps[i - 1]!.name} ${why}`
-      if (p.failed.length > 0) report.state = 'halted'
-      const waiting = `waiting: step ${step.name} starts after ${rollout.steps[i - 1]!.name} ${why}`
-      for (const v of candidates) held.set(v.key, haltedStep === i - 1 ? waiting : (globalHold ?? waiting))
-      blockedBy = { step: step.name, why: 'is done' }
-      return
-    }
-    if (p.members.length === 0) {
-      report.state = 'done'
-      report.reason = 'no variant is in this step'
-      return
-    }
-    const soakLeft = p.lastPublish ? p.lastPublish.getTime() + rollout.soakMs - now.getTime() : 0
-    if (p.unpublished.length === 0 && p.unhealthy.length === 0 && soakLeft <= 0) {
-      report.state = 'done'
-      report.reason = `${p.members.length} variant(s) published at ${revision} and healthy`
-      return
-    }
-    const needsApproval =
-      rollout.approval === 'manual' &&
-      i > 0 &&
-      candidates.length > 0 &&
-      !rollout.approvals.some((a) => a.step === step.name && a.revision === revision)
-    const approveText = `needs approval: kpt-variants rollout approve ${rolloutName(rollout)} ${step.name}`
-    report.state = p.failed.length > 0 ? 'halted' : needsApproval ? 'waiting' : 'active'
-    const limit = concurrencyLimit(step.maxConcurrent, p.members.length)
-    const slots = Math.max(0, limit - p.unhealthy.length)
-    const sorted = [...candidates].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
-    sorted.forEach((v, k) => {
-      if (globalHold) held.set(v.key, globalHold)
-      else if (needsApproval) held.set(v.key, `waiting: step ${step.name} ${approveText}`)
-      else if (k < slots) publish.add(v.key)
-      else held.set(v.key, `waiting: ${concurrencyText(rollout, step.name, limit, p, sorted.slice(0, slots))}`)
-    })
-    report.publishing = sorted.filter((v) => publish.has(v.key)).length
-    report.reason =
-      p.failed.length > 0
-        ? failedText(p)
-        : needsApproval
-          ? approveText
-          : activeText(p, report.publishing, soakLeft, rollout, revision)
-    blockedBy = { step: step.name, why: notDoneText(p, soakLeft, rollout, revision) }
-  })
-  for (const v of unmatched) {
-    if (v.draft)
-      held.set(
-        v.key,
-        `held: no step of rollout ${rolloutName(rollout)} selects ${v.target.name}: add a step without \`targets\` to take the variants no other step selects`,
-      )
+  const walk: StepWalk = {
+    input,
+    progress,
+    globalHold: globalHoldOf(rollout, failed, windows),
+    // The step right after a halted one says why in its own words: "step eu starts after canary is healthy: edge-01 Ready is False".
+    haltedStep: progress.findIndex((p) => p.failed.length > 0),
+    held: new Map<string, string>(),
+    publish: new Set<string>(),
   }
-
-  const decisions: VariantDecision[] = input.variants
-    .filter((v) => v.draft)
-    .map((v) => {
-      const step = stepOf.get(v.key)
-      const base = step === undefined ? { key: v.key } : { key: v.key, step }
-      return publish.has(v.key)
-        ? { ...base, publish: true as const }
-        : { ...base, publish: false as const, reason: held.get(v.key)! }
-    })
+  const steps = rollout.steps.map((_, i) => decideStep(walk, i))
+  holdUnmatched(walk, unmatched)
+  const decisions = decisionsOf(walk, stepOf)
   const { state, reason } = rolloutState(rollout, steps, failed, windows, revision, progress)
   return {
     rollout: `${rollout.namespace}/${rollout.name}`,
@@ -171,6 +99,140 @@ export function evaluateRollout(input: RolloutInput): RolloutEvaluation {
     publish: decisions.filter((d) => d.publish).map((d) => d.key),
     unmatched: unmatched.map((v) => v.key),
   }
+}
+
+/** Each variant in the first step whose selector matches its target; the variants no step selects apart. */
+function assignSteps(input: RolloutInput) {
+  const { rollout } = input
+  const members: RolloutVariant[][] = rollout.steps.map(() => [])
+  const stepOf = new Map<string, string>()
+  const unmatched: RolloutVariant[] = []
+  for (const variant of input.variants) {
+    const index = rollout.steps.findIndex((step) => !step.matches || step.matches(variant.target.labels))
+    if (index < 0) unmatched.push(variant)
+    else {
+      members[index]!.push(variant)
+      stepOf.set(variant.key, rollout.steps[index]!.name)
+    }
+  }
+  return { members, stepOf, unmatched }
+}
+
+/** Why every draft waits, whatever its step: a failed target, then `paused`, then a closed window. */
+function globalHoldOf(
+  rollout: Rollout,
+  failed: StepProgress['failed'],
+  windows: ReturnType<typeof windowsAt> | undefined,
+): string | undefined {
+  if (failed.length > 0) return `halted: ${failed[0]!.health.detail}`
+  if (rollout.paused) return `paused: ${pausedText(rollout)}`
+  if (windows && !windows.open) return `waiting: ${closedText(windows.next)}`
+  return undefined
+}
+
+/** Step `index`'s report, holding or publishing its drafts, once the steps before it are decided. */
+function decideStep(walk: StepWalk, index: number): StepReport {
+  const step = walk.input.rollout.steps[index]!
+  const p = walk.progress[index]!
+  const report: StepReport = {
+    name: step.name,
+    state: 'waiting',
+    reason: '',
+    variants: p.members.map((v) => v.key),
+    published: p.atRevision,
+    healthy: p.atRevision - p.unhealthy.length,
+    publishing: 0,
+  }
+  const at: StepAt = { index, step, progress: p, report, candidates: p.members.filter((v) => v.draft) }
+  if (!walk.blockedBy && p.broken.length > 0) haltBrokenStep(walk, at)
+  else if (walk.blockedBy) holdBehind(walk, at, walk.blockedBy)
+  else if (p.members.length === 0) {
+    report.state = 'done'
+    report.reason = 'no variant is in this step'
+  } else runStartedStep(walk, at)
+  return report
+}
+
+/** A target of this step cannot be rendered: none of the step is published, no later step starts. */
+function haltBrokenStep(walk: StepWalk, { step, progress, report, candidates }: StepAt): void {
+  report.state = 'halted'
+  report.reason = brokenText(progress)
+  for (const v of candidates) walk.held.set(v.key, `held: step ${step.name}: ${report.reason}`)
+  walk.blockedBy = { step: step.name, why: `renders every variant: ${report.reason}` }
+}
+
+/** A step after one not done waits for it, saying why; the steps after it wait for it in turn. */
+function holdBehind(walk: StepWalk, at: StepAt, blockedBy: { step: string; why: string }): void {
+  const { index: i, step, progress: p, report } = at
+  const previous = walk.input.rollout.steps[i - 1]!.name
+  const why = blockedBy.step === previous ? blockedBy.why : 'is done'
+  report.reason = p.failed.length > 0 ? failedText(p) : `starts after ${previous} ${why}`
+  if (p.failed.length > 0) report.state = 'halted'
+  const waiting = `waiting: step ${step.name} starts after ${previous} ${why}`
+  for (const v of at.candidates)
+    walk.held.set(v.key, walk.haltedStep === i - 1 ? waiting : (walk.globalHold ?? waiting))
+  walk.blockedBy = { step: step.name, why: 'is done' }
+}
+
+/** The started step: done once published, healthy and soaked; else it publishes what its gates let through. */
+function runStartedStep(walk: StepWalk, at: StepAt): void {
+  const { rollout, revision, now } = walk.input
+  const { index: i, step, progress: p, report, candidates } = at
+  const soakLeft = p.lastPublish ? p.lastPublish.getTime() + rollout.soakMs - now.getTime() : 0
+  if (p.unpublished.length === 0 && p.unhealthy.length === 0 && soakLeft <= 0) {
+    report.state = 'done'
+    report.reason = `${p.members.length} variant(s) published at ${revision} and healthy`
+    return
+  }
+  const needsApproval =
+    rollout.approval === 'manual' &&
+    i > 0 &&
+    candidates.length > 0 &&
+    !rollout.approvals.some((a) => a.step === step.name && a.revision === revision)
+  const approveText = `needs approval: kpt-variants rollout approve ${rolloutName(rollout)} ${step.name}`
+  report.state = p.failed.length > 0 ? 'halted' : needsApproval ? 'waiting' : 'active'
+  const limit = concurrencyLimit(step.maxConcurrent, p.members.length)
+  const slots = Math.max(0, limit - p.unhealthy.length)
+  const sorted = [...candidates].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+  sorted.forEach((v, k) => {
+    if (walk.globalHold) walk.held.set(v.key, walk.globalHold)
+    else if (needsApproval) walk.held.set(v.key, `waiting: step ${step.name} ${approveText}`)
+    else if (k < slots) walk.publish.add(v.key)
+    else walk.held.set(v.key, `waiting: ${concurrencyText(rollout, step.name, limit, p, sorted.slice(0, slots))}`)
+  })
+  report.publishing = sorted.filter((v) => walk.publish.has(v.key)).length
+  report.reason =
+    p.failed.length > 0
+      ? failedText(p)
+      : needsApproval
+        ? approveText
+        : activeText(p, report.publishing, soakLeft, rollout, revision)
+  walk.blockedBy = { step: step.name, why: notDoneText(p, soakLeft, rollout, revision) }
+}
+
+/** The drafts of variants no step selects wait for a step that does. */
+function holdUnmatched(walk: StepWalk, unmatched: readonly RolloutVariant[]): void {
+  const { rollout } = walk.input
+  for (const v of unmatched) {
+    if (v.draft)
+      walk.held.set(
+        v.key,
+        `held: no step of rollout ${rolloutName(rollout)} selects ${v.target.name}: add a step without \`targets\` to take the variants no other step selects`,
+      )
+  }
+}
+
+/** A decision for each variant with a draft waiting, in the input's order. */
+function decisionsOf(walk: StepWalk, stepOf: ReadonlyMap<string, string>): VariantDecision[] {
+  return walk.input.variants
+    .filter((v) => v.draft)
+    .map((v) => {
+      const step = stepOf.get(v.key)
+      const base = step === undefined ? { key: v.key } : { key: v.key, step }
+      return walk.publish.has(v.key)
+        ? { ...base, publish: true as const }
+        : { ...base, publish: false as const, reason: walk.held.get(v.key)! }
+    })
 }
 
 function stepProgress(list: RolloutVariant[], input: RolloutInput): StepProgress {
