@@ -21,7 +21,14 @@ import { dependencyVariant, planRepository, readFleetDependencies } from './repo
 import { defaultRepositoryPolicy, PolicyIndex, readFleetPolicies } from './policy.js'
 import type { RepositoryPolicy } from './policy.js'
 import { clusterVersionOf, platformCheck } from './platform.js'
-import type { DependencyStep, PresentPackage, RepositoryPlan, TargetPackage } from './repository-plan.js'
+import type {
+  DependencyStep,
+  FleetDependencies,
+  PresentPackage,
+  RepositoryPlan,
+  TargetPackage,
+} from './repository-plan.js'
+import type { PlannedVariant } from '../plan/plan.js'
 import { packageManifestKind, isDependencyKind } from '../../functions/api/dependencies.js'
 import type { RepositoryDependencies, RunReport, VariantReport } from '../report/report.js'
 import { failure, messagesOf } from '../report/failure.js'
@@ -40,6 +47,34 @@ export interface DependencyOutcome {
   removals: Removal[]
 }
 
+/** A repository's packages as repositoryStates gathers them. */
+type GatheredState = { repo: string; targets: TargetPackage[]; present: PresentPackage[] }
+
+/** What every part of the phase reads of the run, indexed once. */
+interface Phase {
+  run: Run
+  /** The variants rendered, by path. */
+  byPath: ReadonlyMap<string, Pending>
+  /** The run's planned variants, by path. */
+  variants: ReadonlyMap<string, PlannedVariant>
+  policies: PolicyIndex
+  downstreamRepository: (repo: string) => Repository | undefined
+  /** Fails the variant rendered at `path` (if it is one) for `reasons`. */
+  failed: (path: string, reasons: readonly Failure[]) => void
+}
+
+/** What planning a repository reads besides its state, and where carrying its plan out puts what it makes. */
+interface RepositoryWork {
+  fleet: FleetDependencies
+  mode: Exclude<DependencyMode, 'off'>
+  /** Repositories where a variant failed before the plan (its render): nothing of them is removed. */
+  failedIn: ReadonlySet<string>
+  context: VariantContext
+  others: ReadonlyMap<string, StoredPackage>
+  outcome: DependencyOutcome
+  installed: Installed[]
+}
+
 /**
  * Plans every repository where a package declares itself and, in install
  * mode, renders the steps with `context` (on this thread). `pending`: the
@@ -55,31 +90,73 @@ export async function resolveDependencies(
   report: RunReport,
   mode: Exclude<DependencyMode, 'off'>,
 ): Promise<DependencyOutcome> {
+  const phase = phaseOf(run, pending, report)
+  const all = repositoryStates(run, context, pending, others)
+  checkOwnershipAndPlatform(phase, all)
+  const states = all
+    .map((s) => ({ ...s, targets: s.targets.filter((t) => phase.byPath.get(t.path)?.report.status !== 'failed') }))
+    .filter((s) => s.targets.some((t) => declares(t.objects)) || s.present.some((p) => declares(p.objects)))
+  const outcome: DependencyOutcome = { rendered: [], removals: [] }
+  if (states.length === 0) return outcome
+  const read = readFleetDependencies(
+    run.fleet.objects,
+    await upstreamCatalogs(run.upstreams.repositories, run.upstreams.index, run.sources, run.settings.cacheDir),
+  )
+  const work: RepositoryWork = {
+    // A DependencyPolicy that cannot be read fails every plan: which repositories it means is not known.
+    fleet: { ...read, errors: [...read.errors, ...phase.policies.fleet.errors] },
+    mode,
+    failedIn: new Set(pending.filter((p) => p.report.status === 'failed').map((p) => splitPath(p.path).repo)),
+    context,
+    others,
+    outcome,
+    installed: [],
+  }
+  const repositories: RepositoryDependencies[] = []
+  for (const state of states) repositories.push(await resolveRepository(phase, state, work))
+  if (repositories.length > 0) report.dependencies = repositories
+  // A dependency rendered but not written (the disk full) is not installed: its step fails, and so do the packages
+  // that need it, which are then not written either (as when its render fails).
+  await failUnstaged(run.output, outcome.rendered)
+  for (const { pending: p, step, report: stepReport, repo } of work.installed) {
+    if (p.report.status !== 'failed') continue
+    const reason = messagesOf(p.report.reasons)
+    Object.assign(stepReport, { outcome: 'failed', reason })
+    failDependants(step, repo, reason, phase.byPath)
+  }
+  return outcome
+}
+
+/** Indexes the run for the phase; the fleet's policies that cannot be read become problems of the report. */
+function phaseOf(run: Run, pending: readonly Pending[], report: RunReport): Phase {
   const byPath = new Map(pending.map((p) => [p.path, p]))
   const variants = new Map(run.plan.variants.map((v) => [`${v.downstream.repo}/${v.downstream.package}`, v]))
   const policies = new PolicyIndex(readFleetPolicies(run.fleet.objects))
   // A policy that cannot be read is a problem of the fleet (exit 1) even where no repository has a plan to fail.
   for (const error of policies.fleet.errors)
     report.problems.push(`${error}: every repository's dependency plan fails while it cannot be read`)
-  const downstreamRepository = downstreamRepositories(run.fleet, run)
   const failed = (path: string, reasons: readonly Failure[]) => {
     const p = byPath.get(path)
     if (!p) return
     fail(p.report, reasons)
     p.dependencyFailure = true
   }
-  const all = repositoryStates(run, context, pending, others)
-  // One owner per API, and what the packages need of the cluster's Kubernetes: checked wherever packages are.
-  for (const state of all) {
+  return { run, byPath, variants, policies, downstreamRepository: downstreamRepositories(run.fleet, run), failed }
+}
+
+/** One owner per API, and what the packages need of the cluster's Kubernetes: checked wherever packages are. */
+function checkOwnershipAndPlatform(phase: Phase, states: readonly GatheredState[]): void {
+  const { byPath, failed } = phase
+  for (const state of states) {
     for (const [path, reasons] of apiOwnershipFailures(state.repo, ownershipOf(state))) failed(path, reasons)
-    const downstream = downstreamRepository(state.repo)
-    const policy = downstream ? policies.of(downstream).policy : undefined
+    const downstream = phase.downstreamRepository(state.repo)
+    const policy = downstream ? phase.policies.of(downstream).policy : undefined
     for (const t of state.targets) {
       // Read only where a manifest says something of Kubernetes: most say nothing.
       if (!t.objects.some((o) => declares([o]) && o.has(['spec', 'kubernetesVersion']))) continue
       const required = t.root ? rootManifest(t.objects, t.root) : undefined
       if (!required?.kubernetesVersion || byPath.get(t.path)?.report.status === 'failed') continue
-      const variant = variants.get(t.path)
+      const variant = phase.variants.get(t.path)
       const cluster = clusterVersionOf(
         (policy ?? defaultRepositoryPolicy).clusterVersion,
         variant?.target,
@@ -94,78 +171,64 @@ export async function resolveDependencies(
       else if (problem) byPath.get(t.path)?.report.warnings.push(problem.warning)
     }
   }
-  const states = all
-    .map((s) => ({ ...s, targets: s.targets.filter((t) => byPath.get(t.path)?.report.status !== 'failed') }))
-    .filter((s) => s.targets.some((t) => declares(t.objects)) || s.present.some((p) => declares(p.objects)))
-  const outcome: DependencyOutcome = { rendered: [], removals: [] }
-  if (states.length === 0) return outcome
-  const read = readFleetDependencies(
-    run.fleet.objects,
-    await upstreamCatalogs(run.upstreams.repositories, run.upstreams.index, run.sources, run.settings.cacheDir),
-  )
-  // A DependencyPolicy that cannot be read fails every plan: which repositories it means is not known.
-  const fleet = { ...read, errors: [...read.errors, ...policies.fleet.errors] }
-  const repositories: RepositoryDependencies[] = []
-  // Repositories where a variant failed before the plan (its render): nothing of them is removed.
-  const failedIn = new Set(pending.filter((p) => p.report.status === 'failed').map((p) => splitPath(p.path).repo))
-  const installed: Installed[] = []
-  for (const state of states) {
-    const downstream = downstreamRepository(state.repo)
-    const { policy, warnings: policyWarnings } = downstream
-      ? policies.of(downstream)
-      : { policy: defaultRepositoryPolicy, warnings: [] }
-    const targetOf = (paths: readonly string[]) =>
-      paths.map((p) => variants.get(p)?.target).find((t) => t !== undefined)
-    const cluster = clusterVersionOf(policy.clusterVersion, targetOf(state.targets.map((t) => t.path)), downstream)
-    // A repository whose policy says install: false has its plan reported only, as --dependencies check does.
-    const repoMode = policy.install ? mode : 'check'
-    const plan = planRepository(state, {
-      fleet,
-      mode: repoMode,
-      policy,
-      cluster,
-      holdRemovals: failedIn.has(state.repo),
-      resolve: (step) =>
-        downstream
-          ? dependencyVariant(step, downstream, run.fleet, run.upstreams.index.revisions, {
-              configured: policy.configure.get(step.package),
-              target: targetOf(step.neededBy),
-            })
-          : { ok: false, message: `repository ${state.repo} is not a Repository of the fleet` },
-    })
-    for (const [path, reasons] of plan.failures) failed(path, reasons)
-    for (const [path, warnings] of plan.warnings) byPath.get(path)?.report.warnings.push(...warnings)
-    for (const [path, manifest] of plan.manifests) {
-      const p = byPath.get(path)
-      if (p) p.report.manifest = manifest
-    }
-    const steps =
-      repoMode === 'install'
-        ? await carryOut(plan, context, others, byPath, outcome, installed)
-        : plan.steps
-            .filter((s) => s.action !== 'configure')
-            .map((s) => ({
-              ...stepReport(s),
-              outcome: s.outsideGit && s.action === 'remove' ? ('outside-git' as const) : ('planned' as const),
-            }))
-    const entry: RepositoryDependencies = { name: state.repo, steps, packages: plan.packages }
-    if (plan.overrides.length > 0) entry.overrides = plan.overrides
-    if (plan.kept.length > 0) entry.kept = plan.kept
-    const described = describePolicy(policy, policyWarnings)
-    if (described.length > 0) entry.policy = described
-    repositories.push(entry)
+}
+
+/** Plans one repository under its policy, records what the plan says of its variants, and carries it out or reports it. */
+async function resolveRepository(
+  phase: Phase,
+  state: GatheredState,
+  work: RepositoryWork,
+): Promise<RepositoryDependencies> {
+  const { run, byPath } = phase
+  const downstream = phase.downstreamRepository(state.repo)
+  const { policy, warnings: policyWarnings } = downstream
+    ? phase.policies.of(downstream)
+    : { policy: defaultRepositoryPolicy, warnings: [] }
+  const targetOf = (paths: readonly string[]) =>
+    paths.map((p) => phase.variants.get(p)?.target).find((t) => t !== undefined)
+  const cluster = clusterVersionOf(policy.clusterVersion, targetOf(state.targets.map((t) => t.path)), downstream)
+  // A repository whose policy says install: false has its plan reported only, as --dependencies check does.
+  const repoMode = policy.install ? work.mode : 'check'
+  const plan = planRepository(state, {
+    fleet: work.fleet,
+    mode: repoMode,
+    policy,
+    cluster,
+    holdRemovals: work.failedIn.has(state.repo),
+    resolve: (step) =>
+      downstream
+        ? dependencyVariant(step, downstream, run.fleet, run.upstreams.index.revisions, {
+            configured: policy.configure.get(step.package),
+            target: targetOf(step.neededBy),
+          })
+        : { ok: false, message: `repository ${state.repo} is not a Repository of the fleet` },
+  })
+  for (const [path, reasons] of plan.failures) phase.failed(path, reasons)
+  for (const [path, warnings] of plan.warnings) byPath.get(path)?.report.warnings.push(...warnings)
+  for (const [path, manifest] of plan.manifests) {
+    const p = byPath.get(path)
+    if (p) p.report.manifest = manifest
   }
-  if (repositories.length > 0) report.dependencies = repositories
-  // A dependency rendered but not written (the disk full) is not installed: its step fails, and so do the packages
-  // that need it, which are then not written either (as when its render fails).
-  await failUnstaged(run.output, outcome.rendered)
-  for (const { pending: p, step, report: stepReport, repo } of installed) {
-    if (p.report.status !== 'failed') continue
-    const reason = messagesOf(p.report.reasons)
-    Object.assign(stepReport, { outcome: 'failed', reason })
-    failDependants(step, repo, reason, byPath)
-  }
-  return outcome
+  const steps =
+    repoMode === 'install'
+      ? await carryOut(plan, work.context, work.others, byPath, work.outcome, work.installed)
+      : plannedSteps(plan)
+  const entry: RepositoryDependencies = { name: state.repo, steps, packages: plan.packages }
+  if (plan.overrides.length > 0) entry.overrides = plan.overrides
+  if (plan.kept.length > 0) entry.kept = plan.kept
+  const described = describePolicy(policy, policyWarnings)
+  if (described.length > 0) entry.policy = described
+  return entry
+}
+
+/** A plan only checked, as the report shows its steps: configurations are not steps of their own. */
+function plannedSteps(plan: RepositoryPlan): RepositoryDependencies['steps'] {
+  return plan.steps
+    .filter((s) => s.action !== 'configure')
+    .map((s) => ({
+      ...stepReport(s),
+      outcome: s.outsideGit && s.action === 'remove' ? ('outside-git' as const) : ('planned' as const),
+    }))
 }
 
 /** Something a package declares to the dependency check: a PackageManifest. */
