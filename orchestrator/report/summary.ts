@@ -10,106 +10,119 @@ export interface FormatOptions {
 
 /** The summary table and details, as text. */
 export function formatSummary(report: RunReport, options: FormatOptions = {}): string {
-  const lines: string[] = []
   const shown = report.variants
-  if (shown.length > 0) {
-    // With --git, where each change went: its draft branch, or the tag it was published as.
-    const git = shown.some((v) => v.draft || v.published)
-    const rows = shown.map((v) => [
-      v.status,
-      v.path ?? '-',
-      v.subject.replace(/^PackageVariant /, ''),
-      ...(git ? [v.published ?? v.draft ?? '-'] : []),
-      upstreamColumn(v),
-    ])
-    const header = ['STATUS', 'PACKAGE', 'VARIANT', ...(git ? ['GIT'] : []), 'UPSTREAM']
-    const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
-    const format = (cells: string[]) =>
-      cells
-        .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!)))
-        .join('  ')
-        .trimEnd()
-    lines.push(format(header), ...rows.map(format))
-  }
+  const lines = shown.length > 0 ? variantTable(shown) : []
   const failed = shown.filter((v) => v.status === 'failed')
-  if (failed.length > 0) {
-    lines.push('', 'Failed:')
-    for (const v of failed)
-      for (const reason of v.reasons) {
-        lines.push(`  ${v.path ?? v.subject}: ${describeFailure(reason)}`)
-        // An internal error is a bug of kpt-variants, not the user's: say so, and where it happened with --debug.
-        if (reason.code === 'InternalError')
-          lines.push(
-            ...(options.debug && reason.stack
-              ? reason.stack.split('\n').map((l) => `    ${l.trim()}`)
-              : ['    a bug in kpt-variants, not in the fleet: --debug prints where it happened']),
-          )
-      }
-  }
-  const conflicted = shown.filter((v) => v.conflicts.length > 0)
-  if (conflicted.length > 0) {
-    lines.push('', 'Conflicts (a field changed both upstream and downstream):')
-    for (const v of conflicted) {
-      for (const c of v.conflicts) {
-        const took = c.resolution === 'fail' ? 'failed' : `took ${c.resolution}`
-        lines.push(
-          `  ${v.path}: ${c.file} ${c.resource} ${c.field}: downstream ${c.local ?? '(deleted)'}, upstream ${c.upstream ?? '(deleted)'} (was ${c.origin ?? '(absent)'}): ${took}`,
-        )
-      }
-    }
-  }
+  // Headed whenever a variant failed, even one without a reason: the table already says it failed.
+  if (failed.length > 0) lines.push('', 'Failed:', ...failureLines(failed, options))
+  lines.push(
+    ...section(
+      'Conflicts (a field changed both upstream and downstream):',
+      shown.flatMap((v) => v.conflicts.map((c) => `${v.path}: ${conflictText(c)}`)),
+    ),
+  )
   // Not ready and not already said (a held draft's reason is that it is not ready).
   const unready = shown.filter((v) => v.notReady && v.held !== v.notReady)
-  if (unready.length > 0) {
-    lines.push('', 'Not ready (readiness gates not all True: a draft of it is not published):')
-    for (const v of unready) lines.push(`  ${v.path ?? v.subject}: ${v.notReady}`)
-  }
+  lines.push(
+    ...section(
+      'Not ready (readiness gates not all True: a draft of it is not published):',
+      unready.map((v) => `${v.path ?? v.subject}: ${v.notReady}`),
+    ),
+  )
   const held = shown.filter((v) => v.held)
-  if (held.length > 0) {
-    lines.push('', 'Held back (not published):')
-    for (const v of held) lines.push(`  ${v.path ?? v.subject}: ${v.held}`)
-  }
+  lines.push(
+    ...section(
+      'Held back (not published):',
+      held.map((v) => `${v.path ?? v.subject}: ${v.held}`),
+    ),
+  )
   for (const r of report.rollouts ?? []) {
     lines.push('', `Rollout ${r.rollout} (${r.revision}): ${r.state}: ${r.reason}`)
     for (const step of r.steps) lines.push(`  ${step.name}: ${step.state}${step.reason ? `: ${step.reason}` : ''}`)
   }
-  const warned = shown.filter((v) => v.warnings.length > 0)
-  if (warned.length > 0) {
-    lines.push('', 'Warnings:')
-    for (const v of warned) for (const w of v.warnings) lines.push(`  ${v.path ?? v.subject}: ${w}`)
-  }
-  if ((report.warnings ?? []).length > 0) {
-    lines.push('', 'Fleet warnings:')
-    for (const w of report.warnings!) lines.push(`  ${w}`)
-  }
-  if (report.problems.length > 0) {
-    lines.push('', 'Fleet problems:')
-    for (const p of report.problems) lines.push(`  ${p}`)
-  }
+  lines.push(
+    ...section(
+      'Warnings:',
+      shown.flatMap((v) => v.warnings.map((w) => `${v.path ?? v.subject}: ${w}`)),
+    ),
+  )
+  lines.push(...section('Fleet warnings:', report.warnings ?? []))
+  lines.push(...section('Fleet problems:', report.problems))
   if (report.deletionsSkipped) lines.push('', `No package deleted: ${report.deletionsSkipped}.`)
-  const beyond = newerVersions(shown)
-  if (beyond.length > 0)
-    lines.push('', 'Newer versions beyond the constraints followed:', ...beyond.map((l) => `  ${l}`))
-  const planned = (report.dependencies ?? []).filter((r) => r.steps.length > 0)
-  if (planned.length > 0) {
-    lines.push('', 'Dependencies (each repository in dependency order):')
-    for (const repo of planned) for (const step of repo.steps) lines.push(`  ${describeStep(repo.name, step)}`)
-  }
-  const kept = (report.dependencies ?? []).filter((r) => (r.kept ?? []).length > 0)
-  if (kept.length > 0) {
-    lines.push('', 'Dependencies not removed:')
-    for (const repo of kept) for (const k of repo.kept!) lines.push(`  ${repo.name}: ${k}`)
-  }
-  const overridden = (report.dependencies ?? []).filter((r) => (r.overrides ?? []).length > 0)
-  if (overridden.length > 0) {
-    lines.push('', 'Pins overriding what dependants ask (DependencyPolicy):')
-    for (const repo of overridden) for (const o of repo.overrides!) lines.push(`  ${repo.name}: ${o}`)
-  }
+  lines.push(...section('Newer versions beyond the constraints followed:', newerVersions(shown)))
+  lines.push(...dependencySections(report.dependencies ?? []))
   lines.push(
     '',
     totalsLine(report, ['created', 'updated', 'unchanged', 'deleted', 'orphaned', 'failed'], String, [], held.length),
   )
   return `${lines.join('\n').replace(/^\n/, '')}\n`
+}
+
+/** A titled block of indented lines after a blank one; nothing at all when there are no lines. */
+function section(title: string, entries: readonly string[]): string[] {
+  return entries.length > 0 ? ['', title, ...entries.map((e) => `  ${e}`)] : []
+}
+
+/** One row per variant that did something: its status, package, name, where it went with --git, and its upstream. */
+function variantTable(shown: readonly VariantReport[]): string[] {
+  // With --git, where each change went: its draft branch, or the tag it was published as.
+  const git = shown.some((v) => v.draft || v.published)
+  const rows = shown.map((v) => [
+    v.status,
+    v.path ?? '-',
+    v.subject.replace(/^PackageVariant /, ''),
+    ...(git ? [v.published ?? v.draft ?? '-'] : []),
+    upstreamColumn(v),
+  ])
+  const header = ['STATUS', 'PACKAGE', 'VARIANT', ...(git ? ['GIT'] : []), 'UPSTREAM']
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
+  const format = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd()
+  return [format(header), ...rows.map(format)]
+}
+
+/** Each failed variant's reasons, indented. */
+function failureLines(failed: readonly VariantReport[], options: FormatOptions): string[] {
+  const lines: string[] = []
+  for (const v of failed)
+    for (const reason of v.reasons) {
+      lines.push(`  ${v.path ?? v.subject}: ${describeFailure(reason)}`)
+      // An internal error is a bug of kpt-variants, not the user's: say so, and where it happened with --debug.
+      if (reason.code === 'InternalError')
+        lines.push(
+          ...(options.debug && reason.stack
+            ? reason.stack.split('\n').map((l) => `    ${l.trim()}`)
+            : ['    a bug in kpt-variants, not in the fleet: --debug prints where it happened']),
+        )
+    }
+  return lines
+}
+
+/** A conflict as the summary says it: the field, both sides, what they were, and what the run did. */
+function conflictText(c: VariantReport['conflicts'][number]): string {
+  const took = c.resolution === 'fail' ? 'failed' : `took ${c.resolution}`
+  return `${c.file} ${c.resource} ${c.field}: downstream ${c.local ?? '(deleted)'}, upstream ${c.upstream ?? '(deleted)'} (was ${c.origin ?? '(absent)'}): ${took}`
+}
+
+/** The dependency plans' steps, the removals held back, and the pins that override dependants. */
+function dependencySections(dependencies: NonNullable<RunReport['dependencies']>): string[] {
+  return [
+    ...section(
+      'Dependencies (each repository in dependency order):',
+      dependencies.flatMap((repo) => repo.steps.map((step) => describeStep(repo.name, step))),
+    ),
+    ...section(
+      'Dependencies not removed:',
+      dependencies.flatMap((repo) => (repo.kept ?? []).map((k) => `${repo.name}: ${k}`)),
+    ),
+    ...section(
+      'Pins overriding what dependants ask (DependencyPolicy):',
+      dependencies.flatMap((repo) => (repo.overrides ?? []).map((o) => `${repo.name}: ${o}`)),
+    ),
+  ]
 }
 
 function upstreamColumn(v: VariantReport): string {
