@@ -75,6 +75,25 @@ export function mergeYamlFile(
   return merged.ok ? { ...merged, conflicts: [...merged.conflicts], warnings: [...merged.warnings] } : merged
 }
 
+/** One resource's three versions, matched by identity; a version missing where that file lacks the resource. */
+type Tuple = Partial<Record<Source, Resource>>
+
+/**
+ * One file's merge under way: what every resource's merge reads, and what it has written so far. One object per
+ * file, in place of closures: this is the hot path of an update.
+ */
+interface MergeState {
+  path: string
+  policy: ConflictPolicy
+  /** Print sequences wide (indented under their key), as the file the merge follows does. */
+  wide: boolean
+  out: { index: number; text: string }[]
+  conflicts: ResourceConflict[]
+  warnings: string[]
+  /** Whether the merged file differs from the downstream one. */
+  changed: boolean
+}
+
 function mergeThreeVersions(
   path: string,
   local: string | undefined,
@@ -82,6 +101,37 @@ function mergeThreeVersions(
   updated: string | undefined,
   policy: ConflictPolicy,
 ): FileMerge {
+  const tuples = matchVersions(path, local, origin, updated)
+  if (!Array.isArray(tuples)) return tuples
+  const state: MergeState = {
+    path,
+    policy,
+    wide: wideSequences(local, origin, updated),
+    out: [],
+    conflicts: [],
+    warnings: [],
+    changed: false,
+  }
+  for (const tuple of tuples) mergeTuple(state, tuple)
+  const { out, conflicts, warnings } = state
+  if (!state.changed && local !== undefined) return { ok: true, text: local, conflicts, warnings: [] }
+  if (out.length === 0) return { ok: true, text: undefined, conflicts, warnings: [] }
+  // A stable sort: equal indexes keep tuple order.
+  const sorted = out.map((entry, order) => ({ ...entry, order })).sort((a, b) => a.index - b.index || a.order - b.order)
+  return { ok: true, text: sorted.map((entry) => withNewline(entry.text)).join('---\n'), conflicts, warnings }
+}
+
+/**
+ * The three versions' resources, matched by identity into tuples in read order (local, then origin, then updated:
+ * kpt's tie order for the layout); or why they cannot be: a version that does not parse, a resource twice in one.
+ * Positional, as mergeYamlFile's: no object per call on the update's hot path.
+ */
+function matchVersions(
+  path: string,
+  local: string | undefined,
+  origin: string | undefined,
+  updated: string | undefined,
+): Tuple[] | { ok: false; message: string } {
   const read: Partial<Record<Source, Resource[]>> = {}
   for (const [source, text] of [
     ['local', local],
@@ -93,10 +143,8 @@ function mergeThreeVersions(
     if (!resources.ok) return resources
     read[source] = resources.resources
   }
-
-  // Tuples in read order (local, then origin, then updated): kpt's tie order for the layout.
-  const tuples: Partial<Record<Source, Resource>>[] = []
-  const byIdentity = new Map<string, Partial<Record<Source, Resource>>>()
+  const tuples: Tuple[] = []
+  const byIdentity = new Map<string, Tuple>()
   for (const source of ['local', 'origin', 'updated'] as const) {
     for (const resource of read[source] ?? []) {
       let tuple = byIdentity.get(resource.identity)
@@ -113,53 +161,56 @@ function mergeThreeVersions(
       tuple[source] = resource
     }
   }
+  return tuples
+}
 
-  const conflicts: ResourceConflict[] = []
-  const warnings: string[] = []
-  /** A resource as written (`printed`: as printed already): checked to read back, else without its comments, warned of. */
-  const readable = (doc: Document, printed?: string): string => {
-    const written = readableDocument(doc, { wide, file: path, printed })
-    if (written.warning) warnings.push(written.warning)
-    return written.text
-  }
-  const out: { index: number; text: string }[] = []
-  const wide =
+/** Whether the merged file prints sequences wide: as the new upstream where upstream changed its style, else as the downstream. */
+function wideSequences(local: string | undefined, origin: string | undefined, updated: string | undefined): boolean {
+  return (
     sequenceStyle(
       origin !== undefined && updated !== undefined && sequenceStyle(origin) !== sequenceStyle(updated)
         ? updated
         : (local ?? updated ?? ''),
     ) === 'wide'
-  let changed = false
-  for (const { local: l, origin: o, updated: u } of tuples) {
-    if (l && !u && !o) out.push({ index: l.index, text: l.text })
-    else if (u && !l && !o) {
-      out.push({ index: u.index, text: readable(u.doc) })
-      changed = true
-    } else if (!l || !u) {
-      // Deleted upstream: gone unless the downstream changed it. Deleted downstream: stays deleted.
-      if (l && o && print(l.doc) !== print(o.doc)) out.push({ index: l.index, text: l.text })
-      else changed ||= l !== undefined
-    } else {
-      const before = print(l.doc, { wide })
-      const merge: FieldMerge = {
-        policy,
-        conflicts: [],
-        strategy: (fieldPath) => listStrategy(stringAt(l.doc, 'apiVersion'), stringAt(l.doc, 'kind'), fieldPath),
-      }
-      mergeFields(l.doc.contents as never, o?.doc.contents as never, u.doc.contents as never, merge)
-      const after = print(l.doc, { wide })
-      const index = o && o.index !== u.index ? u.index : l.index
-      changed ||= after !== before || index !== l.index
-      out.push({ index, text: after === before ? l.text : readable(l.doc, after) })
-      const resource = resourceName(l.doc)
-      for (const conflict of merge.conflicts) conflicts.push({ file: path, resource, ...conflict })
-    }
+  )
+}
+
+/** One resource by kpt's table: kept, added, deleted, or its fields merged. */
+function mergeTuple(state: MergeState, { local: l, origin: o, updated: u }: Tuple): void {
+  if (l && !u && !o) state.out.push({ index: l.index, text: l.text })
+  else if (u && !l && !o) {
+    state.out.push({ index: u.index, text: readable(state, u.doc) })
+    state.changed = true
+  } else if (!l || !u) {
+    // Deleted upstream: gone unless the downstream changed it. Deleted downstream: stays deleted.
+    if (l && o && print(l.doc) !== print(o.doc)) state.out.push({ index: l.index, text: l.text })
+    else state.changed ||= l !== undefined
+  } else mergeResource(state, l, o, u)
+}
+
+/** A resource in both the downstream and the new upstream: upstream's changes merged field by field into the downstream's. */
+function mergeResource(state: MergeState, l: Resource, o: Resource | undefined, u: Resource): void {
+  const { wide, path } = state
+  const before = print(l.doc, { wide })
+  const merge: FieldMerge = {
+    policy: state.policy,
+    conflicts: [],
+    strategy: (fieldPath) => listStrategy(stringAt(l.doc, 'apiVersion'), stringAt(l.doc, 'kind'), fieldPath),
   }
-  if (!changed && local !== undefined) return { ok: true, text: local, conflicts, warnings: [] }
-  if (out.length === 0) return { ok: true, text: undefined, conflicts, warnings: [] }
-  // A stable sort: equal indexes keep tuple order.
-  const sorted = out.map((entry, order) => ({ ...entry, order })).sort((a, b) => a.index - b.index || a.order - b.order)
-  return { ok: true, text: sorted.map((entry) => withNewline(entry.text)).join('---\n'), conflicts, warnings }
+  mergeFields(l.doc.contents as never, o?.doc.contents as never, u.doc.contents as never, merge)
+  const after = print(l.doc, { wide })
+  const index = o && o.index !== u.index ? u.index : l.index
+  state.changed ||= after !== before || index !== l.index
+  state.out.push({ index, text: after === before ? l.text : readable(state, l.doc, after) })
+  const resource = resourceName(l.doc)
+  for (const conflict of merge.conflicts) state.conflicts.push({ file: path, resource, ...conflict })
+}
+
+/** A resource as written (`printed`: as printed already): checked to read back, else without its comments, warned of. */
+function readable(state: MergeState, doc: Document, printed?: string): string {
+  const written = readableDocument(doc, { wide: state.wide, file: state.path, printed })
+  if (written.warning) state.warnings.push(written.warning)
+  return written.text
 }
 
 function readResources(
