@@ -157,6 +157,35 @@ function subjectField(subject: string): [string, string] {
 function showVariant(i: number): void {
   const v = variants[i]!
   shownVariant = i
+  const parts: Node[] = [
+    el('h2', {}, el('span', { class: `badge s-${v.state}` }, v.state), ` ${v.repo}/${v.package}`),
+    variantFields(v),
+    ...listSection(
+      'labels',
+      Object.entries(v.labels).map(([k, value]) => `${k}=${value}`),
+    ),
+    ...failuresSection(v),
+    ...listSection('warnings', v.warnings),
+    ...listSection('injected', v.injected),
+    ...listSection(
+      'conditions',
+      v.conditions.map((c) => `${c.type} ${c.status} (${c.reason}): ${c.message}`),
+    ),
+    ...conflictsSection(v),
+    ...listSection('dependency plan', v.dependencyPlan),
+    ...graphSection(v),
+  ]
+  if (v.diffRef !== undefined) {
+    const toggle = el('button', { id: 'diff-format' }, diffFormat === 'line-by-line' ? 'side by side' : 'unified')
+    parts.push(el('h3', {}, 'diff ', toggle), el('div', { id: 'diff' }, 'decompressing…'))
+  }
+  $('detail').replaceChildren(...parts)
+  $('detail').hidden = false
+  if (v.diffRef !== undefined) void drawDiff(v.diffRef)
+}
+
+/** A variant's facts as a definition list, leaving out those it does not have. */
+function variantFields(v: EmbeddedVariant): HTMLDListElement {
   const fields: [string, string | undefined][] = [
     subjectField(v.subject),
     ['set', v.set],
@@ -173,66 +202,56 @@ function showVariant(i: number): void {
     ['held by', v.heldBy],
     ['not ready', v.notReady?.replace(/^not ready: /, '')],
   ]
-  const parts: Node[] = [
-    el('h2', {}, el('span', { class: `badge s-${v.state}` }, v.state), ` ${v.repo}/${v.package}`),
+  return el(
+    'dl',
+    {},
+    ...fields.filter(([, value]) => value).flatMap(([k, value]) => [el('dt', {}, k), el('dd', {}, value!)]),
+  )
+}
+
+/** A titled list of the detail; nothing where there are no items. */
+function listSection(title: string, items: string[]): HTMLElement[] {
+  return items.length > 0 ? [el('h3', {}, title), el('ul', {}, ...items.map((t) => el('li', {}, t)))] : []
+}
+
+/** Why the variant failed, each reason with its code. */
+function failuresSection(v: EmbeddedVariant): HTMLElement[] {
+  if (v.reasons.length === 0) return []
+  return [
+    el('h3', {}, 'failed'),
     el(
-      'dl',
-      {},
-      ...fields.filter(([, value]) => value).flatMap(([k, value]) => [el('dt', {}, k), el('dd', {}, value!)]),
+      'ul',
+      { class: 'failures' },
+      ...v.reasons.map((r) => el('li', {}, el('code', { class: 'failure-code' }, r.code), ` ${r.message}`)),
     ),
   ]
-  const section = (title: string, items: string[]) =>
-    items.length > 0 ? [el('h3', {}, title), el('ul', {}, ...items.map((t) => el('li', {}, t)))] : []
-  parts.push(
-    ...section(
-      'labels',
-      Object.entries(v.labels).map(([k, value]) => `${k}=${value}`),
+}
+
+/** The merge's conflicts as a table: the field, both sides, what it was, and what the run took. */
+function conflictsSection(v: EmbeddedVariant): HTMLElement[] {
+  if (v.conflicts.length === 0) return []
+  const rows = v.conflicts.map((c) =>
+    el(
+      'tr',
+      {},
+      ...[
+        c.file,
+        `${c.resource} ${c.field}`,
+        c.local ?? '(deleted)',
+        c.upstream ?? '(deleted)',
+        c.origin ?? '(absent)',
+        c.resolution,
+      ].map((t) => el('td', {}, t)),
     ),
   )
-  if (v.reasons.length > 0)
-    parts.push(
-      el('h3', {}, 'failed'),
-      el(
-        'ul',
-        { class: 'failures' },
-        ...v.reasons.map((r) => el('li', {}, el('code', { class: 'failure-code' }, r.code), ` ${r.message}`)),
-      ),
-    )
-  parts.push(...section('warnings', v.warnings), ...section('injected', v.injected))
-  parts.push(
-    ...section(
-      'conditions',
-      v.conditions.map((c) => `${c.type} ${c.status} (${c.reason}): ${c.message}`),
-    ),
-  )
-  if (v.conflicts.length > 0) {
-    const rows = v.conflicts.map((c) =>
-      el(
-        'tr',
-        {},
-        ...[
-          c.file,
-          `${c.resource} ${c.field}`,
-          c.local ?? '(deleted)',
-          c.upstream ?? '(deleted)',
-          c.origin ?? '(absent)',
-          c.resolution,
-        ].map((t) => el('td', {}, t)),
-      ),
-    )
-    const head = el('tr', {}, ...['file', 'field', 'downstream', 'upstream', 'was', 'took'].map((t) => el('th', {}, t)))
-    parts.push(el('h3', {}, 'conflicts'), el('table', { class: 'conflicts' }, head, ...rows))
-  }
-  parts.push(...section('dependency plan', v.dependencyPlan))
+  const head = el('tr', {}, ...['file', 'field', 'downstream', 'upstream', 'was', 'took'].map((t) => el('th', {}, t)))
+  return [el('h3', {}, 'conflicts'), el('table', { class: 'conflicts' }, head, ...rows)]
+}
+
+/** The dependency graph of the variant's repository, where it has packages. */
+function graphSection(v: EmbeddedVariant): Node[] {
   const graph = model.repositories.find((r) => r.name === v.repo)
-  if (graph && graph.packages.length > 0) parts.push(el('h3', {}, `dependencies in ${v.repo}`), dependencyGraph(graph))
-  if (v.diffRef !== undefined) {
-    const toggle = el('button', { id: 'diff-format' }, diffFormat === 'line-by-line' ? 'side by side' : 'unified')
-    parts.push(el('h3', {}, 'diff ', toggle), el('div', { id: 'diff' }, 'decompressing…'))
-  }
-  $('detail').replaceChildren(...parts)
-  $('detail').hidden = false
-  if (v.diffRef !== undefined) void drawDiff(v.diffRef)
+  return graph && graph.packages.length > 0 ? [el('h3', {}, `dependencies in ${v.repo}`), dependencyGraph(graph)] : []
 }
 
 /** A repository's dependency graph as SVG (layout: view.ts). */
