@@ -7,6 +7,7 @@ import type { CliIO } from './cli-io.js'
 import type { ClusterFleet } from '../fleet/cluster.js'
 import type { ConflictPolicy } from '../merge/update.js'
 import { renderFleet } from '../run/render-fleet.js'
+import type { RenderSettings } from '../run/settings.js'
 import type { FleetPlan, Shard } from '../plan/plan.js'
 import { defaultCacheDir, renderRecordFile } from '../cache/layout.js'
 import { exitCodeOf } from '../report/report.js'
@@ -100,8 +101,8 @@ export async function renderCommand(fleet: string | undefined, options: RenderOp
     : undefined
   const cluster = options.cluster ? await readClusterFleet(options, cacheDir, io) : undefined
   try {
-    return await render(
-      cluster ? { dir: cluster.dir, id: cluster.id } : { dir: fleetDir!, id: fleetDir! },
+    return await render({
+      fleet: cluster ? { dir: cluster.dir, id: cluster.id } : { dir: fleetDir!, id: fleetDir! },
       outDir,
       cacheDir,
       git,
@@ -109,25 +110,26 @@ export async function renderCommand(fleet: string | undefined, options: RenderOp
       now,
       options,
       io,
-    )
+    })
   } finally {
     cluster?.close()
   }
 }
 
-async function render(
-  fleet: { dir: string; id: string },
-  outDir: string,
-  cacheDir: string,
-  git: GitSettings | undefined,
-  cluster: ClusterFleet | undefined,
-  now: Date,
-  options: RenderOptions,
-  io: CliIO,
-): Promise<number> {
-  // One record per output: the directory, or (with --git) the fleet's downstream repositories; --force only writes it.
-  const memo = renderRecordFile(cacheDir, git ? `git ${fleet.id}` : outDir)
+/** One render as the command made it ready: the fleet, where it goes, and the options and IO it runs with. */
+interface RenderRun {
+  fleet: { dir: string; id: string }
+  outDir: string
+  cacheDir: string
+  git: GitSettings | undefined
+  cluster: ClusterFleet | undefined
+  now: Date
+  options: RenderOptions
+  io: CliIO
+}
 
+async function render(run: RenderRun): Promise<number> {
+  const { cluster, now, options, io } = run
   const bar =
     options.progress && io.stderrIsTTY && io.stderrStream
       ? (await import('../report/progress.js')).progressBar(io.stderrStream)
@@ -136,41 +138,7 @@ async function render(
   let plan: FleetPlan | undefined
   try {
     report = await renderFleet(
-      {
-        fleetDir: fleet.dir,
-        // A cluster's snapshot is a new directory each run: records go by the server, repository paths by the working directory.
-        ...(cluster
-          ? {
-              fleetId: fleet.id,
-              repositoryBase: io.cwd,
-              clusterScoped: cluster.clusterScoped,
-              servedKinds: cluster.servedKinds,
-            }
-          : {}),
-        outDir,
-        dryRun: Boolean(options.dryRun),
-        // A dry run's diffs also go into the Markdown summary and the fleet page.
-        diff: Boolean(
-          options.diff || (options.dryRun && (options.format === 'markdown' || options.report !== undefined)),
-        ),
-        onConflict: options.onConflict,
-        ...(options.shard ? { shard: options.shard } : {}),
-        allowExec: Boolean(options.allowExec),
-        imageFunctions: options.imageFunctions,
-        dependencies: options.dependencies,
-        ...(options.threads ? { threads: options.threads } : {}),
-        ...(git ? { git } : {}),
-        upstreamCache: { dir: cacheDir, lockTimeoutMs: options.lockTimeout * 1000 },
-        cacheDir,
-        memo,
-        ...(options.force ? { force: true } : {}),
-        ...(options.namespace ? { namespace: options.namespace } : {}),
-        now,
-        ...(options.skipRollout ? { skipRollout: true } : {}),
-        ...deletionGuardOf(options),
-        cwd: io.cwd,
-        env: io.env,
-      },
+      renderSettings(run),
       bar,
       // Only --cluster writes status from the plan (and so needs one made: see quiet-run.ts).
       cluster ? (p) => (plan = p) : undefined,
@@ -178,6 +146,54 @@ async function render(
   } finally {
     bar?.stop()
   }
+  await printReports(run, report)
+  const statusFailed =
+    cluster && plan && !options.dryRun ? await writeStatus(cluster, plan, report, now, options, io) : false
+  return statusFailed ? 1 : exitCodeOf(report)
+}
+
+/** The run's settings from the command's options. */
+function renderSettings(run: RenderRun): RenderSettings {
+  const { fleet, outDir, cacheDir, git, cluster, options, io } = run
+  return {
+    fleetDir: fleet.dir,
+    // A cluster's snapshot is a new directory each run: records go by the server, repository paths by the working directory.
+    ...(cluster
+      ? {
+          fleetId: fleet.id,
+          repositoryBase: io.cwd,
+          clusterScoped: cluster.clusterScoped,
+          servedKinds: cluster.servedKinds,
+        }
+      : {}),
+    outDir,
+    dryRun: Boolean(options.dryRun),
+    // A dry run's diffs also go into the Markdown summary and the fleet page.
+    diff: Boolean(options.diff || (options.dryRun && (options.format === 'markdown' || options.report !== undefined))),
+    onConflict: options.onConflict,
+    ...(options.shard ? { shard: options.shard } : {}),
+    allowExec: Boolean(options.allowExec),
+    imageFunctions: options.imageFunctions,
+    dependencies: options.dependencies,
+    ...(options.threads ? { threads: options.threads } : {}),
+    ...(git ? { git } : {}),
+    upstreamCache: { dir: cacheDir, lockTimeoutMs: options.lockTimeout * 1000 },
+    cacheDir,
+    // One record per output: the directory, or (with --git) the fleet's downstream repositories; --force only writes it.
+    memo: renderRecordFile(cacheDir, git ? `git ${fleet.id}` : outDir),
+    ...(options.force ? { force: true } : {}),
+    ...(options.namespace ? { namespace: options.namespace } : {}),
+    now: run.now,
+    ...(options.skipRollout ? { skipRollout: true } : {}),
+    ...deletionGuardOf(options),
+    cwd: io.cwd,
+    env: io.env,
+  }
+}
+
+/** The diffs, the JSON or Markdown report on stdout, the summary on stderr, and the fleet page of --report. */
+async function printReports(run: RenderRun, report: RunReport): Promise<void> {
+  const { fleet, options, io } = run
   // With --json the diffs are in the report; else they go to stdout, the summary to stderr.
   if (options.diff && !options.json && options.format !== 'markdown')
     for (const v of report.variants) if (v.diff) io.stdout(v.diff)
@@ -192,9 +208,6 @@ async function render(
       io,
     )
   }
-  const statusFailed =
-    cluster && plan && !options.dryRun ? await writeStatus(cluster, plan, report, now, options, io) : false
-  return statusFailed ? 1 : exitCodeOf(report)
 }
 
 /** Writes the run's PackageVariant and PackageVariantSet status back; true when a write failed (each is reported). */
