@@ -55,6 +55,31 @@ export async function publishCommand(
     return publishFleetCommand(resolve(io.cwd, options.fleet), repo, packages, cacheDir, now, options, io)
   if (repo === undefined)
     throw new UsageError('give a REPO to publish, or --fleet DIR to publish the drafts of every repository of a fleet')
+  checkRepositoryOptions(options)
+  checkNotAFleet(io.cwd, repo)
+  const { snapshot, lock } = await openByUrl(repo, options, { cwd: io.cwd, cacheDir })
+  try {
+    // The drafts chosen as they are before publishing them.
+    const chosen = packages.length > 0 ? [...packages] : Object.keys(snapshot.drafts).sort()
+    const published = await publishDrafts(snapshot, packages, committerFrom(io.env, now), {
+      force: options.force === true,
+    })
+    const { rejected } = published
+    const outcomes = rejected ? withRefusedPush(published.outcomes, chosen, rejected) : published.outcomes
+    if (options.json)
+      io.stdout(
+        `${JSON.stringify({ apiVersion: 'kpt-variants.dev/v1alpha1', kind: 'PublishReport', repository: snapshot.source, published: outcomes, ...(rejected ? { rejected } : {}) }, null, 2)}\n`,
+      )
+    printOutcomes(outcomes, io)
+    if (outcomes.length === 0) io.stderr(`no open drafts in ${snapshot.source}\n`)
+    return rejected || outcomes.some((o) => !o.ok) ? 1 : 0
+  } finally {
+    lock.release()
+  }
+}
+
+/** Refuses the options that only a fleet gives a meaning to, for a repository given by URL. */
+function checkRepositoryOptions(options: PublishOptions): void {
   for (const [option, given] of [
     ['--selector', options.selector],
     ['--skip-rollout', options.skipRollout],
@@ -67,16 +92,26 @@ export async function publishCommand(
         `${option} needs --fleet: a repository given by URL has no fleet, so no PackageVariants, targets or Rollouts`,
       )
   if (options.dryRun) throw new UsageError('--dry-run needs --fleet')
-  checkNotAFleet(io.cwd, repo)
+}
+
+/** The repository at `url`, locked; one that cannot be opened says git's first line of why. */
+async function openByUrl(
+  url: string,
+  options: PublishOptions,
+  where: { cwd: string; cacheDir: string },
+): ReturnType<typeof openRepository> {
   const repository = {
-    name: repo,
-    url: repo,
+    name: url,
+    url,
     branch: options.branch || defaultBranch,
     directory: (options.directory ?? '').replace(/^\/+|\/+$/g, ''),
   }
-  let opened
   try {
-    opened = await openRepository(repository, { base: io.cwd, cacheDir, lockTimeoutMs: options.lockTimeout * 1000 })
+    return await openRepository(repository, {
+      base: where.cwd,
+      cacheDir: where.cacheDir,
+      lockTimeoutMs: options.lockTimeout * 1000,
+    })
   } catch (err) {
     const why =
       err instanceof GitError
@@ -84,36 +119,25 @@ export async function publishCommand(
         : (err as Error).message
     throw new Error(`repository ${repository.url} cannot be opened: ${why.replace(/^fatal: /, '')}`)
   }
-  const { snapshot, lock } = opened
-  try {
-    const chosen = packages.length > 0 ? [...packages] : Object.keys(snapshot.drafts).sort()
-    const published = await publishDrafts(snapshot, packages, committerFrom(io.env, now), {
-      force: options.force === true,
-    })
-    const { rejected } = published
-    // A refused push published none of them: each says so (its outcome lists only the packages refused before the push).
-    const outcomes: PublishOutcome[] = rejected
-      ? [
-          ...published.outcomes,
-          ...chosen
-            .filter((pkg) => !published.outcomes.some((o) => o.package === pkg))
-            .map((pkg) => ({ package: pkg, ok: false as const, reason: `the push was refused: ${rejected}` })),
-        ]
-      : published.outcomes
-    if (options.json)
-      io.stdout(
-        `${JSON.stringify({ apiVersion: 'kpt-variants.dev/v1alpha1', kind: 'PublishReport', repository: snapshot.source, published: outcomes, ...(rejected ? { rejected } : {}) }, null, 2)}\n`,
-      )
-    for (const o of outcomes) {
-      if (!o.ok)
-        io.stderr(`${o.package}: not published: ${o.reason}${o.notReady ? '; --force publishes it anyway' : ''}\n`)
-      else if (o.removed) io.stderr(`${o.package}: removed\n`)
-      else io.stderr(`${o.package}: published ${o.tag}${o.notReady ? ` although ${o.notReady} (--force)` : ''}\n`)
-    }
-    if (outcomes.length === 0) io.stderr(`no open drafts in ${snapshot.source}\n`)
-    return rejected || outcomes.some((o) => !o.ok) ? 1 : 0
-  } finally {
-    lock.release()
+}
+
+/** A refused push published none of them: each says so (its outcome lists only the packages refused before the push). */
+function withRefusedPush(outcomes: PublishOutcome[], chosen: readonly string[], rejected: string): PublishOutcome[] {
+  return [
+    ...outcomes,
+    ...chosen
+      .filter((pkg) => !outcomes.some((o) => o.package === pkg))
+      .map((pkg) => ({ package: pkg, ok: false as const, reason: `the push was refused: ${rejected}` })),
+  ]
+}
+
+/** A line per package on stderr: published (and its tag), removed, or why not. */
+function printOutcomes(outcomes: readonly PublishOutcome[], io: CliIO): void {
+  for (const o of outcomes) {
+    if (!o.ok)
+      io.stderr(`${o.package}: not published: ${o.reason}${o.notReady ? '; --force publishes it anyway' : ''}\n`)
+    else if (o.removed) io.stderr(`${o.package}: removed\n`)
+    else io.stderr(`${o.package}: published ${o.tag}${o.notReady ? ` although ${o.notReady} (--force)` : ''}\n`)
   }
 }
 
