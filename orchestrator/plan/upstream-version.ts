@@ -18,7 +18,7 @@ import {
   parseVersion,
   satisfies,
 } from '../../functions/dependency-check/index.js'
-import type { Version } from '../../functions/dependency-check/index.js'
+import type { Constraint, Version } from '../../functions/dependency-check/index.js'
 import type { PackageRevision, RevisionVersion } from '../upstream/revisions.js'
 import type { ClusterVersion } from '../dependencies/platform.js'
 
@@ -59,6 +59,28 @@ export function templatesConstrain(set: KubeObject): boolean {
   })
 }
 
+/** What chooseVersion reads; see there. */
+type VersionChoice = Parameters<typeof chooseVersion>[0]
+
+/** A published version of the upstream package: its revision, and the Kubernetes versions it says it runs on. */
+interface Candidate {
+  revision: PackageRevision
+  version: Version
+  kubernetes?: string
+}
+
+/** The candidates each filter leaves, in turn: Carvel's funnel. */
+interface Funnel {
+  /** Every version published, ascending. */
+  all: Candidate[]
+  /** Those whose prerelease the policy admits. */
+  admitted: Candidate[]
+  /** Those that satisfy the constraint. */
+  matching: Candidate[]
+  /** Those that run on the cluster's Kubernetes, where it is known. */
+  runnable: Candidate[]
+}
+
 /**
  * The highest published revision whose version satisfies `constraint`; see
  * the module doc. Fails with every version it saw and how many each filter
@@ -77,9 +99,34 @@ export function chooseVersion(input: {
   if (!parsed.ok)
     return { ok: false, code: 'ValidationError', message: `annotation ${upstreamVersionAnnotation}: ${parsed.error}` }
   const constraint = parsed.constraint
+  const { all, undeclared } = publishedVersions(input)
+  const funnel = filterCandidates(input, constraint, all)
+  const { matching, runnable } = funnel
+  const chosen = runnable[runnable.length - 1]
+  if (!chosen)
+    return {
+      ok: false,
+      code: 'UpstreamNotFound',
+      message: notFoundMessage(input, constraint, { ...funnel, undeclared }),
+    }
   const warnings: string[] = []
+  if (chosen !== matching[matching.length - 1]) {
+    const skipped = matching.slice(matching.indexOf(chosen) + 1).map((c) => `${c.version.raw} (${c.revision.ref})`)
+    warnings.push(
+      `upstream ${input.upstream}: ${skipped.join(', ')} ${skipped.length === 1 ? 'needs' : 'need'} another Kubernetes version than ${input.cluster!.source} runs (${input.cluster!.version}); following ${chosen.version.raw}`,
+    )
+  }
+  const shown = all.filter((c) => candidateAdmitted(c.version, input.prereleases, []))
+  const newest = shown[shown.length - 1]
+  const version: UpstreamVersion = { constraint: input.constraint, version: chosen.version.raw }
+  if (newest && compareVersions(newest.version, chosen.version) > 0) version.newest = newest.version.raw
+  return { ok: true, revision: chosen.revision, version, warnings }
+}
+
+/** Each published version once, ascending, and the published revisions that declare none. */
+function publishedVersions(input: VersionChoice): { all: Candidate[]; undeclared: string[] } {
   // Each version once: the later revision of a re-tagged version wins, as in the catalog.
-  const byVersion = new Map<string, { revision: PackageRevision; version: Version; kubernetes?: string }>()
+  const byVersion = new Map<string, Candidate>()
   const undeclared: string[] = []
   for (const revision of input.revisions) {
     if (revision.kind !== 'published') continue
@@ -97,7 +144,11 @@ export function chooseVersion(input: {
         ...(declared.kubernetesVersion ? { kubernetes: declared.kubernetesVersion } : {}),
       })
   }
-  const all = [...byVersion.values()].sort((a, b) => compareVersions(a.version, b.version))
+  return { all: [...byVersion.values()].sort((a, b) => compareVersions(a.version, b.version)), undeclared }
+}
+
+/** The prerelease policy, the constraint, then the cluster's Kubernetes version, one after the other. */
+function filterCandidates(input: VersionChoice, constraint: Constraint, all: Candidate[]): Funnel {
   const admitted = all.filter((c) => candidateAdmitted(c.version, input.prereleases, [constraint]))
   const matching = admitted.filter((c) => satisfies(c.version, constraint))
   const clusterVersion = input.cluster?.version ? parseVersion(input.cluster.version, { coerce: true }) : undefined
@@ -106,37 +157,30 @@ export function chooseVersion(input: {
     const k = parseConstraint(c.kubernetes)
     return k.ok && satisfies(clusterVersion, k.constraint)
   })
-  const chosen = runnable[runnable.length - 1]
-  if (!chosen) {
-    const seen = all.map((c) => `${c.version.raw} (${c.revision.ref})`)
-    const funnel = [
-      `all=${all.length}`,
-      `after-prereleases-filter=${admitted.length}`,
-      `after-constraints-filter=${matching.length}`,
-      ...(matching.length !== runnable.length
-        ? [`after-kubernetes-filter=${runnable.length} (${input.cluster!.source} runs ${input.cluster!.version})`]
-        : []),
-    ]
-    return {
-      ok: false,
-      code: 'UpstreamNotFound',
-      message:
-        `no published version of ${input.upstream} satisfies ${JSON.stringify(input.constraint)}` +
-        `${constraint.display !== input.constraint ? ` (${constraint.display})` : ''}: ` +
-        `${seen.length > 0 ? `seen ${seen.join(', ')}` : 'no revision declares a version'}` +
-        `${undeclared.length > 0 ? `; without a PackageManifest version: ${undeclared.join(', ')}` : ''}` +
-        ` (${funnel.join(' -> ')})`,
-    }
-  }
-  if (chosen !== matching[matching.length - 1]) {
-    const skipped = matching.slice(matching.indexOf(chosen) + 1).map((c) => `${c.version.raw} (${c.revision.ref})`)
-    warnings.push(
-      `upstream ${input.upstream}: ${skipped.join(', ')} ${skipped.length === 1 ? 'needs' : 'need'} another Kubernetes version than ${input.cluster!.source} runs (${input.cluster!.version}); following ${chosen.version.raw}`,
-    )
-  }
-  const shown = all.filter((c) => candidateAdmitted(c.version, input.prereleases, []))
-  const newest = shown[shown.length - 1]
-  const version: UpstreamVersion = { constraint: input.constraint, version: chosen.version.raw }
-  if (newest && compareVersions(newest.version, chosen.version) > 0) version.newest = newest.version.raw
-  return { ok: true, revision: chosen.revision, version, warnings }
+  return { all, admitted, matching, runnable }
+}
+
+/** Why no version was chosen: every version seen, those without one, and how many each filter left. */
+function notFoundMessage(
+  input: VersionChoice,
+  constraint: Constraint,
+  funnel: Funnel & { undeclared: string[] },
+): string {
+  const { all, admitted, matching, runnable, undeclared } = funnel
+  const seen = all.map((c) => `${c.version.raw} (${c.revision.ref})`)
+  const stages = [
+    `all=${all.length}`,
+    `after-prereleases-filter=${admitted.length}`,
+    `after-constraints-filter=${matching.length}`,
+    ...(matching.length !== runnable.length
+      ? [`after-kubernetes-filter=${runnable.length} (${input.cluster!.source} runs ${input.cluster!.version})`]
+      : []),
+  ]
+  return (
+    `no published version of ${input.upstream} satisfies ${JSON.stringify(input.constraint)}` +
+    `${constraint.display !== input.constraint ? ` (${constraint.display})` : ''}: ` +
+    `${seen.length > 0 ? `seen ${seen.join(', ')}` : 'no revision declares a version'}` +
+    `${undeclared.length > 0 ? `; without a PackageManifest version: ${undeclared.join(', ')}` : ''}` +
+    ` (${stages.join(' -> ')})`
+  )
 }
