@@ -158,6 +158,26 @@ export function sourcesOf(catalogs: readonly PlanCatalog[]): Sources {
   return out
 }
 
+/** What the steps of a plan are described from: the plan, what the repository holds, and where versions come from. */
+interface StepSources {
+  plan: Plan
+  present: readonly Present[]
+  installed: readonly Omit<InstalledPackage, 'object'>[]
+  sources: Sources
+  /** Each package's place in the plan's dependency order. */
+  order: ReadonlyMap<string, number>
+  requiredBy: ReadonlyMap<string, string[]>
+}
+
+/** An install, upgrade or downgrade the resolver decided. */
+interface Change {
+  action: 'install' | 'upgrade' | 'downgrade'
+  pkg: string
+  namespace: string
+  version: string
+  from?: string
+}
+
 /** The plan's changes as steps, in the plan's dependency order, removals last. */
 export function stepsOf(
   plan: Plan,
@@ -166,70 +186,79 @@ export function stepsOf(
   sources: Sources,
 ): DependencyStep[] {
   const order = new Map(plan.order.map((id, i) => [id, i]))
-  const rank = (pkg: string, namespace: string) =>
-    order.get(namespace ? `${namespace}/${pkg}` : pkg) ?? Number.MAX_SAFE_INTEGER
-  const requiredBy = requirersOf(plan)
-  const inGit = (pkg: string, namespace: string) =>
-    present.find((p) => p.installed.package === pkg && p.installed.namespace === namespace)
-  const outside = (pkg: string, namespace: string) =>
-    installed.find((i) => i.package === pkg && i.namespace === namespace && !present.some((p) => p.installed === i))
+  const from: StepSources = { plan, present, installed, sources, order, requiredBy: requirersOf(plan) }
   const steps: (DependencyStep & { rank: number })[] = []
-  const change = (
-    action: 'install' | 'upgrade' | 'downgrade',
-    pkg: string,
-    namespace: string,
-    version: string,
-    from?: string,
-  ) => {
-    const found = sources.get(`${pkg}@${version}`)
-    const here = action === 'install' ? undefined : inGit(pkg, namespace)
-    const elsewhere = action === 'install' || here ? undefined : outside(pkg, namespace)
-    const step: DependencyStep & { rank: number } = {
-      action,
-      package: pkg,
-      namespace,
-      version,
-      pkg: here?.pkg ?? found?.path ?? pkg,
-      asDependency: here
-        ? here.record.installedAsDependency === true
-        : elsewhere
-          ? elsewhere.installedAsDependency
-          : true,
-      deletionPolicy: here?.record.deletionPolicy ?? found?.deletionPolicy ?? 'delete',
-      requiredBy: requiredBy.get(pkg) ?? [],
-      neededBy: [],
-      requires: [],
-      rank: rank(pkg, namespace),
-    }
-    if (from !== undefined) step.from = from
-    if (found?.source) step.source = found.source
-    if (elsewhere) step.outsideGit = true
-    steps.push(step)
-  }
-  for (const s of plan.install) change('install', s.package, s.namespace, s.version)
-  for (const s of plan.upgrade) change('upgrade', s.package, s.namespace, s.to, s.from)
-  for (const s of plan.downgrade) change('downgrade', s.package, s.namespace, s.to, s.from)
-  const removals: DependencyStep[] = []
-  for (const s of plan.prune) {
-    const here = present.find((p) => p.installed.name === s.name && p.installed.package === s.package)
-    const version = here?.installed.version ?? installed.find((i) => i.name === s.name)?.version
-    const step: DependencyStep = {
-      action: 'remove',
-      package: s.package,
-      namespace: s.namespace,
-      pkg: here?.pkg ?? s.name,
-      asDependency: true,
-      deletionPolicy: here?.record.deletionPolicy ?? 'delete',
-      requiredBy: [],
-      neededBy: [],
-      requires: [],
-    }
-    if (version !== undefined) step.from = version
-    if (!here) step.outsideGit = true
-    removals.push(step)
-  }
+  for (const s of plan.install)
+    steps.push(changeStep(from, { action: 'install', pkg: s.package, namespace: s.namespace, version: s.version }))
+  for (const s of plan.upgrade)
+    steps.push(
+      changeStep(from, { action: 'upgrade', pkg: s.package, namespace: s.namespace, version: s.to, from: s.from }),
+    )
+  for (const s of plan.downgrade)
+    steps.push(
+      changeStep(from, { action: 'downgrade', pkg: s.package, namespace: s.namespace, version: s.to, from: s.from }),
+    )
+  const removals = plan.prune.map((s) => removalStep(from, s))
   steps.sort((a, b) => a.rank - b.rank || (a.package < b.package ? -1 : a.package > b.package ? 1 : 0))
   return [...steps.map(({ rank: _rank, ...step }) => step), ...removals.sort((a, b) => (a.pkg < b.pkg ? -1 : 1))]
+}
+
+/** A change as a step: where the package is in git (or outside it) or goes, and its rank in the dependency order. */
+function changeStep(from: StepSources, change: Change): DependencyStep & { rank: number } {
+  const { action, pkg, namespace, version } = change
+  const found = from.sources.get(`${pkg}@${version}`)
+  const here =
+    action === 'install'
+      ? undefined
+      : from.present.find((p) => p.installed.package === pkg && p.installed.namespace === namespace)
+  // Installed, but not by a package in git: an InstalledPackage alone says it is there.
+  const elsewhere =
+    action === 'install' || here
+      ? undefined
+      : from.installed.find(
+          (i) => i.package === pkg && i.namespace === namespace && !from.present.some((p) => p.installed === i),
+        )
+  const step: DependencyStep & { rank: number } = {
+    action,
+    package: pkg,
+    namespace,
+    version,
+    pkg: here?.pkg ?? found?.path ?? pkg,
+    asDependency: here
+      ? here.record.installedAsDependency === true
+      : elsewhere
+        ? elsewhere.installedAsDependency
+        : true,
+    deletionPolicy: here?.record.deletionPolicy ?? found?.deletionPolicy ?? 'delete',
+    requiredBy: from.requiredBy.get(pkg) ?? [],
+    neededBy: [],
+    requires: [],
+    rank: from.order.get(namespace ? `${namespace}/${pkg}` : pkg) ?? Number.MAX_SAFE_INTEGER,
+  }
+  if (change.from !== undefined) step.from = change.from
+  if (found?.source) step.source = found.source
+  if (elsewhere) step.outsideGit = true
+  return step
+}
+
+/** A prune as a step: the package in git, or (not there) one installed outside it. */
+function removalStep(from: StepSources, s: Plan['prune'][number]): DependencyStep {
+  const here = from.present.find((p) => p.installed.name === s.name && p.installed.package === s.package)
+  const version = here?.installed.version ?? from.installed.find((i) => i.name === s.name)?.version
+  const step: DependencyStep = {
+    action: 'remove',
+    package: s.package,
+    namespace: s.namespace,
+    pkg: here?.pkg ?? s.name,
+    asDependency: true,
+    deletionPolicy: here?.record.deletionPolicy ?? 'delete',
+    requiredBy: [],
+    neededBy: [],
+    requires: [],
+  }
+  if (version !== undefined) step.from = version
+  if (!here) step.outsideGit = true
+  return step
 }
 
 /** Who needs each package, with the range they need: `edge-monitor >=1.13.0`. */
