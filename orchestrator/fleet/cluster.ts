@@ -140,43 +140,15 @@ export function listedAs(served: Served, items: readonly ApiObject[]): ListedObj
   return items.map((object) => ({ apiVersion: `${served.group}/${served.version}`, kind: served.kind, object }))
 }
 
+/** Each resource listed, once, by resourceKey: what the snapshot holds. */
+type Listed = Map<string, { served: Served; items: ApiObject[] }>
+
 /** Lists the fleet's objects from the cluster and writes the snapshot. */
 export async function readCluster(options: ClusterOptions): Promise<ClusterFleet> {
   const client = await ClusterClient.connect(options)
   const { server } = client
-  const listed = new Map<string, { served: Served; items: ApiObject[] }>()
-  const list = async (served: Served): Promise<ApiObject[]> => {
-    const known = listed.get(resourceKey(served))
-    if (known) return known.items
-    const { items } = await client.list(served, options.namespace)
-    listed.set(resourceKey(served), { served, items })
-    return items
-  }
-
-  const fleet = await fleetResources(client)
-  await list(fleet.Repository)
-  const sets = { served: fleet.PackageVariantSet, items: await list(fleet.PackageVariantSet) }
-  const variants = { served: fleet.PackageVariant, items: await list(fleet.PackageVariant) }
-  const { kinds, warnings } = kindsToRead(sets.items, variants.items)
-  for (const served of await objectResources(client, kinds)) await list(served)
-  const rollouts: ListedObject[] = []
-  for (const served of await rolloutResources(client)) rollouts.push(...listedAs(served, await list(served)))
-
-  const root = clusterDir(options.cacheDir)
-  mkdirSync(root, { recursive: true })
-  const dir = mkdtempSync(join(root, 'snapshot-'))
-  try {
-    for (const { served, items } of listed.values()) {
-      const apiVersion = served.group ? `${served.group}/${served.version}` : served.version
-      writeFileSync(
-        join(dir, snapshotFile(served)),
-        snapshotText(items.map((item) => snapshotObject(item, apiVersion, served.kind, writesStatusOf(served)))),
-      )
-    }
-  } catch (err) {
-    rmSync(dir, { recursive: true, force: true })
-    throw err
-  }
+  const { listed, sets, variants, rollouts, warnings } = await listFleet(client, options.namespace)
+  const dir = writeSnapshot(clusterDir(options.cacheDir), listed)
   return {
     server,
     id: `cluster ${server} ${options.namespace ?? '*'}`,
@@ -192,25 +164,70 @@ export async function readCluster(options: ClusterOptions): Promise<ClusterFleet
     writeStatus(updates) {
       return client.writeStatus(updates, new Map([variants.served, sets.served].map((s) => [s.kind, s.resource])))
     },
-    async patch(object, patch, subresource) {
-      const resource = [...listed.values()].find(
-        (l) => `${l.served.group}/${l.served.version}` === object.apiVersion && l.served.kind === object.kind,
-      )?.served.resource
-      const namespace = str(object.object.metadata?.['namespace'])
-      const name = str(object.object.metadata?.['name']) ?? ''
-      const path = `/apis/${object.apiVersion}/${namespace ? `namespaces/${encodeURIComponent(namespace)}/` : ''}${resource}/${encodeURIComponent(name)}${subresource ? `/${subresource}` : ''}`
-      try {
-        await client.request('PATCH', path, {}, patch)
-      } catch (err) {
-        if (client.isApiException(err) && err.code === 409)
-          throw new ClusterError(
-            `${object.kind} ${describe(object.object)} changed on ${server} since it was read: nothing was written; run the command again`,
-          )
-        throw client.failure(err, `patch ${path}`)
-      }
-    },
+    patch: patcher(client, listed),
     close() {
       rmSync(dir, { recursive: true, force: true })
     },
+  }
+}
+
+/** Lists the fleet's kinds, then the kinds its sets and injectors name, and the Rollouts: each resource once. */
+async function listFleet(client: ClusterClient, namespace: string | undefined) {
+  const listed: Listed = new Map()
+  const list = async (served: Served): Promise<ApiObject[]> => {
+    const known = listed.get(resourceKey(served))
+    if (known) return known.items
+    const { items } = await client.list(served, namespace)
+    listed.set(resourceKey(served), { served, items })
+    return items
+  }
+  const fleet = await fleetResources(client)
+  await list(fleet.Repository)
+  const sets = { served: fleet.PackageVariantSet, items: await list(fleet.PackageVariantSet) }
+  const variants = { served: fleet.PackageVariant, items: await list(fleet.PackageVariant) }
+  const { kinds, warnings } = kindsToRead(sets.items, variants.items)
+  for (const served of await objectResources(client, kinds)) await list(served)
+  const rollouts: ListedObject[] = []
+  for (const served of await rolloutResources(client)) rollouts.push(...listedAs(served, await list(served)))
+  return { listed, sets, variants, rollouts, warnings }
+}
+
+/** Writes a file per resource into a new snapshot directory under `root`; none is left behind if one fails. */
+function writeSnapshot(root: string, listed: Listed): string {
+  mkdirSync(root, { recursive: true })
+  const dir = mkdtempSync(join(root, 'snapshot-'))
+  try {
+    for (const { served, items } of listed.values()) {
+      const apiVersion = served.group ? `${served.group}/${served.version}` : served.version
+      writeFileSync(
+        join(dir, snapshotFile(served)),
+        snapshotText(items.map((item) => snapshotObject(item, apiVersion, served.kind, writesStatusOf(served)))),
+      )
+    }
+  } catch (err) {
+    rmSync(dir, { recursive: true, force: true })
+    throw err
+  }
+  return dir
+}
+
+/** ClusterFleet's patch, for objects of the resources listed. */
+function patcher(client: ClusterClient, listed: Listed): ClusterFleet['patch'] {
+  return async (object, patch, subresource) => {
+    const resource = [...listed.values()].find(
+      (l) => `${l.served.group}/${l.served.version}` === object.apiVersion && l.served.kind === object.kind,
+    )?.served.resource
+    const namespace = str(object.object.metadata?.['namespace'])
+    const name = str(object.object.metadata?.['name']) ?? ''
+    const path = `/apis/${object.apiVersion}/${namespace ? `namespaces/${encodeURIComponent(namespace)}/` : ''}${resource}/${encodeURIComponent(name)}${subresource ? `/${subresource}` : ''}`
+    try {
+      await client.request('PATCH', path, {}, patch)
+    } catch (err) {
+      if (client.isApiException(err) && err.code === 409)
+        throw new ClusterError(
+          `${object.kind} ${describe(object.object)} changed on ${client.server} since it was read: nothing was written; run the command again`,
+        )
+      throw client.failure(err, `patch ${path}`)
+    }
   }
 }
