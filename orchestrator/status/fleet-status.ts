@@ -112,47 +112,9 @@ export function fleetStatus(
   failures: LastFailures,
 ): FleetStatus {
   const rows: VariantStatusRow[] = []
-  const failed = (row: VariantStatusRow, subject: string) => {
-    const f = failures[subject]
-    if (!f) return
-    row.lastFailure = `${f.time}: ${messagesOf(f.reasons)}`
-    row.failures = f.reasons.map((r) => ({ ...r }))
-  }
-  for (const v of plan.variants) {
-    const path = `${v.downstream.repo}/${v.downstream.package}`
-    const stored = read.packages.get(path) ?? {}
-    const row: VariantStatusRow = {
-      variant: v.key,
-      package: path,
-      upstream: `${v.upstream.repository}/${v.upstream.packageName} ${revisionLabel(v.upstream)} (${v.upstream.ref})`,
-    }
-    if (v.version) row.upstreamVersion = { ...v.version }
-    placed(row, stored, read.output)
-    const lock = stored.record?.lock
-    if (!stored.record) row.state = read.output === 'git' ? 'unpublished' : 'unrendered'
-    else row.state = lock?.commit === v.upstream.commit ? 'current' : 'behind'
-    edits(row, stored)
-    failed(row, `PackageVariant ${v.key}`)
-    rows.push(row)
-  }
-  for (const [path, stored] of read.dependencies) {
-    const row: VariantStatusRow = { variant: `Dependency ${path}`, package: path }
-    placed(row, stored, read.output)
-    row.state = stored.record ? 'installed' : 'unpublished'
-    if (stored.manifest) row.dependency = { ...stored.manifest }
-    edits(row, stored)
-    failed(row, row.variant)
-    rows.push(row)
-  }
-  for (const f of plan.failures) {
-    const row: VariantStatusRow = {
-      variant: f.subject.replace(/^PackageVariant /, ''),
-      lastFailure: f.message,
-      failures: [{ code: f.code, message: f.message }],
-    }
-    if (f.downstream) row.package = f.downstream
-    rows.push(row)
-  }
+  for (const v of plan.variants) rows.push(variantRow(v, read, failures))
+  for (const entry of read.dependencies) rows.push(dependencyRow(entry, read.output, failures))
+  for (const f of plan.failures) rows.push(unplannedRow(f))
   const key = (r: VariantStatusRow) => r.package ?? '\uffff'
   rows.sort((a, b) =>
     key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : a.variant < b.variant ? -1 : a.variant > b.variant ? 1 : 0,
@@ -164,6 +126,63 @@ export function fleetStatus(
     variants: rows,
     repositories: read.repositories,
   }
+}
+
+/** A planned variant's row: its package as the output holds it, current or behind its upstream, and its last failure. */
+function variantRow(
+  v: Parameters<typeof fleetStatus>[0]['variants'][number],
+  read: OutputState,
+  failures: LastFailures,
+): VariantStatusRow {
+  const path = `${v.downstream.repo}/${v.downstream.package}`
+  const stored = read.packages.get(path) ?? {}
+  const row: VariantStatusRow = {
+    variant: v.key,
+    package: path,
+    upstream: `${v.upstream.repository}/${v.upstream.packageName} ${revisionLabel(v.upstream)} (${v.upstream.ref})`,
+  }
+  if (v.version) row.upstreamVersion = { ...v.version }
+  placed(row, stored, read.output)
+  const lock = stored.record?.lock
+  if (!stored.record) row.state = read.output === 'git' ? 'unpublished' : 'unrendered'
+  else row.state = lock?.commit === v.upstream.commit ? 'current' : 'behind'
+  edits(row, stored)
+  failed(row, `PackageVariant ${v.key}`, failures)
+  return row
+}
+
+/** A dependency's row: installed, or (`--git`) not published yet. */
+function dependencyRow(
+  [path, stored]: [string, StoredState],
+  output: StatusOutput,
+  failures: LastFailures,
+): VariantStatusRow {
+  const row: VariantStatusRow = { variant: `Dependency ${path}`, package: path }
+  placed(row, stored, output)
+  row.state = stored.record ? 'installed' : 'unpublished'
+  if (stored.manifest) row.dependency = { ...stored.manifest }
+  edits(row, stored)
+  failed(row, row.variant, failures)
+  return row
+}
+
+/** A variant the plan could not make: its row says why, and where it would go if that is known. */
+function unplannedRow(f: PlanFailure): VariantStatusRow {
+  const row: VariantStatusRow = {
+    variant: f.subject.replace(/^PackageVariant /, ''),
+    lastFailure: f.message,
+    failures: [{ code: f.code, message: f.message }],
+  }
+  if (f.downstream) row.package = f.downstream
+  return row
+}
+
+/** The last run's failure of `subject`, if it failed. */
+function failed(row: VariantStatusRow, subject: string, failures: LastFailures): void {
+  const f = failures[subject]
+  if (!f) return
+  row.lastFailure = `${f.time}: ${messagesOf(f.reasons)}`
+  row.failures = f.reasons.map((r) => ({ ...r }))
 }
 
 /** Where the package is: its tag and draft (`--git`), the upstream revision it holds. */
