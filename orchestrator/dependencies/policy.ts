@@ -89,6 +89,12 @@ export function precedence(
   return matchesLabelSelector(selector, repo.object.labels()) ? 2 : 0
 }
 
+/** The settings a DependencyPolicy may set for a whole repository, each decided on its own. */
+const policySettings = ['upgrades', 'downgrades', 'prereleases', 'install', 'autoUpgrade', 'clusterVersion'] as const
+
+/** Each setting (and pin, and configured dependency) by key: its value, the policy that set it, and that policy's precedence. */
+type Decided = Map<string, { value: unknown; from: string; rank: number }>
+
 /** The policy of `repo`, and the warnings of policies of one precedence that disagree. */
 export function repositoryPolicy(
   fleet: FleetPolicies,
@@ -99,27 +105,40 @@ export function repositoryPolicy(
     .filter((p) => p.rank > 0)
     .sort((a, b) => b.rank - a.rank)
   if (selecting.length === 0) return { policy: defaultRepositoryPolicy, warnings: [] }
+  const { decided, warnings } = decide(selecting, repo.name)
+  return { policy: policyOf(decided), warnings }
+}
+
+/** Each key as the most specific policy sets it (the first in name order among equals, warning where they differ). */
+function decide(
+  selecting: readonly { policy: DependencyPolicyObject; rank: number }[],
+  repoName: string,
+): { decided: Decided; warnings: string[] } {
   const warnings: string[] = []
-  const decided = new Map<string, { value: unknown; from: string; rank: number }>()
+  const decided: Decided = new Map()
   const take = (key: string, value: unknown, from: string, rank: number) => {
     if (value === undefined) return
     const first = decided.get(key)
     if (!first) decided.set(key, { value, from, rank })
     else if (first.rank === rank && JSON.stringify(first.value) !== JSON.stringify(value))
       warnings.push(
-        `${from} and ${first.from} both select repository ${repo.name} as specifically and set ${key} differently: ${first.from} wins (name order)`,
+        `${from} and ${first.from} both select repository ${repoName} as specifically and set ${key} differently: ${first.from} wins (name order)`,
       )
   }
   for (const { policy, rank } of selecting) {
     const from = `DependencyPolicy ${policy.namespace ? `${policy.namespace}/` : ''}${policy.name}`
-    for (const key of ['upgrades', 'downgrades', 'prereleases', 'install', 'autoUpgrade', 'clusterVersion'] as const)
-      take(key, policy[key], from, rank)
+    for (const key of policySettings) take(key, policy[key], from, rank)
     for (const pin of policy.pins) take(`pins[${pin.package}]`, pin, from, rank)
     for (const dependency of policy.dependencies) take(`dependencies[${dependency.package}]`, dependency, from, rank)
   }
+  return { decided, warnings }
+}
+
+/** The repository's policy from what was decided, the defaults for what no policy sets. */
+function policyOf(decided: Decided): RepositoryPolicy {
   const value = <T>(key: string): T | undefined => decided.get(key)?.value as T | undefined
   const setBy: RepositoryPolicy['setBy'] = {}
-  for (const key of ['upgrades', 'downgrades', 'prereleases', 'install', 'autoUpgrade', 'clusterVersion'] as const) {
+  for (const key of policySettings) {
     const d = decided.get(key)
     if (d) setBy[key] = d.from
   }
@@ -135,21 +154,18 @@ export function repositoryPolicy(
     }
   }
   return {
-    policy: {
-      resolver: {
-        ...defaultDependencyPolicy,
-        upgrades: value<'Allow' | 'Deny'>('upgrades') ?? defaultDependencyPolicy.upgrades,
-        downgrades: value<'Allow' | 'Deny'>('downgrades') ?? defaultDependencyPolicy.downgrades,
-        prereleases: value<DependencyPolicy['prereleases']>('prereleases') ?? defaultDependencyPolicy.prereleases,
-        autoUpgrade: value<boolean>('autoUpgrade') ? 'Dependencies' : 'Never',
-      },
-      install: value<boolean>('install') ?? true,
-      pins,
-      configure,
-      clusterVersion: value<ClusterVersionSource>('clusterVersion') ?? { label: kubernetesVersionLabel },
-      setBy,
+    resolver: {
+      ...defaultDependencyPolicy,
+      upgrades: value<'Allow' | 'Deny'>('upgrades') ?? defaultDependencyPolicy.upgrades,
+      downgrades: value<'Allow' | 'Deny'>('downgrades') ?? defaultDependencyPolicy.downgrades,
+      prereleases: value<DependencyPolicy['prereleases']>('prereleases') ?? defaultDependencyPolicy.prereleases,
+      autoUpgrade: value<boolean>('autoUpgrade') ? 'Dependencies' : 'Never',
     },
-    warnings,
+    install: value<boolean>('install') ?? true,
+    pins,
+    configure,
+    clusterVersion: value<ClusterVersionSource>('clusterVersion') ?? { label: kubernetesVersionLabel },
+    setBy,
   }
 }
 
