@@ -61,10 +61,7 @@ export function dependencyVariant(
   const probe: PackageVariant = { object: KubeObject.fromObject({}), name, namespace: downstream.namespace, spec: base }
   const resolved = resolveUpstream(probe, revisions.get(revisionKey(upstreamRepo, source.package)) ?? [])
   if (!resolved.ok)
-    return {
-      ok: false,
-      message: `its source ${source.repo}/${source.package} ${source.revision !== undefined ? `revision ${source.revision}` : (source.workspaceName ?? 'head')} cannot be found: ${resolved.message}`,
-    }
+    return { ok: false, message: `its source ${sourceName(source)} cannot be found: ${resolved.message}` }
   // A package someone installed on purpose is theirs: only one installed as a dependency is configured.
   const configured = step.asDependency ? options.configured : undefined
   let spec: PackageVariantSpec = base
@@ -73,17 +70,10 @@ export function dependencyVariant(
     if (!made.ok) return made
     spec = { ...base, ...made.spec }
   }
-  const object = KubeObject.fromObject({
-    apiVersion: 'config.porch.kpt.dev/v1alpha1',
-    kind: 'PackageVariant',
-    metadata: { name, namespace: downstream.namespace },
-    spec,
-  })
-  const pv: PackageVariant = { object, name, namespace: downstream.namespace, spec }
   return {
     ok: true,
     variant: {
-      pv,
+      pv: madeUpPackageVariant(name, downstream.namespace, spec),
       key: `${downstream.namespace}/${name}`,
       upstreamRepo,
       upstream: resolved.revision,
@@ -97,6 +87,22 @@ export function dependencyVariant(
       },
     },
   }
+}
+
+/** The source as a message names it: `repo/package revision N`, or its workspace, or `head`. */
+function sourceName(source: NonNullable<DependencyStep['source']>): string {
+  return `${source.repo}/${source.package} ${source.revision !== undefined ? `revision ${source.revision}` : (source.workspaceName ?? 'head')}`
+}
+
+/** The PackageVariant a dependency's variant is planned as, though no such object is in the fleet. */
+function madeUpPackageVariant(name: string, namespace: string, spec: PackageVariantSpec): PackageVariant {
+  const object = KubeObject.fromObject({
+    apiVersion: 'config.porch.kpt.dev/v1alpha1',
+    kind: 'PackageVariant',
+    metadata: { name, namespace },
+    spec,
+  })
+  return { object, name, namespace, spec }
 }
 
 /** The policy's configuration of a dependency rendered for one repository, as fan-out renders a set's template. */
