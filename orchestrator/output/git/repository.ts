@@ -153,6 +153,12 @@ function packageOf(snapshot: Pick<RepositorySnapshot, 'directory'>, dir: string)
   return dir.startsWith(`${snapshot.directory}/`) ? dir.slice(snapshot.directory.length + 1) : undefined
 }
 
+/** A package's files by path below it, each its mode and blob id. */
+type Entries = Map<string, { mode: string; oid: string }>
+
+/** The files of each package read, as published and as drafted. */
+type FoundPackages = Map<string, { published?: Entries; draft?: Entries }>
+
 /**
  * Reads packages as published and as drafted, with three git processes
  * whatever their number: the published tree, the drafts' changes against it,
@@ -164,28 +170,56 @@ export async function readPackages(
 ): Promise<Map<string, StoredPackage>> {
   // No package, no process: a re-render that its record answers reads none, and the published tree may be big.
   if (packages.length === 0) return new Map()
-  const wanted = new Map(packages.map((pkg) => [packageDir(snapshot, pkg), pkg]))
-  const found = new Map<
-    string,
-    { published?: Map<string, { mode: string; oid: string }>; draft?: Map<string, { mode: string; oid: string }> }
-  >()
-  const slot = (pkg: string) => found.get(pkg) ?? found.set(pkg, {}).get(pkg)!
-  if (snapshot.head) {
-    for (const entry of await listTree(snapshot.clone, snapshot.head, snapshot.directory)) {
-      if (entry.type !== 'blob') continue
-      const hit = enclosing(entry.path, wanted)
-      if (!hit) continue
-      const s = slot(hit.pkg)
-      ;(s.published ??= new Map()).set(hit.rest, { mode: entry.mode, oid: entry.oid })
-    }
+  const found: FoundPackages = new Map()
+  if (snapshot.head) await readPublished(snapshot, packages, found)
+  await readDrafted(snapshot, packages, found)
+  const contents = await readContents(snapshot, found)
+  const asFiles = (entries: Entries) =>
+    gitPackageFiles(new Map([...entries].map(([path, e]) => [path, { mode: e.mode, content: contents.get(e.oid)! }])))
+  const out = new Map<string, StoredPackage>()
+  for (const [pkg, s] of found) {
+    const stored: StoredPackage = {}
+    if (s.published) stored.published = asFiles(s.published)
+    if (s.draft) stored.draft = asFiles(s.draft)
+    out.set(pkg, stored)
   }
+  return out
+}
+
+/** The entry of `pkg` in `found`, made empty the first time. */
+function slotOf(found: FoundPackages, pkg: string): { published?: Entries; draft?: Entries } {
+  return found.get(pkg) ?? found.set(pkg, {}).get(pkg)!
+}
+
+/** The packages' published files: one listing of the branch's tree for all of them. */
+async function readPublished(
+  snapshot: RepositorySnapshot,
+  packages: readonly string[],
+  found: FoundPackages,
+): Promise<void> {
+  const wanted = new Map(packages.map((pkg) => [packageDir(snapshot, pkg), pkg]))
+  for (const entry of await listTree(snapshot.clone, snapshot.head!, snapshot.directory)) {
+    if (entry.type !== 'blob') continue
+    const hit = enclosing(entry.path, wanted)
+    if (!hit) continue
+    const s = slotOf(found, hit.pkg)
+    ;(s.published ??= new Map()).set(hit.rest, { mode: entry.mode, oid: entry.oid })
+  }
+}
+
+/** The drafted packages' files: the published ones changed as each draft's diff against the branch says. */
+async function readDrafted(
+  snapshot: RepositorySnapshot,
+  packages: readonly string[],
+  found: FoundPackages,
+): Promise<void> {
   const drafted = packages.filter((pkg) => snapshot.drafts[pkg])
   const changes = await diffTrees(
     snapshot.clone,
     drafted.map((pkg) => [snapshot.drafts[pkg]!.commit, snapshot.head] as const),
   )
   for (const pkg of drafted) {
-    const s = slot(pkg)
+    const s = slotOf(found, pkg)
     const dir = packageDir(snapshot, pkg)
     const files = new Map(s.published ?? [])
     for (const change of changes.get(snapshot.drafts[pkg]!.commit) ?? []) {
@@ -198,6 +232,10 @@ export async function readPackages(
     if (files.size > 0) s.draft = new Map([...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
     else s.draft = new Map()
   }
+}
+
+/** The contents of every blob found, each read once, in one git process. */
+async function readContents(snapshot: RepositorySnapshot, found: FoundPackages): Promise<Map<string, Buffer>> {
   const oids = [
     ...new Set(
       [...found.values()].flatMap((s) =>
@@ -211,16 +249,7 @@ export async function readPackages(
     if (!('content' in o)) throw new Error(`repository ${snapshot.source}: object ${oids[i]} is missing`)
     contents.set(oids[i]!, o.content)
   })
-  const asFiles = (entries: Map<string, { mode: string; oid: string }>) =>
-    gitPackageFiles(new Map([...entries].map(([path, e]) => [path, { mode: e.mode, content: contents.get(e.oid)! }])))
-  const out = new Map<string, StoredPackage>()
-  for (const [pkg, s] of found) {
-    const stored: StoredPackage = {}
-    if (s.published) stored.published = asFiles(s.published)
-    if (s.draft) stored.draft = asFiles(s.draft)
-    out.set(pkg, stored)
-  }
-  return out
+  return contents
 }
 
 /**
