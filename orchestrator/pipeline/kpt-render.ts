@@ -45,11 +45,7 @@ export async function renderWithKpt(files: PackageFiles, name: string, options: 
   const work = mkdtempSync(join(options.scratch, 'render-'))
   try {
     const pkg = join(work, name)
-    for (const [path, file] of files) {
-      const full = join(pkg, ...path.split('/'))
-      mkdirSync(dirname(full), { recursive: true })
-      writeFileSync(full, file.content, { mode: file.executable ? 0o755 : 0o644 })
-    }
+    writePackage(pkg, files)
     const resultsDir = join(work, '.results')
     const args = ['fn', 'render', pkg, '--results-dir', resultsDir, '--truncate-output=false']
     if (options.allowExec) args.push('--allow-exec')
@@ -64,33 +60,7 @@ export async function renderWithKpt(files: PackageFiles, name: string, options: 
       },
     })
     const results = readResults(join(resultsDir, 'results.yaml'))
-    if (run.exitCode !== 0) {
-      const lines = String(run.stderr)
-        .split('\n')
-        .map((l) => l.trim())
-        .filter((l) => l && !l.startsWith('[RUNNING]'))
-      const engine = lines.find((l) =>
-        /docker must be running|cannot connect to the (docker|podman)|executable file not found in \$PATH/i.test(l),
-      )
-      if (engine) {
-        const failed =
-          lines.find((l) => l.startsWith('[FAIL]'))?.replace(/^\[FAIL\] ("[^"]*").*$/, '$1') ?? 'an image function'
-        const message = `${failed} cannot run: no container engine (kpt: "${engine}"); install one (KPT_FN_RUNTIME=podman for podman), or render with --image-functions skip to write the package with its pipeline not yet run`
-        return {
-          ok: false,
-          results: [...results.filter((r) => r.severity === 'error'), { severity: 'error', message }],
-        }
-      }
-      const error =
-        lines.filter((l) => l.startsWith('Error:') || l.startsWith('[FAIL]')).join('; ') || lines.slice(-3).join('; ')
-      return {
-        ok: false,
-        results: [
-          ...results.filter((r) => r.severity === 'error'),
-          { severity: 'error', message: `kpt fn render: ${error || `exit code ${run.exitCode}`}` },
-        ],
-      }
-    }
+    if (run.exitCode !== 0) return kptFailed(String(run.stderr), run.exitCode, results)
     return { ok: true, files: readPackageDirectory(pkg)!, results }
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT')
@@ -106,6 +76,44 @@ export async function renderWithKpt(files: PackageFiles, name: string, options: 
     throw err
   } finally {
     rmSync(work, { recursive: true, force: true })
+  }
+}
+
+/** Writes the package's files into directory `pkg`, executables as such. */
+function writePackage(pkg: string, files: PackageFiles): void {
+  for (const [path, file] of files) {
+    const full = join(pkg, ...path.split('/'))
+    mkdirSync(dirname(full), { recursive: true })
+    writeFileSync(full, file.content, { mode: file.executable ? 0o755 : 0o644 })
+  }
+}
+
+/** A failed render: the functions' errors, and kpt's own words, where no container engine is the one a user can fix. */
+function kptFailed(stderr: string, exitCode: number | undefined, results: Result[]): Rendered {
+  const lines = stderr
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('[RUNNING]'))
+  const engine = lines.find((l) =>
+    /docker must be running|cannot connect to the (docker|podman)|executable file not found in \$PATH/i.test(l),
+  )
+  if (engine) {
+    const failed =
+      lines.find((l) => l.startsWith('[FAIL]'))?.replace(/^\[FAIL\] ("[^"]*").*$/, '$1') ?? 'an image function'
+    const message = `${failed} cannot run: no container engine (kpt: "${engine}"); install one (KPT_FN_RUNTIME=podman for podman), or render with --image-functions skip to write the package with its pipeline not yet run`
+    return {
+      ok: false,
+      results: [...results.filter((r) => r.severity === 'error'), { severity: 'error', message }],
+    }
+  }
+  const error =
+    lines.filter((l) => l.startsWith('Error:') || l.startsWith('[FAIL]')).join('; ') || lines.slice(-3).join('; ')
+  return {
+    ok: false,
+    results: [
+      ...results.filter((r) => r.severity === 'error'),
+      { severity: 'error', message: `kpt fn render: ${error || `exit code ${exitCode}`}` },
+    ],
   }
 }
 
