@@ -12,6 +12,8 @@ test('by default one render thread per CPU for a big fleet with no record of an 
   expect(defaultThreads(big, 1)).toBe(1)
   expect(defaultThreads({ ...big, recorded: true }, 8)).toBe(1)
   expect(defaultThreads({ ...big, fleetBytes: 200 * 1024 }, 8)).toBe(1)
+  // 7,000 variants of the bench's fleet: where two threads did not beat one on 2 CPUs.
+  expect(defaultThreads({ ...big, fleetBytes: 2.8 * 1000 * 1000 }, 2)).toBe(1)
 })
 
 test('a first render into an empty directory takes one render thread per two CPUs: each has a staging thread writing', () => {

@@ -17,8 +17,12 @@ import type { Pending } from './render-variant.js'
 import type { RenderSettings } from './settings.js'
 import { setUpRun } from './setup.js'
 
-/** Fleets of this many bytes of YAML or more (about 3,000 variants' worth of objects) may be worth more render threads. */
-const manyThreadsBytes = 1024 * 1024
+/**
+ * Fleets of this many bytes of YAML or more (about 9,000 variants of the bench's fleet) may be worth more
+ * render threads: on 2 CPUs two did not beat one at 7,000 variants (2.8 MB), and did at 10,000 (bench/RESULTS.md,
+ * 'Fast paths': the threads row).
+ */
+const manyThreadsBytes = 3.5 * 1024 * 1024
 
 /** What a run without `--threads` will mostly do, which decides how many render threads pay. */
 export interface ThreadNeeds {
