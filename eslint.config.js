@@ -121,6 +121,13 @@ export default tseslint.config(
     },
   },
   {
+    // A function reads as named phases (issue 43): past 60 lines, split it. Tests are exempt (a table of cases
+    // is one test); so are commander's declaration tables, each marked where it stands.
+    files: ['functions/**/*.ts', 'orchestrator/**/*.ts', 'scripts/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: { 'max-lines-per-function': ['error', { max: 60, skipBlankLines: true, skipComments: true }] },
+  },
+  {
     // YAML through the engine, which keeps kpt's bytes and comments, the nesting and alias limits and the fast paths.
     files: ['**/*.ts', '**/*.js'],
     ignores: ['functions/krm/**', ...yamlImporters],

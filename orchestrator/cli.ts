@@ -17,6 +17,7 @@ import type { CliIO } from './commands/cli-io.js'
 import { version } from './util/version.js'
 
 /** Runs the command line; resolves to the exit code. */
+// eslint-disable-next-line max-lines-per-function -- commander's declaration of every command and option, one table
 export async function cli(argv: readonly string[], given: CliIO): Promise<number> {
   // --debug, anywhere: an unexpected error's stack trace is printed (a user's mistake never has one).
   const debug = argv.includes('--debug')

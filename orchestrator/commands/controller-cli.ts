@@ -10,6 +10,7 @@ import type { ControllerOptions } from './controller.js'
 import type { CliIO } from './cli-io.js'
 
 /** Adds `kpt-variants controller` to `program`; `done` gets its exit code. */
+// eslint-disable-next-line max-lines-per-function -- commander's declaration of the command's options, one table
 export function addControllerCommand(program: Command, io: CliIO, done: (exitCode: number) => void): void {
   program
     .command('controller')
