@@ -29,6 +29,7 @@ import { UsageError } from './cli-io.js'
 import { readClusterFleet } from './cluster-fleet.js'
 import type { CliIO } from './cli-io.js'
 import { nowOf } from './now.js'
+import { alignColumns } from '../util/columns.js'
 
 /** The options commander parsed. */
 export interface RolloutOptions {
@@ -200,13 +201,7 @@ export function formatRolloutStatus(
     s.reason,
   ])
   const header = ['STEP', 'STATE', 'VARIANTS', 'PUBLISHED', 'HEALTHY', 'WHY']
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
-  const format = (cells: string[]) =>
-    cells
-      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!)))
-      .join('  ')
-      .trimEnd()
-  lines.push(format(header), ...rows.map(format))
+  lines.push(...alignColumns(header, rows))
   const publishing = e.decisions.filter((d) => d.publish)
   const held = e.decisions.filter((d) => !d.publish)
   if (publishing.length > 0)

@@ -2,6 +2,7 @@
 import { describeFailure } from './failure.js'
 import { countByStatus, countDependencySteps, describeStep, totalsLine } from './report.js'
 import type { RunReport, VariantReport } from './report.js'
+import { alignColumns } from '../util/columns.js'
 
 /** How the reports are printed: `debug` (`--debug`) adds an internal error's stack. */
 export interface FormatOptions {
@@ -75,13 +76,7 @@ function variantTable(shown: readonly VariantReport[]): string[] {
     upstreamColumn(v),
   ])
   const header = ['STATUS', 'PACKAGE', 'VARIANT', ...(git ? ['GIT'] : []), 'UPSTREAM']
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
-  const format = (cells: string[]) =>
-    cells
-      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!)))
-      .join('  ')
-      .trimEnd()
-  return [format(header), ...rows.map(format)]
+  return alignColumns(header, rows)
 }
 
 /** Each failed variant's reasons, indented. */

@@ -15,6 +15,7 @@ import {
 } from '../../functions/dependency-check/index.js'
 import type { PrereleasePolicy } from '../../functions/api/dependencies.js'
 import type { Version } from '../../functions/dependency-check/index.js'
+import { alignColumns } from '../util/columns.js'
 
 /** How a package came to be in the repository. */
 export type Held = 'variant' | 'dependency' | 'on purpose' | 'outside git'
@@ -265,13 +266,7 @@ export function formatOutdated(rows: readonly OutdatedRow[]): string {
     r.held,
     r.constrainedBy.join(', ') || '-',
   ])
-  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)))
-  const line = (c: string[]) =>
-    c
-      .map((x, i) => (i === c.length - 1 ? x : x.padEnd(widths[i]!)))
-      .join('  ')
-      .trimEnd()
-  return `${[line(header), ...cells.map(line)].join('\n')}\n`
+  return `${alignColumns(header, cells).join('\n')}\n`
 }
 
 function label(p: HeldPackage): string {

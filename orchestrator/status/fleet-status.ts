@@ -14,6 +14,7 @@ import type { RepositoryDependencies } from '../report/report.js'
 import { messagesOf } from '../report/failure.js'
 import type { Failure } from '../report/failure.js'
 import { revisionLabel } from '../upstream/revisions.js'
+import { alignColumns } from '../util/columns.js'
 
 /** Where status reads the packages: the downstream repositories (`--git`, the default), or a directory (`--out DIR`). */
 export type StatusOutput = 'git' | 'directory'
@@ -217,13 +218,7 @@ export function formatStatus(status: Pick<FleetStatus, 'output' | 'variants'>): 
     r.localEdits ?? '-',
     upstreamCell(r),
   ])
-  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)))
-  const line = (c: string[]) =>
-    c
-      .map((x, i) => (i === c.length - 1 ? x : x.padEnd(widths[i]!)))
-      .join('  ')
-      .trimEnd()
-  const lines = [line(header), ...cells.map(line)]
+  const lines = alignColumns(header, cells)
   const failed = rows.filter((r) => r.lastFailure)
   if (failed.length > 0) {
     lines.push('', 'Last failures:')
