@@ -65,9 +65,9 @@ export class NodeFleet {
 /**
  * deploy/ copied to `dir`, for this node: the image built here (never pulled), requests of 100m CPU and
  * 128 MiB (deploy/ asks a whole CPU per pod; the test node has two), and the controller's lease timings
- * shortened to `--lease-duration 6s`.
+ * shortened to `--lease-duration 6s`. `controllerReplicas` replaces deploy/'s two (0: the CronJob alone writes).
  */
-export function deployForNode(dir: string): string {
+export function deployForNode(dir: string, controllerReplicas?: number): string {
   const copy = join(dir, 'deploy')
   cpSync(join(repoRoot, 'deploy'), copy, { recursive: true })
   for (const file of readdirSync(copy).filter((f) => f.endsWith('.yaml'))) {
@@ -81,6 +81,9 @@ export function deployForNode(dir: string): string {
       .replace(
         /^(\s+)- --resync\n/m,
         '$1- --lease-duration\n$1- 6s\n$1- --renew-deadline\n$1- 4s\n$1- --retry-period\n$1- 1s\n$1- --resync\n',
+      )
+      .replace(/^(\s+)replicas: 2$/m, (line, indent: string) =>
+        controllerReplicas === undefined ? line : `${indent}replicas: ${controllerReplicas}`,
       )
     writeFileSync(path, text)
   }
@@ -154,10 +157,20 @@ export async function waitForPods(
   let last: Json[] = []
   await until(
     async () => check((last = await pods(cluster, namespace, labels))),
-    () => `${what} (pods: ${last.map((p) => `${p['metadata']['name']} ${p['status']?.['phase']}`).join(', ')})`,
+    () => `${what} (pods: ${last.map(describePod).join(', ')})`,
     timeout,
   )
   return last
+}
+
+/** A pod for a failure message: its name, phase, whether it is being deleted, and its containers' states. */
+function describePod(pod: Json): string {
+  const deleting = pod['metadata']['deletionTimestamp'] ? ` deleted at ${pod['metadata']['deletionTimestamp']}` : ''
+  const containers = ((pod['status']?.['containerStatuses'] ?? []) as Json[]).map((c) => {
+    const [state, detail] = Object.entries((c['state'] ?? {}) as Json)[0] ?? ['unknown', {}]
+    return `${c['name']} ${state}${detail?.['reason'] ? ` ${detail['reason']}` : ''} restarts ${c['restartCount']}`
+  })
+  return `${pod['metadata']['name']} ${pod['status']?.['phase']}${deleting} [${containers.join('; ')}]`
 }
 
 /** The branches of a bare repository under `dir/repos` whose names start with `prefix`. */

@@ -1,6 +1,6 @@
 /**
  * The sharded render on a test node, for test/node/render-job.e2e.test.ts and
- * bench/node-shards.bench.ts: deploy/ applied (its controller scaled to none, so the render
+ * bench/node-shards.bench.ts: deploy/ applied (its controller at no replicas, so the render
  * alone writes to git), a fleet of `targets` WorkloadClusters and one PackageVariantSet spread
  * over 20 site repositories served by a git daemon; a Job made from deploy/'s sharded CronJob,
  * as `kubectl create job --from=cronjob/kpt-variants-render-sharded` makes it; the same render
@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { runCliOk } from './cli-run.js'
 import { git } from './git-repo.js'
 import type { Json } from './kube-client.js'
-import { deployForNode, fleetObjects, liveApply, pods, waitForPods } from './node-fleet.js'
+import { deployForNode, fleetObjects, liveApply, pods } from './node-fleet.js'
 import type { NodeFleet, StartedNodeFleet } from './node-fleet.js'
 import { schemalessCrd } from './schemaless-crd.js'
 import { source } from './source.js'
@@ -66,26 +66,17 @@ export interface ShardFleet extends StartedNodeFleet {
 }
 
 /**
- * `node` started with the site repositories, deploy/ applied with its controller scaled to none, and the fleet
+ * `node` started with the site repositories, deploy/ applied with its controller at no replicas, and the fleet
  * of `targets` in the cluster and git. `node.stop()` ends it.
  */
 export async function setUpShardFleet(node: NodeFleet, targets: number): Promise<ShardFleet> {
   const { cluster, daemon, dir } = await node.start('kpt-variants-node-shards-', sites)
-  const run = await liveApply(cluster, dir, deployForNode(dir))
+  // As deploy/README.md says for the CronJobs, with no controller: applied at none rather than scaled down, so
+  // that no pod is started only to be stopped.
+  const run = await liveApply(cluster, dir, deployForNode(dir, 0))
   if (run.exitCode !== 0) throw new Error(`kpt live apply: ${run.stderr}`)
-  await cluster.api.ok(
-    'PATCH',
-    `/apis/apps/v1/namespaces/${namespace}/deployments/kpt-variants-controller/scale`,
-    { spec: { replicas: 0 } },
-    { contentType: 'application/merge-patch+json' },
-  )
-  await waitForPods(
-    cluster,
-    namespace,
-    { 'app.kubernetes.io/name': 'kpt-variants-controller' },
-    (found) => found.length === 0,
-    'the controller scaled to none',
-  )
+  const controllers = await pods(cluster, namespace, { 'app.kubernetes.io/name': 'kpt-variants-controller' })
+  if (controllers.length > 0) throw new Error(`controller pods with no replicas: ${controllers.length}`)
   await cluster.api.apply([schemalessCrd('infra.nephio.org', 'WorkloadCluster')])
   const fleet = fleetObjects(
     daemon,
