@@ -7,11 +7,18 @@
  * on any other error (a refused watch, a lost connection) and stays
  * stopped: it is started again here, after a backoff, resuming from where
  * it was.
+ *
+ * Stopped while its list or its watch request was under way, the informer
+ * (client-node 1.4) goes on to watch anyway, and that open request keeps
+ * the process from exiting (a pod told to stop then waits for SIGKILL):
+ * here a list that ends after the stop fails, and a watch that connects
+ * after it is aborted at once.
  */
 import type { KubernetesListObject, KubernetesObject, Watch } from '@kubernetes/client-node'
 import { ClusterError } from './cluster-client.js'
 import type { ClusterClient, Served } from './cluster-client.js'
 import type { ApiObject } from './cluster-objects.js'
+import { stopPoint } from '../util/stop-point.js'
 
 /** What a watch reports. */
 export interface WatchHandlers {
@@ -51,10 +58,12 @@ export class ResourceWatch {
         query: Record<string, unknown>,
         callback: Parameters<Watch['watch']>[2],
         done: Parameters<Watch['watch']>[3],
-      ) => watch.watch(path, { ...query, allowWatchBookmarks: true }, callback, done),
+      ) => this.#unlessStopped(watch.watch(path, { ...query, allowWatchBookmarks: true }, callback, done)),
     } as unknown as Watch
     const list = async (): Promise<KubernetesListObject<KubernetesObject>> => {
       const { items, resourceVersion } = await client.list(served, namespace)
+      await stopPoint('watch-listed')
+      if (this.#stopped) throw new Error('stopped')
       this.#listed = true
       return { apiVersion: 'v1', kind: 'List', items: items, metadata: { resourceVersion } }
     }
@@ -97,6 +106,13 @@ export class ResourceWatch {
     this.#stopped = true
     clearTimeout(this.#retry)
     void this.#informer.stop()
+  }
+
+  /** A watch request that connected after `stop`, aborted (its informer then ends it as stopped). */
+  async #unlessStopped(request: Promise<AbortController>): Promise<AbortController> {
+    const connected = await request
+    if (this.#stopped) connected.abort()
+    return connected
   }
 
   async #start(): Promise<void> {

@@ -16,7 +16,9 @@ let held: Promise<void> | undefined
 /**
  * The points, in the order a `render --git --publish` reaches them; then
  * `status-computed`, where `render --cluster` and each controller cycle have
- * written their packages and are about to write status.
+ * written their packages and are about to write status; and `watch-listed`,
+ * where the controller's watch of a resource has its list and is about to
+ * watch from it.
  */
 export type StopPoint =
   | 'rendered'
@@ -26,6 +28,7 @@ export type StopPoint =
   | 'committed'
   | 'recorded'
   | 'status-computed'
+  | 'watch-listed'
 
 /** Holds the run at `name` when the environment asks for it (see above); returns at once otherwise. */
 export function stopPoint(name: StopPoint): Promise<void> {

@@ -3,8 +3,8 @@
  * processes against a real API server (test/support/kube-apiserver.ts) and
  * real git repositories: the API server restarted in the middle of a cycle,
  * etcd stopped for 30 s, and the leader killed between its push and its
- * status write; and `render --cluster` with the API server gone at its
- * status write. After each fault the repositories hold complete commits and
+ * status write, or told to stop while its watches are still listing; and
+ * `render --cluster` with the API server gone at its status write. After each fault the repositories hold complete commits and
  * one draft per package, the status on the API server comes to say what git
  * holds (the PackageVariantSet's and a standalone PackageVariant's), and the
  * controller goes on answering changes. Each test has a namespace and
@@ -292,6 +292,27 @@ suite('kpt-variants controller when its world fails', () => {
       console.log(
         `leader killed: the standby took the Lease ${acquired - killed} ms later (--lease-duration 6s), and wrote the status ${written - acquired} ms after that`,
       )
+    },
+    timeout,
+  )
+
+  test(
+    'SIGTERM while the watches are still listing: the leader gives the lease up and exits 0, no watch left open',
+    async () => {
+      const ns = 'faults-listing'
+      const fleet = await fleetIn(ns)
+      const lease = ['--lease', `${ns}/controller`, '--identity', 'a']
+      const controller = fleet.controller('cache', lease, { KPT_VARIANTS_TEST_STOP_AT: 'watch-listed' })
+      await controller.logged(/acquired the lease/)
+      // Every list has its answer and is held before its watch starts: as a pod deleted just after it started.
+      await controller.logged(/^kpt-variants: stopped at watch-listed$/)
+      controller.signal('SIGTERM')
+      // Given up once the controller has stopped its watches.
+      await controller.logged(/released the lease/)
+      controller.signal('SIGUSR2')
+      // A watch that went on to connect would keep the process alive until SIGKILL (a pod's grace period).
+      await controller.until(() => (controller.running ? undefined : true), 'its exit after SIGTERM', 30_000)
+      expect(await controller.exited).toBe(0)
     },
     timeout,
   )
