@@ -27,6 +27,7 @@ import {
 import { kindsToRead, snapshotObject, snapshotText } from '../fleet/cluster-objects.js'
 import type { ApiObject, ListedObject } from '../fleet/cluster-objects.js'
 import { ResourceWatch } from '../fleet/cluster-watch.js'
+import { stopPoint } from '../util/stop-point.js'
 
 /** A change of the fleet a render reads. */
 export interface FleetChange {
@@ -66,6 +67,8 @@ export class FleetCache {
   #fleet: Awaited<ReturnType<typeof fleetResources>> | undefined
   /** The sets or variants changed since the kinds to watch were worked out. */
   #kindsStale = true
+  /** Stopped: a `ready` still under way (the cycle that awaited it has returned) starts no watch. */
+  #stopped = false
   readonly dir: string
 
   constructor(
@@ -96,7 +99,8 @@ export class FleetCache {
     const fleet = this.#fleet!
     for (;;) {
       await Promise.all([...this.#watched.values()].map((w) => w.watch.synced))
-      if (!this.#kindsStale) return
+      await stopPoint('watches-synced')
+      if (this.#stopped || !this.#kindsStale) return
       this.#kindsStale = false
       const { kinds } = kindsToRead(this.#objects(fleet.PackageVariantSet), this.#objects(fleet.PackageVariant))
       const wanted = [
@@ -104,6 +108,7 @@ export class FleetCache {
         ...(await objectResources(this.client, kinds)),
         ...(await rolloutResources(this.client)),
       ]
+      if (this.#stopped) return
       const keys = new Set(wanted.map(resourceKey))
       for (const [key, watched] of this.#watched) {
         if (keys.has(key)) continue
@@ -148,6 +153,7 @@ export class FleetCache {
 
   /** Stops every watch and removes the snapshot. */
   stop(): void {
+    this.#stopped = true
     for (const watched of this.#watched.values()) watched.watch.stop()
     this.#watched.clear()
     rmSync(this.dir, { recursive: true, force: true })
@@ -158,6 +164,7 @@ export class FleetCache {
   }
 
   #watch(served: Served): void {
+    if (this.#stopped) return
     const documents = new Map<string, string>()
     const apiVersion = served.group ? `${served.group}/${served.version}` : served.version
     const dependencies = served.group === dependenciesGroup

@@ -16,9 +16,11 @@ let held: Promise<void> | undefined
 /**
  * The points, in the order a `render --git --publish` reaches them; then
  * `status-computed`, where `render --cluster` and each controller cycle have
- * written their packages and are about to write status; and `watch-listed`,
+ * written their packages and are about to write status; `watch-listed`,
  * where the controller's watch of a resource has its list and is about to
- * watch from it.
+ * watch from it; and `watches-synced`, where the controller has listed
+ * every resource it watches and is about to work out which kinds its sets
+ * and variants name.
  */
 export type StopPoint =
   | 'rendered'
@@ -29,6 +31,7 @@ export type StopPoint =
   | 'recorded'
   | 'status-computed'
   | 'watch-listed'
+  | 'watches-synced'
 
 /** Holds the run at `name` when the environment asks for it (see above); returns at once otherwise. */
 export function stopPoint(name: StopPoint): Promise<void> {

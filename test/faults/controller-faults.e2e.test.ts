@@ -3,7 +3,7 @@
  * processes against a real API server (test/support/kube-apiserver.ts) and
  * real git repositories: the API server restarted in the middle of a cycle,
  * etcd stopped for 30 s, and the leader killed between its push and its
- * status write, or told to stop while its watches are still listing; and
+ * status write, or told to stop while it sets its watches up; and
  * `render --cluster` with the API server gone at its status write. After each fault the repositories hold complete commits and
  * one draft per package, the status on the API server comes to say what git
  * holds (the PackageVariantSet's and a standalone PackageVariant's), and the
@@ -296,22 +296,26 @@ suite('kpt-variants controller when its world fails', () => {
     timeout,
   )
 
-  test(
-    'SIGTERM while the watches are still listing: the leader gives the lease up and exits 0, no watch left open',
-    async () => {
-      const ns = 'faults-listing'
+  test.each([
+    ['watch-listed', 'its watches still listing', 'the lists'],
+    ['watches-synced', 'working out the kinds to watch', 'the kinds worked out'],
+  ])(
+    'SIGTERM at %s (%s): the leader gives the lease up and exits 0, no watch left open',
+    async (point, _, resumed) => {
+      const ns = `faults-${point}`
       const fleet = await fleetIn(ns)
       const lease = ['--lease', `${ns}/controller`, '--identity', 'a']
-      const controller = fleet.controller('cache', lease, { KPT_VARIANTS_TEST_STOP_AT: 'watch-listed' })
+      const controller = fleet.controller('cache', lease, { KPT_VARIANTS_TEST_STOP_AT: point })
       await controller.logged(/acquired the lease/)
-      // Every list has its answer and is held before its watch starts: as a pod deleted just after it started.
-      await controller.logged(/^kpt-variants: stopped at watch-listed$/)
+      // Held there, as a pod deleted just after it started can be.
+      await controller.logged(new RegExp(`^kpt-variants: stopped at ${point}$`))
       controller.signal('SIGTERM')
       // Given up once the controller has stopped its watches.
       await controller.logged(/released the lease/)
       controller.signal('SIGUSR2')
-      // A watch that went on to connect would keep the process alive until SIGKILL (a pod's grace period).
-      await controller.until(() => (controller.running ? undefined : true), 'its exit after SIGTERM', 30_000)
+      // A watch that went on to connect, or one started after the stop, would keep the process alive until SIGKILL
+      // (a pod's grace period).
+      await controller.until(() => (controller.running ? undefined : true), `its exit after ${resumed}`, 30_000)
       expect(await controller.exited).toBe(0)
     },
     timeout,
