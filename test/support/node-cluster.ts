@@ -120,12 +120,16 @@ export class NodeCluster {
       await options.importImages(cluster)
       await cluster.#startKubelet(kubeconfig('kubelet', users.kubelet))
       await cluster.#startProxy(kubeconfig('proxy', users.proxy))
-      await api.waitFor(
-        { apiVersion: 'v1', kind: 'Node', metadata: { name: nodeName } },
-        (node) =>
-          (node['status']?.['conditions'] ?? []).some((c: Json) => c['type'] === 'Ready' && c['status'] === 'True'),
-        60_000,
-      )
+      await api
+        .waitFor(
+          { apiVersion: 'v1', kind: 'Node', metadata: { name: nodeName } },
+          (node) =>
+            (node['status']?.['conditions'] ?? []).some((c: Json) => c['type'] === 'Ready' && c['status'] === 'True'),
+          60_000,
+        )
+        .catch((err: Error) => {
+          throw new Error(`the node not Ready: ${err.message}\nthe kubelet's log:\n${cluster.log('kubelet', 40)}`)
+        })
       await cluster.waitForServiceAccount('default', 'default')
       return cluster
     } catch (err) {
