@@ -84,19 +84,24 @@ function render(
 }
 
 /**
- * A case: the render `what` with every fast path on but `alsoOff` (a path
- * that would answer first and hide this one), against the same with `path`
- * off too.
+ * A case: the render `what` with every fast path on but `more.alsoOff`,
+ * against the same with `path` off too.
  */
 function abCase(
   path: FastPath,
   what: string,
   kind: 'directory' | 'git',
   options: (w: Work) => Parameters<typeof render>[1],
-  alsoOff: FastPath[] = [],
-  prepare: (w: Work) => void = () => {},
-  size?: number,
+  more: {
+    /** Fast paths off in both runs (one that would answer first and hide this one). */
+    alsoOff?: FastPath[]
+    /** Before each run, untimed. */
+    prepare?: (w: Work) => void
+    /** The fleet's number of variants (workOnce's default for the kind without it). */
+    size?: number
+  } = {},
 ): Benchmark {
+  const { alsoOff = [], prepare = () => {}, size } = more
   const before = (input: unknown) => {
     newRunDir(input)
     prepare(input as Work)
@@ -144,17 +149,15 @@ export const benchmarks: Benchmark[] = [
     `re-render ${threadVariants.toLocaleString('en')} unchanged variants --force`,
     'directory',
     forced,
-    [],
-    undefined,
-    threadVariants,
+    { size: threadVariants },
   ),
   abCase('staging-thread', `render ${n} new variants`, 'directory', fresh),
   abCase('stat-thread', `re-render ${n} unchanged variants`, 'directory', again),
   // The quiet run answers an unchanged fleet before the record of earlier renders is asked.
-  abCase('memo', `re-render ${n} unchanged variants`, 'directory', again, ['quiet-run']),
+  abCase('memo', `re-render ${n} unchanged variants`, 'directory', again, { alsoOff: ['quiet-run'] }),
   abCase('quiet-run', `re-render ${n} unchanged variants`, 'directory', again),
   // Read-ahead works beside one render thread only: an update's (a record of earlier renders keeps it to one).
-  abCase('read-ahead', `upstream update of ${n} variants`, 'directory', update, [], copyRendered),
+  abCase('read-ahead', `upstream update of ${n} variants`, 'directory', update, { prepare: copyRendered }),
   // --force reads every package, parses, renders, prints and compares it: the most YAML work of a render.
   abCase('yaml', `re-render ${n} unchanged variants --force`, 'directory', forced),
   // The first run (the warm-up) drafts every variant; each timed run clones the repositories anew and reads them.
