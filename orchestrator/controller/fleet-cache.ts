@@ -67,7 +67,7 @@ export class FleetCache {
   #fleet: Awaited<ReturnType<typeof fleetResources>> | undefined
   /** The sets or variants changed since the kinds to watch were worked out. */
   #kindsStale = true
-  /** Stopped: a `ready` still under way (the cycle that awaited it has returned) starts no watch. */
+  /** Stopped: a `ready` still under way (the cycle that awaited it has returned) starts no watch (`#watch`). */
   #stopped = false
   readonly dir: string
 
@@ -108,7 +108,6 @@ export class FleetCache {
         ...(await objectResources(this.client, kinds)),
         ...(await rolloutResources(this.client)),
       ]
-      if (this.#stopped) return
       const keys = new Set(wanted.map(resourceKey))
       for (const [key, watched] of this.#watched) {
         if (keys.has(key)) continue

@@ -4,9 +4,10 @@
  * real git repositories: the API server restarted in the middle of a cycle,
  * etcd stopped for 30 s, and the leader killed between its push and its
  * status write, or told to stop while it sets its watches up; and
- * `render --cluster` with the API server gone at its status write. After each fault the repositories hold complete commits and
- * one draft per package, the status on the API server comes to say what git
- * holds (the PackageVariantSet's and a standalone PackageVariant's), and the
+ * `render --cluster` with the API server gone at its status write. After
+ * each fault the repositories hold complete commits and one draft per
+ * package, the status on the API server comes to say what git holds (the
+ * PackageVariantSet's and a standalone PackageVariant's), and the
  * controller goes on answering changes. Each test has a namespace and
  * repositories of its own (the controller runs with `-n`). The faults are
  * injected at named stop points (orchestrator/util/stop-point.ts) and the

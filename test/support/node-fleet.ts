@@ -82,9 +82,7 @@ export function deployForNode(dir: string, controllerReplicas?: number): string 
         /^(\s+)- --resync\n/m,
         '$1- --lease-duration\n$1- 6s\n$1- --renew-deadline\n$1- 4s\n$1- --retry-period\n$1- 1s\n$1- --resync\n',
       )
-      .replace(/^(\s+)replicas: 2$/m, (line, indent: string) =>
-        controllerReplicas === undefined ? line : `${indent}replicas: ${controllerReplicas}`,
-      )
+      .replace(/^(\s+)replicas: 2$/m, `$1replicas: ${controllerReplicas ?? 2}`)
     writeFileSync(path, text)
   }
   return copy
