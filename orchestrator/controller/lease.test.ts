@@ -129,6 +129,25 @@ describe('leader election through a Lease', () => {
     ])
   })
 
+  test('a leader stopped while a renewal of its own has landed unanswered releases the lease all the same', async () => {
+    const {
+      clock,
+      store,
+      log,
+      replicas: [a, b],
+    } = replicas(2)
+    await clock.advance(0)
+    // The renewal written, its answer (the new resourceVersion) not yet in: the leader's version is stale.
+    const lease = store.lease!
+    await store.api().update({ ...lease.spec, renewTime: lease.spec.renewTime }, lease.resourceVersion)
+    await a!.elector.stop()
+    expect(store.lease!.spec).toMatchObject({ holderIdentity: '', leaseDurationSeconds: 1 })
+    expect(log.at(-1)).toBe('1000000 replica-0: released the lease')
+    // The standby takes it at its next read, not a lease duration later.
+    await clock.advance(timing.retryPeriodMs)
+    expect(b!.elector.leading).toBe(true)
+  })
+
   test('a standby stopped while its acquisition is under way gives the lease it won up, and renews nothing', async () => {
     const {
       clock,

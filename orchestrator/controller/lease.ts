@@ -140,13 +140,22 @@ export class LeaderElector {
     if (!this.#leading) return
     this.#leading = false
     const now = this.#time(this.clock.now())
+    // As client-go releases: no holder, and a lease of one second.
+    const released = (spec: LeaseSpec): LeaseSpec => ({
+      ...spec,
+      holderIdentity: '',
+      leaseDurationSeconds: 1,
+      renewTime: now,
+    })
     try {
-      // As client-go releases: no holder, and a lease of one second.
-      await this.api.update(
-        { ...this.#spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: now },
-        this.#resourceVersion,
-      )
-      this.log('released the lease')
+      let written = await this.api.update(released(this.#spec), this.#resourceVersion)
+      if (written === false) {
+        // Changed since: by a renewal of ours that landed first (its answer not yet in)? Still ours, it is released.
+        const current = await this.api.get()
+        if (current?.spec.holderIdentity === this.identity)
+          written = await this.api.update(released(current.spec), current.resourceVersion)
+      }
+      this.log(written === false ? 'did not release the lease: another replica holds it' : 'released the lease')
     } catch (err) {
       this.log(`cannot release the lease: ${(err as Error).message}`)
     }
